@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import websocket from '@fastify/websocket';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { PgBoss } from 'pg-boss';
+import { messages } from '@cumulo/contract';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import type { Logger } from './logger.ts';
+import { AuthService } from './http/auth.ts';
+import { registerErrorHandler } from './http/error-handler.ts';
+import { SecretBox } from './crypto/keys.ts';
+import { MailService } from './mail/mail.service.ts';
+import { RealtimeHub } from './realtime/hub.ts';
+import { publish } from './realtime/events.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { IdentityRepo } from './modules/identity/identity.repo.ts';
+import { IdentityService } from './modules/identity/identity.service.ts';
+import { identityRoutes } from './modules/identity/identity.routes.ts';
+import { SignInLimiter } from './modules/identity/sign-in-limiter.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  boss: PgBoss;
+  log: Logger;
+  masterKey: Buffer;
+  /** Connection string for the realtime LISTEN connection. */
+  databaseUrl: string;
+  /** Built web app to serve; null serves the API only. */
+  webDist: string | null;
+}
+
+/** The services every role shares, built once per process. */
+export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey'>) {
+  const { config, db, log, masterKey } = deps;
+  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS);
+  const mail = new MailService({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }, log);
+  const identityRepo = new IdentityRepo(db.orm);
+  const identity = new IdentityService(
+    identityRepo,
+    auth,
+    new SignInLimiter(db.pool),
+    mail,
+    new SecretBox(masterKey),
+    config.PUBLIC_URL,
+    log,
+    (message) => publish(db.pool, message),
+  );
+  return { auth, mail, identity, identityRepo };
+}
+
+export type Services = ReturnType<typeof buildServices>;
+
+/** Builds the Fastify instance of the web role (used by main.ts and by the integration tests). */
+export async function buildApp(deps: AppDeps, services: Services = buildServices(deps)) {
+  const { config } = deps;
+  const base = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+  });
+  registerErrorHandler(base);
+  const app = base.withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // antd writes its CSS-in-JS styles inline.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        connectSrc: ["'self'", 'ws:', 'wss:'],
+        fontSrc: ["'self'", 'data:'],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Cumulo API', version: '0.1.0', description: 'Every call of the product specification.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+
+  const hub = new RealtimeHub(deps.databaseUrl, services.auth, deps.log);
+  await hub.start();
+  hub.register(app);
+  app.addHook('onClose', async () => hub.stop());
+
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes(deps.db.pool, deps.boss));
+      await api.register(identityRoutes(services.identity, services.auth));
+    },
+    { prefix: '/api' },
+  );
+
+  if (deps.webDist) serveWebApp(base, deps.webDist);
+  return { app: base, hub, services };
+}
+
+/** Serves the built SPA; unknown non-API GETs that accept HTML get index.html so client routes load. */
+function serveWebApp(app: FastifyInstance, webDist: string) {
+  const indexHtml = path.join(webDist, 'index.html');
+  if (!fs.existsSync(indexHtml)) return;
+  void app.register(fastifyStatic, { root: webDist, wildcard: false, index: false, maxAge: '1h' });
+  app.setNotFoundHandler((request, reply) => {
+    const isApi = request.url.startsWith('/api/') || request.url === '/api';
+    if (request.method === 'GET' && !isApi && (request.headers.accept ?? '').includes('text/html')) {
+      return reply.header('cache-control', 'no-cache').type('text/html').send(fs.createReadStream(indexHtml));
+    }
+    return reply.status(404).send({ message: messages.notFound });
+  });
+}

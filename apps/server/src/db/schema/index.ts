@@ -1,0 +1,2 @@
+export * from './organizations.ts';
+export * from './identity.ts';

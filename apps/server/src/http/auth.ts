@@ -1,0 +1,140 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { MFA_SESSION_TTL_SECONDS, REQUEST_TOKEN_TTL_SECONDS, messages, type RoleTitle } from '@cumulo/contract';
+import type { Database } from '../db/client.ts';
+import { sessions, users, roles } from '../db/schema/index.ts';
+import { deriveKey } from '../crypto/keys.ts';
+import { AppError, forbidden, unauthorized } from './errors.ts';
+
+/** Who is calling: set on the request by the auth hook, read by every guarded route. */
+export interface Principal {
+  userId: string;
+  organizationId: string;
+  sessionId: string;
+  role: RoleTitle;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const ISSUER = 'cumulo';
+type Purpose = 'session' | 'request' | 'mfa';
+
+/** Signs and checks the JWTs Cumulo issues; session tokens are also checked against the sessions table. */
+export class AuthService {
+  readonly #key: Uint8Array;
+
+  constructor(
+    master: Buffer,
+    private readonly orm: Database,
+    private readonly sessionTtlSeconds: number,
+  ) {
+    this.#key = new Uint8Array(deriveKey(master, 'jwt'));
+  }
+
+  get sessionTtl() {
+    return this.sessionTtlSeconds;
+  }
+
+  async #sign(purpose: Purpose, claims: Record<string, string>, subject: string, ttlSeconds: number) {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(purpose)
+      .setSubject(subject)
+      .setIssuedAt()
+      .setExpirationTime(`${ttlSeconds}s`)
+      .sign(this.#key);
+  }
+
+  async #verify(purpose: Purpose, token: string) {
+    const { payload } = await jwtVerify(token, this.#key, { issuer: ISSUER, audience: purpose, algorithms: ['HS256'] });
+    if (!payload.sub) throw new joseErrors.JWTInvalid('no subject');
+    return payload as typeof payload & { sub: string };
+  }
+
+  sessionToken(userId: string, sessionId: string, organizationId: string) {
+    return this.#sign('session', { sid: sessionId, org: organizationId }, userId, this.sessionTtlSeconds);
+  }
+
+  /** A short-lived form token for the sign-in calls (spec: requestToken). */
+  requestToken() {
+    return this.#sign('request', {}, 'anonymous', REQUEST_TOKEN_TTL_SECONDS);
+  }
+
+  async checkRequestToken(token: string) {
+    try {
+      await this.#verify('request', token);
+    } catch {
+      throw new AppError(400, 'REQUEST_TOKEN', messages.requestTokenInvalid, { requestToken: [messages.requestTokenInvalid] });
+    }
+  }
+
+  /** The `session` of an MFA challenge: proves the password step passed for this user, for 5 minutes. */
+  mfaSession(userId: string) {
+    return this.#sign('mfa', {}, userId, MFA_SESSION_TTL_SECONDS);
+  }
+
+  async mfaSessionUser(token: string): Promise<string> {
+    try {
+      return (await this.#verify('mfa', token)).sub;
+    } catch {
+      throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
+    }
+  }
+
+  /** Verifies a session bearer and that its session is live and its user active; null when not. */
+  async verifyBearer(token: string): Promise<Principal | null> {
+    let payload;
+    try {
+      payload = await this.#verify('session', token);
+    } catch {
+      return null;
+    }
+    const sid = typeof payload.sid === 'string' ? payload.sid : null;
+    if (!sid || !/^[0-9a-f-]{36}$/i.test(sid)) return null;
+    const [row] = await this.orm
+      .select({ organizationId: sessions.organizationId, role: roles.title })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .innerJoin(roles, eq(roles.id, users.roleId))
+      .where(
+        and(
+          eq(sessions.id, sid),
+          eq(sessions.userId, payload.sub),
+          isNull(sessions.revokedAt),
+          gt(sessions.expiresAt, new Date()),
+          eq(users.active, true),
+        ),
+      )
+      .limit(1);
+    if (!row) return null;
+    return { userId: payload.sub, sessionId: sid, organizationId: row.organizationId, role: row.role as RoleTitle };
+  }
+
+  /** Fastify preHandler for every guarded route. */
+  readonly requireAuth = async (request: FastifyRequest, _reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    const principal = token ? await this.verifyBearer(token) : null;
+    if (!principal) throw unauthorized();
+    request.principal = principal;
+  };
+}
+
+/** The caller, for handlers behind requireAuth. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+/** preHandler factory: only these role titles may call (roles are enforced on the server, not only in the UI). */
+export function requireRole(...allowed: RoleTitle[]) {
+  return async (request: FastifyRequest) => {
+    if (!allowed.includes(principalOf(request).role)) throw forbidden();
+  };
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { PgBoss } from 'pg-boss';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { openDb, runMigrations, type Db } from './db/client.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.ts';
+import { startBoss } from './jobs/boss.ts';
+import { loadMasterKey } from './crypto/keys.ts';
+
+/**
+ * CLI entry. Roles:
+ *   start   every role in one process (web + worker + scheduler); embedded PostgreSQL when DATABASE_URL is unset
+ *   web     the HTTP API, the web app and the /rm hub
+ *   worker  job handlers and schedules (run as many as the load needs, on any machine)
+ *   migrate apply database migrations and exit
+ */
+const ROLES = ['start', 'web', 'worker', 'migrate'] as const;
+type Role = (typeof ROLES)[number];
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const defaultWebDist = path.resolve(here, '../../web/dist');
+
+async function main() {
+  const role = (process.argv[2] ?? 'start') as Role;
+  if (!ROLES.includes(role)) {
+    console.error(`Unknown role "${role}". Use one of: ${ROLES.join(', ')}`);
+    process.exit(2);
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const stops: Array<() => Promise<void>> = [];
+  let shuttingDown = false;
+
+  const shutdown = async (signal: string, code = 0) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info(`${signal} received: shutting down`);
+    const force = setTimeout(() => {
+      log.error('shutdown took longer than 30 s; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    // Last started, first stopped: HTTP stops accepting and drains, then jobs, then the database.
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => log.error({ err: error }, 'error during shutdown'));
+    }
+    clearTimeout(force);
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    let embedded: EmbeddedPostgres | undefined;
+    if (!databaseUrl) {
+      if (role === 'web' || role === 'worker') {
+        throw new ConfigError(
+          `DATABASE_URL is required for the "${role}" role: separate processes must share one PostgreSQL. ` +
+            'Use "npm start" for the all-in-one process with the embedded database.',
+        );
+      }
+      embedded = await startEmbeddedPostgres({
+        dataDir: path.join(config.DATA_DIR, 'postgres'),
+        port: config.EMBEDDED_PG_PORT,
+        database: 'cumulo',
+        log: { info: (m) => log.info(m), warn: (m) => log.warn(m), debug: (m) => log.debug(m) },
+      });
+      stops.push(() => embedded?.stop() ?? Promise.resolve());
+      databaseUrl = embedded.url;
+    }
+
+    const db: Db = openDb(databaseUrl);
+    stops.push(() => db.close());
+    await runMigrations(db);
+    log.info('database migrations applied');
+    if (role === 'migrate') return void (await shutdown('migrate done'));
+
+    const runsJobs = role === 'start' || role === 'worker';
+    const boss: PgBoss = await startBoss({ connectionString: databaseUrl, schedule: runsJobs }, log);
+    stops.push(() => boss.stop({ graceful: true, timeout: 20_000 }));
+
+    const masterKey = loadMasterKey(config.MASTER_KEY, config.DATA_DIR);
+    const { buildServices, buildApp } = await import('./app.ts');
+    const services = buildServices({ config, db, log, masterKey });
+    stops.push(async () => services.mail.close());
+
+    if (runsJobs) {
+      const { registerIdentityJobs } = await import('./modules/identity/identity.jobs.ts');
+      await registerIdentityJobs(boss, services.identityRepo, log, true);
+      log.info('worker role: job handlers registered');
+    }
+
+    if (role === 'start' || role === 'web') {
+      const webDist = config.WEB_DIST ? path.resolve(config.WEB_DIST) : defaultWebDist;
+      if (!fs.existsSync(path.join(webDist, 'index.html'))) {
+        log.warn(`no built web app in ${webDist}: serving the API only (run "npm run build")`);
+      }
+      const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, services);
+      const server: FastifyInstance = app;
+      stops.push(() => server.close());
+      await server.listen({ port: config.PORT, host: config.HOST });
+      log.info(`Cumulo is ready at ${config.PUBLIC_URL}`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) log.error(error.message);
+    else log.error({ err: error }, 'start-up failed');
+    await shutdown('start-up failure', 1);
+  }
+}
+
+void main();
+
+export type { Logger };

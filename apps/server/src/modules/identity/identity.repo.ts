@@ -1,0 +1,177 @@
+import { and, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { invitations, organizations, roles, sessions, userTokens, users } from '../../db/schema/index.ts';
+
+export type UserRow = typeof users.$inferSelect;
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type TokenKind = (typeof userTokens.$inferSelect)['kind'];
+
+/** SQL of users, sessions, e-mailed tokens and invitations. Every read of organisation data filters by its id. */
+export class IdentityRepo {
+  constructor(readonly orm: Database) {}
+
+  transaction<T>(work: (tx: IdentityRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new IdentityRepo(tx as unknown as Database)));
+  }
+
+  async findUserByEmail(email: string): Promise<UserRow | undefined> {
+    const [row] = await this.orm.select().from(users).where(eq(users.email, email)).limit(1);
+    return row;
+  }
+
+  /** Sign-in paths only: a user looked up by its own id, before any organisation is known. */
+  async findUserById(id: string): Promise<UserRow | undefined> {
+    const [row] = await this.orm.select().from(users).where(eq(users.id, id)).limit(1);
+    return row;
+  }
+
+  async findUserInOrg(organizationId: string, id: string): Promise<UserRow | undefined> {
+    const [row] = await this.orm
+      .select()
+      .from(users)
+      .where(and(eq(users.id, id), eq(users.organizationId, organizationId)))
+      .limit(1);
+    return row;
+  }
+
+  async profileRow(organizationId: string, userId: string) {
+    const [row] = await this.orm
+      .select({ user: users, organization: organizations, role: roles })
+      .from(users)
+      .innerJoin(organizations, eq(organizations.id, users.organizationId))
+      .innerJoin(roles, eq(roles.id, users.roleId))
+      .where(and(eq(users.id, userId), eq(users.organizationId, organizationId)))
+      .limit(1);
+    return row;
+  }
+
+  async createOrganization(name: string): Promise<OrganizationRow> {
+    const [row] = await this.orm.insert(organizations).values({ name }).returning();
+    if (!row) throw new Error('organisation insert returned nothing');
+    return row;
+  }
+
+  async createUser(values: typeof users.$inferInsert): Promise<UserRow> {
+    const [row] = await this.orm.insert(users).values(values).returning();
+    if (!row) throw new Error('user insert returned nothing');
+    return row;
+  }
+
+  async updateUser(organizationId: string, id: string, values: Partial<typeof users.$inferInsert>) {
+    const [row] = await this.orm
+      .update(users)
+      .set({ ...values, updatedAt: new Date() })
+      .where(and(eq(users.id, id), eq(users.organizationId, organizationId)))
+      .returning();
+    return row;
+  }
+
+  async createSession(values: typeof sessions.$inferInsert) {
+    const [row] = await this.orm.insert(sessions).values(values).returning({ id: sessions.id });
+    if (!row) throw new Error('session insert returned nothing');
+    return row.id;
+  }
+
+  async revokeSession(organizationId: string, id: string) {
+    await this.orm
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(sessions.id, id), eq(sessions.organizationId, organizationId), isNull(sessions.revokedAt)));
+  }
+
+  /** Revokes every live session of a user except `keep`; returns the revoked ids. */
+  async revokeUserSessions(organizationId: string, userId: string, keep?: string): Promise<string[]> {
+    const rows = await this.orm
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(sessions.userId, userId),
+          eq(sessions.organizationId, organizationId),
+          isNull(sessions.revokedAt),
+          keep ? ne(sessions.id, keep) : undefined,
+        ),
+      )
+      .returning({ id: sessions.id });
+    return rows.map((r) => r.id);
+  }
+
+  async createToken(values: typeof userTokens.$inferInsert) {
+    await this.orm.insert(userTokens).values(values);
+  }
+
+  /** Earlier unused links of the same kind stop working when a new one is sent. */
+  async expireUnusedTokens(userId: string, kind: TokenKind) {
+    await this.orm
+      .update(userTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, kind), isNull(userTokens.usedAt)));
+  }
+
+  /** Marks a live token used and returns it, atomically: a second use finds nothing. */
+  async consumeToken(tokenHash: string, kind: TokenKind) {
+    const [row] = await this.orm
+      .update(userTokens)
+      .set({ usedAt: new Date() })
+      .where(
+        and(
+          eq(userTokens.tokenHash, tokenHash),
+          eq(userTokens.kind, kind),
+          isNull(userTokens.usedAt),
+          gt(userTokens.expiresAt, new Date()),
+        ),
+      )
+      .returning();
+    return row;
+  }
+
+  async createInvitation(values: typeof invitations.$inferInsert) {
+    const [row] = await this.orm.insert(invitations).values(values).returning();
+    if (!row) throw new Error('invitation insert returned nothing');
+    return row;
+  }
+
+  async findLiveInvitation(tokenHash: string) {
+    const [row] = await this.orm
+      .select()
+      .from(invitations)
+      .where(
+        and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), gt(invitations.expiresAt, new Date())),
+      )
+      .limit(1);
+    return row;
+  }
+
+  async acceptInvitation(tokenHash: string) {
+    const [row] = await this.orm
+      .update(invitations)
+      .set({ acceptedAt: new Date() })
+      .where(
+        and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), gt(invitations.expiresAt, new Date())),
+      )
+      .returning();
+    return row;
+  }
+
+  /** Housekeeping: drops sessions, links and invitations that can no longer be used. */
+  async purgeExpired(now = new Date()) {
+    const dayAgo = sql`now() - interval '1 day'`;
+    const s = await this.orm
+      .delete(sessions)
+      .where(or(lt(sessions.expiresAt, now), lt(sessions.revokedAt, dayAgo)))
+      .returning({ id: sessions.id });
+    const t = await this.orm
+      .delete(userTokens)
+      .where(or(lt(userTokens.expiresAt, dayAgo), lt(userTokens.usedAt, dayAgo)))
+      .returning({ id: userTokens.id });
+    const i = await this.orm
+      .delete(invitations)
+      .where(and(lt(invitations.expiresAt, dayAgo), isNull(invitations.acceptedAt)))
+      .returning({ id: invitations.id });
+    return { sessions: s.length, tokens: t.length, invitations: i.length };
+  }
+
+  async roles() {
+    return this.orm.select().from(roles).orderBy(roles.id);
+  }
+}

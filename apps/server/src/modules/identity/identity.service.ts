@@ -1,0 +1,383 @@
+import { hash, verify } from '@node-rs/argon2';
+import { randomBytes } from 'node:crypto';
+import { authenticator as baseAuthenticator } from 'otplib';
+import QRCode from 'qrcode';
+import {
+  INVITATION_TTL_SECONDS,
+  RESET_LINK_TTL_SECONDS,
+  ROLE_ID,
+  USER_TYPE_ALL_PROVIDERS,
+  VERIFICATION_LINK_TTL_SECONDS,
+  messages,
+  type UserProfile,
+} from '@cumulo/contract';
+import type { AuthService, Principal } from '../../http/auth.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
+import type { SecretBox } from '../../crypto/keys.ts';
+import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
+import type { Logger } from '../../logger.ts';
+import type { BusMessage } from '../../realtime/events.ts';
+import type { IdentityRepo, UserRow } from './identity.repo.ts';
+import type { SignInLimiter } from './sign-in-limiter.ts';
+import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } from './identity.mail.ts';
+
+/** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
+const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const totp = baseAuthenticator.clone({ window: 1 });
+
+export interface ClientInfo {
+  ip: string;
+  userAgent?: string;
+}
+
+export type LoginResult = { challenge: 0; jwtToken: string } | { challenge: 1; session: string };
+
+/** Sign-up, sign-in (with MFA), e-mailed links and the caller's own profile. */
+export class IdentityService {
+  #dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly repo: IdentityRepo,
+    private readonly auth: AuthService,
+    private readonly limiter: SignInLimiter,
+    private readonly mail: MailService,
+    private readonly secrets: SecretBox,
+    private readonly publicUrl: string,
+    private readonly log: Logger,
+    private readonly publish: (message: BusMessage) => Promise<void>,
+  ) {}
+
+  requestToken() {
+    return this.auth.requestToken();
+  }
+
+  async login(username: string, password: string, client: ClientInfo): Promise<LoginResult> {
+    await this.limiter.check(username, client.ip);
+    const user = await this.repo.findUserByEmail(username);
+    // Verify against a dummy hash for unknown names so timing does not tell which addresses exist.
+    const ok = user
+      ? await verify(user.passwordHash, password)
+      : await verify(await this.#dummy(), password).then(() => false);
+    if (!user || !ok) {
+      await this.limiter.recordFailure(username, client.ip);
+      throw new AppError(401, 'WRONG_CREDENTIALS', messages.wrongCredentials);
+    }
+    if (!user.active) throw forbidden('Your account has been deactivated. Please contact your organisation Owner.', 'INACTIVE');
+    if (!user.emailVerifiedAt) {
+      throw new AppError(403, 'EMAIL_NOT_VERIFIED', messages.emailNotVerified);
+    }
+    if (user.mfaSecret) {
+      return { challenge: 1, session: await this.auth.mfaSession(user.id) };
+    }
+    await this.limiter.recordSuccess(username);
+    return { challenge: 0, jwtToken: await this.#startSession(user, client) };
+  }
+
+  async mfaRespond(session: string, userCode: string, client: ClientInfo): Promise<string> {
+    const userId = await this.auth.mfaSessionUser(session);
+    const user = await this.repo.findUserById(userId);
+    if (!user || !user.active || !user.mfaSecret) throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
+    await this.limiter.check(user.email, client.ip);
+    if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
+      await this.limiter.recordFailure(user.email, client.ip);
+      throw new AppError(401, 'WRONG_MFA_CODE', messages.wrongMfaCode);
+    }
+    await this.limiter.recordSuccess(user.email);
+    return this.#startSession(user, client);
+  }
+
+  async logout(principal: Principal) {
+    await this.repo.revokeSession(principal.organizationId, principal.sessionId);
+    await this.publish({ type: '$session-revoked', sessionIds: [principal.sessionId] });
+  }
+
+  async signup(input: {
+    email: string;
+    password: string;
+    first_name: string;
+    last_name: string;
+    company?: string | null;
+    referrer_id?: string | number | null;
+    invite_token?: string | null;
+  }) {
+    if (input.invite_token) {
+      await this.completeInvitation({
+        token: input.invite_token,
+        password: input.password,
+        firstname: input.first_name,
+        lastname: input.last_name,
+      });
+      return { email: input.email, message: messages.signupDone };
+    }
+    const existing = await this.repo.findUserByEmail(input.email);
+    if (existing) {
+      // Same answer as a new sign-up, so the form does not reveal who has an account; the owner is told by mail.
+      this.#sendQuietly(alreadyRegisteredMail(existing.email, `${this.publicUrl}/login`));
+      return { email: input.email, message: messages.signupDone };
+    }
+    const passwordHash = await hash(input.password, ARGON2);
+    const created = await this.repo
+      .transaction(async (tx) => {
+        const organization = await tx.createOrganization(
+          input.company?.trim() || `${input.first_name} ${input.last_name}'s organisation`,
+        );
+        return tx.createUser({
+          organizationId: organization.id,
+          roleId: ROLE_ID.Owner,
+          email: input.email,
+          passwordHash,
+          firstName: input.first_name,
+          lastName: input.last_name,
+          company: input.company?.trim() || null,
+          referrerId: input.referrer_id == null ? null : String(input.referrer_id),
+        });
+      })
+      .catch((error: unknown) => {
+        // Two sign-ups of one address at once: the unique index decides, the loser gets the same answer.
+        if ((error as { cause?: { code?: string } }).cause?.code === '23505') return null;
+        throw error;
+      });
+    if (created) await this.#sendVerification(created);
+    return { email: input.email, message: messages.signupDone };
+  }
+
+  async verifyUser(token: string) {
+    const row = await this.repo.consumeToken(hashToken(token), 'verify_email');
+    if (!row) throw badRequest(messages.verifyLinkInvalid);
+    await this.repo.updateUser(row.organizationId, row.userId, { emailVerifiedAt: new Date() });
+    return { message: messages.accountVerified };
+  }
+
+  async resendVerification(email: string | undefined) {
+    const user = email ? await this.repo.findUserByEmail(email) : undefined;
+    if (user && !user.emailVerifiedAt && user.active) await this.#sendVerification(user);
+    return { message: messages.resetEmailSent };
+  }
+
+  async forgotPassword(email: string) {
+    const user = await this.repo.findUserByEmail(email);
+    if (user && user.active) {
+      const token = newLinkToken();
+      await this.repo.expireUnusedTokens(user.id, 'reset_password');
+      await this.repo.createToken({
+        organizationId: user.organizationId,
+        userId: user.id,
+        kind: 'reset_password',
+        tokenHash: hashToken(token),
+        expiresAt: new Date(Date.now() + RESET_LINK_TTL_SECONDS * 1000),
+      });
+      // Not awaited: answering at once whatever the address keeps the timing from revealing accounts.
+      this.#sendQuietly(resetMail(user.email, user.firstName, `${this.publicUrl}/resetpassword/${token}`));
+    }
+    return { message: messages.resetEmailSent };
+  }
+
+  async resetPassword(token: string, password: string) {
+    const passwordHash = await hash(password, ARGON2);
+    const revoked = await this.repo.transaction(async (tx) => {
+      const row = await tx.consumeToken(hashToken(token), 'reset_password');
+      if (!row) throw badRequest(messages.resetLinkInvalid);
+      // Following the e-mailed link also proves the address.
+      const user = await tx.findUserInOrg(row.organizationId, row.userId);
+      await tx.updateUser(row.organizationId, row.userId, {
+        passwordHash,
+        emailVerifiedAt: user?.emailVerifiedAt ?? new Date(),
+      });
+      return tx.revokeUserSessions(row.organizationId, row.userId);
+    });
+    if (revoked.length) await this.publish({ type: '$session-revoked', sessionIds: revoked });
+    return { message: messages.passwordReset };
+  }
+
+  /** Creates an invitation and e-mails its link; returns the token (the users issue exposes this as POST /users/invite). */
+  async invite(
+    principal: Principal,
+    input: { email: string; firstName: string; lastName: string; roleId: number },
+  ): Promise<string> {
+    if (input.roleId === ROLE_ID.Owner) throw badRequest('An invitation cannot make someone Owner.');
+    const clean = (s: string) => s.replaceAll('//', '/');
+    const token = Buffer.from(
+      [input.email, clean(input.firstName), clean(input.lastName), principal.organizationId, newLinkToken()].join('//'),
+    ).toString('base64');
+    await this.repo.createInvitation({
+      organizationId: principal.organizationId,
+      email: input.email,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      roleId: input.roleId,
+      tokenHash: hashToken(token),
+      invitedBy: principal.userId,
+      expiresAt: new Date(Date.now() + INVITATION_TTL_SECONDS * 1000),
+    });
+    this.#sendQuietly(
+      invitationMail(input.email, input.firstName, `${this.publicUrl}/signup?token=${encodeURIComponent(token)}`),
+    );
+    return token;
+  }
+
+  async signupInfo(token: string) {
+    const invitation = await this.repo.findLiveInvitation(hashToken(token));
+    if (!invitation) throw badRequest(messages.inviteInvalid);
+    return { email: invitation.email, firstname: invitation.firstName, lastname: invitation.lastName };
+  }
+
+  async completeInvitation(input: { token: string; password: string; firstname: string; lastname: string }) {
+    const passwordHash = await hash(input.password, ARGON2);
+    await this.repo.transaction(async (tx) => {
+      const invitation = await tx.acceptInvitation(hashToken(input.token));
+      if (!invitation) throw badRequest(messages.inviteInvalid);
+      if (await tx.findUserByEmail(invitation.email)) {
+        throw badRequest('An account with this e-mail already exists. Please sign in instead.');
+      }
+      await tx.createUser({
+        organizationId: invitation.organizationId,
+        roleId: invitation.roleId,
+        email: invitation.email,
+        passwordHash,
+        firstName: input.firstname,
+        lastName: input.lastname,
+        // The invitation link reached this mailbox, which proves the address.
+        emailVerifiedAt: new Date(),
+      });
+    });
+    return { message: messages.signupDone };
+  }
+
+  async profile(principal: Principal): Promise<UserProfile> {
+    return this.#profileOf(principal.organizationId, principal.userId);
+  }
+
+  /** Another member's profile: 404 unless they belong to the caller's organisation. */
+  async memberProfile(principal: Principal, userId: string): Promise<UserProfile> {
+    return this.#profileOf(principal.organizationId, userId);
+  }
+
+  async updateProfile(principal: Principal, input: { first_name: string; last_name: string; slack_on_sidebar?: boolean; slack_on_popup?: boolean }) {
+    await this.repo.updateUser(principal.organizationId, principal.userId, {
+      firstName: input.first_name,
+      lastName: input.last_name,
+      slackOnSidebar: input.slack_on_sidebar,
+      slackOnPopup: input.slack_on_popup,
+    });
+    return this.profile(principal);
+  }
+
+  async changePassword(principal: Principal, oldPassword: string, newPassword: string, client: ClientInfo) {
+    const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
+    if (!user) throw notFound();
+    if (!(await verify(user.passwordHash, oldPassword))) {
+      throw badRequest(messages.wrongOldPassword, { old_password: [messages.wrongOldPassword] });
+    }
+    const passwordHash = await hash(newPassword, ARGON2);
+    await this.repo.updateUser(principal.organizationId, principal.userId, { passwordHash });
+    // Every earlier sign-in ends, this one included; the caller continues with the new token.
+    const revoked = await this.repo.revokeUserSessions(principal.organizationId, principal.userId);
+    await this.publish({ type: '$session-revoked', sessionIds: revoked });
+    return { message: messages.passwordChanged, jwtToken: await this.#startSession(user, client) };
+  }
+
+  /** Starts MFA enrolment: a new secret, kept sealed as pending until a code proves the app has it. */
+  async generateMfa(principal: Principal) {
+    const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
+    if (!user) throw notFound();
+    const secret = totp.generateSecret();
+    await this.repo.updateUser(principal.organizationId, principal.userId, { mfaPendingSecret: this.secrets.seal(secret) });
+    const otpauthUrl = totp.keyuri(user.email, 'Cumulo', secret);
+    return { secret, otpauth_url: otpauthUrl, qr_code: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 220 }) };
+  }
+
+  async setMfa(principal: Principal, enabled: boolean, userCode: string) {
+    const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
+    if (!user) throw notFound();
+    if (enabled) {
+      if (!user.mfaPendingSecret) throw badRequest('Start again: generate a new QR code first.');
+      const secret = this.secrets.open(user.mfaPendingSecret);
+      if (!totp.check(userCode, secret)) throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
+      await this.repo.updateUser(principal.organizationId, principal.userId, {
+        mfaSecret: user.mfaPendingSecret,
+        mfaPendingSecret: null,
+      });
+      return { message: messages.mfaEnabled };
+    }
+    if (!user.mfaSecret) return { message: messages.mfaDisabled };
+    if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
+      throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
+    }
+    await this.repo.updateUser(principal.organizationId, principal.userId, { mfaSecret: null, mfaPendingSecret: null });
+    return { message: messages.mfaDisabled };
+  }
+
+  roles() {
+    return this.repo.roles();
+  }
+
+  async #profileOf(organizationId: string, userId: string): Promise<UserProfile> {
+    const row = await this.repo.profileRow(organizationId, userId);
+    if (!row) throw notFound();
+    const { user, organization, role } = row;
+    return {
+      id: user.id,
+      first_name: user.firstName,
+      last_name: user.lastName,
+      email: user.email,
+      company: user.company,
+      pictureUrl: null,
+      created_at: user.createdAt.toISOString(),
+      activation_date: user.emailVerifiedAt?.toISOString() ?? null,
+      active: user.active,
+      role: { id: role.id, title: role.title },
+      // Packages and billing arrive with the billing issue; until then nothing is held.
+      packages: [],
+      has_billing_info: false,
+      referrer_id: user.referrerId,
+      slack_on_sidebar: user.slackOnSidebar,
+      slack_on_popup: user.slackOnPopup,
+      mfa_enabled: user.mfaSecret !== null,
+      userType: organization.userType ?? USER_TYPE_ALL_PROVIDERS,
+      organization: {
+        id: organization.id,
+        name: organization.name,
+        is_cbs: organization.isCbs,
+        confirmed_wasabi: organization.confirmedWasabi,
+        confirmed_c2c: organization.confirmedC2c,
+        confirmed_ftx: organization.confirmedFtx,
+      },
+      acl: { has_wasabi: true },
+      quota: {},
+    };
+  }
+
+  async #startSession(user: UserRow, client: ClientInfo) {
+    const sessionId = await this.repo.createSession({
+      organizationId: user.organizationId,
+      userId: user.id,
+      expiresAt: new Date(Date.now() + this.auth.sessionTtl * 1000),
+      ip: client.ip,
+      userAgent: client.userAgent?.slice(0, 300),
+    });
+    return this.auth.sessionToken(user.id, sessionId, user.organizationId);
+  }
+
+  async #sendVerification(user: UserRow) {
+    const token = newLinkToken();
+    await this.repo.expireUnusedTokens(user.id, 'verify_email');
+    await this.repo.createToken({
+      organizationId: user.organizationId,
+      userId: user.id,
+      kind: 'verify_email',
+      tokenHash: hashToken(token),
+      expiresAt: new Date(Date.now() + VERIFICATION_LINK_TTL_SECONDS * 1000),
+    });
+    this.#sendQuietly(verificationMail(user.email, user.firstName, `${this.publicUrl}/verify/${token}`));
+  }
+
+  #sendQuietly(mail: OutgoingMail) {
+    this.mail.send(mail).catch((error: unknown) => this.log.error({ err: error, subject: mail.subject }, 'mail failed'));
+  }
+
+  #dummy() {
+    this.#dummyHash ??= hash(randomBytes(16).toString('hex'), ARGON2);
+    return this.#dummyHash;
+  }
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { messages } from './messages.ts';
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_PATTERN, EMAIL_PATTERN } from './validation.ts';
+
+const email = z
+  .string({ error: messages.emailRequired })
+  .trim()
+  .min(1, messages.emailRequired)
+  .max(EMAIL_MAX_LENGTH, messages.emailInvalid)
+  .regex(EMAIL_PATTERN, messages.emailInvalid)
+  .transform((v) => v.toLowerCase());
+const newPassword = z
+  .string({ error: messages.passwordRules })
+  .max(PASSWORD_MAX_LENGTH, messages.passwordRules)
+  .regex(PASSWORD_PATTERN, messages.passwordRules);
+const anyPassword = z.string({ error: messages.wrongCredentials }).min(1).max(PASSWORD_MAX_LENGTH);
+const name = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(NAME_MAX_LENGTH);
+const optionalText = z.string().trim().max(NAME_MAX_LENGTH).optional().nullable();
+const requestToken = z.string({ error: messages.requestTokenInvalid }).min(1, messages.requestTokenInvalid).max(2048);
+const opaqueToken = z.string().min(1).max(2048);
+const totpCode = z.string().trim().regex(/^\d{6}$/, messages.wrongMfaCode);
+
+export const requestTokenAnswer = z.object({ token: z.string() });
+
+export const loginBody = z.object({
+  requestToken,
+  username: email,
+  password: anyPassword,
+  type: z.union([z.string(), z.number()]).optional(),
+  referrer_id: z.union([z.string(), z.number()]).optional().nullable(),
+});
+export const loginAnswer = z.object({
+  challenge: z.union([z.literal(0), z.literal(1)]),
+  jwtToken: z.string().optional(),
+  session: z.string().optional(),
+});
+export const mfaRespondBody = z.object({ requestToken, userCode: totpCode, session: opaqueToken });
+export const jwtAnswer = z.object({ jwtToken: z.string() });
+export const forgotPasswordBody = z.object({ username: email, requestToken });
+export const resetPasswordBody = z.object({ password: newPassword, resetToken: opaqueToken, requestToken });
+export const verifyUserBody = z.object({ verification_token: opaqueToken });
+export const resendVerificationBody = z.object({ email: email.optional() }).optional();
+export const messageAnswer = z.object({ message: z.string() });
+
+export const signupBody = z.object({
+  email,
+  password: newPassword,
+  first_name: name(messages.firstNameRequired),
+  last_name: name(messages.lastNameRequired),
+  company: optionalText,
+  referrer_id: z.union([z.string().max(64), z.number()]).optional().nullable(),
+  promo_code: z.string().max(64).optional().nullable(),
+  invite_token: z.string().max(2048).optional().nullable(),
+});
+export const signupAnswer = z.object({ email: z.string(), message: z.string() });
+export const signupInfoQuery = z.object({ token: opaqueToken });
+export const signupInfoAnswer = z.object({ email: z.string(), firstname: z.string(), lastname: z.string() });
+export const signupCompletionBody = z.object({
+  password: newPassword,
+  firstname: name(messages.firstNameRequired),
+  lastname: name(messages.lastNameRequired),
+  token: opaqueToken,
+});
+
+export const updateProfileBody = z.object({
+  first_name: name(messages.firstNameRequired),
+  last_name: name(messages.lastNameRequired),
+  slack_on_sidebar: z.boolean().optional(),
+  slack_on_popup: z.boolean().optional(),
+});
+export const changePasswordBody = z.object({ old_password: anyPassword, new_password: newPassword });
+export const changePasswordAnswer = z.object({ message: z.string(), jwtToken: z.string() });
+export const generateMfaAnswer = z.object({ secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });
+export const setMfaBody = z.object({ enabled: z.boolean(), userCode: totpCode });
+
+export const role = z.object({ id: z.number(), title: z.string() });
+export const quotaItem = z.object({ used: z.number(), total: z.number() });
+export const userProfile = z.object({
+  id: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string(),
+  company: z.string().nullable(),
+  pictureUrl: z.string().nullable(),
+  created_at: z.string(),
+  activation_date: z.string().nullable(),
+  active: z.boolean(),
+  role,
+  packages: z.array(z.object({ title: z.string() })),
+  has_billing_info: z.boolean(),
+  referrer_id: z.string().nullable(),
+  slack_on_sidebar: z.boolean(),
+  slack_on_popup: z.boolean(),
+  mfa_enabled: z.boolean(),
+  userType: z.number(),
+  organization: z.object({
+    id: z.string(),
+    name: z.string(),
+    is_cbs: z.boolean(),
+    confirmed_wasabi: z.boolean(),
+    confirmed_c2c: z.boolean(),
+    confirmed_ftx: z.boolean(),
+  }),
+  acl: z.object({ has_wasabi: z.boolean() }),
+  quota: z.record(z.string(), quotaItem),
+});
+export type UserProfile = z.infer<typeof userProfile>;
+export const healthAnswer = z.object({
+  status: z.enum(['ok', 'degraded']),
+  database: z.enum(['up', 'down']),
+  jobQueue: z.enum(['up', 'down']),
+  version: z.string(),
+});
+
+/** Envelope of every message on the /rm hub. */
+export const realtimeMessage = z.object({ type: z.string(), data: z.unknown() });
+export type RealtimeMessage = z.infer<typeof realtimeMessage>;

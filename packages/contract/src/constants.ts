@@ -1,0 +1,32 @@
+/** Role titles of spec 000 §6 with their fixed ids. */
+export const ROLES = [
+  { id: 1, title: 'Owner' },
+  { id: 2, title: 'Admin' },
+  { id: 3, title: 'User' },
+] as const;
+export type RoleTitle = (typeof ROLES)[number]['title'];
+export const ROLE_ID = { Owner: 1, Admin: 2, User: 3 } as const;
+
+/** userType 4 may add every provider (spec 000 §6); new organisations get it. */
+export const USER_TYPE_ALL_PROVIDERS = 4;
+
+/** Verification links are valid for 24 hours (spec 000 §9). */
+export const VERIFICATION_LINK_TTL_SECONDS = 24 * 60 * 60;
+/** Reset links: single use, valid one hour (the spec leaves the lifetime to us). */
+export const RESET_LINK_TTL_SECONDS = 60 * 60;
+/** Invitations stay valid for 7 days. */
+export const INVITATION_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** After verification the page redirects to /login after 5 seconds. */
+export const VERIFIED_REDIRECT_MS = 5000;
+/** Real-time reconnect delays (spec 000 §4, §9). */
+export const REALTIME_RECONNECT_DELAYS_MS = [0, 0, 10000] as const;
+/** Request tokens (anti-automation form tokens for the sign-in calls) live 30 minutes. */
+export const REQUEST_TOKEN_TTL_SECONDS = 30 * 60;
+/** The MFA step of a sign-in must be completed within 5 minutes. */
+export const MFA_SESSION_TTL_SECONDS = 5 * 60;
+/** Sign-in rate limits: attempts per window, per user name and per client address. */
+export const SIGN_IN_LIMIT = { perUser: 5, perIp: 20, windowSeconds: 15 * 60 } as const;
+/** Local-storage key of the stored authorization value. */
+export const AUTH_STORAGE_KEY = 'Authorization';
+/** Path of the real-time hub. */
+export const REALTIME_PATH = '/rm';
