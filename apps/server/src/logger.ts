@@ -27,16 +27,24 @@ interface LoggedRequest {
   id?: string;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: {
-      err: pino.stdSerializers.err,
-      req: (req: LoggedRequest) => ({ id: req.id, method: req.method, url: maskUrl(req.url ?? ''), ip: req.ip }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: {
+        err: pino.stdSerializers.err,
+        req: (req: LoggedRequest) => ({
+          id: req.id,
+          method: req.method,
+          url: maskUrl(req.url ?? ''),
+          ip: req.ip,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
     },
-  });
+    destination ?? pino.destination(1),
+  );
 }
 
 /** Masks the values of token-bearing query parameters in a URL before it is logged. */

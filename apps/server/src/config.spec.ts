@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('config', () => {
+  it('has a default for every optional variable', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(8080);
+    expect(config.PUBLIC_URL).toBe('http://localhost:8080');
+    expect(config.DATA_DIR).toMatch(/\/data$/);
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.LOG_LEVEL).toBe('info');
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT/],
+    ['PORT', '70000', /PORT/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL: must be a postgres/],
+    ['MASTER_KEY', 'c2hvcnQ=', /MASTER_KEY: must be 32 bytes/],
+    ['SMTP_URL', 'http://mail', /SMTP_URL/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['PUBLIC_URL', 'not a url', /PUBLIC_URL/],
+  ])('refuses a bad %s and names it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('derives PUBLIC_URL from PORT and drops a trailing slash', () => {
+    expect(loadConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
+    expect(loadConfig({ PUBLIC_URL: 'https://cumulo.example.com/' }).PUBLIC_URL).toBe('https://cumulo.example.com');
+  });
+});

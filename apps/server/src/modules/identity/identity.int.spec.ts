@@ -1,0 +1,415 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticator } from 'otplib';
+import { sql } from 'drizzle-orm';
+import { messages, SIGN_IN_LIMIT } from '@cumulo/contract';
+import { linkToken, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+const PASSWORD = 'Sunny#day7';
+let server: TestServer;
+const logLines: string[] = [];
+let counter = 0;
+const uniqueEmail = (name: string) => `${name}.${Date.now()}.${++counter}@example.com`;
+
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token?: string) {
+  const res = await server.app.inject({
+    method,
+    url,
+    payload: body === undefined ? undefined : (body as object),
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    remoteAddress: '10.9.8.7',
+  });
+  return { status: res.statusCode, body: res.body ? (res.json() as Record<string, unknown>) : {}, headers: res.headers };
+}
+
+async function requestToken() {
+  const res = await call('POST', '/api/authentication/request_token');
+  return String(res.body.token);
+}
+
+async function login(username: string, password: string) {
+  return call('POST', '/api/authentication/Login', { requestToken: await requestToken(), username, password });
+}
+
+/** Signs up, follows the e-mailed verification link and signs in; returns the session token. */
+async function signUpVerified(email = uniqueEmail('owner'), company = 'Acme') {
+  const signup = await call('POST', '/api/users', {
+    email,
+    password: PASSWORD,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    company,
+  });
+  expect(signup.status).toBe(201);
+  const mail = await server.mail.waitFor(email, 'Verify your e-mail');
+  const token = linkToken(mail, /http:\/\/cumulo\.test\/verify\/([\w-]+)/);
+  expect((await call('PUT', '/api/verify_user', { verification_token: token })).status).toBe(200);
+  const res = await login(email, PASSWORD);
+  expect(res.body.challenge).toBe(0);
+  return { email, jwt: String(res.body.jwtToken) };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({}, logLines);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
+  it('signs up a new address as Owner of a new organisation, verifies by e-mail and signs in', async () => {
+    const email = uniqueEmail('Mixed.Case').toUpperCase();
+    const signup = await call('POST', '/api/users', {
+      email,
+      password: PASSWORD,
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      company: 'Navy Labs',
+    });
+    expect(signup.status).toBe(201);
+    expect(signup.body).toEqual({ email: email.toLowerCase(), message: messages.signupDone });
+
+    const before = await login(email.toLowerCase(), PASSWORD);
+    expect(before.status).toBe(403);
+    expect(before.body.code).toBe('EMAIL_NOT_VERIFIED');
+    expect(before.body.message).toBe(messages.emailNotVerified);
+
+    const mail = await server.mail.waitFor(email.toLowerCase(), 'Verify your e-mail');
+    expect(mail.body).toContain('expires after 24 hours');
+    const token = linkToken(mail, /http:\/\/cumulo\.test\/verify\/([\w-]+)/);
+    const verified = await call('PUT', '/api/verify_user', { verification_token: token });
+    expect(verified.status).toBe(200);
+
+    const reused = await call('PUT', '/api/verify_user', { verification_token: token });
+    expect(reused.status).toBe(400);
+    expect(reused.body.message).toBe(messages.verifyLinkInvalid);
+
+    const res = await login(email.toLowerCase(), PASSWORD);
+    expect(res.status).toBe(200);
+    expect(res.body.challenge).toBe(0);
+    const me = await call('GET', '/api/users/_me', undefined, String(res.body.jwtToken));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({
+      email: email.toLowerCase(),
+      first_name: 'Grace',
+      company: 'Navy Labs',
+      role: { id: 1, title: 'Owner' },
+      packages: [],
+      userType: 4,
+      mfa_enabled: false,
+      organization: { name: 'Navy Labs', is_cbs: false, confirmed_wasabi: false, confirmed_c2c: false, confirmed_ftx: false },
+    });
+    const info = await call('GET', '/api/user/userinfo', undefined, String(res.body.jwtToken));
+    expect(info.body).toEqual(me.body);
+    expect(JSON.stringify(me.body)).not.toMatch(/argon2|password/i);
+  });
+
+  it('refuses an expired verification link', async () => {
+    const email = uniqueEmail('late');
+    await call('POST', '/api/users', { email, password: PASSWORD, first_name: 'L', last_name: 'Ate' });
+    const token = linkToken(await server.mail.waitFor(email, 'Verify'), /\/verify\/([\w-]+)/);
+    await server.db.orm.execute(sql`update user_tokens set expires_at = now() - interval '1 second'`);
+    const res = await call('PUT', '/api/verify_user', { verification_token: token });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(messages.verifyLinkInvalid);
+  });
+
+  it('answers a sign-up of an existing address like a new one, and mails the owner instead', async () => {
+    const { email } = await signUpVerified();
+    const again = await call('POST', '/api/users', { email, password: PASSWORD, first_name: 'X', last_name: 'Y' });
+    expect(again.status).toBe(201);
+    expect(again.body.message).toBe(messages.signupDone);
+    await server.mail.waitFor(email, 'You already have a Cumulo account');
+  });
+
+  it('rejects wrong passwords and unknown users with the same answer', async () => {
+    const { email } = await signUpVerified();
+    const wrong = await login(email, 'Wrong#pass1');
+    const unknown = await login(uniqueEmail('nobody'), 'Wrong#pass1');
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.message).toBe(messages.wrongCredentials);
+    expect(unknown.body.message).toBe(messages.wrongCredentials);
+  });
+
+  it('requires a valid request token on the sign-in calls', async () => {
+    const missing = await call('POST', '/api/authentication/Login', { username: 'a@b.co', password: 'x' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toHaveProperty('requestToken');
+    const forged = await call('POST', '/api/authentication/Login', {
+      requestToken: 'eyJhbGciOiJIUzI1NiJ9.e30.invalid',
+      username: 'a@b.co',
+      password: 'x',
+    });
+    expect(forged.status).toBe(400);
+    expect(forged.body.message).toBe(messages.requestTokenInvalid);
+  });
+
+  it('rate-limits sign-in per user name: the sixth try in the window answers 429, even with the right password', async () => {
+    const { email } = await signUpVerified();
+    for (let i = 0; i < SIGN_IN_LIMIT.perUser; i++) expect((await login(email, 'Wrong#pass1')).status).toBe(401);
+    const blocked = await login(email, PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.message).toBe(messages.tooManyAttempts);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('rate-limits sign-in per client address across user names', async () => {
+    const res = [];
+    for (let i = 0; i <= SIGN_IN_LIMIT.perIp; i++) {
+      const r = await server.app.inject({
+        method: 'POST',
+        url: '/api/authentication/Login',
+        payload: { requestToken: await requestToken(), username: uniqueEmail('spray'), password: 'Wrong#pass1' },
+        remoteAddress: '10.1.1.1',
+      });
+      res.push(r.statusCode);
+    }
+    expect(res.slice(0, SIGN_IN_LIMIT.perIp).every((s) => s === 401)).toBe(true);
+    expect(res[SIGN_IN_LIMIT.perIp]).toBe(429);
+  });
+
+  it('resets a forgotten password through a single-use e-mailed link and ends older sign-ins', async () => {
+    const { email, jwt } = await signUpVerified();
+    const unknown = await call('POST', '/api/authentication/forgot_password', {
+      username: uniqueEmail('ghost'),
+      requestToken: await requestToken(),
+    });
+    const known = await call('POST', '/api/authentication/forgot_password', {
+      username: email,
+      requestToken: await requestToken(),
+    });
+    expect(unknown.status).toBe(200);
+    expect(known.body).toEqual(unknown.body);
+    expect(known.body.message).toBe(messages.resetEmailSent);
+
+    const mail = await server.mail.waitFor(email, 'Reset your Cumulo password');
+    const resetToken = linkToken(mail, /http:\/\/cumulo\.test\/resetpassword\/([\w-]+)/);
+    const weak = await call('POST', '/api/authentication/reset_password', {
+      password: 'short',
+      resetToken,
+      requestToken: await requestToken(),
+    });
+    expect(weak.status).toBe(400);
+    expect(weak.body.errors).toEqual({ password: [messages.passwordRules] });
+
+    const newPassword = 'Brand#new9';
+    const reset = await call('POST', '/api/authentication/reset_password', {
+      password: newPassword,
+      resetToken,
+      requestToken: await requestToken(),
+    });
+    expect(reset.status).toBe(200);
+    expect(reset.body.message).toBe(messages.passwordReset);
+    const reused = await call('POST', '/api/authentication/reset_password', {
+      password: 'Another#one9',
+      resetToken,
+      requestToken: await requestToken(),
+    });
+    expect(reused.status).toBe(400);
+    expect(reused.body.message).toBe(messages.resetLinkInvalid);
+
+    expect((await call('GET', '/api/users/_me', undefined, jwt)).status).toBe(401);
+    expect((await login(email, PASSWORD)).status).toBe(401);
+    expect((await login(email, newPassword)).body.challenge).toBe(0);
+    expect(server.mail.received.filter((m) => m.to.includes(uniqueEmail('ghost')))).toHaveLength(0);
+  });
+
+  it('enrols MFA with a TOTP, then signs in through the MFA challenge, and disables it', async () => {
+    const { email, jwt } = await signUpVerified();
+    const generated = await call('POST', '/api/user/generate_mfa_token', undefined, jwt);
+    expect(generated.status).toBe(200);
+    const secret = String(generated.body.secret);
+    expect(String(generated.body.qr_code)).toMatch(/^data:image\/png;base64,/);
+    expect(String(generated.body.otpauth_url)).toContain('issuer=Cumulo');
+
+    const wrongEnable = await call('POST', '/api/user/set_mfa', { enabled: true, userCode: '000000' }, jwt);
+    expect(wrongEnable.status).toBe(400);
+    const enabled = await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    expect(enabled.body.message).toBe(messages.mfaEnabled);
+    const me = await call('GET', '/api/users/_me', undefined, jwt);
+    expect(me.body.mfa_enabled).toBe(true);
+    expect(JSON.stringify(me.body)).not.toContain(secret);
+
+    const first = await login(email, PASSWORD);
+    expect(first.body).toEqual({ challenge: 1, session: expect.any(String) });
+    const session = String(first.body.session);
+    const wrong = await call('POST', '/api/authentication/mfa_respond', {
+      requestToken: await requestToken(),
+      userCode: authenticator.generate(secret) === '123456' ? '654321' : '123456',
+      session,
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe(messages.wrongMfaCode);
+    const forged = await call('POST', '/api/authentication/mfa_respond', {
+      requestToken: await requestToken(),
+      userCode: authenticator.generate(secret),
+      session: `${session}x`,
+    });
+    expect(forged.status).toBe(401);
+    const ok = await call('POST', '/api/authentication/mfa_respond', {
+      requestToken: await requestToken(),
+      userCode: authenticator.generate(secret),
+      session,
+    });
+    expect(ok.status).toBe(200);
+    const mfaJwt = String(ok.body.jwtToken);
+    expect((await call('GET', '/api/users/_me', undefined, mfaJwt)).status).toBe(200);
+
+    const disabled = await call('POST', '/api/user/set_mfa', { enabled: false, userCode: authenticator.generate(secret) }, mfaJwt);
+    expect(disabled.body.message).toBe(messages.mfaDisabled);
+    expect((await login(email, PASSWORD)).body.challenge).toBe(0);
+    // The TOTP secret is sealed at rest.
+    const stored = await server.db.pool.query('select mfa_secret, mfa_pending_secret from users where email = $1', [email]);
+    expect(stored.rows[0]).toEqual({ mfa_secret: null, mfa_pending_secret: null });
+  });
+
+  it('stores the TOTP secret sealed, never in plain text', async () => {
+    const { email, jwt } = await signUpVerified();
+    const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
+    await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    const stored = await server.db.pool.query('select mfa_secret, password_hash from users where email = $1', [email]);
+    expect(stored.rows[0].mfa_secret).toMatch(/^v1\./);
+    expect(stored.rows[0].mfa_secret).not.toContain(secret);
+    expect(stored.rows[0].password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('revokes the token on logout', async () => {
+    const { jwt } = await signUpVerified();
+    expect((await call('POST', '/api/authentication/logout', undefined, jwt)).status).toBe(204);
+    const after = await call('GET', '/api/users/_me', undefined, jwt);
+    expect(after.status).toBe(401);
+    expect(after.body.message).toBe(messages.signInAgainBody);
+  });
+
+  it('changes the password: checks the old one, revokes earlier tokens, hands back a new one', async () => {
+    const { email, jwt } = await signUpVerified();
+    const bad = await call('PUT', '/api/users/_me/change_password', { old_password: 'Nope#nope1', new_password: 'Fresh#pass2' }, jwt);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual({ old_password: [messages.wrongOldPassword] });
+    const weak = await call('PUT', '/api/users/_me/change_password', { old_password: PASSWORD, new_password: 'weak' }, jwt);
+    expect(weak.status).toBe(400);
+    const ok = await call('PUT', '/api/users/_me/change_password', { old_password: PASSWORD, new_password: 'Fresh#pass2' }, jwt);
+    expect(ok.status).toBe(200);
+    expect(ok.body.message).toBe(messages.passwordChanged);
+    expect((await call('GET', '/api/users/_me', undefined, jwt)).status).toBe(401);
+    expect((await call('GET', '/api/users/_me', undefined, String(ok.body.jwtToken))).status).toBe(200);
+    expect((await login(email, 'Fresh#pass2')).body.challenge).toBe(0);
+  });
+
+  it('updates the profile name, keeping e-mail and company read-only', async () => {
+    const { jwt, email } = await signUpVerified();
+    const res = await call('PUT', '/api/users/_me', { first_name: 'Augusta', last_name: 'King', email: 'x@y.zz', company: 'Other' }, jwt);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ first_name: 'Augusta', last_name: 'King', email, company: 'Acme' });
+    const empty = await call('PUT', '/api/users/_me', { first_name: ' ', last_name: 'King' }, jwt);
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors).toEqual({ first_name: [messages.firstNameRequired] });
+  });
+
+  it('keeps organisations apart: a member of B reading a profile of A gets 404', async () => {
+    const a = await signUpVerified(uniqueEmail('alice'), 'Org A');
+    const b = await signUpVerified(uniqueEmail('bob'), 'Org B');
+    const aMe = await call('GET', '/api/users/_me', undefined, a.jwt);
+    const bMe = await call('GET', '/api/users/_me', undefined, b.jwt);
+    expect(aMe.body.organization).not.toEqual(bMe.body.organization);
+    expect((await call('GET', `/api/users/${String(aMe.body.id)}`, undefined, a.jwt)).status).toBe(200);
+    const crossed = await call('GET', `/api/users/${String(aMe.body.id)}`, undefined, b.jwt);
+    expect(crossed.status).toBe(404);
+    expect(JSON.stringify(crossed.body)).not.toContain(a.email);
+    expect((await call('GET', `/api/users/${String(bMe.body.id)}`, undefined, a.jwt)).status).toBe(404);
+  });
+
+  it('completes an invitation into the inviting organisation with the invited role', async () => {
+    const owner = await signUpVerified(uniqueEmail('inviter'), 'Inviting Org');
+    const ownerMe = await call('GET', '/api/users/_me', undefined, owner.jwt);
+    const principal = await server.services.auth.verifyBearer(owner.jwt);
+    if (!principal) throw new Error('owner token did not verify');
+    const invitee = uniqueEmail('invitee');
+    const token = await server.services.identity.invite(principal, {
+      email: invitee,
+      firstName: 'Ivy',
+      lastName: 'Tee',
+      roleId: 3,
+    });
+    await server.mail.waitFor(invitee, 'You are invited to Cumulo');
+    const decoded = Buffer.from(token, 'base64').toString('utf8').split('//');
+    expect(decoded.slice(0, 3)).toEqual([invitee, 'Ivy', 'Tee']);
+
+    const info = await call('GET', `/api/user/signupinfo?token=${encodeURIComponent(token)}`);
+    expect(info.body).toEqual({ email: invitee, firstname: 'Ivy', lastname: 'Tee' });
+    const done = await call('POST', '/api/user/signup', { password: PASSWORD, firstname: 'Ivy', lastname: 'Tee', token });
+    expect(done.status).toBe(201);
+    expect(done.body.message).toBe(messages.signupDone);
+    const again = await call('POST', '/api/user/signup', { password: PASSWORD, firstname: 'Ivy', lastname: 'Tee', token });
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe(messages.inviteInvalid);
+
+    const res = await login(invitee, PASSWORD);
+    const me = await call('GET', '/api/users/_me', undefined, String(res.body.jwtToken));
+    expect(me.body.role).toEqual({ id: 3, title: 'User' });
+    expect(me.body.organization).toEqual(ownerMe.body.organization);
+  });
+
+  it('lists the three roles', async () => {
+    const { jwt } = await signUpVerified();
+    const res = await call('GET', '/api/roles', undefined, jwt);
+    expect(res.body).toEqual([
+      { id: 1, title: 'Owner' },
+      { id: 2, title: 'Admin' },
+      { id: 3, title: 'User' },
+    ]);
+  });
+
+  it('answers malformed and oversized requests with 4xx and field messages, never 500', async () => {
+    const badJson = await server.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
+    expect(badJson.statusCode).toBe(400);
+    const wrongTypes = await call('POST', '/api/users', { email: 42, password: ['x'], first_name: {}, last_name: null });
+    expect(wrongTypes.status).toBe(400);
+    expect(Object.keys(wrongTypes.body.errors as object).sort()).toEqual(['email', 'first_name', 'last_name', 'password']);
+    const longName = await call('POST', '/api/users', {
+      email: uniqueEmail('long'),
+      password: PASSWORD,
+      first_name: 'x'.repeat(5000),
+      last_name: 'y',
+    });
+    expect(longName.status).toBe(400);
+    expect(longName.body.errors).toHaveProperty('first_name');
+    const huge = await server.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email: 'a@b.co', pad: 'z'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json()).toEqual({ message: 'The request is too large.', code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
+    const badId = await call('GET', '/api/users/not-a-uuid', undefined, (await signUpVerified()).jwt);
+    expect(badId.status).toBe(400);
+  });
+
+  it('health reports the database and the job queue', async () => {
+    const res = await call('GET', '/api/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', database: 'up', jobQueue: 'up' });
+  });
+
+  it('never logs a password, password hash, token or TOTP secret', async () => {
+    const { email, jwt } = await signUpVerified();
+    const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
+    await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    await call('POST', '/api/authentication/forgot_password', { username: email, requestToken: await requestToken() });
+    const resetMail = await server.mail.waitFor(email, 'Reset your Cumulo password');
+    const resetToken = linkToken(resetMail, /resetpassword\/([\w-]+)/);
+    await call('GET', `/api/user/signupinfo?token=${resetToken}`);
+    const hashRow = await server.db.pool.query('select password_hash from users where email = $1', [email]);
+    const log = logLines.join('\n');
+    expect(log.length).toBeGreaterThan(0);
+    for (const secretText of [PASSWORD, jwt, secret, resetToken, String(hashRow.rows[0].password_hash), '$argon2id$']) {
+      expect(log).not.toContain(secretText);
+    }
+  });
+});

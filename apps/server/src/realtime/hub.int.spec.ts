@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from '../../test/harness.ts';
+import { publish } from './events.ts';
+import { CLOSE_SIGNED_OUT } from './hub.ts';
+
+let server: TestServer;
+let base: string;
+
+/** Creates a verified user of a new organisation straight through the service and signs in. */
+async function signedInUser(name: string) {
+  const email = `${name}.${Date.now()}@example.com`;
+  await server.services.identity.signup({ email, password: 'Sunny#day7', first_name: name, last_name: 'Test' });
+  await server.db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
+  const login = await server.services.identity.login(email, 'Sunny#day7', { ip: '127.0.0.1' });
+  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
+  const principal = await server.services.auth.verifyBearer(login.jwtToken);
+  if (!principal) throw new Error('token did not verify');
+  return { token: login.jwtToken, principal };
+}
+
+interface Client {
+  socket: WebSocket;
+  messages: Array<{ type: string; data: unknown }>;
+  closed: Promise<number>;
+}
+
+function connect(token: string): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${base}/rm?access_token=${encodeURIComponent(token)}`);
+    const messages: Client['messages'] = [];
+    const closed = new Promise<number>((r) => socket.on('close', (code) => r(code)));
+    socket.on('message', (raw) => {
+      messages.push(JSON.parse(raw.toString()) as { type: string; data: unknown });
+      if (messages.length === 1) resolve({ socket, messages, closed });
+    });
+    socket.on('error', reject);
+    void closed.then((code) => reject(new Error(`closed with ${code} before hello`)));
+  });
+}
+
+async function until(check: () => boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  base = address.replace('http', 'ws');
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('/rm hub against embedded PostgreSQL LISTEN/NOTIFY', () => {
+  it('refuses a socket without a valid bearer', async () => {
+    const socket = new WebSocket(`${base}/rm?access_token=forged`);
+    const code = await new Promise<number>((r) => socket.on('close', (c) => r(c)));
+    expect(code).toBe(CLOSE_SIGNED_OUT);
+  });
+
+  it('fans an event out to its organisation only, and closes the socket when the session ends', async () => {
+    const alice = await signedInUser('alice');
+    const bob = await signedInUser('bob');
+    const a = await connect(alice.token);
+    const b = await connect(bob.token);
+    expect(a.messages[0]).toEqual({ type: 'hello', data: { userId: alice.principal.userId } });
+
+    await publish(server.db.pool, {
+      organizationId: alice.principal.organizationId,
+      type: 'transfer.progress',
+      data: { percent: 42 },
+    });
+    await until(() => a.messages.length === 2);
+    expect(a.messages[1]).toEqual({ type: 'transfer.progress', data: { percent: 42 } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(b.messages).toHaveLength(1);
+
+    await server.services.identity.logout(alice.principal);
+    expect(await a.closed).toBe(CLOSE_SIGNED_OUT);
+    b.socket.close();
+  });
+});

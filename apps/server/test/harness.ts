@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { openDb, runMigrations, type Db } from '../src/db/client.ts';
+import { startBoss } from '../src/jobs/boss.ts';
+import { buildApp, type Services } from '../src/app.ts';
+
+export interface ReceivedMail {
+  to: string[];
+  subject: string;
+  /** Decoded body (quoted-printable soft breaks and escapes undone). */
+  body: string;
+}
+
+/** A real SMTP server on a free port that keeps what it receives (the SMTP sink of TESTING.md). */
+export async function startSmtpSink() {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        received.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+          body: decodeQuotedPrintable(raw),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    /** Waits for a mail to `to` whose subject contains `subject`. */
+    async waitFor(to: string, subject: string, timeoutMs = 10_000): Promise<ReceivedMail> {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const mail = received.find((m) => m.to.includes(to) && m.subject.includes(subject));
+        if (mail) return mail;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no mail "${subject}" to ${to} within ${timeoutMs} ms; got: ${received.map((m) => m.subject).join(', ')}`);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** Extracts the first link matching `pattern` (with one capture group) from a mail. */
+export function linkToken(mail: ReceivedMail, pattern: RegExp): string {
+  const match = pattern.exec(mail.body);
+  if (!match?.[1]) throw new Error(`no link matching ${pattern} in mail "${mail.subject}"`);
+  return match[1];
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  db: Db;
+  services: Services;
+  mail: SmtpSink;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real web role against a fresh PostgreSQL database and a real SMTP sink, for `app.inject` tests.
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  logLines?: string[],
+): Promise<TestServer> {
+  const adminUrl = new URL(inject('adminDatabaseUrl'));
+  const dbName = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  await admin.end();
+  const databaseUrl = Object.assign(new URL(adminUrl.toString()), { pathname: `/${dbName}` }).toString();
+
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-test-data-'));
+  const mail = await startSmtpSink();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    SMTP_URL: mail.url,
+    PUBLIC_URL: 'http://cumulo.test',
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const log = createLogger(
+    logLines ? 'debug' : config.LOG_LEVEL,
+    logLines ? { write: (line: string) => void logLines.push(line) } : undefined,
+  );
+  const db = openDb(databaseUrl, 5);
+  await runMigrations(db);
+  const boss = await startBoss({ connectionString: databaseUrl, schedule: false }, log);
+  const masterKey = Buffer.from(config.MASTER_KEY ?? '', 'base64');
+  const { app, services } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist: null });
+  await app.ready();
+  return {
+    app,
+    db,
+    services,
+    mail,
+    databaseUrl,
+    async stop() {
+      await app.close();
+      services.mail.close();
+      await boss.stop({ graceful: false });
+      await db.close();
+      await mail.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+/** One run for every unit and integration test of the workspace (e2e runs in Playwright). */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'contract',
+          root: 'packages/contract',
+          environment: 'node',
+          include: ['src/**/*.spec.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'server',
+          root: 'apps/server',
+          environment: 'node',
+          include: ['src/**/*.spec.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      'apps/web',
+    ],
+  },
+});
