@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SMTPServer } from 'smtp-server';
+import { mailDir } from './mail.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+
+/**
+ * Starts a real SMTP sink (each mail saved as a file the tests read) and the real server with `npm start`'s
+ * entry on a fresh data directory; returns the teardown.
+ */
+export default async function globalSetup() {
+  const port = Number(process.env.E2E_PORT ?? 8181);
+  const tmp = path.join(here, '.tmp');
+  const dataDir = path.join(tmp, `data-${Date.now()}`);
+  fs.rmSync(mailDir, { recursive: true, force: true });
+  fs.mkdirSync(mailDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  for (const old of fs.readdirSync(tmp).filter((d) => d.startsWith('data-') && path.join(tmp, d) !== dataDir)) {
+    fs.rmSync(path.join(tmp, old), { recursive: true, force: true });
+  }
+
+  let count = 0;
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const file = path.join(mailDir, `${String(++count).padStart(4, '0')}.json`);
+        const raw = Buffer.concat(chunks).toString('utf8');
+        fs.writeFileSync(file, JSON.stringify({ to: session.envelope.rcptTo.map((r) => r.address), raw }));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const address = smtp.server.address();
+  const smtpPort = typeof address === 'object' && address ? address.port : 0;
+
+  const server = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: dataDir,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<number>((resolve) => server.once('exit', (code) => resolve(code ?? 1)));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const ready = await fetch(`http://localhost:${port}/api/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ready) break;
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} during start-up`);
+    if (Date.now() > deadline) throw new Error('the server did not answer /api/health within 120 s');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  return async () => {
+    server.kill('SIGTERM');
+    await exited;
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from '@playwright/test';
+
+export const mailDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp', 'mail');
+
+interface SavedMail {
+  to: string[];
+  raw: string;
+}
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * Waits for the newest mail to `to` whose subject contains `subject` (that arrived after `after` mails
+ * to that address) and returns the first link in it matching `link`.
+ */
+export async function linkFromMail(to: string, subject: string, link: RegExp, after = 0): Promise<string> {
+  let found: string | undefined;
+  await expect
+    .poll(
+      () => {
+        const mails = fs
+          .readdirSync(mailDir)
+          .sort()
+          .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
+          .filter((m) => m.to.includes(to))
+          .slice(after)
+          .map((m) => decodeQuotedPrintable(m.raw))
+          .filter((raw) => /^Subject: (.*)$/m.exec(raw)?.[1]?.includes(subject));
+        found = mails.at(-1) && link.exec(mails.at(-1) ?? '')?.[0];
+        return Boolean(found);
+      },
+      { timeout: 15_000, message: `mail "${subject}" to ${to}` },
+    )
+    .toBe(true);
+  return found ?? '';
+}
+
+/** How many mails `to` has received so far. */
+export function mailCount(to: string): number {
+  return fs
+    .readdirSync(mailDir)
+    .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
+    .filter((m) => m.to.includes(to)).length;
+}
