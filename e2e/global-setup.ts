@@ -19,7 +19,9 @@ export default async function globalSetup() {
   fs.rmSync(mailDir, { recursive: true, force: true });
   fs.mkdirSync(mailDir, { recursive: true });
   fs.mkdirSync(dataDir, { recursive: true });
-  for (const old of fs.readdirSync(tmp).filter((d) => d.startsWith('data-') && path.join(tmp, d) !== dataDir)) {
+  for (const old of fs
+    .readdirSync(tmp)
+    .filter((d) => d.startsWith('data-') && path.join(tmp, d) !== dataDir)) {
     fs.rmSync(path.join(tmp, old), { recursive: true, force: true });
   }
 
@@ -62,7 +64,8 @@ export default async function globalSetup() {
       .then((r) => r.ok)
       .catch(() => false);
     if (ready) break;
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} during start-up`);
+    if (server.exitCode !== null)
+      throw new Error(`the server exited with ${server.exitCode} during start-up`);
     if (Date.now() > deadline) throw new Error('the server did not answer /api/health within 120 s');
     await new Promise((r) => setTimeout(r, 250));
   }

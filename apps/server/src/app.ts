@@ -45,7 +45,10 @@ export interface AppDeps {
 export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey'>) {
   const { config, db, log, masterKey } = deps;
   const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS);
-  const mail = new MailService({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR }, log);
+  const mail = new MailService(
+    { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
+    log,
+  );
   const identityRepo = new IdentityRepo(db.orm);
   const identity = new IdentityService(
     identityRepo,
@@ -96,7 +99,11 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Cumulo API', version: '0.1.0', description: 'Every call of the product specification.' },
+      info: {
+        title: 'Cumulo API',
+        version: '0.1.0',
+        description: 'Every call of the product specification.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },

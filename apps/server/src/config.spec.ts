@@ -26,6 +26,8 @@ describe('config', () => {
 
   it('derives PUBLIC_URL from PORT and drops a trailing slash', () => {
     expect(loadConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
-    expect(loadConfig({ PUBLIC_URL: 'https://cumulo.example.com/' }).PUBLIC_URL).toBe('https://cumulo.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://cumulo.example.com/' }).PUBLIC_URL).toBe(
+      'https://cumulo.example.com',
+    );
   });
 });

@@ -19,7 +19,10 @@ export const configSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   MASTER_KEY: z
     .string()
-    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64 (openssl rand -base64 32)')
+    .refine(
+      (v) => Buffer.from(v, 'base64').length === 32,
+      'must be 32 bytes encoded as base64 (openssl rand -base64 32)',
+    )
     .optional(),
   SMTP_URL: z
     .string()
@@ -27,8 +30,16 @@ export const configSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default('Cumulo <no-reply@cumulo.local>'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
-  JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 60 * 60),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  JWT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   WEB_DIST: z.string().optional(),

@@ -54,7 +54,9 @@ export async function startSmtpSink() {
         if (mail) return mail;
         await new Promise((r) => setTimeout(r, 50));
       }
-      throw new Error(`no mail "${subject}" to ${to} within ${timeoutMs} ms; got: ${received.map((m) => m.subject).join(', ')}`);
+      throw new Error(
+        `no mail "${subject}" to ${to} within ${timeoutMs} ms; got: ${received.map((m) => m.subject).join(', ')}`,
+      );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -63,7 +65,9 @@ export async function startSmtpSink() {
 export type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
 
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** Extracts the first link matching `pattern` (with one capture group) from a mail. */

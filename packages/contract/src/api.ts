@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { messages } from './messages.ts';
-import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_PATTERN, EMAIL_PATTERN } from './validation.ts';
+import {
+  EMAIL_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_PATTERN,
+  EMAIL_PATTERN,
+} from './validation.ts';
 
 const email = z
   .string({ error: messages.emailRequired })
@@ -16,9 +22,15 @@ const newPassword = z
 const anyPassword = z.string({ error: messages.wrongCredentials }).min(1).max(PASSWORD_MAX_LENGTH);
 const name = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(NAME_MAX_LENGTH);
 const optionalText = z.string().trim().max(NAME_MAX_LENGTH).optional().nullable();
-const requestToken = z.string({ error: messages.requestTokenInvalid }).min(1, messages.requestTokenInvalid).max(2048);
+const requestToken = z
+  .string({ error: messages.requestTokenInvalid })
+  .min(1, messages.requestTokenInvalid)
+  .max(2048);
 const opaqueToken = z.string().min(1).max(2048);
-const totpCode = z.string().trim().regex(/^\d{6}$/, messages.wrongMfaCode);
+const totpCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, messages.wrongMfaCode);
 
 export const requestTokenAnswer = z.object({ token: z.string() });
 
@@ -48,7 +60,10 @@ export const signupBody = z.object({
   first_name: name(messages.firstNameRequired),
   last_name: name(messages.lastNameRequired),
   company: optionalText,
-  referrer_id: z.union([z.string().max(64), z.number()]).optional().nullable(),
+  referrer_id: z
+    .union([z.string().max(64), z.number()])
+    .optional()
+    .nullable(),
   promo_code: z.string().max(64).optional().nullable(),
   invite_token: z.string().max(2048).optional().nullable(),
 });
@@ -70,7 +85,11 @@ export const updateProfileBody = z.object({
 });
 export const changePasswordBody = z.object({ old_password: anyPassword, new_password: newPassword });
 export const changePasswordAnswer = z.object({ message: z.string(), jwtToken: z.string() });
-export const generateMfaAnswer = z.object({ secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });
+export const generateMfaAnswer = z.object({
+  secret: z.string(),
+  otpauth_url: z.string(),
+  qr_code: z.string(),
+});
 export const setMfaBody = z.object({ enabled: z.boolean(), userCode: totpCode });
 
 export const role = z.object({ id: z.number(), title: z.string() });

@@ -21,7 +21,9 @@ const form = {
 };
 
 describe('password rule (spec 000 §5)', () => {
-  it.each(['Secret12', 'aB3@$!%*', 'Abcdefg1#?&', 'ABCdef123'])('accepts %s', (p) => expect(isStrongPassword(p)).toBe(true));
+  it.each(['Secret12', 'aB3@$!%*', 'Abcdefg1#?&', 'ABCdef123'])('accepts %s', (p) =>
+    expect(isStrongPassword(p)).toBe(true),
+  );
   it.each([
     ['too short', 'Secr3t'],
     ['no lowercase', 'SECRET12'],
@@ -49,7 +51,9 @@ describe('reset e-mail rule', () => {
 describe('sign-up form (spec 000 §5)', () => {
   it('needs e-mail, password and confirmation', () => {
     for (const missing of ['email', 'password', 'confirmPassword'] as const) {
-      expect(validateSignupForm({ ...form, [missing]: '' })).toBe('Incorrect user or password or confirm password');
+      expect(validateSignupForm({ ...form, [missing]: '' })).toBe(
+        'Incorrect user or password or confirm password',
+      );
     }
   });
   it('needs matching passwords', () => {
@@ -67,7 +71,12 @@ describe('sign-up form (spec 000 §5)', () => {
     expect(validateSignupForm(form)).toBeNull();
   });
   it('the server schema lower-cases the e-mail and leaves company optional', () => {
-    const parsed = signupBody.parse({ email: 'Ada@Example.COM', password: 'Secret12', first_name: 'A', last_name: 'L' });
+    const parsed = signupBody.parse({
+      email: 'Ada@Example.COM',
+      password: 'Secret12',
+      first_name: 'A',
+      last_name: 'L',
+    });
     expect(parsed.email).toBe('ada@example.com');
     expect(parsed.company).toBeUndefined();
   });
@@ -90,7 +99,12 @@ describe('invite completion form', () => {
 });
 
 describe('new-password button rule (spec 000 §4)', () => {
-  const base = { password: 'Secret12', confirmPassword: 'Secret12', passwordVisited: true, repasswordVisited: true };
+  const base = {
+    password: 'Secret12',
+    confirmPassword: 'Secret12',
+    passwordVisited: true,
+    repasswordVisited: true,
+  };
   it('enables Reset only when both fields were focused, the password is strong and both match', () => {
     expect(newPasswordState(base).canSubmit).toBe(true);
     expect(newPasswordState({ ...base, passwordVisited: false }).canSubmit).toBe(false);
@@ -99,7 +113,12 @@ describe('new-password button rule (spec 000 §4)', () => {
     expect(newPasswordState({ ...base, confirmPassword: 'Secret13' }).canSubmit).toBe(false);
   });
   it('shows the tooltips only after a field was focused', () => {
-    const weak = { password: 'weak', confirmPassword: 'other', passwordVisited: false, repasswordVisited: false };
+    const weak = {
+      password: 'weak',
+      confirmPassword: 'other',
+      passwordVisited: false,
+      repasswordVisited: false,
+    };
     expect(newPasswordState(weak)).toMatchObject({ passwordTooltip: null, confirmTooltip: null });
     expect(newPasswordState({ ...weak, passwordVisited: true, repasswordVisited: true })).toMatchObject({
       passwordTooltip: messages.passwordRules,

@@ -77,7 +77,9 @@ export function newPasswordState(state: NewPasswordState): {
 }
 
 /** Invite tokens are base64 of five parts joined by '//': e-mail, first name, last name, then two opaque parts. */
-export function decodeInviteToken(token: string): { email: string; firstName: string; lastName: string } | null {
+export function decodeInviteToken(
+  token: string,
+): { email: string; firstName: string; lastName: string } | null {
   let text: string;
   try {
     text = typeof atob === 'function' ? atob(token) : '';

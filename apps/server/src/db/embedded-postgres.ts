@@ -85,14 +85,21 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   const port = options.port === 0 ? await freePort() : options.port;
   if (options.port !== 0 && !(await portIsFree(port))) {
-    throw new Error(`EMBEDDED_PG_PORT ${port} is already in use by another program; choose another port or 0.`);
+    throw new Error(
+      `EMBEDDED_PG_PORT ${port} is already in use by another program; choose another port or 0.`,
+    );
   }
 
   const child = spawn(
     binaries.postgres,
     ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     // Own process group: a Ctrl-C in the terminal reaches Cumulo, which drains and then stops the database.
-    { ...runAs, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    {
+      ...runAs,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    },
   );
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
@@ -164,7 +171,10 @@ async function traversableByOthers(dir: string): Promise<boolean> {
   }
 }
 
-async function copyBinariesToTemp(binaries: Binaries, log: EmbeddedPostgresOptions['log']): Promise<Binaries> {
+async function copyBinariesToTemp(
+  binaries: Binaries,
+  log: EmbeddedPostgresOptions['log'],
+): Promise<Binaries> {
   const nativeDir = path.dirname(path.dirname(binaries.postgres));
   const target = path.join(os.tmpdir(), `cumulo-pg-bin-${shortHash(nativeDir)}`);
   if (!existsSync(path.join(target, 'bin', 'postgres'))) {
@@ -207,7 +217,8 @@ async function initialise(
     await execFileAsync(binaries.initdb, args, { ...runAs, env: { ...process.env, LC_MESSAGES: 'C' } });
   } catch (error) {
     // A half-initialised directory would make the next start skip initdb; clear it so a retry starts clean.
-    for (const entry of await fs.readdir(dataDir)) await fs.rm(path.join(dataDir, entry), { recursive: true, force: true });
+    for (const entry of await fs.readdir(dataDir))
+      await fs.rm(path.join(dataDir, entry), { recursive: true, force: true });
     throw new Error(`initdb failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await fs.rm(initPwFile, { force: true });
@@ -215,7 +226,12 @@ async function initialise(
 }
 
 /** After an unclean kill the old postmaster may still run on the directory: stop it cleanly first. */
-async function stopOrphan(binaries: Binaries, dataDir: string, runAs: RunAs, log: EmbeddedPostgresOptions['log']) {
+async function stopOrphan(
+  binaries: Binaries,
+  dataDir: string,
+  runAs: RunAs,
+  log: EmbeddedPostgresOptions['log'],
+) {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number.parseInt(readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);

@@ -1,7 +1,12 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { MFA_SESSION_TTL_SECONDS, REQUEST_TOKEN_TTL_SECONDS, messages, type RoleTitle } from '@cumulo/contract';
+import {
+  MFA_SESSION_TTL_SECONDS,
+  REQUEST_TOKEN_TTL_SECONDS,
+  messages,
+  type RoleTitle,
+} from '@cumulo/contract';
 import type { Database } from '../db/client.ts';
 import { sessions, users, roles } from '../db/schema/index.ts';
 import { deriveKey } from '../crypto/keys.ts';
@@ -52,7 +57,11 @@ export class AuthService {
   }
 
   async #verify(purpose: Purpose, token: string) {
-    const { payload } = await jwtVerify(token, this.#key, { issuer: ISSUER, audience: purpose, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, this.#key, {
+      issuer: ISSUER,
+      audience: purpose,
+      algorithms: ['HS256'],
+    });
     if (!payload.sub) throw new joseErrors.JWTInvalid('no subject');
     return payload as typeof payload & { sub: string };
   }
@@ -70,7 +79,9 @@ export class AuthService {
     try {
       await this.#verify('request', token);
     } catch {
-      throw new AppError(400, 'REQUEST_TOKEN', messages.requestTokenInvalid, { requestToken: [messages.requestTokenInvalid] });
+      throw new AppError(400, 'REQUEST_TOKEN', messages.requestTokenInvalid, {
+        requestToken: [messages.requestTokenInvalid],
+      });
     }
   }
 
@@ -113,7 +124,12 @@ export class AuthService {
       )
       .limit(1);
     if (!row) return null;
-    return { userId: payload.sub, sessionId: sid, organizationId: row.organizationId, role: row.role as RoleTitle };
+    return {
+      userId: payload.sub,
+      sessionId: sid,
+      organizationId: row.organizationId,
+      role: row.role as RoleTitle,
+    };
   }
 
   /** Fastify preHandler for every guarded route. */

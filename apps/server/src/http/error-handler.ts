@@ -8,13 +8,16 @@ export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
       if (error.headers) void reply.headers(error.headers);
-      return reply.status(error.statusCode).send({ message: error.message, code: error.code, errors: error.errors });
+      return reply
+        .status(error.statusCode)
+        .send({ message: error.message, code: error.code, errors: error.errors });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors: FieldErrors = {};
       for (const issue of error.validation) {
         const params = issue.params as { issue?: { path?: PropertyKey[] } } | undefined;
-        const field = params?.issue?.path?.map(String).join('.') || issue.instancePath.replace(/^\//, '') || 'base';
+        const field =
+          params?.issue?.path?.map(String).join('.') || issue.instancePath.replace(/^\//, '') || 'base';
         (errors[field] ??= []).push(issue.message ?? 'Invalid value.');
       }
       const first = Object.values(errors)[0]?.[0] ?? 'Invalid request.';
@@ -23,7 +26,9 @@ export function registerErrorHandler(app: FastifyInstance) {
     const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status >= 400 && status < 500) {
       // Fastify's own client errors: malformed JSON, body too large, wrong content type.
-      return reply.status(status).send({ message: clientErrorText(error as FastifyError), code: (error as FastifyError).code });
+      return reply
+        .status(status)
+        .send({ message: clientErrorText(error as FastifyError), code: (error as FastifyError).code });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ message: messages.generic });

@@ -17,8 +17,10 @@ export class AppError extends Error {
 
 export const badRequest = (message: string, errors?: FieldErrors) =>
   new AppError(400, 'BAD_REQUEST', message, errors ?? { base: [message] });
-export const unauthorized = (message: string = messages.signInAgainBody) => new AppError(401, 'UNAUTHORIZED', message);
-export const forbidden = (message: string = messages.forbidden, code = 'FORBIDDEN') => new AppError(403, code, message);
+export const unauthorized = (message: string = messages.signInAgainBody) =>
+  new AppError(401, 'UNAUTHORIZED', message);
+export const forbidden = (message: string = messages.forbidden, code = 'FORBIDDEN') =>
+  new AppError(403, code, message);
 export const notFound = (message: string = messages.notFound) => new AppError(404, 'NOT_FOUND', message);
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new AppError(429, 'TOO_MANY_REQUESTS', messages.tooManyAttempts, undefined, {

@@ -42,9 +42,15 @@ export class MailService {
     }
     const dir = path.join(this.options.dataDir, 'mail');
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`);
+    const file = path.join(
+      dir,
+      `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`,
+    );
     await fs.writeFile(file, (info as unknown as { message: Buffer }).message, { mode: 0o600 });
-    this.log.info({ file, link: mail.link }, `no SMTP_URL configured: mail "${mail.subject}" written to a file`);
+    this.log.info(
+      { file, link: mail.link },
+      `no SMTP_URL configured: mail "${mail.subject}" written to a file`,
+    );
   }
 
   close() {

@@ -37,7 +37,10 @@ export class RealtimeHub {
 
   async #listen(): Promise<void> {
     if (this.#stopped) return;
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'cumulo-realtime' });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'cumulo-realtime',
+    });
     client.on('notification', (msg) => {
       if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
       try {
@@ -50,7 +53,10 @@ export class RealtimeHub {
       this.log.warn({ err: error }, 'realtime listener lost its connection; reconnecting');
       void client.end().catch(() => undefined);
       if (this.#listener === client) this.#listener = undefined;
-      setTimeout(() => void this.#listen().catch((e: unknown) => this.log.error({ err: e }, 'realtime listen failed')), 1000);
+      setTimeout(
+        () => void this.#listen().catch((e: unknown) => this.log.error({ err: e }, 'realtime listen failed')),
+        1000,
+      );
     });
     await client.connect();
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
@@ -95,7 +101,8 @@ export class RealtimeHub {
       return;
     }
     for (const c of this.#byOrg.get(message.organizationId) ?? []) {
-      if (!message.userId || message.userId === c.userId) this.#send(c, { type: message.type, data: message.data });
+      if (!message.userId || message.userId === c.userId)
+        this.#send(c, { type: message.type, data: message.data });
     }
   }
 

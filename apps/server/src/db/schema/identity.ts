@@ -26,8 +26,12 @@ export const users = pgTable(
     mfaPendingSecret: text('mfa_pending_secret'),
     slackOnSidebar: boolean('slack_on_sidebar').notNull().default(false),
     slackOnPopup: boolean('slack_on_popup').notNull().default(false),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    updatedAt: timestamp('updated_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
   (t) => [uniqueIndex('users_email_key').on(t.email), index('users_organization_idx').on(t.organizationId)],
 );
@@ -43,7 +47,9 @@ export const sessions = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     ip: text('ip'),
@@ -67,9 +73,14 @@ export const userTokens = pgTable(
     tokenHash: text('token_hash').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
-  (t) => [uniqueIndex('user_tokens_hash_key').on(t.tokenHash), index('user_tokens_user_idx').on(t.userId, t.kind)],
+  (t) => [
+    uniqueIndex('user_tokens_hash_key').on(t.tokenHash),
+    index('user_tokens_user_idx').on(t.userId, t.kind),
+  ],
 );
 
 /** Invitations to join an organisation; the token's SHA-256 is stored, the token itself only e-mailed. */
@@ -90,7 +101,12 @@ export const invitations = pgTable(
     invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
-  (t) => [uniqueIndex('invitations_hash_key').on(t.tokenHash), index('invitations_org_idx').on(t.organizationId)],
+  (t) => [
+    uniqueIndex('invitations_hash_key').on(t.tokenHash),
+    index('invitations_org_idx').on(t.organizationId),
+  ],
 );

@@ -10,7 +10,9 @@ export const organizations = pgTable('organizations', {
   confirmedFtx: boolean('confirmed_ftx').notNull().default(false),
   /** 4 = every provider may be added (spec 000 §6). */
   userType: integer('user_type').notNull().default(4),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp('created_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export const roles = pgTable('roles', {

@@ -22,7 +22,9 @@ export function healthRoutes(pool: pg.Pool, boss: PgBoss): FastifyPluginAsyncZod
           .then((q) => (q ? ('up' as const) : ('down' as const)))
           .catch(() => 'down' as const);
         const status = database === 'up' && jobQueue === 'up' ? 'ok' : 'degraded';
-        return reply.status(status === 'ok' ? 200 : 503).send({ status, database, jobQueue, version: VERSION });
+        return reply
+          .status(status === 'ok' ? 200 : 503)
+          .send({ status, database, jobQueue, version: VERSION });
       },
     );
   };

@@ -18,7 +18,11 @@ async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body
     headers: token ? { authorization: `Bearer ${token}` } : {},
     remoteAddress: '10.9.8.7',
   });
-  return { status: res.statusCode, body: res.body ? (res.json() as Record<string, unknown>) : {}, headers: res.headers };
+  return {
+    status: res.statusCode,
+    body: res.body ? (res.json() as Record<string, unknown>) : {},
+    headers: res.headers,
+  };
 }
 
 async function requestToken() {
@@ -27,7 +31,11 @@ async function requestToken() {
 }
 
 async function login(username: string, password: string) {
-  return call('POST', '/api/authentication/Login', { requestToken: await requestToken(), username, password });
+  return call('POST', '/api/authentication/Login', {
+    requestToken: await requestToken(),
+    username,
+    password,
+  });
 }
 
 /** Signs up, follows the e-mailed verification link and signs in; returns the session token. */
@@ -96,7 +104,13 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       packages: [],
       userType: 4,
       mfa_enabled: false,
-      organization: { name: 'Navy Labs', is_cbs: false, confirmed_wasabi: false, confirmed_c2c: false, confirmed_ftx: false },
+      organization: {
+        name: 'Navy Labs',
+        is_cbs: false,
+        confirmed_wasabi: false,
+        confirmed_c2c: false,
+        confirmed_ftx: false,
+      },
     });
     const info = await call('GET', '/api/user/userinfo', undefined, String(res.body.jwtToken));
     expect(info.body).toEqual(me.body);
@@ -115,7 +129,12 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
   it('answers a sign-up of an existing address like a new one, and mails the owner instead', async () => {
     const { email } = await signUpVerified();
-    const again = await call('POST', '/api/users', { email, password: PASSWORD, first_name: 'X', last_name: 'Y' });
+    const again = await call('POST', '/api/users', {
+      email,
+      password: PASSWORD,
+      first_name: 'X',
+      last_name: 'Y',
+    });
     expect(again.status).toBe(201);
     expect(again.body.message).toBe(messages.signupDone);
     await server.mail.waitFor(email, 'You already have a Cumulo account');
@@ -146,7 +165,8 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
   it('rate-limits sign-in per user name: the sixth try in the window answers 429, even with the right password', async () => {
     const { email } = await signUpVerified();
-    for (let i = 0; i < SIGN_IN_LIMIT.perUser; i++) expect((await login(email, 'Wrong#pass1')).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_LIMIT.perUser; i++)
+      expect((await login(email, 'Wrong#pass1')).status).toBe(401);
     const blocked = await login(email, PASSWORD);
     expect(blocked.status).toBe(429);
     expect(blocked.body.message).toBe(messages.tooManyAttempts);
@@ -159,7 +179,11 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       const r = await server.app.inject({
         method: 'POST',
         url: '/api/authentication/Login',
-        payload: { requestToken: await requestToken(), username: uniqueEmail('spray'), password: 'Wrong#pass1' },
+        payload: {
+          requestToken: await requestToken(),
+          username: uniqueEmail('spray'),
+          password: 'Wrong#pass1',
+        },
         remoteAddress: '10.1.1.1',
       });
       res.push(r.statusCode);
@@ -224,7 +248,12 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
     const wrongEnable = await call('POST', '/api/user/set_mfa', { enabled: true, userCode: '000000' }, jwt);
     expect(wrongEnable.status).toBe(400);
-    const enabled = await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    const enabled = await call(
+      'POST',
+      '/api/user/set_mfa',
+      { enabled: true, userCode: authenticator.generate(secret) },
+      jwt,
+    );
     expect(enabled.body.message).toBe(messages.mfaEnabled);
     const me = await call('GET', '/api/users/_me', undefined, jwt);
     expect(me.body.mfa_enabled).toBe(true);
@@ -255,11 +284,19 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const mfaJwt = String(ok.body.jwtToken);
     expect((await call('GET', '/api/users/_me', undefined, mfaJwt)).status).toBe(200);
 
-    const disabled = await call('POST', '/api/user/set_mfa', { enabled: false, userCode: authenticator.generate(secret) }, mfaJwt);
+    const disabled = await call(
+      'POST',
+      '/api/user/set_mfa',
+      { enabled: false, userCode: authenticator.generate(secret) },
+      mfaJwt,
+    );
     expect(disabled.body.message).toBe(messages.mfaDisabled);
     expect((await login(email, PASSWORD)).body.challenge).toBe(0);
     // The TOTP secret is sealed at rest.
-    const stored = await server.db.pool.query('select mfa_secret, mfa_pending_secret from users where email = $1', [email]);
+    const stored = await server.db.pool.query(
+      'select mfa_secret, mfa_pending_secret from users where email = $1',
+      [email],
+    );
     expect(stored.rows[0]).toEqual({ mfa_secret: null, mfa_pending_secret: null });
   });
 
@@ -267,7 +304,10 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const { email, jwt } = await signUpVerified();
     const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
     await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
-    const stored = await server.db.pool.query('select mfa_secret, password_hash from users where email = $1', [email]);
+    const stored = await server.db.pool.query(
+      'select mfa_secret, password_hash from users where email = $1',
+      [email],
+    );
     expect(stored.rows[0].mfa_secret).toMatch(/^v1\./);
     expect(stored.rows[0].mfa_secret).not.toContain(secret);
     expect(stored.rows[0].password_hash).toMatch(/^\$argon2id\$/);
@@ -283,12 +323,27 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
   it('changes the password: checks the old one, revokes earlier tokens, hands back a new one', async () => {
     const { email, jwt } = await signUpVerified();
-    const bad = await call('PUT', '/api/users/_me/change_password', { old_password: 'Nope#nope1', new_password: 'Fresh#pass2' }, jwt);
+    const bad = await call(
+      'PUT',
+      '/api/users/_me/change_password',
+      { old_password: 'Nope#nope1', new_password: 'Fresh#pass2' },
+      jwt,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual({ old_password: [messages.wrongOldPassword] });
-    const weak = await call('PUT', '/api/users/_me/change_password', { old_password: PASSWORD, new_password: 'weak' }, jwt);
+    const weak = await call(
+      'PUT',
+      '/api/users/_me/change_password',
+      { old_password: PASSWORD, new_password: 'weak' },
+      jwt,
+    );
     expect(weak.status).toBe(400);
-    const ok = await call('PUT', '/api/users/_me/change_password', { old_password: PASSWORD, new_password: 'Fresh#pass2' }, jwt);
+    const ok = await call(
+      'PUT',
+      '/api/users/_me/change_password',
+      { old_password: PASSWORD, new_password: 'Fresh#pass2' },
+      jwt,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.message).toBe(messages.passwordChanged);
     expect((await call('GET', '/api/users/_me', undefined, jwt)).status).toBe(401);
@@ -298,7 +353,12 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
   it('updates the profile name, keeping e-mail and company read-only', async () => {
     const { jwt, email } = await signUpVerified();
-    const res = await call('PUT', '/api/users/_me', { first_name: 'Augusta', last_name: 'King', email: 'x@y.zz', company: 'Other' }, jwt);
+    const res = await call(
+      'PUT',
+      '/api/users/_me',
+      { first_name: 'Augusta', last_name: 'King', email: 'x@y.zz', company: 'Other' },
+      jwt,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ first_name: 'Augusta', last_name: 'King', email, company: 'Acme' });
     const empty = await call('PUT', '/api/users/_me', { first_name: ' ', last_name: 'King' }, jwt);
@@ -337,10 +397,20 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
     const info = await call('GET', `/api/user/signupinfo?token=${encodeURIComponent(token)}`);
     expect(info.body).toEqual({ email: invitee, firstname: 'Ivy', lastname: 'Tee' });
-    const done = await call('POST', '/api/user/signup', { password: PASSWORD, firstname: 'Ivy', lastname: 'Tee', token });
+    const done = await call('POST', '/api/user/signup', {
+      password: PASSWORD,
+      firstname: 'Ivy',
+      lastname: 'Tee',
+      token,
+    });
     expect(done.status).toBe(201);
     expect(done.body.message).toBe(messages.signupDone);
-    const again = await call('POST', '/api/user/signup', { password: PASSWORD, firstname: 'Ivy', lastname: 'Tee', token });
+    const again = await call('POST', '/api/user/signup', {
+      password: PASSWORD,
+      firstname: 'Ivy',
+      lastname: 'Tee',
+      token,
+    });
     expect(again.status).toBe(400);
     expect(again.body.message).toBe(messages.inviteInvalid);
 
@@ -368,9 +438,19 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       payload: '{"email":',
     });
     expect(badJson.statusCode).toBe(400);
-    const wrongTypes = await call('POST', '/api/users', { email: 42, password: ['x'], first_name: {}, last_name: null });
+    const wrongTypes = await call('POST', '/api/users', {
+      email: 42,
+      password: ['x'],
+      first_name: {},
+      last_name: null,
+    });
     expect(wrongTypes.status).toBe(400);
-    expect(Object.keys(wrongTypes.body.errors as object).sort()).toEqual(['email', 'first_name', 'last_name', 'password']);
+    expect(Object.keys(wrongTypes.body.errors as object).sort()).toEqual([
+      'email',
+      'first_name',
+      'last_name',
+      'password',
+    ]);
     const longName = await call('POST', '/api/users', {
       email: uniqueEmail('long'),
       password: PASSWORD,
@@ -401,14 +481,24 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const { email, jwt } = await signUpVerified();
     const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
     await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
-    await call('POST', '/api/authentication/forgot_password', { username: email, requestToken: await requestToken() });
+    await call('POST', '/api/authentication/forgot_password', {
+      username: email,
+      requestToken: await requestToken(),
+    });
     const resetMail = await server.mail.waitFor(email, 'Reset your Cumulo password');
     const resetToken = linkToken(resetMail, /resetpassword\/([\w-]+)/);
     await call('GET', `/api/user/signupinfo?token=${resetToken}`);
     const hashRow = await server.db.pool.query('select password_hash from users where email = $1', [email]);
     const log = logLines.join('\n');
     expect(log.length).toBeGreaterThan(0);
-    for (const secretText of [PASSWORD, jwt, secret, resetToken, String(hashRow.rows[0].password_hash), '$argon2id$']) {
+    for (const secretText of [
+      PASSWORD,
+      jwt,
+      secret,
+      resetToken,
+      String(hashRow.rows[0].password_hash),
+      '$argon2id$',
+    ]) {
       expect(log).not.toContain(secretText);
     }
   });

@@ -1,9 +1,19 @@
 import type { OutgoingMail } from '../../mail/mail.service.ts';
 
 const escape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 
-function actionMail(to: string, subject: string, intro: string, action: string, link: string, outro: string): OutgoingMail {
+function actionMail(
+  to: string,
+  subject: string,
+  intro: string,
+  action: string,
+  link: string,
+  outro: string,
+): OutgoingMail {
   return {
     to,
     subject,

@@ -76,7 +76,9 @@ export class IdentityRepo {
     await this.orm
       .update(sessions)
       .set({ revokedAt: new Date() })
-      .where(and(eq(sessions.id, id), eq(sessions.organizationId, organizationId), isNull(sessions.revokedAt)));
+      .where(
+        and(eq(sessions.id, id), eq(sessions.organizationId, organizationId), isNull(sessions.revokedAt)),
+      );
   }
 
   /** Revokes every live session of a user except `keep`; returns the revoked ids. */
@@ -136,7 +138,11 @@ export class IdentityRepo {
       .select()
       .from(invitations)
       .where(
-        and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), gt(invitations.expiresAt, new Date())),
+        and(
+          eq(invitations.tokenHash, tokenHash),
+          isNull(invitations.acceptedAt),
+          gt(invitations.expiresAt, new Date()),
+        ),
       )
       .limit(1);
     return row;
@@ -147,7 +153,11 @@ export class IdentityRepo {
       .update(invitations)
       .set({ acceptedAt: new Date() })
       .where(
-        and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), gt(invitations.expiresAt, new Date())),
+        and(
+          eq(invitations.tokenHash, tokenHash),
+          isNull(invitations.acceptedAt),
+          gt(invitations.expiresAt, new Date()),
+        ),
       )
       .returning();
     return row;

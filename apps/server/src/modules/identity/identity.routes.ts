@@ -59,7 +59,9 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
       { schema: { tags, body: mfaRespondBody, response: { 200: jwtAnswer } } },
       async (request) => {
         await auth.checkRequestToken(request.body.requestToken);
-        return { jwtToken: await service.mfaRespond(request.body.session, request.body.userCode, client(request)) };
+        return {
+          jwtToken: await service.mfaRespond(request.body.session, request.body.userCode, client(request)),
+        };
       },
     );
 
@@ -132,7 +134,12 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
       '/users/_me/change_password',
       { ...guarded, schema: { tags, body: changePasswordBody, response: { 200: changePasswordAnswer } } },
       async (request) =>
-        service.changePassword(principalOf(request), request.body.old_password, request.body.new_password, client(request)),
+        service.changePassword(
+          principalOf(request),
+          request.body.old_password,
+          request.body.new_password,
+          client(request),
+        ),
     );
 
     app.get(
@@ -153,6 +160,8 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
       async (request) => service.setMfa(principalOf(request), request.body.enabled, request.body.userCode),
     );
 
-    app.get('/roles', { ...guarded, schema: { tags, response: { 200: z.array(role) } } }, async () => service.roles());
+    app.get('/roles', { ...guarded, schema: { tags, response: { 200: z.array(role) } } }, async () =>
+      service.roles(),
+    );
   };
 }

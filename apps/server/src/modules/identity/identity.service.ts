@@ -63,7 +63,11 @@ export class IdentityService {
       await this.limiter.recordFailure(username, client.ip);
       throw new AppError(401, 'WRONG_CREDENTIALS', messages.wrongCredentials);
     }
-    if (!user.active) throw forbidden('Your account has been deactivated. Please contact your organisation Owner.', 'INACTIVE');
+    if (!user.active)
+      throw forbidden(
+        'Your account has been deactivated. Please contact your organisation Owner.',
+        'INACTIVE',
+      );
     if (!user.emailVerifiedAt) {
       throw new AppError(403, 'EMAIL_NOT_VERIFIED', messages.emailNotVerified);
     }
@@ -77,7 +81,8 @@ export class IdentityService {
   async mfaRespond(session: string, userCode: string, client: ClientInfo): Promise<string> {
     const userId = await this.auth.mfaSessionUser(session);
     const user = await this.repo.findUserById(userId);
-    if (!user || !user.active || !user.mfaSecret) throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
+    if (!user || !user.active || !user.mfaSecret)
+      throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
     await this.limiter.check(user.email, client.ip);
     if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
       await this.limiter.recordFailure(user.email, client.ip);
@@ -198,7 +203,13 @@ export class IdentityService {
     if (input.roleId === ROLE_ID.Owner) throw badRequest('An invitation cannot make someone Owner.');
     const clean = (s: string) => s.replaceAll('//', '/');
     const token = Buffer.from(
-      [input.email, clean(input.firstName), clean(input.lastName), principal.organizationId, newLinkToken()].join('//'),
+      [
+        input.email,
+        clean(input.firstName),
+        clean(input.lastName),
+        principal.organizationId,
+        newLinkToken(),
+      ].join('//'),
     ).toString('base64');
     await this.repo.createInvitation({
       organizationId: principal.organizationId,
@@ -211,7 +222,11 @@ export class IdentityService {
       expiresAt: new Date(Date.now() + INVITATION_TTL_SECONDS * 1000),
     });
     this.#sendQuietly(
-      invitationMail(input.email, input.firstName, `${this.publicUrl}/signup?token=${encodeURIComponent(token)}`),
+      invitationMail(
+        input.email,
+        input.firstName,
+        `${this.publicUrl}/signup?token=${encodeURIComponent(token)}`,
+      ),
     );
     return token;
   }
@@ -253,7 +268,10 @@ export class IdentityService {
     return this.#profileOf(principal.organizationId, userId);
   }
 
-  async updateProfile(principal: Principal, input: { first_name: string; last_name: string; slack_on_sidebar?: boolean; slack_on_popup?: boolean }) {
+  async updateProfile(
+    principal: Principal,
+    input: { first_name: string; last_name: string; slack_on_sidebar?: boolean; slack_on_popup?: boolean },
+  ) {
     await this.repo.updateUser(principal.organizationId, principal.userId, {
       firstName: input.first_name,
       lastName: input.last_name,
@@ -282,9 +300,15 @@ export class IdentityService {
     const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
     if (!user) throw notFound();
     const secret = totp.generateSecret();
-    await this.repo.updateUser(principal.organizationId, principal.userId, { mfaPendingSecret: this.secrets.seal(secret) });
+    await this.repo.updateUser(principal.organizationId, principal.userId, {
+      mfaPendingSecret: this.secrets.seal(secret),
+    });
     const otpauthUrl = totp.keyuri(user.email, 'Cumulo', secret);
-    return { secret, otpauth_url: otpauthUrl, qr_code: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 220 }) };
+    return {
+      secret,
+      otpauth_url: otpauthUrl,
+      qr_code: await QRCode.toDataURL(otpauthUrl, { margin: 1, width: 220 }),
+    };
   }
 
   async setMfa(principal: Principal, enabled: boolean, userCode: string) {
@@ -293,7 +317,8 @@ export class IdentityService {
     if (enabled) {
       if (!user.mfaPendingSecret) throw badRequest('Start again: generate a new QR code first.');
       const secret = this.secrets.open(user.mfaPendingSecret);
-      if (!totp.check(userCode, secret)) throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
+      if (!totp.check(userCode, secret))
+        throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
       await this.repo.updateUser(principal.organizationId, principal.userId, {
         mfaSecret: user.mfaPendingSecret,
         mfaPendingSecret: null,
@@ -304,7 +329,10 @@ export class IdentityService {
     if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
       throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
     }
-    await this.repo.updateUser(principal.organizationId, principal.userId, { mfaSecret: null, mfaPendingSecret: null });
+    await this.repo.updateUser(principal.organizationId, principal.userId, {
+      mfaSecret: null,
+      mfaPendingSecret: null,
+    });
     return { message: messages.mfaDisabled };
   }
 
@@ -373,7 +401,9 @@ export class IdentityService {
   }
 
   #sendQuietly(mail: OutgoingMail) {
-    this.mail.send(mail).catch((error: unknown) => this.log.error({ err: error, subject: mail.subject }, 'mail failed'));
+    this.mail
+      .send(mail)
+      .catch((error: unknown) => this.log.error({ err: error, subject: mail.subject }, 'mail failed'));
   }
 
   #dummy() {

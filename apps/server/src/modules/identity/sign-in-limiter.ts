@@ -11,7 +11,10 @@ export class SignInLimiter {
   readonly #perUser: RateLimiterPostgres;
   readonly #perIp: RateLimiterPostgres;
 
-  constructor(pool: pg.Pool, limits: { perUser: number; perIp: number; windowSeconds: number } = SIGN_IN_LIMIT) {
+  constructor(
+    pool: pg.Pool,
+    limits: { perUser: number; perIp: number; windowSeconds: number } = SIGN_IN_LIMIT,
+  ) {
     const common = { storeClient: pool, storeType: 'pool', tableName: 'sign_in_limits', tableCreated: true };
     this.#perUser = new RateLimiterPostgres({
       ...common,
@@ -19,7 +22,12 @@ export class SignInLimiter {
       points: limits.perUser,
       duration: limits.windowSeconds,
     });
-    this.#perIp = new RateLimiterPostgres({ ...common, keyPrefix: 'ip', points: limits.perIp, duration: limits.windowSeconds });
+    this.#perIp = new RateLimiterPostgres({
+      ...common,
+      keyPrefix: 'ip',
+      points: limits.perIp,
+      duration: limits.windowSeconds,
+    });
   }
 
   /** Throws 429 when either counter is used up. */
@@ -35,9 +43,11 @@ export class SignInLimiter {
   }
 
   async recordFailure(username: string, ip: string) {
-    await Promise.all([this.#perUser.penalty(username, 1), this.#perIp.penalty(ip, 1)]).catch((error: unknown) => {
-      if (!(error instanceof RateLimiterRes)) throw error;
-    });
+    await Promise.all([this.#perUser.penalty(username, 1), this.#perIp.penalty(ip, 1)]).catch(
+      (error: unknown) => {
+        if (!(error instanceof RateLimiterRes)) throw error;
+      },
+    );
   }
 
   async recordSuccess(username: string) {
