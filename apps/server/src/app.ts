@@ -124,18 +124,23 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     { prefix: '/api' },
   );
 
-  if (deps.webDist) serveWebApp(base, deps.webDist);
+  serveWebApp(base, deps.webDist);
   return { app: base, hub, services };
 }
 
-/** Serves the built SPA; unknown non-API GETs that accept HTML get index.html so client routes load. */
-function serveWebApp(app: FastifyInstance, webDist: string) {
-  const indexHtml = path.join(webDist, 'index.html');
-  if (!fs.existsSync(indexHtml)) return;
-  void app.register(fastifyStatic, { root: webDist, wildcard: false, index: false, maxAge: '1h' });
+/**
+ * Serves the built SPA when there is one; unknown non-API GETs that accept HTML get index.html so client
+ * routes load. Everything else unknown answers the JSON 404.
+ */
+function serveWebApp(app: FastifyInstance, webDist: string | null) {
+  const indexHtml = webDist ? path.join(webDist, 'index.html') : null;
+  const hasWebApp = indexHtml !== null && fs.existsSync(indexHtml);
+  if (hasWebApp && webDist) {
+    void app.register(fastifyStatic, { root: webDist, wildcard: false, index: false, maxAge: '1h' });
+  }
   app.setNotFoundHandler((request, reply) => {
     const isApi = request.url.startsWith('/api/') || request.url === '/api';
-    if (request.method === 'GET' && !isApi && (request.headers.accept ?? '').includes('text/html')) {
+    if (hasWebApp && indexHtml && request.method === 'GET' && !isApi && (request.headers.accept ?? '').includes('text/html')) {
       return reply.header('cache-control', 'no-cache').type('text/html').send(fs.createReadStream(indexHtml));
     }
     return reply.status(404).send({ message: messages.notFound });

@@ -30,3 +30,5 @@ export const SIGN_IN_LIMIT = { perUser: 5, perIp: 20, windowSeconds: 15 * 60 } a
 export const AUTH_STORAGE_KEY = 'Authorization';
 /** Path of the real-time hub. */
 export const REALTIME_PATH = '/rm';
+/** WebSocket close code of the /rm hub telling a client its sign-in ended (logout, password change). */
+export const CLOSE_SIGNED_OUT = 4001;

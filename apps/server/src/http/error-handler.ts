@@ -33,7 +33,6 @@ export function registerErrorHandler(app: FastifyInstance) {
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ message: messages.generic });
   });
-  app.setNotFoundHandler((request, reply) => reply.status(404).send({ message: messages.notFound }));
 }
 
 function clientErrorText(error: FastifyError): string {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import type { WebSocket } from 'ws';
-import { REALTIME_PATH, type RealtimeMessage } from '@cumulo/contract';
+import { CLOSE_SIGNED_OUT, REALTIME_PATH, type RealtimeMessage } from '@cumulo/contract';
 import type { Logger } from '../logger.ts';
 import type { AuthService } from '../http/auth.ts';
 import { EVENTS_CHANNEL, type BusMessage } from './events.ts';
@@ -13,8 +13,7 @@ interface Connection {
   sessionId: string;
 }
 
-/** Socket close code telling the client its sign-in ended (logout, password change). */
-export const CLOSE_SIGNED_OUT = 4001;
+export { CLOSE_SIGNED_OUT };
 
 /**
  * The /rm hub: authenticates the bearer (query `access_token`, since browsers cannot set headers on a

@@ -1,0 +1,66 @@
+import { useEffect, useState } from 'react';
+import { Button, Modal } from 'antd';
+import { useLocation, useNavigate } from 'react-router';
+import { messages } from '@cumulo/contract';
+import { badRequestChannel, unauthorizedChannel } from '../api/api-events.ts';
+import { useEndSession } from '../api/session.ts';
+import { isPublicPath } from './public-paths.ts';
+
+/** The shared answers to HTTP 401 and 400 of spec 000 §8, fed by the API client. */
+export function ApiErrorModals() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const endSession = useEndSession();
+  const [signInAgain, setSignInAgain] = useState(false);
+  const [badRequest, setBadRequest] = useState<string[] | null>(null);
+  const onPublicPath = isPublicPath(location.pathname);
+
+  useEffect(
+    () =>
+      unauthorizedChannel.subscribe(() => {
+        if (!onPublicPath) setSignInAgain(true);
+      }),
+    [onPublicPath],
+  );
+  useEffect(() => badRequestChannel.subscribe((event) => setBadRequest(event.messages)), []);
+
+  const signIn = () => {
+    const returnUrl = `${location.pathname}${location.search}`;
+    endSession();
+    setSignInAgain(false);
+    setBadRequest(null);
+    navigate(`/login?returnUrl=${encodeURIComponent(returnUrl)}`, { replace: true });
+  };
+
+  return (
+    <>
+      <Modal
+        open={signInAgain && !onPublicPath}
+        title={messages.signInAgainTitle}
+        closable={false}
+        mask={{ closable: false }}
+        keyboard={false}
+        footer={
+          <Button type="primary" onClick={signIn}>
+            Sign in
+          </Button>
+        }
+      >
+        <p>{messages.signInAgainBody}</p>
+      </Modal>
+      <Modal
+        open={badRequest !== null && !signInAgain}
+        title="Error"
+        closable={false}
+        onCancel={() => setBadRequest(null)}
+        footer={<Button onClick={() => setBadRequest(null)}>Close</Button>}
+      >
+        <ul>
+          {(badRequest ?? []).map((text, index) => (
+            <li key={`${index}-${text}`}>{text}</li>
+          ))}
+        </ul>
+      </Modal>
+    </>
+  );
+}

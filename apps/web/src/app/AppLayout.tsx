@@ -1,0 +1,128 @@
+import { Suspense, useMemo, type ReactNode } from 'react';
+import { Layout, Menu, Typography, type MenuProps } from 'antd';
+import {
+  AppstoreOutlined,
+  BarChartOutlined,
+  CloudOutlined,
+  DashboardOutlined,
+  DollarOutlined,
+  LogoutOutlined,
+  RetweetOutlined,
+  SettingOutlined,
+  SwapOutlined,
+  SyncOutlined,
+  TeamOutlined,
+  UnorderedListOutlined,
+} from '@ant-design/icons';
+import { Link, Outlet, useLocation } from 'react-router';
+import { USER_TYPE_ALL_PROVIDERS } from '@cumulo/contract';
+import { useRealtimeConnection } from '../api/realtime.ts';
+import { useProfile } from '../features/profile/useProfile.ts';
+import { NotificationBell } from '../features/notifications/NotificationBell.tsx';
+import { useSignOut } from '../features/auth/useSignOut.ts';
+import { PageSpinner } from '../ui/PageSpinner.tsx';
+
+const SIGN_OUT_KEY = 'sign-out';
+
+interface NavEntry {
+  path: string;
+  label: string;
+  icon: ReactNode;
+  /** Other first path segments that belong to this entry. */
+  alsoFor?: string[];
+}
+
+function selectedKey(pathname: string, entries: NavEntry[]): string {
+  const segment = (pathname.split('/')[1] ?? '').toLowerCase();
+  if (segment === '' || segment === 'dashboard') return '/';
+  const entry = entries.find(
+    (item) => item.path.slice(1).toLowerCase() === segment || item.alsoFor?.includes(segment),
+  );
+  return entry?.path ?? '';
+}
+
+/** The frame of every signed-in page: menu, greeting, notification bell (spec 002 §2 "Other shared UI"). */
+export function AppLayout() {
+  const { data: profile } = useProfile();
+  const { pathname } = useLocation();
+  const signOut = useSignOut();
+  useRealtimeConnection();
+
+  const entries = useMemo<NavEntry[]>(() => {
+    const list: NavEntry[] = [
+      { path: '/', label: 'Dashboard', icon: <DashboardOutlined /> },
+      { path: '/cloudproviders', label: 'Cloud Providers', icon: <CloudOutlined /> },
+      { path: '/c2c', label: 'Transfers', icon: <SwapOutlined />, alsoFor: ['transfers'] },
+    ];
+    if (profile?.userType === USER_TYPE_ALL_PROVIDERS) {
+      list.push({ path: '/migration', label: 'Migration', icon: <AppstoreOutlined /> });
+    }
+    list.push(
+      { path: '/sync', label: 'Sync', icon: <SyncOutlined /> },
+      { path: '/replication', label: 'Replication', icon: <RetweetOutlined /> },
+      { path: '/mboard', label: 'Transfer Status', icon: <UnorderedListOutlined />, alsoFor: ['rboard'] },
+      { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined /> },
+      { path: '/finance', label: 'Finance', icon: <DollarOutlined />, alsoFor: ['logs'] },
+      {
+        path: '/profile',
+        label: 'Settings',
+        icon: <SettingOutlined />,
+        alsoFor: ['billing', 'roles', 'security-credentials', 'mfa', 'plan', 'pricings'],
+      },
+    );
+    if (profile && profile.role.title !== 'User') {
+      list.push({ path: '/users', label: 'Users', icon: <TeamOutlined /> });
+    }
+    return list;
+  }, [profile]);
+
+  const items: MenuProps['items'] = [
+    ...entries.map((entry) => ({
+      key: entry.path,
+      icon: entry.icon,
+      label: <Link to={entry.path}>{entry.label}</Link>,
+    })),
+    { type: 'divider' as const },
+    { key: SIGN_OUT_KEY, icon: <LogoutOutlined />, label: 'Sign out' },
+  ];
+
+  const onMenuClick: MenuProps['onClick'] = ({ key }) => {
+    if (key === SIGN_OUT_KEY) void signOut();
+  };
+
+  return (
+    <Layout style={{ minHeight: '100vh' }}>
+      <Layout.Sider theme="light" breakpoint="lg" collapsedWidth={0} width={220}>
+        <div style={{ padding: '16px 24px', fontSize: 22, fontWeight: 600 }}>Cumulo</div>
+        <nav aria-label="Main">
+          <Menu
+            mode="inline"
+            selectedKeys={[selectedKey(pathname, entries)]}
+            items={items}
+            onClick={onMenuClick}
+          />
+        </nav>
+      </Layout.Sider>
+      <Layout>
+        <Layout.Header
+          style={{
+            background: '#fff',
+            display: 'flex',
+            alignItems: 'center',
+            justifyContent: 'flex-end',
+            gap: 16,
+            paddingInline: 24,
+          }}
+        >
+          {profile && <Typography.Text>Hello, {profile.first_name}</Typography.Text>}
+          <NotificationBell />
+        </Layout.Header>
+        <Layout.Content style={{ padding: 24 }}>
+          <Suspense fallback={<PageSpinner />}>
+            <Outlet />
+          </Suspense>
+        </Layout.Content>
+      </Layout>
+    </Layout>
+  );
+}

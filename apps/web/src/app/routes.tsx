@@ -1,0 +1,170 @@
+import { lazy } from 'react';
+import { useSearchParams, type RouteObject } from 'react-router';
+import { RequireAuth } from './RequireAuth.tsx';
+import { RootShell } from './RootShell.tsx';
+import { RouteErrorPage } from './RouteErrorPage.tsx';
+
+// Every page is its own chunk, so /login loads only what sign-in needs.
+const AppLayout = lazy(() => import('./AppLayout.tsx').then((m) => ({ default: m.AppLayout })));
+const SettingsLayout = lazy(() =>
+  import('./SettingsLayout.tsx').then((m) => ({ default: m.SettingsLayout })),
+);
+const RoleGate = lazy(() => import('./RoleGate.tsx').then((m) => ({ default: m.RoleGate })));
+const NotFoundPage = lazy(() => import('./NotFoundPage.tsx').then((m) => ({ default: m.NotFoundPage })));
+const ComingSoon = lazy(() => import('../ui/ComingSoon.tsx').then((m) => ({ default: m.ComingSoon })));
+const LoginPage = lazy(() =>
+  import('../features/auth/LoginPage.tsx').then((m) => ({ default: m.LoginPage })),
+);
+const OktaLoginPage = lazy(() =>
+  import('../features/auth/OktaLoginPage.tsx').then((m) => ({ default: m.OktaLoginPage })),
+);
+const SignupPage = lazy(() =>
+  import('../features/auth/SignupPage.tsx').then((m) => ({ default: m.SignupPage })),
+);
+const PostSignupPage = lazy(() =>
+  import('../features/auth/PostSignupPage.tsx').then((m) => ({ default: m.PostSignupPage })),
+);
+const VerifyPage = lazy(() =>
+  import('../features/auth/VerifyPage.tsx').then((m) => ({ default: m.VerifyPage })),
+);
+const VerifyEmailPage = lazy(() =>
+  import('../features/auth/VerifyEmailPage.tsx').then((m) => ({ default: m.VerifyEmailPage })),
+);
+const ResetPasswordPage = lazy(() =>
+  import('../features/auth/ResetPasswordPage.tsx').then((m) => ({ default: m.ResetPasswordPage })),
+);
+const DashboardPage = lazy(() =>
+  import('../features/dashboard/DashboardPage.tsx').then((m) => ({ default: m.DashboardPage })),
+);
+const ProfilePage = lazy(() =>
+  import('../features/profile/ProfilePage.tsx').then((m) => ({ default: m.ProfilePage })),
+);
+const EditProfilePage = lazy(() =>
+  import('../features/profile/EditProfilePage.tsx').then((m) => ({ default: m.EditProfilePage })),
+);
+const ChangePasswordPage = lazy(() =>
+  import('../features/profile/ChangePasswordPage.tsx').then((m) => ({ default: m.ChangePasswordPage })),
+);
+const MfaPage = lazy(() => import('../features/mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })));
+const RequireWasabiAccess = lazy(() =>
+  import('../features/profile/RequireWasabiAccess.tsx').then((m) => ({ default: m.RequireWasabiAccess })),
+);
+
+function soon(path: string, title: string): RouteObject {
+  return { path, element: <ComingSoon title={title} /> };
+}
+
+/** /mboard is the Transfer Status page; with ?sync it is the replication variant (spec 002 §2). */
+function TransferStatusSoon() {
+  const [params] = useSearchParams();
+  return <ComingSoon title={params.get('sync') ? 'Replication Status' : 'Transfer Status'} />;
+}
+
+const ADMINS = ['Owner', 'Admin'] as const;
+
+/** Every route of the three spec documents (002 §2 "Full route table" plus 000 §2 and 001 §2). */
+export const appRoutes: RouteObject[] = [
+  {
+    element: <RootShell />,
+    errorElement: <RouteErrorPage />,
+    children: [
+      // Public: reachable without a stored token.
+      { path: 'login/:referrer_id?', element: <LoginPage /> },
+      { path: 'oktalogin/:referrer_id?', element: <OktaLoginPage /> },
+      { path: 'signup/:referrer_id?', element: <SignupPage /> },
+      { path: 'register/:referrer_id?', element: <SignupPage /> },
+      { path: 'postSignup', element: <PostSignupPage /> },
+      { path: 'verify/:token?', element: <VerifyPage /> },
+      { path: 'verifyemail', element: <VerifyEmailPage /> },
+      { path: 'resetpassword/:token?', element: <ResetPasswordPage /> },
+      { path: 'reset_password/:token?', element: <ResetPasswordPage /> },
+      soon('desktop', 'Cumulo Desktop'),
+      soon('desktopbilling', 'Desktop Billing'),
+      soon('sharing', 'Shared Files'),
+      soon('sharing/:token', 'Shared Files'),
+      {
+        element: <RequireAuth />,
+        children: [
+          {
+            element: <AppLayout />,
+            children: [
+              { index: true, element: <DashboardPage /> },
+              { path: 'dashboard', element: <DashboardPage /> },
+              soon('cloudproviders', 'Cloud Providers'),
+              soon('addProvider/:provider?/:id?', 'Set Up a New Cloud Provider'),
+              soon('onboard/:type', 'Onboarding'),
+              soon('addBucket/:provider?/:id?', 'Create New Bucket'),
+              soon('setAlert/:id?/:name?', 'Alerts'),
+              soon('cloud-compare/:id', 'Cloud Price Comparison'),
+              { path: 'mboard', element: <TransferStatusSoon /> },
+              soon('rboard', 'Replication History'),
+              soon('calc', 'Migration Cost Calculator'),
+              soon('migration', 'Migration'),
+              soon('c2c', 'Transfers'),
+              // Paths match case-insensitively, so this is also /Sync.
+              soon('sync', 'Sync'),
+              soon('replication', 'Replication'),
+              soon('S3Direct', 'Direct Upload'),
+              {
+                path: 'wasabi',
+                element: (
+                  <RequireWasabiAccess>
+                    <ComingSoon title="Direct Wasabi Storage" />
+                  </RequireWasabiAccess>
+                ),
+              },
+              soon('encoding', 'Encoding Jobs'),
+              soon('hybrik', 'Hybrik Encoding'),
+              soon('transfers', 'Transfers'),
+              soon('wbrstatus', 'Wasabi Migration Status'),
+              soon('awstboard', 'AWS Transfer Status'),
+              soon('prod2', 'Cloud to Cloud Transfers'),
+              soon('prod3', 'Cloud to Cloud Transfers'),
+              soon('wasabic2c', 'Wasabi Cloud to Cloud Transfers'),
+              soon('analytics', 'Analytics'),
+              soon('analytics-old', 'Analytics (previous version)'),
+              soon('finance', 'Finance'),
+              soon('logs', 'Users Activities'),
+              soon('userList', 'Users'),
+              soon('usageDetail', 'Usage Detail'),
+              soon('transferCostDetail', 'Transfer and Cost Report'),
+              soon('admindaccount', 'Account'),
+              soon('addNewAccount', 'Add New Account'),
+              soon('addNewUser', 'Add New User'),
+              {
+                element: <SettingsLayout />,
+                children: [
+                  { path: 'profile', element: <ProfilePage /> },
+                  { path: 'profile/edit', element: <EditProfilePage /> },
+                  { path: 'profile/changepassword', element: <ChangePasswordPage /> },
+                  { path: 'mfa', element: <MfaPage /> },
+                  soon('billing', 'Billing'),
+                  soon('billing/addcreditcard/:subscriptionId?', 'Add Credit Card'),
+                  ...(
+                    [
+                      ['users', 'Users'],
+                      ['users/invite', 'Invite Users'],
+                      ['users/:id', 'User Details'],
+                    ] as const
+                  ).map(([path, title]) => ({
+                    path,
+                    element: (
+                      <RoleGate roles={ADMINS}>
+                        <ComingSoon title={title} />
+                      </RoleGate>
+                    ),
+                  })),
+                  soon('roles', 'Permissions'),
+                  soon('security-credentials', 'Access Keys'),
+                  soon('plan', 'Plans'),
+                  soon('pricings', 'Packages'),
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import { AUTH_STORAGE_KEY } from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+
+type Renderer = ReturnType<typeof renderAt>;
+
+const requestToken = { status: 200, body: { token: 'form-token' } };
+
+async function signIn(user: Renderer['user'], email = 'ada@example.com', password = 'Secret123') {
+  await user.type(await screen.findByLabelText('Email'), email);
+  await user.type(screen.getByLabelText('Password'), password);
+  await user.click(screen.getByRole('button', { name: 'Sign in' }));
+}
+
+describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () => {
+  it('asks for the MFA code when the login answers challenge 1, then signs in', async () => {
+    const calls = stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': { status: 200, body: { challenge: 1, session: 'mfa-session' } },
+      'POST /api/authentication/mfa_respond': { status: 200, body: { jwtToken: 'jwt-mfa' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+    });
+    const { user, location } = renderAt('/login?returnUrl=%2Fprofile');
+
+    await signIn(user);
+    const code = await screen.findByLabelText('Code');
+    const verify = screen.getByRole('button', { name: 'Verify' });
+    expect(verify).toBeDisabled();
+    await user.type(code, '12a3456');
+    expect(code).toHaveValue('123456');
+    await user.click(verify);
+
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(location()).toBe('/profile');
+    expect(localStorage.getItem(AUTH_STORAGE_KEY)).toBe('jwt-mfa');
+    expect(calls.find((call) => call.path === '/api/authentication/mfa_respond')?.body).toEqual({
+      requestToken: 'form-token',
+      userCode: '123456',
+      session: 'mfa-session',
+    });
+  });
+
+  it('shows the server message of a refused sign-in', async () => {
+    stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': { status: 401, body: { message: 'Incorrect username or password.' } },
+    });
+    const { user, location } = renderAt('/login');
+
+    await signIn(user);
+
+    expect(await screen.findByText('Incorrect username or password.')).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(location()).toBe('/login');
+    expect(localStorage.getItem(AUTH_STORAGE_KEY)).toBeNull();
+  });
+
+  it('shows the rate-limit message of a 429', async () => {
+    stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': {
+        status: 429,
+        body: { message: 'Too many sign-in attempts. Please wait a few minutes and try again.' },
+      },
+    });
+    const { user } = renderAt('/login');
+
+    await signIn(user);
+
+    expect(
+      await screen.findByText('Too many sign-in attempts. Please wait a few minutes and try again.'),
+    ).toBeInTheDocument();
+  });
+
+  it('offers to resend the verification e-mail when the address is not verified', async () => {
+    const calls = stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': {
+        status: 403,
+        body: { code: 'EMAIL_NOT_VERIFIED', message: 'Your email has not yet been verified.' },
+      },
+      'PUT /api/resend_verification_email': { status: 200, body: { message: 'sent' } },
+    });
+    const { user } = renderAt('/login');
+
+    await signIn(user, 'Ada@example.com');
+    const popup = await screen.findByRole('dialog', { name: 'Email verification failed' });
+    expect(popup).toHaveTextContent('Your email has not yet been verified.');
+    await user.click(within(popup).getByRole('button', { name: 'Resend verification email' }));
+
+    expect(await screen.findByText('Email sent successfully, please check your email.')).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(calls.find((call) => call.path === '/api/resend_verification_email')?.body).toEqual({
+      email: 'Ada@example.com',
+    });
+  });
+
+  it('goes through forgot password to the sent panel and back to login', async () => {
+    const calls = stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/forgot_password': { status: 200, body: { message: 'sent' } },
+    });
+    const { user } = renderAt('/login');
+
+    await user.click(await screen.findByRole('button', { name: 'Forgot password?' }));
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    expect(await screen.findByText('Please enter an email.')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+
+    expect(await screen.findByText('Email sent successfully, please check your email.')).toBeInTheDocument();
+    expect(screen.getByText('We sent you a reset email to:')).toBeInTheDocument();
+    expect(screen.getByText('ada@example.com')).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/authentication/forgot_password')?.body).toEqual({
+      username: 'ada@example.com',
+      requestToken: 'form-token',
+    });
+
+    await user.click(screen.getByRole('button', { name: 'Back to login' }));
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+  });
+
+  it('offers Google sign-in only as a disabled button, since single sign-on is not configured', async () => {
+    stubApi({});
+    renderAt('/login');
+
+    expect(await screen.findByRole('button', { name: /Sign in with Google/ })).toBeDisabled();
+  });
+});

@@ -1,0 +1,204 @@
+import { useState } from 'react';
+import { App, Button, Divider, Flex, Form, Input, Modal, Tooltip } from 'antd';
+import { GoogleOutlined } from '@ant-design/icons';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { messages } from '@cumulo/contract';
+import { ApiError, describeError } from '../../api/client.ts';
+import { storeToken } from '../../api/auth-token.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+import { safeReturnUrl } from '../../app/public-paths.ts';
+import { AuthCard } from '../../ui/AuthCard.tsx';
+import { resendVerificationEmail, respondToMfa, signIn } from './auth-api.ts';
+import { emailRule } from './email-rule.ts';
+import { ForgotPasswordForm } from './ForgotPasswordForm.tsx';
+import { ResetEmailSent } from './ResetEmailSent.tsx';
+
+type Panel =
+  { kind: 'login' } | { kind: 'forgot' } | { kind: 'sent'; email: string } | { kind: 'mfa'; session: string };
+
+interface Credentials {
+  email: string;
+  password: string;
+}
+
+const MFA_CODE_LENGTH = 6;
+
+const PANEL_TITLES: Record<Panel['kind'], string> = {
+  login: 'Sign in to Cumulo',
+  forgot: 'Forgot password',
+  sent: 'Check your email',
+  mfa: 'Multi-factor authentication',
+};
+
+/** /login/:referrer_id? — sign-in, forgot password, reset-email-sent and MFA code panels (spec 000 §2, §4). */
+export function LoginPage() {
+  const { referrer_id: referrerId } = useParams();
+  const [searchParams] = useSearchParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { message } = App.useApp();
+  const [panel, setPanel] = useState<Panel>({ kind: 'login' });
+  const [unverifiedEmail, setUnverifiedEmail] = useState<string | null>(null);
+  const [mfaCode, setMfaCode] = useState('');
+
+  const finishSignIn = async (jwtToken: string) => {
+    storeToken(jwtToken);
+    await queryClient.invalidateQueries({ queryKey: queryKeys.profile });
+    navigate(safeReturnUrl(searchParams.get('returnUrl')), { replace: true });
+  };
+
+  const login = useMutation({
+    mutationFn: (credentials: Credentials) =>
+      signIn({ username: credentials.email.trim(), password: credentials.password, referrerId }),
+    onSuccess: async (answer) => {
+      if (answer.challenge === 1 && answer.session) {
+        setMfaCode('');
+        setPanel({ kind: 'mfa', session: answer.session });
+      } else if (answer.jwtToken) {
+        await finishSignIn(answer.jwtToken);
+      } else {
+        void message.error(messages.generic);
+      }
+    },
+    onError: (error, credentials) => {
+      if (error instanceof ApiError && error.status === 403 && error.code === 'EMAIL_NOT_VERIFIED') {
+        setUnverifiedEmail(credentials.email.trim());
+        return;
+      }
+      void message.error(describeError(error));
+    },
+  });
+
+  const mfa = useMutation({
+    mutationFn: respondToMfa,
+    onSuccess: finishSignIn,
+    onError: (error) => {
+      void message.error(describeError(error));
+      // The MFA step has a time limit; once it has passed, only the password step can start a new one.
+      if (error instanceof ApiError && error.code === 'MFA_SESSION') setPanel({ kind: 'login' });
+    },
+  });
+
+  const resend = useMutation({
+    mutationFn: resendVerificationEmail,
+    onSuccess: () => {
+      void message.success(messages.resetEmailSent);
+      setUnverifiedEmail(null);
+    },
+    onError: (error) => void message.error(describeError(error)),
+  });
+
+  const backToLogin = (
+    <Button type="link" onClick={() => setPanel({ kind: 'login' })}>
+      Back to login
+    </Button>
+  );
+  // The field keeps digits only; the server checks the code itself.
+  const codeIsComplete = mfaCode.length === MFA_CODE_LENGTH;
+
+  return (
+    <AuthCard title={PANEL_TITLES[panel.kind]}>
+      {panel.kind === 'login' && (
+        <>
+          <Form
+            name="login"
+            layout="vertical"
+            requiredMark={false}
+            onFinish={(values: Credentials) => login.mutate(values)}
+          >
+            <Form.Item label="Email" name="email" rules={[emailRule]} validateTrigger="onBlur">
+              <Input type="email" autoComplete="username" autoFocus />
+            </Form.Item>
+            <Form.Item
+              label="Password"
+              name="password"
+              rules={[{ required: true, message: 'Please enter your password.' }]}
+            >
+              <Input.Password autoComplete="current-password" />
+            </Form.Item>
+            <Flex justify="flex-end" style={{ marginTop: -12, marginBottom: 12 }}>
+              <Button type="link" style={{ paddingInline: 0 }} onClick={() => setPanel({ kind: 'forgot' })}>
+                Forgot password?
+              </Button>
+            </Flex>
+            <Button type="primary" htmlType="submit" block loading={login.isPending}>
+              Sign in
+            </Button>
+          </Form>
+          <Divider plain>or</Divider>
+          <Tooltip title="Single sign-on is not configured on this server.">
+            <Button block icon={<GoogleOutlined />} disabled>
+              Sign in with Google
+            </Button>
+          </Tooltip>
+          <p className="auth-footer">
+            Don&apos;t have an account?{' '}
+            <Link to={referrerId ? `/signup/${referrerId}` : '/signup'}>Sign up</Link>
+          </p>
+        </>
+      )}
+
+      {panel.kind === 'forgot' && (
+        <ForgotPasswordForm
+          onSent={(email) => setPanel({ kind: 'sent', email })}
+          footer={<Flex justify="center">{backToLogin}</Flex>}
+        />
+      )}
+
+      {panel.kind === 'sent' && <ResetEmailSent email={panel.email} loginAction={backToLogin} />}
+
+      {panel.kind === 'mfa' && (
+        <>
+          <p>Enter the 6-digit code from your authenticator app.</p>
+          <Form
+            name="mfa"
+            layout="vertical"
+            requiredMark={false}
+            onFinish={() => mfa.mutate({ userCode: mfaCode.trim(), session: panel.session })}
+          >
+            <Form.Item label="Code" htmlFor="mfa-code">
+              <Input
+                id="mfa-code"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={MFA_CODE_LENGTH}
+                autoFocus
+                value={mfaCode}
+                onChange={(event) => setMfaCode(event.target.value.replace(/\D/g, ''))}
+              />
+            </Form.Item>
+            <Button type="primary" htmlType="submit" block disabled={!codeIsComplete} loading={mfa.isPending}>
+              Verify
+            </Button>
+          </Form>
+          <Flex justify="center" style={{ marginTop: 8 }}>
+            {backToLogin}
+          </Flex>
+        </>
+      )}
+
+      <Modal
+        open={unverifiedEmail !== null}
+        title={messages.emailVerificationFailed}
+        closable={false}
+        onCancel={() => setUnverifiedEmail(null)}
+        footer={[
+          <Button key="close" onClick={() => setUnverifiedEmail(null)}>
+            Close
+          </Button>,
+          <Button
+            key="resend"
+            type="primary"
+            loading={resend.isPending}
+            onClick={() => unverifiedEmail && resend.mutate(unverifiedEmail)}
+          >
+            Resend verification email
+          </Button>,
+        ]}
+      >
+        <p>{messages.emailNotVerified}</p>
+      </Modal>
+    </AuthCard>
+  );
+}

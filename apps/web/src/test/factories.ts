@@ -1,0 +1,35 @@
+import type { UserProfile } from '@cumulo/contract';
+
+/** A signed-in user as GET /api/users/_me answers it. */
+export function buildProfile(overrides: Partial<UserProfile> = {}): UserProfile {
+  return {
+    id: 'user-1',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada@example.com',
+    company: 'Analytical Engines',
+    pictureUrl: null,
+    created_at: '2025-03-04T10:00:00.000Z',
+    activation_date: '2025-03-05T10:00:00.000Z',
+    active: true,
+    role: { id: 1, title: 'Owner' },
+    packages: [],
+    has_billing_info: false,
+    referrer_id: null,
+    slack_on_sidebar: false,
+    slack_on_popup: false,
+    mfa_enabled: false,
+    userType: 4,
+    organization: {
+      id: 'org-1',
+      name: 'Analytical Engines',
+      is_cbs: false,
+      confirmed_wasabi: false,
+      confirmed_c2c: false,
+      confirmed_ftx: false,
+    },
+    acl: { has_wasabi: false },
+    quota: {},
+    ...overrides,
+  };
+}
