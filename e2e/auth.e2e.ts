@@ -13,8 +13,9 @@ async function signIn(page: Page, email: string, password: string) {
 }
 
 async function signOut(page: Page) {
+  const path = new URL(page.url()).pathname;
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
-  await expect(page).toHaveURL(/\/login/);
+  await expect(page).toHaveURL(`/login?returnUrl=${encodeURIComponent(path)}`);
 }
 
 /** A fresh TOTP, waiting out the last seconds of a period so the code cannot expire on its way. */
@@ -75,7 +76,9 @@ test('a new user signs up, verifies, enables MFA, signs in with a code and reset
   await expect(page.getByText('Enter the 6-digit code from your authenticator app.')).toBeVisible();
   await page.getByLabel('Code').fill(await totp(secret));
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
+  // Signing out from /mfa kept the path as returnUrl, so the sign-in returns there, with MFA shown as on.
+  await expect(page).toHaveURL(/\/mfa$/);
+  await expect(page.getByRole('button', { name: 'Disable MFA' })).toBeVisible();
   await signOut(page);
 
   // Forgot password: the e-mailed link resets it once.
