@@ -129,8 +129,8 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
 }
 
 /**
- * Serves the built SPA when there is one; unknown non-API GETs that accept HTML get index.html so client
- * routes load. Everything else unknown answers the JSON 404.
+ * Serves the built SPA when there is one; unknown non-API GETs of client routes get index.html so deep links
+ * load. Everything else unknown answers the JSON 404.
  */
 function serveWebApp(app: FastifyInstance, webDist: string | null) {
   const indexHtml = webDist ? path.join(webDist, 'index.html') : null;
@@ -140,7 +140,9 @@ function serveWebApp(app: FastifyInstance, webDist: string | null) {
   }
   app.setNotFoundHandler((request, reply) => {
     const isApi = request.url.startsWith('/api/') || request.url === '/api';
-    if (hasWebApp && indexHtml && request.method === 'GET' && !isApi && (request.headers.accept ?? '').includes('text/html')) {
+    // Client routes (no file extension) get the app; a missing asset file stays a 404.
+    const isClientRoute = !/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '');
+    if (hasWebApp && indexHtml && request.method === 'GET' && !isApi && isClientRoute) {
       return reply.header('cache-control', 'no-cache').type('text/html').send(fs.createReadStream(indexHtml));
     }
     return reply.status(404).send({ message: messages.notFound });

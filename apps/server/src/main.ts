@@ -44,7 +44,10 @@ async function main() {
   let shuttingDown = false;
 
   const shutdown = async (signal: string, code = 0) => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      log.info(`${signal} received: already shutting down`);
+      return;
+    }
     shuttingDown = true;
     log.info(`${signal} received: shutting down`);
     const force = setTimeout(() => {
@@ -59,8 +62,10 @@ async function main() {
     clearTimeout(force);
     process.exit(code);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // `on`, not `once`: a terminal Ctrl-C reaches both npm and this process, and npm forwards it again; a
+  // repeated signal must not kill the process before the database has been stopped.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 
   try {
     let databaseUrl = config.DATABASE_URL;
