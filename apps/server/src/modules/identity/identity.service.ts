@@ -18,7 +18,7 @@ import type { SecretBox } from '../../crypto/keys.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
-import type { IdentityRepo, UserRow } from './identity.repo.ts';
+import type { IdentityRepo, TokenKind, UserRow } from './identity.repo.ts';
 import type { SignInLimiter } from './sign-in-limiter.ts';
 import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } from './identity.mail.ts';
 
@@ -163,15 +163,7 @@ export class IdentityService {
   async forgotPassword(email: string) {
     const user = await this.repo.findUserByEmail(email);
     if (user && user.active) {
-      const token = newLinkToken();
-      await this.repo.expireUnusedTokens(user.id, 'reset_password');
-      await this.repo.createToken({
-        organizationId: user.organizationId,
-        userId: user.id,
-        kind: 'reset_password',
-        tokenHash: hashToken(token),
-        expiresAt: new Date(Date.now() + RESET_LINK_TTL_SECONDS * 1000),
-      });
+      const token = await this.#issueLink(user, 'reset_password', RESET_LINK_TTL_SECONDS);
       // Not awaited: answering at once whatever the address keeps the timing from revealing accounts.
       this.#sendQuietly(resetMail(user.email, user.firstName, `${this.publicUrl}/resetpassword/${token}`));
     }
@@ -387,16 +379,22 @@ export class IdentityService {
     return this.auth.sessionToken(user.id, sessionId, user.organizationId);
   }
 
-  async #sendVerification(user: UserRow) {
+  /** A new single-use link token of `kind`; earlier unused ones of the same kind stop working. */
+  async #issueLink(user: UserRow, kind: TokenKind, ttlSeconds: number): Promise<string> {
     const token = newLinkToken();
-    await this.repo.expireUnusedTokens(user.id, 'verify_email');
+    await this.repo.expireUnusedTokens(user.id, kind);
     await this.repo.createToken({
       organizationId: user.organizationId,
       userId: user.id,
-      kind: 'verify_email',
+      kind,
       tokenHash: hashToken(token),
-      expiresAt: new Date(Date.now() + VERIFICATION_LINK_TTL_SECONDS * 1000),
+      expiresAt: new Date(Date.now() + ttlSeconds * 1000),
     });
+    return token;
+  }
+
+  async #sendVerification(user: UserRow) {
+    const token = await this.#issueLink(user, 'verify_email', VERIFICATION_LINK_TTL_SECONDS);
     this.#sendQuietly(verificationMail(user.email, user.firstName, `${this.publicUrl}/verify/${token}`));
   }
 
