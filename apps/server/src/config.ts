@@ -41,7 +41,6 @@ export const configSchema = z.object({
     .min(60)
     .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   WEB_DIST: z.string().optional(),
 });
 

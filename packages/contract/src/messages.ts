@@ -27,7 +27,8 @@ export const messages = {
   termsRequired: 'Please accept the terms and conditions.',
   /* Texts the spec leaves to us ("not shown"). */
   wrongCredentials: 'Incorrect username or password.',
-  wrongMfaCode: 'The code is not valid. Please check your authenticator app and try again.',
+  wrongMfaCode:
+    'The code is not valid or was already used. Please enter the current code from your authenticator app.',
   mfaSessionExpired: 'Your sign-in session has expired. Please sign in again.',
   tooManyAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
   requestTokenInvalid: 'This form has expired. Please reload the page and try again.',

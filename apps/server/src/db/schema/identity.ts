@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { organizations, roles } from './organizations.ts';
 
 export const users = pgTable(
@@ -24,6 +34,8 @@ export const users = pgTable(
     /** AES-256-GCM sealed TOTP secret (see crypto/secret-box.ts). */
     mfaSecret: text('mfa_secret'),
     mfaPendingSecret: text('mfa_pending_secret'),
+    /** The last TOTP time step accepted, so a code cannot be used twice. */
+    mfaLastStep: bigint('mfa_last_step', { mode: 'number' }),
     slackOnSidebar: boolean('slack_on_sidebar').notNull().default(false),
     slackOnPopup: boolean('slack_on_popup').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true })

@@ -10,6 +10,19 @@ const logLines: string[] = [];
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}.${Date.now()}.${++counter}@example.com`;
 
+/**
+ * The TOTP code of the time step `offset` steps from now. Cumulo accepts one step of drift either way and each
+ * step only once, so a flow that needs several codes in a row takes them from successive steps.
+ */
+const codeAt = (secret: string, offset: number) =>
+  authenticator.clone({ epoch: Date.now() + offset * 30_000 }).generate(secret);
+
+/** Waits out the last seconds of a step so codes computed now are still valid when they arrive. */
+async function awayFromStepEdge() {
+  const remaining = authenticator.timeRemaining();
+  if (remaining < 3) await new Promise((r) => setTimeout(r, (remaining + 1) * 1000));
+}
+
 async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, token?: string) {
   const res = await server.app.inject({
     method,
@@ -240,6 +253,7 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
 
   it('enrols MFA with a TOTP, then signs in through the MFA challenge, and disables it', async () => {
     const { email, jwt } = await signUpVerified();
+    await awayFromStepEdge();
     const generated = await call('POST', '/api/user/generate_mfa_token', undefined, jwt);
     expect(generated.status).toBe(200);
     const secret = String(generated.body.secret);
@@ -251,7 +265,7 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const enabled = await call(
       'POST',
       '/api/user/set_mfa',
-      { enabled: true, userCode: authenticator.generate(secret) },
+      { enabled: true, userCode: codeAt(secret, -1) },
       jwt,
     );
     expect(enabled.body.message).toBe(messages.mfaEnabled);
@@ -264,20 +278,20 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const session = String(first.body.session);
     const wrong = await call('POST', '/api/authentication/mfa_respond', {
       requestToken: await requestToken(),
-      userCode: authenticator.generate(secret) === '123456' ? '654321' : '123456',
+      userCode: codeAt(secret, 0) === '123456' ? '654321' : '123456',
       session,
     });
     expect(wrong.status).toBe(401);
     expect(wrong.body.message).toBe(messages.wrongMfaCode);
     const forged = await call('POST', '/api/authentication/mfa_respond', {
       requestToken: await requestToken(),
-      userCode: authenticator.generate(secret),
+      userCode: codeAt(secret, 0),
       session: `${session}x`,
     });
     expect(forged.status).toBe(401);
     const ok = await call('POST', '/api/authentication/mfa_respond', {
       requestToken: await requestToken(),
-      userCode: authenticator.generate(secret),
+      userCode: codeAt(secret, 0),
       session,
     });
     expect(ok.status).toBe(200);
@@ -287,7 +301,7 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const disabled = await call(
       'POST',
       '/api/user/set_mfa',
-      { enabled: false, userCode: authenticator.generate(secret) },
+      { enabled: false, userCode: codeAt(secret, 1) },
       mfaJwt,
     );
     expect(disabled.body.message).toBe(messages.mfaDisabled);
@@ -298,6 +312,29 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       [email],
     );
     expect(stored.rows[0]).toEqual({ mfa_secret: null, mfa_pending_secret: null });
+  });
+
+  it('refuses a TOTP code that was already used, even within its validity', async () => {
+    const { email, jwt } = await signUpVerified();
+    await awayFromStepEdge();
+    const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
+    expect(
+      (await call('POST', '/api/user/set_mfa', { enabled: true, userCode: codeAt(secret, -1) }, jwt)).status,
+    ).toBe(200);
+    const respond = async (userCode: string) => {
+      const challenge = await login(email, PASSWORD);
+      return call('POST', '/api/authentication/mfa_respond', {
+        requestToken: await requestToken(),
+        userCode,
+        session: String(challenge.body.session),
+      });
+    };
+    const code = codeAt(secret, 0);
+    expect((await respond(code)).status).toBe(200);
+    const replayed = await respond(code);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.message).toBe(messages.wrongMfaCode);
+    expect((await respond(codeAt(secret, 1))).status).toBe(200);
   });
 
   it('stores the TOTP secret sealed, never in plain text', async () => {

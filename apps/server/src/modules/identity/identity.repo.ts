@@ -66,6 +66,22 @@ export class IdentityRepo {
     return row;
   }
 
+  /** Records a TOTP time step as used; false when it (or a later one) was used already, i.e. a replayed code. */
+  async claimTotpStep(organizationId: string, userId: string, step: number): Promise<boolean> {
+    const rows = await this.orm
+      .update(users)
+      .set({ mfaLastStep: step })
+      .where(
+        and(
+          eq(users.id, userId),
+          eq(users.organizationId, organizationId),
+          or(isNull(users.mfaLastStep), lt(users.mfaLastStep, step)),
+        ),
+      )
+      .returning({ id: users.id });
+    return rows.length === 1;
+  }
+
   async createSession(values: typeof sessions.$inferInsert) {
     const [row] = await this.orm.insert(sessions).values(values).returning({ id: sessions.id });
     if (!row) throw new Error('session insert returned nothing');

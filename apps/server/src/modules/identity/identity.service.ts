@@ -24,7 +24,8 @@ import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } fr
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
 const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
-const totp = baseAuthenticator.clone({ window: 1 });
+const TOTP_STEP_SECONDS = 30;
+const totp = baseAuthenticator.clone({ window: 1, step: TOTP_STEP_SECONDS });
 
 export interface ClientInfo {
   ip: string;
@@ -84,7 +85,7 @@ export class IdentityService {
     if (!user || !user.active || !user.mfaSecret)
       throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
     await this.limiter.check(user.email, client.ip);
-    if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
+    if (!(await this.#acceptCode(user, user.mfaSecret, userCode))) {
       await this.limiter.recordFailure(user.email, client.ip);
       throw new AppError(401, 'WRONG_MFA_CODE', messages.wrongMfaCode);
     }
@@ -308,9 +309,9 @@ export class IdentityService {
     if (!user) throw notFound();
     if (enabled) {
       if (!user.mfaPendingSecret) throw badRequest('Start again: generate a new QR code first.');
-      const secret = this.secrets.open(user.mfaPendingSecret);
-      if (!totp.check(userCode, secret))
+      if (!(await this.#acceptCode(user, user.mfaPendingSecret, userCode))) {
         throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
+      }
       await this.repo.updateUser(principal.organizationId, principal.userId, {
         mfaSecret: user.mfaPendingSecret,
         mfaPendingSecret: null,
@@ -318,7 +319,7 @@ export class IdentityService {
       return { message: messages.mfaEnabled };
     }
     if (!user.mfaSecret) return { message: messages.mfaDisabled };
-    if (!totp.check(userCode, this.secrets.open(user.mfaSecret))) {
+    if (!(await this.#acceptCode(user, user.mfaSecret, userCode))) {
       throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
     }
     await this.repo.updateUser(principal.organizationId, principal.userId, {
@@ -377,6 +378,17 @@ export class IdentityService {
       userAgent: client.userAgent?.slice(0, 300),
     });
     return this.auth.sessionToken(user.id, sessionId, user.organizationId);
+  }
+
+  /**
+   * Checks a TOTP code against a sealed secret (one step of clock drift either way) and marks its time step
+   * used, so a code seen by someone else cannot be replayed within its validity.
+   */
+  async #acceptCode(user: UserRow, sealedSecret: string, code: string): Promise<boolean> {
+    const delta = totp.checkDelta(code, this.secrets.open(sealedSecret));
+    if (delta === null) return false;
+    const step = Math.floor(Date.now() / 1000 / TOTP_STEP_SECONDS) + delta;
+    return this.repo.claimTotpStep(user.organizationId, user.id, step);
   }
 
   /** A new single-use link token of `kind`; earlier unused ones of the same kind stop working. */
