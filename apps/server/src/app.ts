@@ -27,7 +27,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { IdentityRepo } from './modules/identity/identity.repo.ts';
 import { IdentityService } from './modules/identity/identity.service.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
-import { SignInLimiter } from './modules/identity/sign-in-limiter.ts';
+import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +54,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     identityRepo,
     auth,
     new SignInLimiter(db.pool),
+    new MailLimiter(db.pool),
     mail,
     new SecretBox(masterKey),
     config.PUBLIC_URL,

@@ -26,6 +26,8 @@ export const REQUEST_TOKEN_TTL_SECONDS = 30 * 60;
 export const MFA_SESSION_TTL_SECONDS = 5 * 60;
 /** Sign-in rate limits: attempts per window, per user name and per client address. */
 export const SIGN_IN_LIMIT = { perUser: 5, perIp: 20, windowSeconds: 15 * 60 } as const;
+/** Mails a visitor can trigger (reset, verification, sign-up notices): per address and per client address, per hour. */
+export const MAIL_LIMIT = { perAddress: 5, perIp: 30, windowSeconds: 60 * 60 } as const;
 /** Local-storage key of the stored authorization value. */
 export const AUTH_STORAGE_KEY = 'Authorization';
 /** Path of the real-time hub. */

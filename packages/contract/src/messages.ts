@@ -31,6 +31,7 @@ export const messages = {
     'The code is not valid or was already used. Please enter the current code from your authenticator app.',
   mfaSessionExpired: 'Your sign-in session has expired. Please sign in again.',
   tooManyAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
+  tooManyMails: 'Too many e-mails were requested from here. Please wait a while and try again.',
   requestTokenInvalid: 'This form has expired. Please reload the page and try again.',
   resetLinkInvalid: 'This reset link is invalid or has expired. Please request a new one.',
   verifyLinkInvalid: 'This verification link is invalid or has expired. Please request a new one.',

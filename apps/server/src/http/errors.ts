@@ -22,7 +22,7 @@ export const unauthorized = (message: string = messages.signInAgainBody) =>
 export const forbidden = (message: string = messages.forbidden, code = 'FORBIDDEN') =>
   new AppError(403, code, message);
 export const notFound = (message: string = messages.notFound) => new AppError(404, 'NOT_FOUND', message);
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new AppError(429, 'TOO_MANY_REQUESTS', messages.tooManyAttempts, undefined, {
+export const tooManyRequests = (retryAfterSeconds: number, message: string = messages.tooManyAttempts) =>
+  new AppError(429, 'TOO_MANY_REQUESTS', message, undefined, {
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });

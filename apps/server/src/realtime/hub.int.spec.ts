@@ -10,12 +10,15 @@ let base: string;
 /** Creates a verified user of a new organisation straight through the service and signs in. */
 async function signedInUser(name: string) {
   const email = `${name}.${Date.now()}@example.com`;
-  await server.services.identity.signup({
-    email,
-    password: 'Sunny#day7',
-    first_name: name,
-    last_name: 'Test',
-  });
+  await server.services.identity.signup(
+    {
+      email,
+      password: 'Sunny#day7',
+      first_name: name,
+      last_name: 'Test',
+    },
+    { ip: '127.0.0.1' },
+  );
   await server.db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
   const login = await server.services.identity.login(email, 'Sunny#day7', { ip: '127.0.0.1' });
   if (login.challenge !== 0) throw new Error('unexpected MFA challenge');

@@ -1,13 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authenticator } from 'otplib';
 import { sql } from 'drizzle-orm';
-import { messages, SIGN_IN_LIMIT } from '@cumulo/contract';
+import { MAIL_LIMIT, messages, SIGN_IN_LIMIT } from '@cumulo/contract';
 import { linkToken, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 const PASSWORD = 'Sunny#day7';
 let server: TestServer;
 const logLines: string[] = [];
 let counter = 0;
+/** Each test calls from its own client address, so the per-address limits of one test do not reach the next. */
+let clientIp = '10.0.0.1';
+beforeEach(() => {
+  clientIp = `10.0.${Math.floor(counter / 200)}.${(counter % 200) + 2}`;
+  counter++;
+});
 const uniqueEmail = (name: string) => `${name}.${Date.now()}.${++counter}@example.com`;
 
 /**
@@ -29,7 +35,7 @@ async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body
     url,
     payload: body === undefined ? undefined : (body as object),
     headers: token ? { authorization: `Bearer ${token}` } : {},
-    remoteAddress: '10.9.8.7',
+    remoteAddress: clientIp,
   });
   return {
     status: res.statusCode,
@@ -249,6 +255,38 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect((await login(email, PASSWORD)).status).toBe(401);
     expect((await login(email, newPassword)).body.challenge).toBe(0);
     expect(server.mail.received.filter((m) => m.to.includes(uniqueEmail('ghost')))).toHaveLength(0);
+  });
+
+  it('sends at most the hourly number of mails to one address, answering every request alike', async () => {
+    const { email } = await signUpVerified();
+    const answers = [];
+    for (let i = 0; i <= MAIL_LIMIT.perAddress; i++) {
+      answers.push(
+        await call('POST', '/api/authentication/forgot_password', {
+          username: email,
+          requestToken: await requestToken(),
+        }),
+      );
+    }
+    expect(answers.every((a) => a.status === 200 && a.body.message === messages.resetEmailSent)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    // One verification mail plus resets up to the limit.
+    const resets = server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Reset'));
+    expect(resets).toHaveLength(MAIL_LIMIT.perAddress - 1);
+  });
+
+  it('answers 429 when one client address asks for too many mails', async () => {
+    const statuses = [];
+    for (let i = 0; i <= MAIL_LIMIT.perIp; i++) {
+      const res = await call('POST', '/api/authentication/forgot_password', {
+        username: uniqueEmail('flood'),
+        requestToken: await requestToken(),
+      });
+      statuses.push(res.status);
+      if (res.status === 429) expect(res.body.message).toBe(messages.tooManyMails);
+    }
+    expect(statuses.slice(0, MAIL_LIMIT.perIp).every((s) => s === 200)).toBe(true);
+    expect(statuses[MAIL_LIMIT.perIp]).toBe(429);
   });
 
   it('enrols MFA with a TOTP, then signs in through the MFA challenge, and disables it', async () => {

@@ -70,7 +70,7 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
       { schema: { tags, body: forgotPasswordBody, response: { 200: messageAnswer } } },
       async (request) => {
         await auth.checkRequestToken(request.body.requestToken);
-        return service.forgotPassword(request.body.username);
+        return service.forgotPassword(request.body.username, client(request));
       },
     );
 
@@ -97,13 +97,13 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
     app.put(
       '/resend_verification_email',
       { schema: { tags, body: resendVerificationBody, response: { 200: messageAnswer } } },
-      async (request) => service.resendVerification(request.body?.email),
+      async (request) => service.resendVerification(request.body?.email, client(request)),
     );
 
     app.post(
       '/users',
       { schema: { tags, body: signupBody, response: { 201: signupAnswer } } },
-      async (request, reply) => reply.status(201).send(await service.signup(request.body)),
+      async (request, reply) => reply.status(201).send(await service.signup(request.body, client(request))),
     );
 
     app.get(

@@ -19,7 +19,7 @@ import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { IdentityRepo, TokenKind, UserRow } from './identity.repo.ts';
-import type { SignInLimiter } from './sign-in-limiter.ts';
+import type { MailLimiter, SignInLimiter } from './sign-in-limiter.ts';
 import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } from './identity.mail.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
@@ -42,6 +42,7 @@ export class IdentityService {
     private readonly repo: IdentityRepo,
     private readonly auth: AuthService,
     private readonly limiter: SignInLimiter,
+    private readonly mailLimiter: MailLimiter,
     private readonly mail: MailService,
     private readonly secrets: SecretBox,
     private readonly publicUrl: string,
@@ -98,15 +99,18 @@ export class IdentityService {
     await this.publish({ type: '$session-revoked', sessionIds: [principal.sessionId] });
   }
 
-  async signup(input: {
-    email: string;
-    password: string;
-    first_name: string;
-    last_name: string;
-    company?: string | null;
-    referrer_id?: string | number | null;
-    invite_token?: string | null;
-  }) {
+  async signup(
+    input: {
+      email: string;
+      password: string;
+      first_name: string;
+      last_name: string;
+      company?: string | null;
+      referrer_id?: string | number | null;
+      invite_token?: string | null;
+    },
+    client: ClientInfo,
+  ) {
     if (input.invite_token) {
       await this.completeInvitation({
         token: input.invite_token,
@@ -116,10 +120,13 @@ export class IdentityService {
       });
       return { email: input.email, message: messages.signupDone };
     }
+    await this.mailLimiter.countRequest(client.ip);
     const existing = await this.repo.findUserByEmail(input.email);
     if (existing) {
       // Same answer as a new sign-up, so the form does not reveal who has an account; the owner is told by mail.
-      this.#sendQuietly(alreadyRegisteredMail(existing.email, `${this.publicUrl}/login`));
+      if (await this.mailLimiter.mayMail(existing.email)) {
+        void this.#sendQuietly(alreadyRegisteredMail(existing.email, `${this.publicUrl}/login`));
+      }
       return { email: input.email, message: messages.signupDone };
     }
     const passwordHash = await hash(input.password, ARGON2);
@@ -155,18 +162,22 @@ export class IdentityService {
     return { message: messages.accountVerified };
   }
 
-  async resendVerification(email: string | undefined) {
+  async resendVerification(email: string | undefined, client: ClientInfo) {
+    await this.mailLimiter.countRequest(client.ip);
     const user = email ? await this.repo.findUserByEmail(email) : undefined;
     if (user && !user.emailVerifiedAt && user.active) await this.#sendVerification(user);
     return { message: messages.resetEmailSent };
   }
 
-  async forgotPassword(email: string) {
+  async forgotPassword(email: string, client: ClientInfo) {
+    await this.mailLimiter.countRequest(client.ip);
     const user = await this.repo.findUserByEmail(email);
-    if (user && user.active) {
+    if (user && user.active && (await this.mailLimiter.mayMail(user.email))) {
       const token = await this.#issueLink(user, 'reset_password', RESET_LINK_TTL_SECONDS);
       // Not awaited: answering at once whatever the address keeps the timing from revealing accounts.
-      this.#sendQuietly(resetMail(user.email, user.firstName, `${this.publicUrl}/resetpassword/${token}`));
+      void this.#sendQuietly(
+        resetMail(user.email, user.firstName, `${this.publicUrl}/resetpassword/${token}`),
+      );
     }
     return { message: messages.resetEmailSent };
   }
@@ -214,7 +225,7 @@ export class IdentityService {
       invitedBy: principal.userId,
       expiresAt: new Date(Date.now() + INVITATION_TTL_SECONDS * 1000),
     });
-    this.#sendQuietly(
+    void this.#sendQuietly(
       invitationMail(
         input.email,
         input.firstName,
@@ -406,12 +417,14 @@ export class IdentityService {
   }
 
   async #sendVerification(user: UserRow) {
+    if (!(await this.mailLimiter.mayMail(user.email))) return;
     const token = await this.#issueLink(user, 'verify_email', VERIFICATION_LINK_TTL_SECONDS);
-    this.#sendQuietly(verificationMail(user.email, user.firstName, `${this.publicUrl}/verify/${token}`));
+    void this.#sendQuietly(verificationMail(user.email, user.firstName, `${this.publicUrl}/verify/${token}`));
   }
 
-  #sendQuietly(mail: OutgoingMail) {
-    this.mail
+  /** Sends without failing the caller: a mail that cannot go out is logged, the user can ask again. */
+  async #sendQuietly(mail: OutgoingMail) {
+    await this.mail
       .send(mail)
       .catch((error: unknown) => this.log.error({ err: error, subject: mail.subject }, 'mail failed'));
   }
