@@ -146,6 +146,38 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect(res.body.message).toBe(messages.verifyLinkInvalid);
   });
 
+  it('resends the verification mail with a new link that replaces the old one', async () => {
+    const email = uniqueEmail('resend');
+    await call('POST', '/api/users', { email, password: PASSWORD, first_name: 'Re', last_name: 'Send' });
+    const first = linkToken(await server.mail.waitFor(email, 'Verify'), /\/verify\/([\w-]+)/);
+    const resent = await call('PUT', '/api/resend_verification_email', { email });
+    expect(resent.status).toBe(200);
+    expect(resent.body.message).toBe(messages.resetEmailSent);
+    await expect
+      .poll(
+        () => server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Verify')).length,
+      )
+      .toBe(2);
+    const mails = server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Verify'));
+    const [, secondMail] = mails;
+    if (!secondMail) throw new Error('no second verification mail');
+    const second = linkToken(secondMail, /\/verify\/([\w-]+)/);
+    expect(second).not.toBe(first);
+    expect((await call('PUT', '/api/verify_user', { verification_token: first })).status).toBe(400);
+    expect((await call('PUT', '/api/verify_user', { verification_token: second })).status).toBe(200);
+
+    const ghost = uniqueEmail('ghost');
+    const unknown = await call('PUT', '/api/resend_verification_email', { email: ghost });
+    expect(unknown.body).toEqual(resent.body);
+    const verifiedAgain = await call('PUT', '/api/resend_verification_email', { email });
+    expect(verifiedAgain.body).toEqual(resent.body);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.mail.received.filter((m) => m.to.includes(ghost))).toHaveLength(0);
+    expect(
+      server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Verify')),
+    ).toHaveLength(2);
+  });
+
   it('answers a sign-up of an existing address like a new one, and mails the owner instead', async () => {
     const { email } = await signUpVerified();
     const again = await call('POST', '/api/users', {
@@ -493,6 +525,35 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     const me = await call('GET', '/api/users/_me', undefined, String(res.body.jwtToken));
     expect(me.body.role).toEqual({ id: 3, title: 'User' });
     expect(me.body.organization).toEqual(ownerMe.body.organization);
+  });
+
+  it('accepts an invitation through the sign-up call with invite_token', async () => {
+    const owner = await signUpVerified(uniqueEmail('inviter2'), 'Second Org');
+    const principal = await server.services.auth.verifyBearer(owner.jwt);
+    if (!principal) throw new Error('owner token did not verify');
+    const invitee = uniqueEmail('invitee2');
+    const token = await server.services.identity.invite(principal, {
+      email: invitee,
+      firstName: 'Al',
+      lastName: 'Bo',
+      roleId: 2,
+    });
+    const res = await call('POST', '/api/users', {
+      email: invitee,
+      password: PASSWORD,
+      first_name: 'Al',
+      last_name: 'Bo',
+      invite_token: token,
+    });
+    expect(res.status).toBe(201);
+    const me = await call(
+      'GET',
+      '/api/users/_me',
+      undefined,
+      String((await login(invitee, PASSWORD)).body.jwtToken),
+    );
+    expect(me.body.role).toEqual({ id: 2, title: 'Admin' });
+    expect((me.body.organization as { name: string }).name).toBe('Second Org');
   });
 
   it('lists the three roles', async () => {
