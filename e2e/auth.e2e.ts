@@ -164,3 +164,34 @@ test('the sign-in page loads under 300 KB of gzipped JavaScript (routes are lazy
   console.log(`/login loads ${scripts.size} scripts, ${(gzipBytes / 1024).toFixed(1)} KB gzipped`);
   expect(gzipBytes).toBeLessThan(300 * 1024);
 });
+
+test('a sign-in ended elsewhere shows "Please sign in again" and returns to the same page after sign-in', async ({
+  page,
+  request,
+}) => {
+  const email = `e2e.revoked.${Date.now()}@example.com`;
+  await request.post('/api/users', {
+    data: { email, password: PASSWORD, first_name: 'Rev', last_name: 'Oked' },
+  });
+  const verifyLink = await linkFromMail(email, 'Verify your e-mail', /\/verify\/([\w-]+)/);
+  await request.put('/api/verify_user', { data: { verification_token: verifyLink.split('/').at(-1) } });
+  await page.goto('/login?returnUrl=%2Fprofile');
+  await signIn(page, email, PASSWORD);
+  await expect(page.getByText(email)).toBeVisible();
+
+  // The same sign-in is ended from elsewhere (another tab signing out).
+  const token = await page.evaluate(() => localStorage.getItem('Authorization'));
+  const ended = await request.post('/api/authentication/logout', {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(ended.status()).toBe(204);
+
+  await page.reload();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByText('Please sign in again')).toBeVisible();
+  await expect(dialog.getByText('You were signed out of your account.')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL('/login?returnUrl=%2Fprofile');
+  await signIn(page, email, PASSWORD);
+  await expect(page).toHaveURL(/\/profile$/);
+});
