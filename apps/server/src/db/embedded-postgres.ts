@@ -260,14 +260,8 @@ function isPostgresProcess(pid: number): boolean {
 
 async function waitForExit(pid: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // /proc, not kill(pid, 0): an orphan reparented to a PID 1 that does not reap lingers as a zombie.
+  while (Date.now() < deadline && isPostgresProcess(pid)) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function waitUntilReady(child: ChildProcess, url: string, output: () => string) {
