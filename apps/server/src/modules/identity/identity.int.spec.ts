@@ -321,6 +321,45 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect(statuses[MAIL_LIMIT.perIp]).toBe(429);
   });
 
+  it('refuses an expired reset link, and an older link once a newer one was sent', async () => {
+    const { email } = await signUpVerified();
+    const ask = async () => {
+      const before = server.mail.received.filter(
+        (m) => m.to.includes(email) && m.subject.includes('Reset'),
+      ).length;
+      await call('POST', '/api/authentication/forgot_password', {
+        username: email,
+        requestToken: await requestToken(),
+      });
+      await expect
+        .poll(
+          () =>
+            server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Reset')).length,
+        )
+        .toBe(before + 1);
+      const mails = server.mail.received.filter((m) => m.to.includes(email) && m.subject.includes('Reset'));
+      const last = mails.at(-1);
+      if (!last) throw new Error('no reset mail');
+      return linkToken(last, /resetpassword\/([\w-]+)/);
+    };
+    const reset = async (resetToken: string) =>
+      call('POST', '/api/authentication/reset_password', {
+        password: 'Brand#new9',
+        resetToken,
+        requestToken: await requestToken(),
+      });
+    const older = await ask();
+    const newer = await ask();
+    expect((await reset(older)).body.message).toBe(messages.resetLinkInvalid);
+    await server.db.pool.query(
+      "update user_tokens set expires_at = now() - interval '1 second' where kind = 'reset_password'",
+    );
+    const expired = await reset(newer);
+    expect(expired.status).toBe(400);
+    expect(expired.body.message).toBe(messages.resetLinkInvalid);
+    expect((await login(email, PASSWORD)).body.challenge).toBe(0);
+  });
+
   it('enrols MFA with a TOTP, then signs in through the MFA challenge, and disables it', async () => {
     const { email, jwt } = await signUpVerified();
     await awayFromStepEdge();
