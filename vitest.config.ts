@@ -23,6 +23,18 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: 'storage',
+          root: 'packages/storage',
+          environment: 'node',
+          include: ['src/**/*.spec.ts'],
+          // s3rver answers every truncated ListObjectsV2 with 500 unless Node's legacy OpenSSL provider is on.
+          execArgv: ['--openssl-legacy-provider'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       'apps/web',
     ],
   },

@@ -1,0 +1,180 @@
+import type { Readable } from 'node:stream';
+
+/** Provider families Cumulo connects (spec 000 §1). */
+export const PROVIDERS = ['aws', 'wasabi', 'azure', 'backblaze', 'genericS3', 'google', 'filebase'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export interface BucketInfo {
+  name: string;
+  /** Region or location; null when the provider does not say. */
+  region: string | null;
+  createdAt: Date | null;
+}
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  lastModified: Date | null;
+  /** The provider's entity tag without quotes (S3: MD5 of single-part uploads; Azure: opaque). */
+  etag: string | null;
+  /** Hex MD5 of the content when the provider exposes a comparable one (S3 single-part ETag, Azure Content-MD5, GCS md5Hash). */
+  md5: string | null;
+  contentType: string | null;
+  /** User metadata (lower-case keys); Cumulo stores `cumulo-sha256` here when it computed one. */
+  metadata: Record<string, string>;
+}
+
+export interface ListOptions {
+  prefix?: string;
+  /** '/' lists one level (folders as `prefixes`); omitted lists every key under the prefix. */
+  delimiter?: string;
+  /** Objects per page; adapters clamp to the provider's maximum (1000 for S3 and GCS, 5000 for Azure). */
+  pageSize?: number;
+  /** Resume a listing from the token of an earlier page. */
+  continuationToken?: string;
+}
+
+/** One page of a listing: keys in lexicographic (UTF-8 byte) order within the page and across pages. */
+export interface ListPage {
+  objects: ObjectInfo[];
+  /** Common prefixes ("folders") when a delimiter was given, each ending with the delimiter. */
+  prefixes: string[];
+  /** Present when more pages follow. */
+  continuationToken: string | null;
+}
+
+export interface ReadOptions {
+  /** Byte range, both ends inclusive (HTTP Range semantics); `end` omitted reads to the end. */
+  range?: { start: number; end?: number };
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  contentType?: string;
+  metadata?: Record<string, string>;
+  /** Total size when known: lets the adapter pick a single request or a part size within provider limits. */
+  size?: number;
+  /** Parts in flight for multipart writes. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Called with the bytes written so far. */
+  onProgress?: (bytesWritten: number) => void;
+}
+
+export interface WriteResult {
+  etag: string | null;
+  size: number;
+}
+
+export interface DeleteResult {
+  deleted: string[];
+  errors: Array<{ key: string; message: string }>;
+}
+
+export interface SignedUrlOptions {
+  method: 'GET' | 'PUT';
+  expiresInSeconds: number;
+  contentType?: string;
+  /** For GET: ask the browser to save with this file name. */
+  downloadName?: string;
+}
+
+/** An access grant in the provider's terms (S3 ACL grants; stores without ACLs do not offer the capability). */
+export interface AclGrant {
+  grantee: { type: 'user'; id: string } | { type: 'email'; email: string } | { type: 'group'; uri: string };
+  permission: 'READ' | 'WRITE' | 'READ_ACP' | 'WRITE_ACP' | 'FULL_CONTROL';
+}
+
+export interface CorsRule {
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds: number;
+}
+
+/**
+ * Provider-only features are optional capabilities an adapter declares (STYLE.md: not base methods that throw).
+ */
+export interface ObjectStoreCapabilities {
+  acl?: {
+    getBucketAcl(bucket: string): Promise<AclGrant[]>;
+    putBucketAcl(bucket: string, grants: AclGrant[]): Promise<void>;
+  };
+  cors?: {
+    getCors(bucket: string): Promise<CorsRule[]>;
+    putCors(bucket: string, rules: CorsRule[]): Promise<void>;
+  };
+  accelerate?: {
+    getAccelerate(bucket: string): Promise<boolean>;
+    putAccelerate(bucket: string, enabled: boolean): Promise<void>;
+  };
+  versioning?: {
+    getVersioning(bucket: string): Promise<'enabled' | 'suspended' | 'off'>;
+    putVersioning(bucket: string, enabled: boolean): Promise<void>;
+  };
+  lifecycle?: {
+    /** Abort incomplete multipart uploads after N days (the only lifecycle rule Cumulo manages). */
+    putAbortIncompleteUploads(bucket: string, days: number): Promise<void>;
+  };
+  tags?: {
+    getBucketTags(bucket: string): Promise<Record<string, string>>;
+    putBucketTags(bucket: string, tags: Record<string, string>): Promise<void>;
+  };
+}
+
+/**
+ * The one storage contract every provider adapter implements. Adapters hold no business logic, read no
+ * environment, and keep one SDK client per account for their lifetime.
+ */
+export interface ObjectStore {
+  readonly provider: Provider;
+  readonly capabilities: ObjectStoreCapabilities;
+  /** Checks the credentials with a real call; throws StorageError('InvalidCredentials' | 'AccessDenied' | …). */
+  verify(): Promise<void>;
+  listBuckets(): Promise<BucketInfo[]>;
+  createBucket(name: string, options?: { region?: string }): Promise<void>;
+  /** null when the bucket does not exist (or is not visible to these credentials). */
+  headBucket(name: string): Promise<{ region: string | null } | null>;
+  /** Pages of a listing, fetched lazily: memory stays one page whatever the bucket size. */
+  list(bucket: string, options?: ListOptions): AsyncIterable<ListPage>;
+  /** null when the object does not exist. */
+  stat(bucket: string, key: string): Promise<ObjectInfo | null>;
+  read(bucket: string, key: string, options?: ReadOptions): Promise<Readable>;
+  /** Writes a stream or buffer; multipart above the provider threshold; an aborted write leaves no object. */
+  write(bucket: string, key: string, body: Readable | Buffer, options?: WriteOptions): Promise<WriteResult>;
+  /** Deletes many keys, in provider-sized batches (1000 for S3); missing keys count as deleted. */
+  deleteMany(bucket: string, keys: string[]): Promise<DeleteResult>;
+  /** Server-side copy within this store (no bytes through Cumulo). */
+  copy(source: { bucket: string; key: string }, target: { bucket: string; key: string }): Promise<void>;
+  /** A presigned (S3), SAS (Azure) or signed (GCS) URL. */
+  signedUrl(bucket: string, key: string, options: SignedUrlOptions): Promise<string>;
+  /** Releases the SDK client's sockets. */
+  close(): Promise<void>;
+}
+
+export type StorageErrorCode =
+  | 'InvalidCredentials'
+  | 'AccessDenied'
+  | 'BucketNotFound'
+  | 'ObjectNotFound'
+  | 'BucketAlreadyExists'
+  | 'InvalidBucketName'
+  | 'Throttled'
+  | 'Unsupported'
+  | 'Network'
+  | 'Unknown';
+
+/** The one error adapters throw: a stable code, the provider's own message (safe to show) and its HTTP status. */
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    message: string,
+    readonly provider: Provider,
+    readonly status: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}

@@ -1,0 +1,246 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError, type ObjectStore } from '../object-store.ts';
+
+export interface ContractFixture {
+  store: ObjectStore;
+  /** A fresh, empty bucket the suite may fill. */
+  bucket: string;
+  /** A bucket name that does not exist for these credentials. */
+  missingBucket: string;
+  /** Stops servers, removes data. */
+  cleanup(): Promise<void>;
+}
+
+export interface ContractOptions {
+  /** Size of the multipart write test (must exceed SINGLE_REQUEST_MAX). */
+  largeObjectBytes?: number;
+  /** Keys for the batch-delete test (S3 batches by 1000, so more than 1000 exercises batching). */
+  deleteManyCount?: number;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A readable that yields `total` bytes in 1 MiB chunks and remembers their SHA-256. */
+function generated(total: number) {
+  const hash = createHash('sha256');
+  let sent = 0;
+  const stream = new Readable({
+    read() {
+      if (sent >= total) return void this.push(null);
+      const chunk = randomBytes(Math.min(1024 * 1024, total - sent));
+      sent += chunk.length;
+      hash.update(chunk);
+      this.push(chunk);
+    },
+  });
+  return { stream, digest: () => hash.digest('hex') };
+}
+
+/**
+ * The behaviour every ObjectStore adapter must show, run against a real server (s3rver, Azurite) or a
+ * recorded one. An adapter's test file calls this with a fixture factory and names the server in `name`.
+ */
+export function objectStoreContract(
+  name: string,
+  setup: () => Promise<ContractFixture>,
+  options: ContractOptions = {},
+) {
+  const largeBytes = options.largeObjectBytes ?? 12 * 1024 * 1024 + 123;
+  const deleteCount = options.deleteManyCount ?? 1005;
+
+  describe(`ObjectStore contract: ${name}`, () => {
+    let fx: ContractFixture;
+    beforeAll(async () => {
+      fx = await setup();
+    }, 60_000);
+    afterAll(async () => {
+      await fx?.store.close();
+      await fx?.cleanup();
+    });
+
+    it('verifies its credentials and lists the bucket with its creation date', async () => {
+      await fx.store.verify();
+      const buckets = await fx.store.listBuckets();
+      const bucket = buckets.find((b) => b.name === fx.bucket);
+      expect(bucket).toBeDefined();
+      expect(bucket?.createdAt).toBeInstanceOf(Date);
+    });
+
+    it('heads an existing bucket and answers null for a missing one', async () => {
+      expect(await fx.store.headBucket(fx.bucket)).not.toBeNull();
+      expect(await fx.store.headBucket(fx.missingBucket)).toBeNull();
+    });
+
+    it('writes a small object in one request and reads it back with its metadata', async () => {
+      const body = Buffer.from('hello, cumulo\n');
+      const result = await fx.store.write(fx.bucket, 'docs/hello.txt', body, {
+        contentType: 'text/plain',
+        metadata: { 'cumulo-sha256': sha256(body) },
+        size: body.length,
+      });
+      expect(result.size).toBe(body.length);
+      const info = await fx.store.stat(fx.bucket, 'docs/hello.txt');
+      expect(info).toMatchObject({ key: 'docs/hello.txt', size: body.length, contentType: 'text/plain' });
+      expect(info?.metadata['cumulo-sha256']).toBe(sha256(body));
+      expect(info?.lastModified).toBeInstanceOf(Date);
+      if (info?.md5) expect(info.md5).toBe(md5(body));
+      expect(await readAll(await fx.store.read(fx.bucket, 'docs/hello.txt'))).toEqual(body);
+    });
+
+    it('reads a byte range, both ends inclusive', async () => {
+      const body = Buffer.from('0123456789abcdef');
+      await fx.store.write(fx.bucket, 'range.bin', body, { size: body.length });
+      expect(
+        (
+          await readAll(await fx.store.read(fx.bucket, 'range.bin', { range: { start: 3, end: 7 } }))
+        ).toString(),
+      ).toBe('34567');
+      expect(
+        (await readAll(await fx.store.read(fx.bucket, 'range.bin', { range: { start: 10 } }))).toString(),
+      ).toBe('abcdef');
+    });
+
+    it('writes a large stream in parts, reporting progress, and reads back the same bytes', async () => {
+      const source = generated(largeBytes);
+      const progress: number[] = [];
+      const result = await fx.store.write(fx.bucket, 'big/large.bin', source.stream, {
+        size: largeBytes,
+        onProgress: (n) => progress.push(n),
+      });
+      expect(result.size).toBe(largeBytes);
+      expect(progress.at(-1)).toBe(largeBytes);
+      expect((await fx.store.stat(fx.bucket, 'big/large.bin'))?.size).toBe(largeBytes);
+      const hash = createHash('sha256');
+      for await (const chunk of await fx.store.read(fx.bucket, 'big/large.bin')) hash.update(chunk as Buffer);
+      expect(hash.digest('hex')).toBe(source.digest());
+    });
+
+    it('leaves no object behind when a write is aborted', async () => {
+      const controller = new AbortController();
+      const source = generated(largeBytes);
+      let sent = 0;
+      source.stream.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        if (sent > largeBytes / 2) controller.abort();
+      });
+      await expect(
+        fx.store.write(fx.bucket, 'aborted.bin', source.stream, {
+          size: largeBytes,
+          signal: controller.signal,
+        }),
+      ).rejects.toThrow();
+      expect(await fx.store.stat(fx.bucket, 'aborted.bin')).toBeNull();
+    });
+
+    it('lists one level with folders, and every key in order across pages', async () => {
+      const keys = ['tree/a.txt', 'tree/b/1.txt', 'tree/b/2.txt', 'tree/c/3.txt', 'tree/d.txt'];
+      for (const key of keys) await fx.store.write(fx.bucket, key, Buffer.from(key), { size: key.length });
+
+      const level: { objects: string[]; prefixes: string[] } = { objects: [], prefixes: [] };
+      for await (const page of fx.store.list(fx.bucket, { prefix: 'tree/', delimiter: '/' })) {
+        level.objects.push(...page.objects.map((o) => o.key));
+        level.prefixes.push(...page.prefixes);
+      }
+      expect(level.objects).toEqual(['tree/a.txt', 'tree/d.txt']);
+      expect(level.prefixes).toEqual(['tree/b/', 'tree/c/']);
+
+      const pages: string[][] = [];
+      for await (const page of fx.store.list(fx.bucket, { prefix: 'tree/', pageSize: 2 })) {
+        pages.push(page.objects.map((o) => o.key));
+      }
+      expect(pages.flat()).toEqual(keys);
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(pages.every((p) => p.length <= 2)).toBe(true);
+    });
+
+    it('resumes a listing from a continuation token', async () => {
+      const first = await fx.store
+        .list(fx.bucket, { prefix: 'tree/', pageSize: 2 })
+        [Symbol.asyncIterator]()
+        .next();
+      const token = first.done ? null : first.value.continuationToken;
+      expect(token).toBeTruthy();
+      const rest: string[] = [];
+      for await (const page of fx.store.list(fx.bucket, {
+        prefix: 'tree/',
+        pageSize: 2,
+        continuationToken: token ?? '',
+      })) {
+        rest.push(...page.objects.map((o) => o.key));
+      }
+      expect(rest).toEqual(['tree/b/2.txt', 'tree/c/3.txt', 'tree/d.txt']);
+    });
+
+    it('answers null for a missing object and ObjectNotFound when reading it', async () => {
+      expect(await fx.store.stat(fx.bucket, 'nope/missing.txt')).toBeNull();
+      const error = await fx.store
+        .read(fx.bucket, 'nope/missing.txt')
+        .then(readAll)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageError);
+      expect((error as StorageError).code).toBe('ObjectNotFound');
+    });
+
+    it('copies within the store without changing the bytes', async () => {
+      await fx.store.copy(
+        { bucket: fx.bucket, key: 'docs/hello.txt' },
+        { bucket: fx.bucket, key: 'docs/copy.txt' },
+      );
+      expect((await readAll(await fx.store.read(fx.bucket, 'docs/copy.txt'))).toString()).toBe(
+        'hello, cumulo\n',
+      );
+    });
+
+    it('hands out signed URLs that a plain HTTP client can use', async () => {
+      const put = await fx.store.signedUrl(fx.bucket, 'signed/up.txt', {
+        method: 'PUT',
+        expiresInSeconds: 300,
+        contentType: 'text/plain',
+      });
+      const upload = await fetch(put, {
+        method: 'PUT',
+        body: 'via url',
+        headers: { 'content-type': 'text/plain', 'x-ms-blob-type': 'BlockBlob' },
+      });
+      expect(upload.ok).toBe(true);
+      const get = await fx.store.signedUrl(fx.bucket, 'signed/up.txt', {
+        method: 'GET',
+        expiresInSeconds: 300,
+      });
+      const download = await fetch(get);
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe('via url');
+    });
+
+    it(`deletes many keys in provider-sized batches (${deleteCount} keys)`, async () => {
+      const keys = Array.from({ length: deleteCount }, (_, i) => `bulk-${String(i).padStart(5, '0')}`);
+      for (let i = 0; i < keys.length; i += 50) {
+        await Promise.all(
+          keys.slice(i, i + 50).map((k) => fx.store.write(fx.bucket, k, Buffer.from('x'), { size: 1 })),
+        );
+      }
+      const result = await fx.store.deleteMany(fx.bucket, [...keys, 'bulk-never-existed']);
+      expect(result.errors).toEqual([]);
+      expect(result.deleted).toEqual(expect.arrayContaining(keys));
+      let left = 0;
+      for await (const page of fx.store.list(fx.bucket, { prefix: 'bulk-' })) left += page.objects.length;
+      expect(left).toBe(0);
+    });
+
+    it('creates a bucket', async () => {
+      const name = `${fx.bucket}-new`;
+      await fx.store.createBucket(name);
+      expect(await fx.store.headBucket(name)).not.toBeNull();
+    });
+  });
+}
