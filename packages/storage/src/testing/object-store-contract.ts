@@ -164,10 +164,8 @@ export function objectStoreContract(
     });
 
     it('resumes a listing from a continuation token', async () => {
-      const first = await fx.store
-        .list(fx.bucket, { prefix: 'tree/', pageSize: 2 })
-        [Symbol.asyncIterator]()
-        .next();
+      const pages = fx.store.list(fx.bucket, { prefix: 'tree/', pageSize: 2 })[Symbol.asyncIterator]();
+      const first = await pages.next();
       const token = first.done ? null : first.value.continuationToken;
       expect(token).toBeTruthy();
       const rest: string[] = [];
