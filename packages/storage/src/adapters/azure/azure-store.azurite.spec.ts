@@ -1,0 +1,218 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError } from '../../object-store.ts';
+import { objectStoreContract } from '../../testing/object-store-contract.ts';
+import { AzureObjectStore } from './azure-store.ts';
+
+/** Azurite's well-known development account (public, documented by Microsoft). */
+const ACCOUNT_NAME = 'devstoreaccount1';
+const ACCOUNT_KEY =
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+interface AzuriteBlobServer {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  clean(): Promise<void>;
+  getHttpServerAddress(): string;
+}
+
+type BlobConfigurationClass = new (...args: unknown[]) => object;
+type BlobServerClass = new (configuration: object) => AzuriteBlobServer;
+
+// Azurite ships CommonJS without type declarations and has no public in-process API, so its own classes are
+// loaded by path; `require` keeps their `default` export as Azurite wrote it.
+const require = createRequire(import.meta.url);
+const { default: BlobConfiguration } = require('azurite/dist/src/blob/BlobConfiguration.js') as {
+  default: BlobConfigurationClass;
+};
+const { default: BlobServer } = require('azurite/dist/src/blob/BlobServer.js') as {
+  default: BlobServerClass;
+};
+
+/** Starts Azurite's blob service in this process on a free port, in memory, and answers its account URL. */
+async function startAzurite(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const configuration = new BlobConfiguration(
+    '127.0.0.1',
+    0, // the OS picks a free port
+    undefined, // keep-alive timeout
+    `azurite-blob-${randomUUID()}.json`, // Loki database name (kept in memory)
+    `azurite-extent-${randomUUID()}.json`,
+    undefined, // persistence paths (unused in memory)
+    false, // access log: every request on stdout otherwise
+    undefined,
+    false, // debug log
+    undefined,
+    true, // loose: ignore headers Azurite does not know
+    true, // skipApiVersionCheck: the SDK speaks a newer API version than Azurite 3.35 lists
+    undefined,
+    undefined,
+    undefined,
+    undefined, // OAuth off: shared key and SAS are still enforced
+    false, // product-style URLs stay on; 127.0.0.1 uses path-style /devstoreaccount1 anyway
+    true, // in-memory persistence
+  );
+  const server = new BlobServer(configuration);
+  await server.start();
+  return {
+    endpoint: `${server.getHttpServerAddress()}/${ACCOUNT_NAME}`,
+    stop: async () => {
+      await server.close();
+      await server.clean();
+    },
+  };
+}
+
+objectStoreContract('Azure adapter against Azurite', async () => {
+  const azurite = await startAzurite();
+  const store = new AzureObjectStore(
+    { provider: 'azure', accountName: ACCOUNT_NAME, accountKey: ACCOUNT_KEY, endpoint: azurite.endpoint },
+    { maxAttempts: 2 },
+  );
+  const bucket = `contract-${randomUUID().slice(0, 8)}`;
+  await store.createBucket(bucket);
+  return {
+    store,
+    bucket,
+    missingBucket: `missing-${randomUUID().slice(0, 8)}`,
+    cleanup: azurite.stop,
+  };
+});
+
+describe('Azure adapter against Azurite: credentials, SAS and CORS', () => {
+  let azurite: { endpoint: string; stop: () => Promise<void> };
+  let store: AzureObjectStore;
+  const bucket = `extra-${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    azurite = await startAzurite();
+    store = new AzureObjectStore(
+      { provider: 'azure', accountName: ACCOUNT_NAME, accountKey: ACCOUNT_KEY, endpoint: azurite.endpoint },
+      { maxAttempts: 2 },
+    );
+    await store.createBucket(bucket);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await azurite?.stop();
+  });
+
+  it('refuses a wrong account key with InvalidCredentials and the service message', async () => {
+    const wrongKey = Buffer.from('not the key of this account, 64 bytes long............').toString('base64');
+    const intruder = new AzureObjectStore(
+      { provider: 'azure', accountName: ACCOUNT_NAME, accountKey: wrongKey, endpoint: azurite.endpoint },
+      { maxAttempts: 1 },
+    );
+    const error = await intruder.verify().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('InvalidCredentials');
+    expect((error as StorageError).status).toBe(403);
+    expect((error as StorageError).message).toMatch(/authenticate/i);
+    expect((error as StorageError).message).not.toMatch(/RequestId/);
+    await intruder.close();
+  });
+
+  it('reports an unreachable endpoint as a Network error', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const unreachable = new AzureObjectStore(
+      {
+        provider: 'azure',
+        accountName: ACCOUNT_NAME,
+        accountKey: ACCOUNT_KEY,
+        endpoint: `http://127.0.0.1:${port}/${ACCOUNT_NAME}`,
+      },
+      { maxAttempts: 1 },
+    );
+    const error = await unreachable.verify().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('Network');
+  });
+
+  it('answers 404 to a SAS GET URL for a blob that does not exist', async () => {
+    const url = await store.signedUrl(bucket, 'never/written.txt', { method: 'GET', expiresInSeconds: 60 });
+    const response = await fetch(url);
+    expect(response.status).toBe(404);
+  });
+
+  it('serves a SAS GET URL with a download name as an attachment', async () => {
+    await store.write(bucket, 'report.csv', Buffer.from('a,b\n1,2\n'), { contentType: 'text/csv' });
+    const url = await store.signedUrl(bucket, 'report.csv', {
+      method: 'GET',
+      expiresInSeconds: 60,
+      downloadName: 'Q1 report.csv',
+    });
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="Q1 report.csv"/);
+    expect(await response.text()).toBe('a,b\n1,2\n');
+  });
+
+  it('reports the MD5 of a buffer written in blocks, as stat and listing show it', async () => {
+    const body = Buffer.alloc(9 * 1024 * 1024, 7);
+    const progress: number[] = [];
+    const result = await store.write(bucket, 'blocks.bin', body, { onProgress: (n) => progress.push(n) });
+    expect(result.size).toBe(body.length);
+    expect(progress.at(-1)).toBe(body.length);
+    const expected = createHash('md5').update(body).digest('hex');
+    expect((await store.stat(bucket, 'blocks.bin'))?.md5).toBe(expected);
+    const listed = [];
+    for await (const page of store.list(bucket, { prefix: 'blocks' })) listed.push(...page.objects);
+    expect(listed).toMatchObject([{ key: 'blocks.bin', size: body.length, md5: expected }]);
+  });
+
+  it('writes an empty stream as an empty object', async () => {
+    const progress: number[] = [];
+    const result = await store.write(bucket, 'empty.txt', Readable.from([]), {
+      onProgress: (n) => progress.push(n),
+    });
+    expect(result.size).toBe(0);
+    expect(progress).toEqual([0]);
+    expect((await store.stat(bucket, 'empty.txt'))?.size).toBe(0);
+  });
+
+  it('throws BucketNotFound when listing a container that does not exist', async () => {
+    const pages = store.list('no-such-container')[Symbol.asyncIterator]();
+    const error = await pages.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('BucketNotFound');
+  });
+
+  it('refuses to create a container that already exists', async () => {
+    const error = await store.createBucket(bucket).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).code).toBe('BucketAlreadyExists');
+  });
+
+  it('sets and reads back the account CORS rules', async () => {
+    const rules = [
+      {
+        allowedOrigins: ['https://app.example.com'],
+        allowedMethods: ['GET', 'PUT'],
+        allowedHeaders: ['content-type', 'x-ms-blob-type'],
+        exposeHeaders: ['etag'],
+        maxAgeSeconds: 600,
+      },
+    ];
+    await store.capabilities.cors?.putCors(bucket, rules);
+    expect(await store.capabilities.cors?.getCors(bucket)).toEqual(rules);
+  });
+
+  it('can be closed twice', async () => {
+    const extra = new AzureObjectStore({
+      provider: 'azure',
+      accountName: ACCOUNT_NAME,
+      accountKey: ACCOUNT_KEY,
+      endpoint: azurite.endpoint,
+    });
+    await extra.verify();
+    await extra.close();
+    await extra.close();
+  });
+});

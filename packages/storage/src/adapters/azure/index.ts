@@ -1,0 +1,1 @@
+export { AzureObjectStore, toStorageError } from './azure-store.ts';

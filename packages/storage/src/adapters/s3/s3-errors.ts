@@ -1,0 +1,96 @@
+import { StorageError, type Provider, type StorageErrorCode } from '../../object-store.ts';
+
+interface SdkErrorShape {
+  name: string;
+  message: string;
+  code?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
+  InvalidAccessKeyId: 'InvalidCredentials',
+  SignatureDoesNotMatch: 'InvalidCredentials',
+  InvalidToken: 'InvalidCredentials',
+  ExpiredToken: 'InvalidCredentials',
+  AccessDenied: 'AccessDenied',
+  AllAccessDisabled: 'AccessDenied',
+  Forbidden: 'AccessDenied',
+  NoSuchBucket: 'BucketNotFound',
+  NoSuchKey: 'ObjectNotFound',
+  BucketAlreadyExists: 'BucketAlreadyExists',
+  BucketAlreadyOwnedByYou: 'BucketAlreadyExists',
+  InvalidBucketName: 'InvalidBucketName',
+  SlowDown: 'Throttled',
+  Throttling: 'Throttled',
+  ThrottlingException: 'Throttled',
+  TooManyRequests: 'Throttled',
+  RequestLimitExceeded: 'Throttled',
+  ServiceUnavailable: 'Throttled',
+};
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+]);
+
+/** Shown when a HEAD answer carries no body, so the provider gave no message of its own. */
+const FALLBACK_MESSAGES: Record<StorageErrorCode, string> = {
+  InvalidCredentials: 'The access key or secret key is not valid',
+  AccessDenied: 'Access denied',
+  BucketNotFound: 'The bucket does not exist',
+  ObjectNotFound: 'The object does not exist',
+  BucketAlreadyExists: 'A bucket with this name already exists',
+  InvalidBucketName: 'The bucket name is not valid',
+  Throttled: 'The provider is throttling requests; please try again later',
+  Unsupported: 'The provider does not support this operation',
+  Network: 'The provider could not be reached',
+  Unknown: 'The provider answered with an error',
+};
+
+function isSdkError(error: unknown): error is SdkErrorShape {
+  return error instanceof Error;
+}
+
+/** The HTTP status of an SDK error, or null when no answer arrived. */
+export function httpStatusOf(error: unknown): number | null {
+  return isSdkError(error) ? (error.$metadata?.httpStatusCode ?? null) : null;
+}
+
+/** An abort requested by the caller passes through unchanged so callers can tell it from a failure. */
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+function codeOf(error: SdkErrorShape, status: number | null, onHead: boolean): StorageErrorCode {
+  const byName = CODE_BY_S3_ERROR[error.name];
+  if (byName) return byName;
+  if (status === 404) return onHead ? 'ObjectNotFound' : 'BucketNotFound';
+  if (status === 403) return 'AccessDenied';
+  if (status === 503 || status === 429) return 'Throttled';
+  if (status === null && (NETWORK_CODES.has(error.code ?? '') || error.name === 'TimeoutError')) {
+    return 'Network';
+  }
+  return 'Unknown';
+}
+
+/**
+ * Maps an AWS SDK error to the one StorageError of the contract, keeping the provider's own message. `onHead`
+ * says a bodiless 404 means a missing object (HeadObject) rather than a missing bucket.
+ */
+export function toStorageError(error: unknown, provider: Provider, onHead = false): StorageError {
+  if (error instanceof StorageError) return error;
+  if (!isSdkError(error)) return new StorageError('Unknown', String(error), provider, null, { cause: error });
+  const status = httpStatusOf(error);
+  const code = codeOf(error, status, onHead);
+  // Bodiless answers (HEAD) surface as the SDK's placeholder names rather than a provider message.
+  const placeholder = !error.message || error.message === 'UnknownError' || error.message === error.name;
+  const message = placeholder ? FALLBACK_MESSAGES[code] : error.message;
+  return new StorageError(code, message, provider, status, { cause: error });
+}

@@ -1,0 +1,414 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  NoSuchBucket,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError } from '../../object-store.ts';
+import { partSizeFor } from '../../part-size.ts';
+import type { S3StoreConfig } from '../../store-config.ts';
+import { S3ObjectStore } from './s3-store.ts';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+function buildStore(overrides: Partial<S3StoreConfig> = {}, maxAttempts = 3): S3ObjectStore {
+  return new S3ObjectStore(
+    {
+      provider: 'aws',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      ...overrides,
+    },
+    { maxAttempts },
+  );
+}
+
+/** The first page of a listing: the call that reaches the provider. */
+const firstPage = (store: S3ObjectStore, bucket: string) => store.list(bucket)[Symbol.asyncIterator]().next();
+
+const stores: S3ObjectStore[] = [];
+function track(store: S3ObjectStore): S3ObjectStore {
+  stores.push(store);
+  return store;
+}
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+
+describe('S3 adapter with aws-sdk-client-mock (s3rver lacks AbortMultipartUpload and UploadPartCopy and fails on CopySource keys with + & = ?)', () => {
+  it('aborts the multipart upload when the caller aborts a write, and rejects with AbortError', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    const controller = new AbortController();
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'upload-1' });
+    s3.on(UploadPartCommand).callsFake(async () => {
+      controller.abort();
+      return { ETag: '"part"' };
+    });
+    // s3rver answers 405 here; the adapter must still report the abort, not this answer.
+    s3.on(AbortMultipartUploadCommand).rejects(
+      new S3ServiceException({
+        name: 'MethodNotAllowed',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 405 },
+        message: 'The specified method is not allowed against this resource.',
+      }),
+    );
+
+    const error = await store
+      .write('media', 'movie.mp4', Buffer.alloc(20 * MiB), { signal: controller.signal })
+      .catch((e: unknown) => e);
+
+    expect((error as Error).name).toBe('AbortError');
+    expect(s3.commandCalls(AbortMultipartUploadCommand).map((call) => call.args[0].input)).toContainEqual({
+      Bucket: 'media',
+      Key: 'movie.mp4',
+      UploadId: 'upload-1',
+    });
+    expect(s3.commandCalls(CompleteMultipartUploadCommand)).toHaveLength(0);
+    s3.restore();
+  });
+
+  it('copies an object above 5 GiB with UploadPartCopy ranges that cover every byte once', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    const size = 6 * GiB + 17;
+    s3.on(HeadObjectCommand).resolves({
+      ContentLength: size,
+      ContentType: 'video/mp4',
+      Metadata: { a: 'b' },
+    });
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'copy-1' });
+    s3.on(UploadPartCopyCommand).callsFake(async (input: { PartNumber?: number }) => ({
+      CopyPartResult: { ETag: `"etag-${input.PartNumber}"` },
+    }));
+    s3.on(CompleteMultipartUploadCommand).resolves({});
+
+    await store.copy({ bucket: 'src', key: 'raw/big file.mov' }, { bucket: 'dst', key: 'copy.mov' });
+
+    expect(s3.commandCalls(CopyObjectCommand)).toHaveLength(0);
+    expect(s3.commandCalls(CreateMultipartUploadCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'dst',
+      Key: 'copy.mov',
+      ContentType: 'video/mp4',
+      Metadata: { a: 'b' },
+    });
+    const partSize = partSizeFor('aws', size);
+    const copies = s3
+      .commandCalls(UploadPartCopyCommand)
+      .map((call) => call.args[0].input)
+      .sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
+    expect(copies).toHaveLength(Math.ceil(size / partSize));
+    let nextByte = 0;
+    for (const [index, part] of copies.entries()) {
+      expect(part).toMatchObject({
+        Bucket: 'dst',
+        Key: 'copy.mov',
+        UploadId: 'copy-1',
+        PartNumber: index + 1,
+        CopySource: 'src/raw/big%20file.mov',
+      });
+      const [first, last] = (part.CopySourceRange ?? '').replace('bytes=', '').split('-').map(Number);
+      expect(first).toBe(nextByte);
+      expect((last ?? 0) - (first ?? 0) + 1).toBeLessThanOrEqual(5 * GiB);
+      nextByte = (last ?? 0) + 1;
+    }
+    expect(nextByte).toBe(size);
+    const completed = s3.commandCalls(CompleteMultipartUploadCommand)[0]?.args[0].input;
+    expect(completed?.UploadId).toBe('copy-1');
+    expect(completed?.MultipartUpload?.Parts?.map((p) => p.PartNumber)).toEqual(
+      copies.map((c) => c.PartNumber),
+    );
+    expect(completed?.MultipartUpload?.Parts?.[0]?.ETag).toBe('"etag-1"');
+    s3.restore();
+  });
+
+  it('encodes every segment of the CopySource key, keeping / as the separator', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    s3.on(HeadObjectCommand).resolves({ ContentLength: 10 });
+    s3.on(CopyObjectCommand).resolves({});
+    const key = 'reports/a+b & c=d?e f é.txt';
+
+    await store.copy({ bucket: 'src', key }, { bucket: 'dst', key: 'copy.txt' });
+
+    const copySource = s3.commandCalls(CopyObjectCommand)[0]?.args[0].input.CopySource;
+    expect(copySource).toBe('src/reports/a%2Bb%20%26%20c%3Dd%3Fe%20f%20%C3%A9.txt');
+    expect(decodeURIComponent(copySource ?? '')).toBe(`src/${key}`);
+    s3.restore();
+  });
+
+  it('deletes in batches of 1000 in quiet mode, counting missing keys as deleted', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    s3.on(DeleteObjectsCommand).resolves({
+      Errors: [
+        { Key: 'k-00001', Code: 'NoSuchKey', Message: 'The specified key does not exist.' },
+        { Key: 'k-01500', Code: 'AccessDenied', Message: 'Access Denied' },
+      ],
+    });
+    const keys = Array.from({ length: 2500 }, (_, i) => `k-${String(i).padStart(5, '0')}`);
+
+    const result = await store.deleteMany('media', keys);
+
+    const batches = s3.commandCalls(DeleteObjectsCommand).map((call) => call.args[0].input.Delete);
+    expect(batches.map((batch) => batch?.Objects?.length)).toEqual([1000, 1000, 500]);
+    expect(batches.every((batch) => batch?.Quiet === true)).toBe(true);
+    expect(result.errors).toEqual([{ key: 'k-01500', message: 'Access Denied' }]);
+    expect(result.deleted).toHaveLength(2499);
+    expect(result.deleted).toContain('k-00001');
+    s3.restore();
+  });
+
+  it("creates a bucket in another region through that region's endpoint, with its location constraint", async () => {
+    const s3 = mockClient(S3Client);
+    s3.on(CreateBucketCommand).resolves({});
+    const wasabi = track(buildStore({ provider: 'wasabi' }));
+    const aws = track(buildStore({ provider: 'aws', region: 'eu-west-1' }));
+
+    await wasabi.createBucket('eu-photos', { region: 'eu-central-1' });
+    await wasabi.createBucket('us-photos');
+    await aws.createBucket('us-logs', { region: 'us-east-1' });
+
+    const calls = s3.commandCalls(CreateBucketCommand);
+    expect(calls.map((call) => call.args[0].input)).toEqual([
+      { Bucket: 'eu-photos', CreateBucketConfiguration: { LocationConstraint: 'eu-central-1' } },
+      { Bucket: 'us-photos' },
+      { Bucket: 'us-logs' },
+    ]);
+    const clients = calls.map((call) => call.thisValue as S3Client);
+    expect(await clients[0]?.config.endpoint?.()).toMatchObject({
+      hostname: 's3.eu-central-1.wasabisys.com',
+    });
+    expect(clients[1]).toBe(wasabi.client);
+    expect(await clients[2]?.config.region()).toBe('us-east-1');
+    s3.restore();
+  });
+
+  it('maps provider errors to StorageError codes with the provider message', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    s3.on(ListObjectsV2Command).rejects(
+      new NoSuchBucket({
+        $metadata: { httpStatusCode: 404 },
+        message: 'The specified bucket does not exist',
+      }),
+    );
+    s3.on(PutObjectCommand).rejects(
+      new S3ServiceException({
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+        message: 'Access Denied',
+      }),
+    );
+
+    await expect(firstPage(store, 'gone')).rejects.toMatchObject({
+      code: 'BucketNotFound',
+      status: 404,
+      message: 'The specified bucket does not exist',
+    });
+    await expect(store.write('media', 'a.txt', Buffer.from('a'))).rejects.toMatchObject({
+      code: 'AccessDenied',
+      message: 'Access Denied',
+    });
+    s3.restore();
+  });
+});
+
+describe('S3 adapter retries against a local HTTP server answering 503 SlowDown (client-mock would bypass the SDK retry middleware)', () => {
+  let server: Server;
+  let requests = 0;
+  let endpoint = '';
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      response.writeHead(503, { 'content-type': 'application/xml' });
+      response.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>' +
+          '<Message>Please reduce your request rate.</Message></Error>',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('retries SlowDown with the SDK strategy, then reports Throttled with the provider message', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }, 3));
+    requests = 0;
+
+    const error = await firstPage(store, 'busy').catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({
+      code: 'Throttled',
+      status: 503,
+      message: 'Please reduce your request rate.',
+    });
+    expect(requests).toBe(3);
+    expect((error as StorageError).cause).toMatchObject({ $metadata: { attempts: 3 } });
+  });
+});
+
+describe('S3 adapter endpoint and region rules per provider', () => {
+  const hostOf = async (store: S3ObjectStore) => {
+    const url = new URL(await store.signedUrl('photos', 'a.jpg', { method: 'GET', expiresInSeconds: 60 }));
+    return { host: url.host, path: url.pathname };
+  };
+
+  it('aws: the SDK resolves the regional endpoint, us-east-1 by default, virtual-hosted', async () => {
+    const byDefault = track(buildStore());
+    expect(await byDefault.client.config.region()).toBe('us-east-1');
+    expect(byDefault.client.config.endpoint).toBeUndefined();
+    expect(await hostOf(byDefault)).toEqual({ host: 'photos.s3.us-east-1.amazonaws.com', path: '/a.jpg' });
+    const ireland = track(buildStore({ region: 'eu-west-1' }));
+    expect(await hostOf(ireland)).toEqual({ host: 'photos.s3.eu-west-1.amazonaws.com', path: '/a.jpg' });
+  });
+
+  it('aws: presigned PUT URLs carry no empty-body checksum', async () => {
+    const store = track(buildStore());
+    const url = await store.signedUrl('photos', 'up.jpg', {
+      method: 'PUT',
+      expiresInSeconds: 60,
+      contentType: 'image/jpeg',
+    });
+    expect(url).not.toMatch(/x-amz-checksum|x-amz-sdk-checksum-algorithm/i);
+  });
+
+  it('wasabi eu-central-1: s3.eu-central-1.wasabisys.com with checksums only when required', async () => {
+    const store = track(buildStore({ provider: 'wasabi', region: 'eu-central-1' }));
+    expect(await store.client.config.region()).toBe('eu-central-1');
+    expect(await store.client.config.endpoint?.()).toMatchObject({
+      protocol: 'https:',
+      hostname: 's3.eu-central-1.wasabisys.com',
+    });
+    expect(await store.client.config.requestChecksumCalculation()).toBe('WHEN_REQUIRED');
+    expect(await store.client.config.responseChecksumValidation()).toBe('WHEN_REQUIRED');
+    expect(await hostOf(store)).toEqual({ host: 'photos.s3.eu-central-1.wasabisys.com', path: '/a.jpg' });
+  });
+
+  it('wasabi without a region: us-east-1', async () => {
+    const store = track(buildStore({ provider: 'wasabi' }));
+    expect(await store.client.config.region()).toBe('us-east-1');
+    expect(await hostOf(store)).toEqual({ host: 'photos.s3.us-east-1.wasabisys.com', path: '/a.jpg' });
+  });
+
+  it('backblaze us-west-004: the S3 endpoint of the key region', async () => {
+    const store = track(buildStore({ provider: 'backblaze', region: 'us-west-004' }));
+    expect(await store.client.config.region()).toBe('us-west-004');
+    expect(await store.client.config.endpoint?.()).toMatchObject({
+      hostname: 's3.us-west-004.backblazeb2.com',
+    });
+    expect(await hostOf(store)).toEqual({ host: 'photos.s3.us-west-004.backblazeb2.com', path: '/a.jpg' });
+  });
+
+  it('backblaze without a region is refused with a clear message', () => {
+    expect(() => buildStore({ provider: 'backblaze' })).toThrow(
+      new StorageError(
+        'Unsupported',
+        'A Backblaze account needs the region of its key (for example us-west-004)',
+        'backblaze',
+      ),
+    );
+  });
+
+  it('filebase: the fixed endpoint in us-east-1, whatever region is given', async () => {
+    const store = track(buildStore({ provider: 'filebase', region: 'eu-west-1' }));
+    expect(await store.client.config.region()).toBe('us-east-1');
+    expect(await store.client.config.endpoint?.()).toMatchObject({ hostname: 's3.filebase.com' });
+    expect(await hostOf(store)).toEqual({ host: 'photos.s3.filebase.com', path: '/a.jpg' });
+  });
+
+  it('genericS3: the service URL, path style by default, virtual-hosted when asked', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint: 'https://minio.example.org:9000' }));
+    expect(store.client.config.forcePathStyle).toBe(true);
+    expect(await hostOf(store)).toEqual({ host: 'minio.example.org:9000', path: '/photos/a.jpg' });
+    const virtual = track(
+      buildStore({ provider: 'genericS3', endpoint: 'https://s3.example.org', forcePathStyle: false }),
+    );
+    expect(await hostOf(virtual)).toEqual({ host: 'photos.s3.example.org', path: '/a.jpg' });
+  });
+
+  it('an overridden endpoint replaces the provider rule (PROVIDER_ENDPOINTS in tests and private deployments)', async () => {
+    const store = track(buildStore({ provider: 'aws', endpoint: 'http://127.0.0.1:4568' }));
+    expect(await hostOf(store)).toEqual({ host: '127.0.0.1:4568', path: '/photos/a.jpg' });
+    expect(await store.client.config.requestChecksumCalculation()).toBe('WHEN_REQUIRED');
+  });
+
+  it('genericS3 with Signature V2 is refused: the SDK signs V4 only', () => {
+    expect(() =>
+      buildStore({ provider: 'genericS3', endpoint: 'https://s3.example.org', signatureVersion: 'v2' }),
+    ).toThrow(new StorageError('Unsupported', 'Signature V2 is not supported; use V4', 'genericS3'));
+  });
+
+  it('declares only the capabilities each provider offers', () => {
+    const declared = (provider: S3StoreConfig['provider']) =>
+      Object.keys(
+        track(buildStore({ provider, region: 'us-west-004', endpoint: 'https://s3.example.org' }))
+          .capabilities,
+      ).sort();
+    expect(declared('aws')).toEqual(['accelerate', 'acl', 'cors', 'lifecycle', 'tags', 'versioning']);
+    expect(declared('wasabi')).toEqual(['acl', 'cors', 'lifecycle', 'tags', 'versioning']);
+    expect(declared('genericS3')).toEqual(['acl', 'cors', 'lifecycle', 'tags', 'versioning']);
+    expect(declared('backblaze')).toEqual(['cors']);
+    expect(declared('filebase')).toEqual(['cors']);
+  });
+});
+
+describe('S3 adapter DeleteObjects headers, seen by a local HTTP server (s3rver does not check Content-MD5)', () => {
+  let server: Server;
+  let endpoint = '';
+  const received: Array<{ headers: Record<string, unknown>; body: Buffer }> = [];
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body: Buffer.concat(chunks) });
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end('<?xml version="1.0" encoding="UTF-8"?><DeleteResult></DeleteResult>');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends the Content-MD5 of the body that S3-compatible stores require, not a CRC32 they refuse', async () => {
+    const store = track(buildStore({ provider: 'wasabi', endpoint }));
+
+    const result = await store.deleteMany('media', ['a.txt', 'b/c.txt']);
+
+    expect(result).toEqual({ deleted: ['a.txt', 'b/c.txt'], errors: [] });
+    const [request] = received;
+    expect(request?.body.toString()).toContain('<Key>b/c.txt</Key>');
+    expect(request?.headers['content-md5']).toBe(
+      createHash('md5')
+        .update(request?.body ?? Buffer.alloc(0))
+        .digest('base64'),
+    );
+    expect(Object.keys(request?.headers ?? {}).filter((name) => name.includes('checksum'))).toEqual([]);
+  });
+});
