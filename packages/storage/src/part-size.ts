@@ -15,6 +15,9 @@ export const PART_LIMITS = {
   },
 } as const;
 
+/** Parts in flight per multipart write when the caller does not say. */
+export const DEFAULT_PART_CONCURRENCY = 4;
+
 /** Above this size a write goes in parts; at or below it, one request. */
 export const SINGLE_REQUEST_MAX = 8 * MiB;
 

@@ -27,15 +27,13 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
-import { SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
+import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type AzureStoreConfig, type RetryOptions } from '../../store-config.ts';
 
 /** Azure's maximum `maxresults` for List Blobs and List Containers. */
 const MAX_PAGE_SIZE = 5000;
 /** Azure's limit of sub-requests in one Blob Batch call. */
 const BATCH_MAX = 256;
-/** Block uploads in flight when the caller does not say. */
-const DEFAULT_CONCURRENCY = 4;
 /** How long the SAS that lets the copy read its source stays valid. */
 const COPY_SOURCE_SAS_SECONDS = 15 * 60;
 /** Copies inside one account usually finish at once; when Azure answers "pending", poll at this pace. */
@@ -414,7 +412,7 @@ export class AzureObjectStore implements ObjectStore {
         const response = await blob.uploadData(body, {
           blockSize: partSizeFor('azure', body.length),
           maxSingleShotSize: SINGLE_REQUEST_MAX,
-          concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+          concurrency: options.concurrency ?? DEFAULT_PART_CONCURRENCY,
           blobHTTPHeaders,
           metadata,
           abortSignal: options.signal,
@@ -427,7 +425,7 @@ export class AzureObjectStore implements ObjectStore {
       const response = await blob.uploadStream(
         body,
         partSizeFor('azure', options.size ?? 0),
-        options.concurrency ?? DEFAULT_CONCURRENCY,
+        options.concurrency ?? DEFAULT_PART_CONCURRENCY,
         {
           abortSignal: options.signal,
           blobHTTPHeaders: { blobContentType: options.contentType },

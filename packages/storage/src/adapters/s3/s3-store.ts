@@ -37,7 +37,7 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
-import { PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
+import { DEFAULT_PART_CONCURRENCY, PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig } from '../../store-config.ts';
 import { s3Capabilities } from './s3-capabilities.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
@@ -47,7 +47,6 @@ const MAX_PAGE_SIZE = 1000;
 const DELETE_BATCH = 1000;
 /** Part size when the total is unknown: the S3 minimum keeps memory per part in flight small. */
 const UNKNOWN_SIZE_PART = PART_LIMITS.s3.minPart;
-const DEFAULT_CONCURRENCY = 4;
 /** Bucket-region look-ups in flight when ListBuckets does not tell the region itself. */
 const REGION_LOOKUPS = 8;
 const SINGLE_PART_MD5 = /^[0-9a-f]{32}$/i;
@@ -411,7 +410,7 @@ export class S3ObjectStore implements ObjectStore {
         ...(size === undefined ? {} : { ContentLength: size }),
       },
       partSize: size === undefined ? UNKNOWN_SIZE_PART : partSizeFor(this.provider, size),
-      queueSize: options.concurrency ?? DEFAULT_CONCURRENCY,
+      queueSize: options.concurrency ?? DEFAULT_PART_CONCURRENCY,
       leavePartsOnError: false,
     });
     let written = 0;
@@ -528,19 +527,23 @@ export class S3ObjectStore implements ObjectStore {
         first: index * partSize,
         last: Math.min(size, (index + 1) * partSize) - 1,
       }));
-      const parts = await mapLimited(ranges, DEFAULT_CONCURRENCY, async (range): Promise<CompletedPart> => {
-        const answer = await this.client.send(
-          new UploadPartCopyCommand({
-            Bucket: target.bucket,
-            Key: target.key,
-            UploadId: uploadId,
-            PartNumber: range.partNumber,
-            CopySource: copySource,
-            CopySourceRange: `bytes=${range.first}-${range.last}`,
-          }),
-        );
-        return { PartNumber: range.partNumber, ETag: answer.CopyPartResult?.ETag };
-      });
+      const parts = await mapLimited(
+        ranges,
+        DEFAULT_PART_CONCURRENCY,
+        async (range): Promise<CompletedPart> => {
+          const answer = await this.client.send(
+            new UploadPartCopyCommand({
+              Bucket: target.bucket,
+              Key: target.key,
+              UploadId: uploadId,
+              PartNumber: range.partNumber,
+              CopySource: copySource,
+              CopySourceRange: `bytes=${range.first}-${range.last}`,
+            }),
+          );
+          return { PartNumber: range.partNumber, ETag: answer.CopyPartResult?.ETag };
+        },
+      );
       await this.client.send(
         new CompleteMultipartUploadCommand({
           Bucket: target.bucket,
