@@ -1,70 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../object-store.ts';
 import { objectStoreContract } from '../../testing/object-store-contract.ts';
+import {
+  AZURITE_ACCOUNT as ACCOUNT_NAME,
+  AZURITE_KEY as ACCOUNT_KEY,
+  startAzurite,
+} from '../../testing/servers.ts';
 import { AzureObjectStore } from './azure-store.ts';
-
-/** Azurite's well-known development account (public, documented by Microsoft). */
-const ACCOUNT_NAME = 'devstoreaccount1';
-const ACCOUNT_KEY =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-
-interface AzuriteBlobServer {
-  start(): Promise<void>;
-  close(): Promise<void>;
-  clean(): Promise<void>;
-  getHttpServerAddress(): string;
-}
-
-type BlobConfigurationClass = new (...args: unknown[]) => object;
-type BlobServerClass = new (configuration: object) => AzuriteBlobServer;
-
-// Azurite ships CommonJS without type declarations and has no public in-process API, so its own classes are
-// loaded by path; `require` keeps their `default` export as Azurite wrote it.
-const require = createRequire(import.meta.url);
-const { default: BlobConfiguration } = require('azurite/dist/src/blob/BlobConfiguration.js') as {
-  default: BlobConfigurationClass;
-};
-const { default: BlobServer } = require('azurite/dist/src/blob/BlobServer.js') as {
-  default: BlobServerClass;
-};
-
-/** Starts Azurite's blob service in this process on a free port, in memory, and answers its account URL. */
-async function startAzurite(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
-  const configuration = new BlobConfiguration(
-    '127.0.0.1',
-    0, // the OS picks a free port
-    undefined, // keep-alive timeout
-    `azurite-blob-${randomUUID()}.json`, // Loki database name (kept in memory)
-    `azurite-extent-${randomUUID()}.json`,
-    undefined, // persistence paths (unused in memory)
-    false, // access log: every request on stdout otherwise
-    undefined,
-    false, // debug log
-    undefined,
-    true, // loose: ignore headers Azurite does not know
-    true, // skipApiVersionCheck: the SDK speaks a newer API version than Azurite 3.35 lists
-    undefined,
-    undefined,
-    undefined,
-    undefined, // OAuth off: shared key and SAS are still enforced
-    false, // product-style URLs stay on; 127.0.0.1 uses path-style /devstoreaccount1 anyway
-    true, // in-memory persistence
-  );
-  const server = new BlobServer(configuration);
-  await server.start();
-  return {
-    endpoint: `${server.getHttpServerAddress()}/${ACCOUNT_NAME}`,
-    stop: async () => {
-      await server.close();
-      await server.clean();
-    },
-  };
-}
 
 objectStoreContract('Azure adapter against Azurite', async () => {
   const azurite = await startAzurite();

@@ -1,29 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../object-store.ts';
 import type { S3Provider, S3StoreConfig } from '../../store-config.ts';
 import { objectStoreContract, type ContractFixture } from '../../testing/object-store-contract.ts';
+import { S3RVER_KEY, startS3rver } from '../../testing/servers.ts';
 import { S3ObjectStore } from './s3-store.ts';
-
-/** s3rver accepts only its own access key id (it does not verify signatures). */
-const S3RVER_KEY = 'S3RVER';
-
-async function startS3rver(): Promise<{ endpoint: string; stop(): Promise<void> }> {
-  const directory = await mkdtemp(join(tmpdir(), 'cumulo-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
-  const { port } = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
 
 function buildS3Config(provider: S3Provider, endpoint: string, overrides: Partial<S3StoreConfig> = {}) {
   return {

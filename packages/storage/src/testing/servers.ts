@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+
+/**
+ * Real object-store servers for tests (TESTING.md "Object stores"), started in this process on free ports.
+ * Shared by the adapter suites, the server's integration tests and the end-to-end tests.
+ */
+export interface TestStoreServer {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** s3rver accepts only its own access key id (it does not verify signatures). */
+export const S3RVER_KEY = 'S3RVER';
+
+/** Starts s3rver on a free port with a fresh directory. Run the process with --openssl-legacy-provider. */
+export async function startS3rver(): Promise<TestStoreServer> {
+  const directory = await mkdtemp(join(tmpdir(), 'cumulo-s3rver-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
+  const { port } = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Azurite's well-known development account (public, documented by Microsoft). */
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+export const AZURITE_KEY =
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+interface AzuriteBlobServer {
+  start(): Promise<void>;
+  close(): Promise<void>;
+  clean(): Promise<void>;
+  getHttpServerAddress(): string;
+}
+
+type BlobConfigurationClass = new (...args: unknown[]) => object;
+type BlobServerClass = new (configuration: object) => AzuriteBlobServer;
+
+// Azurite ships CommonJS without type declarations and has no public in-process API, so its own classes are
+// loaded by path; `require` keeps their `default` export as Azurite wrote it.
+const require = createRequire(import.meta.url);
+const { default: BlobConfiguration } = require('azurite/dist/src/blob/BlobConfiguration.js') as {
+  default: BlobConfigurationClass;
+};
+const { default: BlobServer } = require('azurite/dist/src/blob/BlobServer.js') as {
+  default: BlobServerClass;
+};
+
+/** Starts Azurite's blob service on a free port, in memory; `endpoint` is the account URL. */
+export async function startAzurite(): Promise<TestStoreServer> {
+  const configuration = new BlobConfiguration(
+    '127.0.0.1',
+    0, // the OS picks a free port
+    undefined, // keep-alive timeout
+    `azurite-blob-${randomUUID()}.json`, // Loki database name (kept in memory)
+    `azurite-extent-${randomUUID()}.json`,
+    undefined, // persistence paths (unused in memory)
+    false, // access log: every request on stdout otherwise
+    undefined,
+    false, // debug log
+    undefined,
+    true, // loose: ignore headers Azurite does not know
+    true, // skipApiVersionCheck: the SDK speaks a newer API version than Azurite 3.35 lists
+    undefined,
+    undefined,
+    undefined,
+    undefined, // OAuth off: shared key and SAS are still enforced
+    false, // product-style URLs stay on; 127.0.0.1 uses path-style /devstoreaccount1 anyway
+    true, // in-memory persistence
+  );
+  const server = new BlobServer(configuration);
+  await server.start();
+  return {
+    endpoint: `${server.getHttpServerAddress()}/${AZURITE_ACCOUNT}`,
+    stop: async () => {
+      await server.close();
+      await server.clean();
+    },
+  };
+}
