@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
+import { PROVIDER_NAMES, type ProviderName } from '@cumulo/contract';
 
-/** Provider families Cumulo connects (spec 000 §1). */
-export const PROVIDERS = ['aws', 'wasabi', 'azure', 'backblaze', 'genericS3', 'google', 'filebase'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+/** Provider families Cumulo connects (spec 000 §1); the list lives once, in the contract. */
+export const PROVIDERS = PROVIDER_NAMES;
+export type Provider = ProviderName;
 
 export interface BucketInfo {
   name: string;
