@@ -19,6 +19,8 @@ export default defineConfig({
           environment: 'node',
           include: ['src/**/*.spec.ts'],
           globalSetup: ['test/global-setup.ts'],
+          // Integration tests run s3rver, which needs Node's legacy OpenSSL provider for truncated listings.
+          execArgv: ['--openssl-legacy-provider'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -28,6 +28,10 @@ import { IdentityRepo } from './modules/identity/identity.repo.ts';
 import { IdentityService } from './modules/identity/identity.service.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
+import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
+import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
+import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.routes.ts';
+import { StoreRegistry } from './modules/cloud-accounts/store-registry.ts';
 
 export interface AppDeps {
   config: Config;
@@ -50,18 +54,28 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const identityRepo = new IdentityRepo(db.orm);
+  const secrets = new SecretBox(masterKey);
   const identity = new IdentityService(
     identityRepo,
     auth,
     new SignInLimiter(db.pool),
     new MailLimiter(db.pool),
     mail,
-    new SecretBox(masterKey),
+    secrets,
     config.PUBLIC_URL,
     log,
     (message) => publish(db.pool, message),
   );
-  return { auth, mail, identity, identityRepo };
+  const stores = new StoreRegistry(secrets);
+  const cloudAccounts = new CloudAccountsService(
+    new CloudAccountsRepo(db.orm),
+    stores,
+    secrets,
+    config.PROVIDER_ENDPOINTS,
+    async (principal) => (await identity.profile(principal)).userType,
+    log,
+  );
+  return { auth, mail, identity, identityRepo, stores, cloudAccounts };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -115,12 +129,16 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
   const hub = new RealtimeHub(deps.databaseUrl, services.auth, deps.log);
   await hub.start();
   hub.register(app);
-  app.addHook('onClose', async () => hub.stop());
+  app.addHook('onClose', async () => {
+    await hub.stop();
+    await services.stores.closeAll();
+  });
 
   await app.register(
     async (api) => {
       await api.register(healthRoutes(deps.db.pool, deps.boss));
       await api.register(identityRoutes(services.identity, services.auth));
+      await api.register(cloudAccountsRoutes(services.cloudAccounts, services.auth));
     },
     { prefix: '/api' },
   );

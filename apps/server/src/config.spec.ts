@@ -31,3 +31,22 @@ describe('config', () => {
     );
   });
 });
+
+describe('PROVIDER_ENDPOINTS', () => {
+  it('reads a JSON map of provider to endpoint', () => {
+    const config = loadConfig({
+      PROVIDER_ENDPOINTS: '{"aws":"http://127.0.0.1:4568","azure":"http://127.0.0.1:10000/devstoreaccount1"}',
+    });
+    expect(config.PROVIDER_ENDPOINTS).toEqual({
+      aws: 'http://127.0.0.1:4568',
+      azure: 'http://127.0.0.1:10000/devstoreaccount1',
+    });
+    expect(loadConfig({}).PROVIDER_ENDPOINTS).toEqual({});
+  });
+  it.each(['not json', '{"dropbox":"http://x"}', '{"aws":"not a url"}'])(
+    'refuses %s naming the variable',
+    (value) => {
+      expect(() => loadConfig({ PROVIDER_ENDPOINTS: value })).toThrow(/PROVIDER_ENDPOINTS/);
+    },
+  );
+});

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { PROVIDER_NAMES } from '@cumulo/contract';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -42,6 +43,24 @@ export const configSchema = z.object({
     .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
   WEB_DIST: z.string().optional(),
+  /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */
+  PROVIDER_ENDPOINTS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a JSON object such as {"aws":"http://127.0.0.1:4568"}',
+        });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.partialRecord(z.enum(PROVIDER_NAMES), z.url({ message: 'each endpoint must be an absolute URL' })),
+    )
+    .default({}),
 });
 
 export type Config = z.infer<typeof configSchema> & { PUBLIC_URL: string; DATA_DIR: string };

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../src/http/auth.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDb, runMigrations, type Db } from '../src/db/client.ts';
@@ -137,4 +138,32 @@ export async function startTestServer(
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A verified member signed in through the service: a new organisation's Owner, or an invitee with `roleId`. */
+export async function signedInMember(
+  server: TestServer,
+  name: string,
+  invitedBy?: { principal: Principal; roleId: number },
+) {
+  const email = `${name}.${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'Sunny#day7';
+  const client = { ip: '127.0.0.1' };
+  if (invitedBy) {
+    const token = await server.services.identity.invite(invitedBy.principal, {
+      email,
+      firstName: name,
+      lastName: 'Test',
+      roleId: invitedBy.roleId,
+    });
+    await server.services.identity.completeInvitation({ token, password, firstname: name, lastname: 'Test' });
+  } else {
+    await server.services.identity.signup({ email, password, first_name: name, last_name: 'Test' }, client);
+    await server.db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
+  }
+  const login = await server.services.identity.login(email, password, client);
+  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
+  const principal = await server.services.auth.verifyBearer(login.jwtToken);
+  if (!principal) throw new Error('token did not verify');
+  return { email, token: login.jwtToken, principal };
 }

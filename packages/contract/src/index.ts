@@ -6,3 +6,4 @@ export * from './api.ts';
 export * from './providers.ts';
 export * from './pricing.ts';
 export * from './bucket-name.ts';
+export * from './accounts.ts';

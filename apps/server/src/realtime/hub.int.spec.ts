@@ -1,31 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestServer, type TestServer } from '../../test/harness.ts';
+import { signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
 import { publish } from './events.ts';
 import { CLOSE_SIGNED_OUT } from './hub.ts';
 
 let server: TestServer;
 let base: string;
-
-/** Creates a verified user of a new organisation straight through the service and signs in. */
-async function signedInUser(name: string) {
-  const email = `${name}.${Date.now()}@example.com`;
-  await server.services.identity.signup(
-    {
-      email,
-      password: 'Sunny#day7',
-      first_name: name,
-      last_name: 'Test',
-    },
-    { ip: '127.0.0.1' },
-  );
-  await server.db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
-  const login = await server.services.identity.login(email, 'Sunny#day7', { ip: '127.0.0.1' });
-  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
-  const principal = await server.services.auth.verifyBearer(login.jwtToken);
-  if (!principal) throw new Error('token did not verify');
-  return { token: login.jwtToken, principal };
-}
 
 interface Client {
   socket: WebSocket;
@@ -72,8 +52,8 @@ describe('/rm hub against embedded PostgreSQL LISTEN/NOTIFY', () => {
   });
 
   it('fans an event out to its organisation only, and closes the socket when the session ends', async () => {
-    const alice = await signedInUser('alice');
-    const bob = await signedInUser('bob');
+    const alice = await signedInMember(server, 'alice');
+    const bob = await signedInMember(server, 'bob');
     const a = await connect(alice.token);
     const b = await connect(bob.token);
     expect(a.messages[0]).toEqual({ type: 'hello', data: { userId: alice.principal.userId } });

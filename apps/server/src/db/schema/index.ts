@@ -1,2 +1,3 @@
 export * from './organizations.ts';
 export * from './identity.ts';
+export * from './cloud-accounts.ts';

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountFormMessages, MASK } from '@cumulo/contract';
+import { S3ObjectStore } from '@cumulo/storage';
+import {
+  AZURITE_ACCOUNT,
+  AZURITE_KEY,
+  S3RVER_KEY,
+  startAzurite,
+  startS3rver,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
+import { signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+let server: TestServer;
+let s3rver: TestStoreServer;
+let azurite: TestStoreServer;
+let owner: Awaited<ReturnType<typeof signedInMember>>;
+
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) {
+  const res = await server.app.inject({
+    method,
+    url,
+    payload: body === undefined ? undefined : (body as object),
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: res.statusCode, body: res.body ? (res.json() as unknown) : undefined, raw: res.body };
+}
+
+const genericS3 = (overrides: Record<string, unknown> = {}) => ({
+  cloudType: 8,
+  name: 'Lab S3',
+  accessKey: S3RVER_KEY,
+  secretKey: S3RVER_KEY,
+  serviceUrl: s3rver.endpoint,
+  ...overrides,
+});
+
+beforeAll(async () => {
+  [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
+  server = await startTestServer({
+    PROVIDER_ENDPOINTS: JSON.stringify({
+      aws: s3rver.endpoint,
+      wasabi: s3rver.endpoint,
+      azure: azurite.endpoint,
+    }),
+  });
+  owner = await signedInMember(server, 'owner');
+});
+afterAll(async () => {
+  await server?.stop();
+  await Promise.all([s3rver?.stop(), azurite?.stop()]);
+});
+
+describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', () => {
+  it('connects a generic S3 account after a real credential check, and never answers its secret', async () => {
+    const res = await call('POST', '/api/cloudaccount/insert', owner.token, genericS3());
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'Lab S3',
+      project_name: 'Lab S3',
+      provider: 'genericS3',
+      cloudType: 16,
+      serviceUrl: s3rver.endpoint,
+      info: { access_key: `${MASK}RVER`, secret_key: MASK },
+    });
+    expect(res.raw).not.toContain(S3RVER_KEY);
+    const stored = await server.db.pool.query('select credentials from cloud_accounts where name = $1', [
+      'Lab S3',
+    ]);
+    expect(stored.rows[0].credentials).toMatch(/^v1\./);
+    expect(stored.rows[0].credentials).not.toContain(S3RVER_KEY);
+
+    const list = await call('GET', '/api/cloud_accounts/', owner.token);
+    expect((list.body as Array<{ name: string }>).map((a) => a.name)).toContain('Lab S3');
+    expect(list.raw).not.toContain(S3RVER_KEY);
+    expect((await call('GET', '/api/cloudaccount/get_all', owner.token)).body).toEqual(list.body);
+  });
+
+  it('refuses wrong keys with the provider message and saves nothing', async () => {
+    const before = (await call('GET', '/api/cloud_accounts/', owner.token)).body as unknown[];
+    const res = await call(
+      'POST',
+      '/api/cloudaccount/insert',
+      owner.token,
+      genericS3({ name: 'Bad', accessKey: 'WRONG' }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      message: 'The AWS Access Key Id you provided does not exist in our records.',
+    });
+    const after = (await call('GET', '/api/cloud_accounts/', owner.token)).body as unknown[];
+    expect(after).toHaveLength(before.length);
+  });
+
+  it('answers missing fields with the form messages of spec 000 §5', async () => {
+    const res = await call('POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 1,
+      name: 'No keys',
+    });
+    expect(res.status).toBe(400);
+    expect((res.body as { errors: unknown }).errors).toEqual({
+      accessKey: [accountFormMessages.accessKey],
+      secretKey: [accountFormMessages.secretKey],
+    });
+    const noName = await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: '' }));
+    expect((noName.body as { errors: Record<string, string[]> }).errors.name).toEqual([
+      accountFormMessages.name,
+    ]);
+    const noUrl = await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ serviceUrl: '' }));
+    expect((noUrl.body as { errors: Record<string, string[]> }).errors.serviceUrl).toEqual([
+      accountFormMessages.field,
+    ]);
+  });
+
+  it('connects aws and wasabi through PROVIDER_ENDPOINTS, and Azure with account name and key', async () => {
+    for (const [cloudType, provider, flag] of [
+      [1, 'aws', 1],
+      [2, 'wasabi', 2],
+    ] as const) {
+      const res = await call('POST', '/api/cloudaccount/insert', owner.token, {
+        cloudType,
+        name: `My ${provider}`,
+        accessKey: S3RVER_KEY,
+        secretKey: S3RVER_KEY,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ provider, cloudType: flag, info: { region: 'us-east-1' } });
+    }
+    const azure = await call('POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 4,
+      name: 'Blob',
+      accessKey: AZURITE_ACCOUNT,
+      secretKey: AZURITE_KEY,
+    });
+    expect(azure.status).toBe(201);
+    expect(azure.body).toMatchObject({ provider: 'azure', cloudType: 4 });
+    expect(azure.raw).not.toContain(AZURITE_KEY);
+
+    const wrongAzure = await call('POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 4,
+      name: 'Bad blob',
+      accessKey: AZURITE_ACCOUNT,
+      secretKey: Buffer.from('not the key').toString('base64'),
+    });
+    expect(wrongAzure.status).toBe(400);
+    expect((wrongAzure.body as { message: string }).message).toMatch(/authenticate/i);
+  });
+
+  it('lists the buckets of an account live from the provider', async () => {
+    const direct = new S3ObjectStore({
+      provider: 'genericS3',
+      accessKeyId: S3RVER_KEY,
+      secretAccessKey: S3RVER_KEY,
+      endpoint: s3rver.endpoint,
+    });
+    await direct.createBucket('media-archive');
+    await direct.close();
+    const account = (
+      await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Buckets' }))
+    ).body as { id: string };
+    const res = await call('POST', '/api/cloudaccount/list_buckets', owner.token, { id: account.id });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'media-archive', creationDate: expect.any(String) }),
+      ]),
+    );
+  });
+
+  it('renames, sets the billing bucket and removes an account', async () => {
+    const account = (await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Temp' })))
+      .body as { id: string };
+    const renamed = await call('PUT', `/api/cloud_accounts/${account.id}`, owner.token, {
+      cloud_account: { project_name: 'Renamed', billing_bucket: 'reports' },
+    });
+    expect(renamed.body).toMatchObject({ name: 'Renamed', billing_bucket: 'reports' });
+    const billing = await call(
+      'PUT',
+      `/api/cloud_accounts/${account.id}/update_billing_report_bucket`,
+      owner.token,
+      {
+        billing_bucket: 'cur-reports',
+      },
+    );
+    expect(billing.body).toMatchObject({ name: 'Renamed', billing_bucket: 'cur-reports' });
+    const removed = await call('DELETE', `/api/cloudaccount/delete?id=${account.id}`, owner.token);
+    expect(removed.status).toBe(200);
+    const list = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{ id: string }>;
+    expect(list.map((a) => a.id)).not.toContain(account.id);
+  });
+
+  it('answers 404 on every route for an account of another organisation', async () => {
+    const account = (
+      await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Private' }))
+    ).body as { id: string };
+    const stranger = await signedInMember(server, 'stranger');
+    expect((await call('GET', '/api/cloud_accounts/', stranger.token)).body).toEqual([]);
+    const attempts = [
+      call('PUT', `/api/cloud_accounts/${account.id}`, stranger.token, {
+        cloud_account: { project_name: 'Mine' },
+      }),
+      call('PUT', `/api/cloud_accounts/${account.id}/update_billing_report_bucket`, stranger.token, {
+        billing_bucket: 'x',
+      }),
+      call('DELETE', `/api/cloudaccount/delete?id=${account.id}`, stranger.token),
+      call('POST', '/api/cloudaccount/list_buckets', stranger.token, { id: account.id }),
+    ];
+    for (const res of await Promise.all(attempts)) expect(res.status).toBe(404);
+    const still = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{
+      id: string;
+      name: string;
+    }>;
+    expect(still.find((a) => a.id === account.id)?.name).toBe('Private');
+  });
+
+  it('lets a User look at accounts but not connect or remove them', async () => {
+    const member = await signedInMember(server, 'member', { principal: owner.principal, roleId: 3 });
+    expect((await call('GET', '/api/cloud_accounts/', member.token)).status).toBe(200);
+    expect(
+      (await call('POST', '/api/cloudaccount/insert', member.token, genericS3({ name: 'Nope' }))).status,
+    ).toBe(403);
+    const list = (await call('GET', '/api/cloud_accounts/', member.token)).body as Array<{ id: string }>;
+    const first = list[0];
+    if (!first) throw new Error('the organisation has accounts by now');
+    expect((await call('DELETE', `/api/cloudaccount/delete?id=${first.id}`, member.token)).status).toBe(403);
+  });
+
+  it('serves the account types and the providers this organisation may add', async () => {
+    const types = (await call('GET', '/api/account-types/', owner.token)).body as Array<{
+      id: number;
+      name: string;
+    }>;
+    expect(types.find((t) => t.id === 6)?.name).toBe('backblaze');
+    expect((await call('GET', '/api/cloud_accounts/access_info', owner.token)).body).toEqual({
+      userType: 4,
+      providers: ['aws', 'wasabi', 'azure', 'backblaze', 'genericS3', 'google', 'filebase'],
+    });
+  });
+});

@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  accountIdBody,
+  accountIdQuery,
+  billingBucketBody,
+  cloudAccountView,
+  insertAccountBody,
+  legacyCreateAccountBody,
+  liveBucket,
+  messageAnswer,
+  updateAccountBody,
+} from '@cumulo/contract';
+import { principalOf, requireRole, type AuthService } from '../../http/auth.ts';
+import type { CloudAccountsService } from './cloud-accounts.service.ts';
+
+/** The account calls of spec 000 §7 / 002 §7 at the spec's paths under /api. */
+export function cloudAccountsRoutes(service: CloudAccountsService, auth: AuthService): FastifyPluginAsyncZod {
+  return async (app) => {
+    const tags = ['cloud accounts'];
+    const member = { preHandler: auth.requireAuth };
+    // Connecting, changing and removing accounts is for Owners and Admins; every member may look.
+    const manager = { preHandler: [auth.requireAuth, requireRole('Owner', 'Admin')] };
+    const idParams = z.object({ id: z.uuid() });
+
+    app.get(
+      '/account-types/',
+      {
+        ...member,
+        schema: {
+          tags,
+          response: { 200: z.array(z.object({ id: z.number(), name: z.string(), title: z.string() })) },
+        },
+      },
+      async () => service.accountTypes(),
+    );
+
+    for (const path of ['/cloud_accounts/', '/cloudaccount/get_all']) {
+      app.get(
+        path,
+        { ...member, schema: { tags, response: { 200: z.array(cloudAccountView) } } },
+        async (request) => service.list(principalOf(request)),
+      );
+    }
+
+    app.get(
+      '/cloud_accounts/access_info',
+      {
+        ...member,
+        schema: {
+          tags,
+          response: { 200: z.object({ userType: z.number(), providers: z.array(z.string()) }) },
+        },
+      },
+      async (request) => service.accessInfo(principalOf(request)),
+    );
+
+    app.post(
+      '/cloudaccount/insert',
+      { ...manager, schema: { tags, body: insertAccountBody, response: { 201: cloudAccountView } } },
+      async (request, reply) =>
+        reply.status(201).send(await service.insert(principalOf(request), request.body)),
+    );
+
+    app.post(
+      '/cloud_accounts/',
+      { ...manager, schema: { tags, body: legacyCreateAccountBody, response: { 201: cloudAccountView } } },
+      async (request, reply) =>
+        reply
+          .status(201)
+          .send(await service.insertLegacyBackblaze(principalOf(request), request.body.cloud_account)),
+    );
+
+    app.put(
+      '/cloud_accounts/:id',
+      {
+        ...manager,
+        schema: { tags, params: idParams, body: updateAccountBody, response: { 200: cloudAccountView } },
+      },
+      async (request) =>
+        service.update(principalOf(request), request.params.id, {
+          name: request.body.cloud_account.project_name,
+          billingBucket: request.body.cloud_account.billing_bucket,
+        }),
+    );
+
+    app.put(
+      '/cloud_accounts/:id/update_billing_report_bucket',
+      {
+        ...manager,
+        schema: { tags, params: idParams, body: billingBucketBody, response: { 200: cloudAccountView } },
+      },
+      async (request) =>
+        service.update(principalOf(request), request.params.id, {
+          billingBucket: request.body.billing_bucket,
+        }),
+    );
+
+    app.delete(
+      '/cloudaccount/delete',
+      { ...manager, schema: { tags, querystring: accountIdQuery, response: { 200: messageAnswer } } },
+      async (request) => service.remove(principalOf(request), request.query.id),
+    );
+
+    app.post(
+      '/cloudaccount/list_buckets',
+      { ...member, schema: { tags, body: accountIdBody, response: { 200: z.array(liveBucket) } } },
+      async (request) => service.listBuckets(principalOf(request), request.body.id),
+    );
+  };
+}

@@ -1,0 +1,250 @@
+import {
+  ACCOUNT_LIST_CLOUD_TYPE,
+  ACCOUNT_TYPES,
+  FILEBASE_ENDPOINT,
+  INSERT_CLOUD_TYPE,
+  MASK,
+  WASABI_DEFAULT_REGION,
+  accountFormMessages,
+  providersAllowedFor,
+  type CloudAccountView,
+  type InsertAccountBody,
+  type ProviderName,
+} from '@cumulo/contract';
+import { StorageError, createObjectStore, type StoreConfig } from '@cumulo/storage';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import type { SecretBox } from '../../crypto/keys.ts';
+import type { Logger } from '../../logger.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
+import type { StoreRegistry } from './store-registry.ts';
+
+type SupportedConfig = Parameters<typeof createObjectStore>[0];
+
+/** What a connect form resolves to before the credentials are checked. */
+interface ResolvedAccount {
+  provider: ProviderName;
+  config: SupportedConfig;
+  keyId: string;
+  region: string | null;
+  serviceUrl: string | null;
+}
+
+const accountTypeId = (provider: ProviderName) => ACCOUNT_TYPES.find((t) => t.name === provider)?.id ?? 0;
+
+/** Connecting, listing, renaming and removing cloud accounts; every call is scoped to the caller's organisation. */
+export class CloudAccountsService {
+  constructor(
+    private readonly repo: CloudAccountsRepo,
+    private readonly registry: StoreRegistry,
+    private readonly secrets: SecretBox,
+    /** PROVIDER_ENDPOINTS: provider → endpoint override (tests, private deployments). */
+    private readonly endpointOverrides: Partial<Record<ProviderName, string>>,
+    private readonly userTypeOf: (principal: Principal) => Promise<number>,
+    private readonly log: Logger,
+  ) {}
+
+  accountTypes() {
+    return [...ACCOUNT_TYPES];
+  }
+
+  async accessInfo(principal: Principal) {
+    const userType = await this.userTypeOf(principal);
+    return { userType, providers: providersAllowedFor(userType) };
+  }
+
+  async list(principal: Principal): Promise<CloudAccountView[]> {
+    const rows = await this.repo.list(principal.organizationId);
+    return rows.map((row) => this.#view(row));
+  }
+
+  /** POST /cloudaccount/insert: checks the credentials with a real call, then stores them sealed. */
+  async insert(principal: Principal, body: InsertAccountBody): Promise<CloudAccountView> {
+    const resolved = this.#resolve(body);
+    return this.#connect(principal, body.name, resolved);
+  }
+
+  /** POST /cloud_accounts/: the legacy create of a Backblaze account. */
+  async insertLegacyBackblaze(
+    principal: Principal,
+    body: { project_name: string; info: { access_key: string; secret_key: string; region: string } },
+  ): Promise<CloudAccountView> {
+    const config: SupportedConfig = {
+      provider: 'backblaze',
+      accessKeyId: body.info.access_key,
+      secretAccessKey: body.info.secret_key,
+      region: body.info.region,
+      endpoint: this.endpointOverrides.backblaze,
+    };
+    return this.#connect(principal, body.project_name, {
+      provider: 'backblaze',
+      config,
+      keyId: body.info.access_key,
+      region: body.info.region,
+      serviceUrl: null,
+    });
+  }
+
+  async update(principal: Principal, id: string, changes: { name?: string; billingBucket?: string | null }) {
+    const row = await this.repo.update(principal.organizationId, id, changes);
+    if (!row) throw notFound();
+    return this.#view(row);
+  }
+
+  async remove(principal: Principal, id: string) {
+    const row = await this.repo.delete(principal.organizationId, id);
+    if (!row) throw notFound();
+    await this.registry.forget(id);
+    return { message: `${row.name} removed successfully` };
+  }
+
+  /** The account's buckets, asked of the provider now. */
+  async listBuckets(principal: Principal, id: string) {
+    const row = await this.repo.find(principal.organizationId, id);
+    if (!row) throw notFound();
+    try {
+      const buckets = await this.registry.storeFor(row).listBuckets();
+      return buckets.map((b) => ({
+        name: b.name,
+        region: b.region,
+        creationDate: b.createdAt?.toISOString() ?? null,
+      }));
+    } catch (error) {
+      throw this.#providerError(error);
+    }
+  }
+
+  async #connect(principal: Principal, name: string, resolved: ResolvedAccount): Promise<CloudAccountView> {
+    const userType = await this.userTypeOf(principal);
+    if (!providersAllowedFor(userType).includes(resolved.provider)) {
+      throw forbidden('Your plan allows adding only Wasabi accounts.');
+    }
+    const probe = createObjectStore(resolved.config);
+    try {
+      await probe.verify();
+    } catch (error) {
+      throw this.#providerError(error);
+    } finally {
+      await probe.close();
+    }
+    const row = await this.repo.insert({
+      organizationId: principal.organizationId,
+      provider: resolved.provider,
+      name,
+      credentials: this.secrets.seal(JSON.stringify(resolved.config satisfies StoreConfig)),
+      keyHint: resolved.keyId.slice(-4),
+      region: resolved.region,
+      serviceUrl: resolved.serviceUrl,
+    });
+    this.log.info({ accountId: row.id, provider: row.provider }, 'cloud account connected');
+    return this.#view(row);
+  }
+
+  /** Maps the onboarding form to a provider and its store config, with the spec's field messages. */
+  #resolve(body: InsertAccountBody): ResolvedAccount {
+    const errors: FieldErrors = {};
+    const need = (field: keyof InsertAccountBody, message: string) => {
+      const value = body[field];
+      if (typeof value !== 'string' || value.trim() === '') errors[field] = [message];
+      return typeof value === 'string' ? value.trim() : '';
+    };
+    const fail = () => {
+      const first = Object.values(errors)[0]?.[0] ?? accountFormMessages.field;
+      return badRequest(first, errors);
+    };
+
+    if (body.cloudType === INSERT_CLOUD_TYPE.google) {
+      need('credentialsData', accountFormMessages.serviceAccount);
+      if (Object.keys(errors).length) throw fail();
+      throw badRequest(
+        'Google Cloud Storage accounts cannot be connected yet: their adapter is not part of this release.',
+      );
+    }
+    const accessKey = need('accessKey', accountFormMessages.accessKey);
+    const secretKey = need('secretKey', accountFormMessages.secretKey);
+    if (body.cloudType === INSERT_CLOUD_TYPE.azure) {
+      if (Object.keys(errors).length) throw fail();
+      return {
+        provider: 'azure',
+        config: {
+          provider: 'azure',
+          accountName: accessKey,
+          accountKey: secretKey,
+          endpoint: this.endpointOverrides.azure,
+        },
+        keyId: accessKey,
+        region: null,
+        serviceUrl: null,
+      };
+    }
+    if (body.cloudType === INSERT_CLOUD_TYPE.genericS3OrFilebase) {
+      const serviceUrl = need('serviceUrl', accountFormMessages.field);
+      if (serviceUrl && !/^https?:\/\/[^\s/]+/i.test(serviceUrl)) {
+        errors.serviceUrl = ['Enter the service URL, such as https://s3.example.com.'];
+      }
+      if (Object.keys(errors).length) throw fail();
+      const isFilebase = serviceUrl.replace(/\/+$/, '').toLowerCase() === FILEBASE_ENDPOINT;
+      const provider: ProviderName = isFilebase ? 'filebase' : 'genericS3';
+      return {
+        provider,
+        config: {
+          provider,
+          accessKeyId: accessKey,
+          secretAccessKey: secretKey,
+          region: body.region || 'us-east-1',
+          endpoint: isFilebase ? (this.endpointOverrides.filebase ?? FILEBASE_ENDPOINT) : serviceUrl,
+        },
+        keyId: accessKey,
+        region: body.region || null,
+        serviceUrl,
+      };
+    }
+    if (Object.keys(errors).length) throw fail();
+    const provider: ProviderName = body.cloudType === INSERT_CLOUD_TYPE.wasabi ? 'wasabi' : 'aws';
+    const region = body.region || (provider === 'wasabi' ? WASABI_DEFAULT_REGION : 'us-east-1');
+    return {
+      provider,
+      config: {
+        provider,
+        accessKeyId: accessKey,
+        secretAccessKey: secretKey,
+        region,
+        endpoint: this.endpointOverrides[provider],
+      },
+      keyId: accessKey,
+      region,
+      serviceUrl: null,
+    };
+  }
+
+  /** A provider refusal becomes the 'Something Went Wrong' answer with the provider's own message. */
+  #providerError(error: unknown): AppError {
+    if (error instanceof StorageError) {
+      const status = error.code === 'Network' || error.code === 'Throttled' ? 502 : 400;
+      return new AppError(status, `CLOUD_${error.code.toUpperCase()}`, error.message);
+    }
+    return new AppError(502, 'CLOUD_UNKNOWN', error instanceof Error ? error.message : String(error));
+  }
+
+  #view(row: CloudAccountRow): CloudAccountView {
+    const endpoint = row.serviceUrl ?? this.endpointOverrides[row.provider] ?? null;
+    return {
+      id: row.id,
+      name: row.name,
+      project_name: row.name,
+      provider: row.provider,
+      cloudType: ACCOUNT_LIST_CLOUD_TYPE[row.provider],
+      account_type_id: accountTypeId(row.provider),
+      serviceUrl: row.serviceUrl,
+      endpoint,
+      billing_bucket: row.billingBucket,
+      // Sizes, counts and costs come from the bucket inventory, which is not built yet: nothing is known.
+      total_cost: 0,
+      total_bytes_used: 0,
+      bucket_count: 0,
+      storages: [],
+      info: { access_key: `${MASK}${row.keyHint}`, secret_key: MASK, region: row.region, endpoint },
+      created_at: row.createdAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { INSERT_CLOUD_TYPE } from './providers.ts';
+
+/** Inline messages of the account forms (spec 000 §5). */
+export const accountFormMessages = {
+  accessKey: 'Access Key is required.',
+  secretKey: 'Secret Key is required.',
+  field: 'Field is required.',
+  serviceAccount: 'Service Accounts Key is required.',
+  name: "It's always good to give a name to your cloud service, so you can organize them better.",
+} as const;
+
+const required = (message: string) => z.string({ error: message }).trim().min(1, message).max(4096);
+
+/** POST /cloudaccount/insert (spec 000 §7, onboarding variant; cloudType numbering 1, 2, 4, 8, 16). */
+export const insertAccountBody = z.object({
+  cloudType: z.union(
+    Object.values(INSERT_CLOUD_TYPE).map((n) => z.literal(n)),
+    { error: 'Choose a provider.' },
+  ),
+  name: required(accountFormMessages.name).max(100),
+  accessKey: z.string().trim().max(1024).optional(),
+  secretKey: z.string().trim().max(4096).optional(),
+  serviceUrl: z.string().trim().max(2048).optional(),
+  credentialsData: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+  region: z.string().trim().max(64).optional(),
+});
+export type InsertAccountBody = z.infer<typeof insertAccountBody>;
+
+/** POST /cloud_accounts/ — the legacy create the spec names for backblaze (account_type_id 6). */
+export const legacyCreateAccountBody = z.object({
+  cloud_account: z.object({
+    account_type_id: z.literal(6, { error: 'Only Backblaze accounts use this call.' }),
+    project_name: required(accountFormMessages.name).max(100),
+    info: z.object({
+      access_key: required(accountFormMessages.accessKey),
+      secret_key: required(accountFormMessages.secretKey),
+      region: required(accountFormMessages.field).max(64),
+    }),
+  }),
+});
+
+export const updateAccountBody = z.object({
+  cloud_account: z.object({
+    project_name: required(accountFormMessages.name).max(100).optional(),
+    billing_bucket: z.string().trim().max(255).nullable().optional(),
+  }),
+});
+export const billingBucketBody = z.object({ billing_bucket: z.string().trim().max(255).nullable() });
+export const accountIdBody = z.object({ id: z.uuid() });
+export const accountIdQuery = z.object({ id: z.uuid() });
+
+export const storageView = z.object({
+  id: z.string(),
+  name: z.string(),
+  bucket_name: z.string(),
+  region: z.string().nullable(),
+  creationDate: z.string().nullable(),
+  size: z.number(),
+  cost: z.number(),
+  cloud_account_id: z.string(),
+});
+
+export const cloudAccountView = z.object({
+  id: z.string(),
+  name: z.string(),
+  project_name: z.string(),
+  provider: z.string(),
+  cloudType: z.number(),
+  account_type_id: z.number(),
+  serviceUrl: z.string().nullable(),
+  endpoint: z.string().nullable(),
+  billing_bucket: z.string().nullable(),
+  total_cost: z.number(),
+  total_bytes_used: z.number(),
+  bucket_count: z.number(),
+  storages: z.array(storageView),
+  info: z.object({
+    access_key: z.string(),
+    secret_key: z.string(),
+    region: z.string().nullable(),
+    endpoint: z.string().nullable(),
+  }),
+  created_at: z.string(),
+});
+export type CloudAccountView = z.infer<typeof cloudAccountView>;
+
+export const liveBucket = z.object({
+  name: z.string(),
+  region: z.string().nullable(),
+  creationDate: z.string().nullable(),
+});
+
+/** How a secret is shown: never its value, only that one is set (plus the last characters of key ids). */
+export const MASK = '••••';

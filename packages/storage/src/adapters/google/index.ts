@@ -1,0 +1,1 @@
+export { GoogleObjectStore, toStorageError } from './google-store.ts';
