@@ -32,6 +32,8 @@ import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
 import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.routes.ts';
 import { StoreRegistry } from './modules/cloud-accounts/store-registry.ts';
+import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
+import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 
 export interface AppDeps {
   config: Config;
@@ -46,8 +48,8 @@ export interface AppDeps {
 }
 
 /** The services every role shares, built once per process. */
-export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey'>) {
-  const { config, db, log, masterKey } = deps;
+export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey' | 'boss'>) {
+  const { config, db, log, masterKey, boss } = deps;
   const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS);
   const mail = new MailService(
     { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
@@ -67,15 +69,23 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (message) => publish(db.pool, message),
   );
   const stores = new StoreRegistry(secrets);
+  const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
   const cloudAccounts = new CloudAccountsService(
-    new CloudAccountsRepo(db.orm),
+    cloudAccountsRepo,
     stores,
     secrets,
     config.PROVIDER_ENDPOINTS,
     async (principal) => (await identity.profile(principal)).userType,
+    enqueueInventory(boss),
     log,
   );
-  return { auth, mail, identity, identityRepo, stores, cloudAccounts };
+  const inventory = new BucketInventory(
+    cloudAccountsRepo,
+    stores,
+    (message) => publish(db.pool, message),
+    log,
+  );
+  return { auth, mail, identity, identityRepo, stores, cloudAccounts, cloudAccountsRepo, inventory };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -99,12 +99,17 @@ async function main() {
 
     const masterKey = loadMasterKey(config.MASTER_KEY, config.DATA_DIR);
     const { buildServices, buildApp } = await import('./app.ts');
-    const services = buildServices({ config, db, log, masterKey });
-    stops.push(async () => services.mail.close());
+    const services = buildServices({ config, db, log, masterKey, boss });
+    stops.push(async () => {
+      services.mail.close();
+      await services.stores.closeAll();
+    });
 
     if (runsJobs) {
       const { registerIdentityJobs } = await import('./modules/identity/identity.jobs.ts');
       await registerIdentityJobs(boss, services.identityRepo, log, true);
+      const { registerInventoryJobs } = await import('./modules/cloud-accounts/cloud-accounts.jobs.ts');
+      await registerInventoryJobs(boss, services.inventory, services.cloudAccountsRepo, log, true);
       log.info('worker role: job handlers registered');
     }
 

@@ -60,8 +60,13 @@ export const storageView = z.object({
   region: z.string().nullable(),
   creationDate: z.string().nullable(),
   size: z.number(),
+  object_count: z.number(),
+  /** Estimated monthly storage cost in USD from the price table. */
   cost: z.number(),
   cloud_account_id: z.string(),
+  /** State of the bucket's inventory job: pending, running, done or failed. */
+  inventory_status: z.string(),
+  inventoried_at: z.string().nullable(),
 });
 
 export const cloudAccountView = z.object({

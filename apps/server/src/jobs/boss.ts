@@ -4,6 +4,8 @@ import type { Logger } from '../logger.ts';
 /** Queue names, one place. Each handler is safe to run twice (STYLE.md "Jobs"). */
 export const QUEUES = {
   purgeExpiredIdentity: 'identity.purge-expired',
+  inventoryAccount: 'inventory.account',
+  inventorySweep: 'inventory.sweep',
 } as const;
 
 export interface BossOptions {

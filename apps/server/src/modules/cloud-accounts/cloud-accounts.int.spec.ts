@@ -167,6 +167,68 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
     );
   });
 
+  it('inventories every bucket as a stream of pages: real counts, sizes and cost estimates', async () => {
+    const direct = new S3ObjectStore({
+      provider: 'genericS3',
+      accessKeyId: S3RVER_KEY,
+      secretAccessKey: S3RVER_KEY,
+      endpoint: s3rver.endpoint,
+    });
+    await direct.createBucket('inv-many');
+    await direct.createBucket('inv-sized');
+    const many = 1203; // more than one listing page of 1000
+    for (let i = 0; i < many; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, many - i) }, (_, j) =>
+          direct.write('inv-many', `k/${String(i + j).padStart(5, '0')}`, Buffer.from('ab'), { size: 2 }),
+        ),
+      );
+    }
+    await direct.write('inv-sized', 'one.bin', Buffer.alloc(3000), { size: 3000 });
+    await direct.write('inv-sized', 'deep/two.bin', Buffer.alloc(1000), { size: 1000 });
+    await direct.close();
+
+    const account = (
+      await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Inventory' }))
+    ).body as { id: string; storages: unknown[] };
+    expect(account.storages).toEqual([]);
+    const queued = await server.db.pool.query(
+      "select count(*)::int as n from pgboss.job where name = 'inventory.account' and data->>'accountId' = $1",
+      [account.id],
+    );
+    expect(queued.rows[0].n).toBe(1);
+
+    const totals = await server.services.inventory.run(owner.principal.organizationId, account.id);
+    expect(totals.objects).toBeGreaterThanOrEqual(many + 2);
+    const view = (
+      (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{
+        id: string;
+        bucket_count: number;
+        total_bytes_used: number;
+        storages: Array<{
+          name: string;
+          size: number;
+          object_count: number;
+          inventory_status: string;
+          cost: number;
+        }>;
+      }>
+    ).find((a) => a.id === account.id);
+    const byName = Object.fromEntries((view?.storages ?? []).map((b) => [b.name, b]));
+    expect(byName['inv-many']).toMatchObject({
+      size: many * 2,
+      object_count: many,
+      inventory_status: 'done',
+    });
+    expect(byName['inv-sized']).toMatchObject({ size: 4000, object_count: 2, inventory_status: 'done' });
+    expect(byName['inv-sized']?.cost).toBeCloseTo((4000 / 1024 ** 3) * 0.023, 12);
+    expect(view?.bucket_count).toBe(view?.storages.length);
+    expect(view?.total_bytes_used).toBe((view?.storages ?? []).reduce((sum, b) => sum + b.size, 0));
+
+    const refresh = await call('POST', `/api/cloud_accounts/${account.id}/inventory`, owner.token);
+    expect(refresh.status).toBe(202);
+  });
+
   it('renames, sets the billing bucket and removes an account', async () => {
     const account = (await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Temp' })))
       .body as { id: string };

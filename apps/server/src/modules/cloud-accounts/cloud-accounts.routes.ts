@@ -102,6 +102,14 @@ export function cloudAccountsRoutes(service: CloudAccountsService, auth: AuthSer
       async (request) => service.remove(principalOf(request), request.query.id),
     );
 
+    // Not in the spec: the dashboard's Refresh asks for a new inventory of one account.
+    app.post(
+      '/cloud_accounts/:id/inventory',
+      { ...member, schema: { tags, params: idParams, response: { 202: messageAnswer } } },
+      async (request, reply) =>
+        reply.status(202).send(await service.refreshInventory(principalOf(request), request.params.id)),
+    );
+
     app.post(
       '/cloudaccount/list_buckets',
       { ...member, schema: { tags, body: accountIdBody, response: { 200: z.array(liveBucket) } } },

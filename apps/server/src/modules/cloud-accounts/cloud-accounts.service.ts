@@ -6,6 +6,7 @@ import {
   MASK,
   WASABI_DEFAULT_REGION,
   accountFormMessages,
+  estimateMonthlyCost,
   providersAllowedFor,
   type CloudAccountView,
   type InsertAccountBody,
@@ -16,7 +17,8 @@ import type { Principal } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';
-import type { CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
+import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
+import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
 
 type SupportedConfig = Parameters<typeof createObjectStore>[0];
@@ -41,6 +43,7 @@ export class CloudAccountsService {
     /** PROVIDER_ENDPOINTS: provider → endpoint override (tests, private deployments). */
     private readonly endpointOverrides: Partial<Record<ProviderName, string>>,
     private readonly userTypeOf: (principal: Principal) => Promise<number>,
+    private readonly enqueueInventory: (job: InventoryJob) => Promise<void>,
     private readonly log: Logger,
   ) {}
 
@@ -55,7 +58,24 @@ export class CloudAccountsService {
 
   async list(principal: Principal): Promise<CloudAccountView[]> {
     const rows = await this.repo.list(principal.organizationId);
-    return rows.map((row) => this.#view(row));
+    const inventory = await this.repo.bucketsOf(
+      principal.organizationId,
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) =>
+      this.#view(
+        row,
+        inventory.filter((b) => b.cloudAccountId === row.id),
+      ),
+    );
+  }
+
+  /** Queues a fresh inventory of the account's buckets (the dashboard's Refresh). */
+  async refreshInventory(principal: Principal, id: string) {
+    const row = await this.repo.find(principal.organizationId, id);
+    if (!row) throw notFound();
+    await this.enqueueInventory({ organizationId: principal.organizationId, accountId: id });
+    return { message: `Refreshing the buckets of ${row.name}.` };
   }
 
   /** POST /cloudaccount/insert: checks the credentials with a real call, then stores them sealed. */
@@ -88,7 +108,7 @@ export class CloudAccountsService {
   async update(principal: Principal, id: string, changes: { name?: string; billingBucket?: string | null }) {
     const row = await this.repo.update(principal.organizationId, id, changes);
     if (!row) throw notFound();
-    return this.#view(row);
+    return this.#view(row, await this.repo.bucketsOf(principal.organizationId, [row.id]));
   }
 
   async remove(principal: Principal, id: string) {
@@ -137,7 +157,8 @@ export class CloudAccountsService {
       serviceUrl: resolved.serviceUrl,
     });
     this.log.info({ accountId: row.id, provider: row.provider }, 'cloud account connected');
-    return this.#view(row);
+    await this.enqueueInventory({ organizationId: principal.organizationId, accountId: row.id });
+    return this.#view(row, []);
   }
 
   /** Maps the onboarding form to a provider and its store config, with the spec's field messages. */
@@ -226,8 +247,21 @@ export class CloudAccountsService {
     return new AppError(502, 'CLOUD_UNKNOWN', error instanceof Error ? error.message : String(error));
   }
 
-  #view(row: CloudAccountRow): CloudAccountView {
+  #view(row: CloudAccountRow, inventory: BucketRow[]): CloudAccountView {
     const endpoint = row.serviceUrl ?? this.endpointOverrides[row.provider] ?? null;
+    const storages = inventory.map((b) => ({
+      id: `${row.id}/${b.name}`,
+      name: b.name,
+      bucket_name: b.name,
+      region: b.region,
+      creationDate: b.createdOn?.toISOString() ?? null,
+      size: b.totalBytes,
+      object_count: b.objectCount,
+      cost: estimateMonthlyCost(row.provider, b.totalBytes),
+      cloud_account_id: row.id,
+      inventory_status: b.status,
+      inventoried_at: b.inventoriedAt?.toISOString() ?? null,
+    }));
     return {
       id: row.id,
       name: row.name,
@@ -238,11 +272,10 @@ export class CloudAccountsService {
       serviceUrl: row.serviceUrl,
       endpoint,
       billing_bucket: row.billingBucket,
-      // Sizes, counts and costs come from the bucket inventory, which is not built yet: nothing is known.
-      total_cost: 0,
-      total_bytes_used: 0,
-      bucket_count: 0,
-      storages: [],
+      total_cost: storages.reduce((sum, b) => sum + b.cost, 0),
+      total_bytes_used: storages.reduce((sum, b) => sum + b.size, 0),
+      bucket_count: storages.length,
+      storages,
       info: { access_key: `${MASK}${row.keyHint}`, secret_key: MASK, region: row.region, endpoint },
       created_at: row.createdAt.toISOString(),
     };

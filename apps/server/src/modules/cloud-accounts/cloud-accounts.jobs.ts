@@ -1,0 +1,45 @@
+import type { PgBoss } from 'pg-boss';
+import { QUEUES } from '../../jobs/boss.ts';
+import type { Logger } from '../../logger.ts';
+import type { BucketInventory } from './bucket-inventory.ts';
+import type { CloudAccountsRepo } from './cloud-accounts.repo.ts';
+
+export interface InventoryJob {
+  organizationId: string;
+  accountId: string;
+}
+
+/** Queues one account's inventory; a job already waiting for the account absorbs the new request. */
+export function enqueueInventory(boss: PgBoss) {
+  return async (job: InventoryJob) => {
+    await boss.send(QUEUES.inventoryAccount, job, {
+      singletonKey: job.accountId,
+      retryLimit: 3,
+      retryBackoff: true,
+    });
+  };
+}
+
+/** Inventory handlers: one per account (on connect, on demand), and a sweep every six hours. */
+export async function registerInventoryJobs(
+  boss: PgBoss,
+  inventory: BucketInventory,
+  repo: CloudAccountsRepo,
+  log: Logger,
+  schedule: boolean,
+) {
+  await boss.work<InventoryJob>(QUEUES.inventoryAccount, async ([job]) => {
+    if (!job) return;
+    const totals = await inventory.run(job.data.organizationId, job.data.accountId);
+    log.info({ accountId: job.data.accountId, ...totals }, 'bucket inventory done');
+    return totals;
+  });
+  await boss.work(QUEUES.inventorySweep, async () => {
+    const enqueue = enqueueInventory(boss);
+    const accounts = await repo.allAccountIds();
+    for (const account of accounts)
+      await enqueue({ organizationId: account.organizationId, accountId: account.id });
+    return { queued: accounts.length };
+  });
+  if (schedule) await boss.schedule(QUEUES.inventorySweep, '23 */6 * * *');
+}
