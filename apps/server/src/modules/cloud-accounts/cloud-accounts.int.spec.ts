@@ -146,6 +146,25 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
     expect((wrongAzure.body as { message: string }).message).toMatch(/authenticate/i);
   });
 
+  it('refuses a Google account whose service-account key is not valid JSON, naming the problem', async () => {
+    const missing = await call('POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 16,
+      name: 'GCS',
+    });
+    expect((missing.body as { errors: Record<string, string[]> }).errors.credentialsData).toEqual([
+      accountFormMessages.serviceAccount,
+    ]);
+    const malformed = await call('POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 16,
+      name: 'GCS',
+      credentialsData: '{ not json',
+    });
+    expect(malformed.status).toBe(400);
+    expect((malformed.body as { code: string }).code).toBe('CLOUD_INVALIDCREDENTIALS');
+    const list = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{ name: string }>;
+    expect(list.map((a) => a.name)).not.toContain('GCS');
+  });
+
   it('lists the buckets of an account live from the provider', async () => {
     const direct = new S3ObjectStore({
       provider: 'genericS3',

@@ -21,12 +21,10 @@ import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-acco
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
 
-type SupportedConfig = Parameters<typeof createObjectStore>[0];
-
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
   provider: ProviderName;
-  config: SupportedConfig;
+  config: StoreConfig;
   keyId: string;
   region: string | null;
   serviceUrl: string | null;
@@ -89,7 +87,7 @@ export class CloudAccountsService {
     principal: Principal,
     body: { project_name: string; info: { access_key: string; secret_key: string; region: string } },
   ): Promise<CloudAccountView> {
-    const config: SupportedConfig = {
+    const config: StoreConfig = {
       provider: 'backblaze',
       accessKeyId: body.info.access_key,
       secretAccessKey: body.info.secret_key,
@@ -139,19 +137,21 @@ export class CloudAccountsService {
     if (!providersAllowedFor(userType).includes(resolved.provider)) {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
     }
-    const probe = createObjectStore(resolved.config);
+    // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
+    let probe: ReturnType<typeof createObjectStore> | undefined;
     try {
+      probe = createObjectStore(resolved.config);
       await probe.verify();
     } catch (error) {
       throw this.#providerError(error);
     } finally {
-      await probe.close();
+      await probe?.close();
     }
     const row = await this.repo.insert({
       organizationId: principal.organizationId,
       provider: resolved.provider,
       name,
-      credentials: this.secrets.seal(JSON.stringify(resolved.config satisfies StoreConfig)),
+      credentials: this.secrets.seal(JSON.stringify(resolved.config)),
       keyHint: resolved.keyId.slice(-4),
       region: resolved.region,
       serviceUrl: resolved.serviceUrl,
@@ -175,11 +175,22 @@ export class CloudAccountsService {
     };
 
     if (body.cloudType === INSERT_CLOUD_TYPE.google) {
-      need('credentialsData', accountFormMessages.serviceAccount);
+      const credentialsJson = need('credentialsData', accountFormMessages.serviceAccount);
       if (Object.keys(errors).length) throw fail();
-      throw badRequest(
-        'Google Cloud Storage accounts cannot be connected yet: their adapter is not part of this release.',
-      );
+      let clientEmail = '';
+      try {
+        const key = JSON.parse(credentialsJson) as { client_email?: unknown };
+        clientEmail = typeof key.client_email === 'string' ? key.client_email : '';
+      } catch {
+        // The adapter's own check below answers a malformed key with a clear message.
+      }
+      return {
+        provider: 'google',
+        config: { provider: 'google', credentialsJson, endpoint: this.endpointOverrides.google },
+        keyId: clientEmail.split('@')[0] ?? '',
+        region: null,
+        serviceUrl: null,
+      };
     }
     const accessKey = need('accessKey', accountFormMessages.accessKey);
     const secretKey = need('secretKey', accountFormMessages.secretKey);

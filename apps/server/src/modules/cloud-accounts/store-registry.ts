@@ -2,8 +2,6 @@ import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/s
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { CloudAccountRow } from './cloud-accounts.repo.ts';
 
-type SupportedConfig = Parameters<typeof createObjectStore>[0];
-
 /**
  * One ObjectStore (one SDK client) per account for the life of the process, rebuilt only when the account
  * changes; the sealed credentials are opened only here.
@@ -23,7 +21,7 @@ export class StoreRegistry {
     const cached = this.#stores.get(account.id);
     if (cached && cached.version === version) return cached.store;
     if (cached) void cached.store.close();
-    const store = createObjectStore(this.configOf(account) as SupportedConfig);
+    const store = createObjectStore(this.configOf(account));
     this.#stores.set(account.id, { version, store });
     return store;
   }

@@ -35,7 +35,9 @@ export interface RecordedRequest {
 
 /** Reads a fixture file of this folder. */
 export function loadFixture(name: string): FixtureExchange[] {
-  return JSON.parse(readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8')) as FixtureExchange[];
+  return JSON.parse(
+    readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8'),
+  ) as FixtureExchange[];
 }
 
 /**
@@ -109,7 +111,9 @@ export async function startFixtureServer() {
           !used.has(candidate) &&
           candidate.request.method === recorded.method &&
           candidate.request.path === recorded.path &&
-          Object.entries(candidate.request.query ?? {}).every(([name, value]) => url.searchParams.get(name) === value) &&
+          Object.entries(candidate.request.query ?? {}).every(
+            ([name, value]) => url.searchParams.get(name) === value,
+          ) &&
           Object.entries(candidate.request.headers ?? {}).every(([name, pattern]) =>
             new RegExp(pattern).test(String(req.headers[name] ?? '')),
           ),
@@ -120,8 +124,12 @@ export async function startFixtureServer() {
         return;
       }
       if (exchange.once) used.add(exchange);
-      if (recorded.method === 'POST' && url.searchParams.get('uploadType') === 'resumable') media = Buffer.alloc(0);
-      if (recorded.body.length > 0 && (recorded.path.startsWith('/upload/') || recorded.method === 'PUT')) {
+      if (recorded.method === 'POST' && url.searchParams.get('uploadType') === 'resumable')
+        media = Buffer.alloc(0);
+      const carriesMedia =
+        recorded.method === 'PUT' ||
+        (recorded.method === 'POST' && url.searchParams.get('uploadType') === 'multipart');
+      if (recorded.path.startsWith('/upload/') && carriesMedia) {
         media = Buffer.concat([media, mediaOf(recorded)]);
       }
       const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
@@ -143,7 +151,10 @@ export async function startFixtureServer() {
         res.writeHead(exchange.response.status, headers);
         res.end();
       } else {
-        res.writeHead(exchange.response.status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+        res.writeHead(exchange.response.status, {
+          'content-type': 'application/json; charset=UTF-8',
+          ...headers,
+        });
         res.end(fill(JSON.stringify(body)));
       }
     });

@@ -231,7 +231,8 @@ function contentDispositionFor(fileName: string): string {
 
 async function bufferSmall(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  for await (const chunk of body)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
 }
 
@@ -254,8 +255,9 @@ export class GoogleObjectStore implements ObjectStore {
       // Cumulo's endpoint override is for tests and private deployments that still check the key.
       useAuthWithCustomEndpoint: true,
       retryOptions: {
-        autoRetry: true,
-        maxRetries: Math.max(retry.maxAttempts - 1, 0),
+        // The library reads maxRetries 0 as "use the default of 3", so a single attempt turns retries off.
+        autoRetry: retry.maxAttempts > 1,
+        maxRetries: Math.max(retry.maxAttempts - 1, 1),
         // Every write Cumulo makes sends the same bytes to the same name, so repeating one after a 503 or a
         // lost answer is harmless; the default (retry only with preconditions) would fail transfers instead.
         idempotencyStrategy: IdempotencyStrategy.RetryAlways,
@@ -481,7 +483,13 @@ export class GoogleObjectStore implements ObjectStore {
       options.onProgress?.(payload.length);
       return { etag: file.metadata.etag ?? null, size: payload.length };
     }
-    return this.writeResumable(bucket, key, Buffer.isBuffer(body) ? Readable.from([body]) : body, size, options);
+    return this.writeResumable(
+      bucket,
+      key,
+      Buffer.isBuffer(body) ? Readable.from([body]) : body,
+      size,
+      options,
+    );
   }
 
   /**
