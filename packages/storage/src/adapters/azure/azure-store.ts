@@ -27,6 +27,7 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
+import { NETWORK_ERROR_CODES } from '../shared.ts';
 import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type AzureStoreConfig, type RetryOptions } from '../../store-config.ts';
 
@@ -62,17 +63,6 @@ const ERROR_CODES: Record<string, StorageErrorCode> = {
   OperationTimedOut: 'Throttled',
 };
 
-/** Node network failures the SDK reports as RestError codes without an HTTP status. */
-const NETWORK_CODES = new Set([
-  'REQUEST_SEND_ERROR',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-]);
-
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
@@ -99,7 +89,7 @@ export function toStorageError(error: unknown): StorageError {
     // with the same "failed to authenticate" text, which a genuine permission refusal never carries.
     if (status === 403 && /failed to authenticate/i.test(error.message)) code = 'InvalidCredentials';
     if (code === 'Unknown') {
-      if (status === null && serviceCode && NETWORK_CODES.has(serviceCode)) code = 'Network';
+      if (status === null && serviceCode && NETWORK_ERROR_CODES.has(serviceCode)) code = 'Network';
       else if (status === 403) code = 'AccessDenied';
       else if (status === 404) code = 'ObjectNotFound';
       else if (status === 429 || status === 503) code = 'Throttled';

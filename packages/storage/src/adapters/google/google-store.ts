@@ -27,6 +27,7 @@ import {
 } from '../../object-store.ts';
 import { SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type GoogleStoreConfig, type RetryOptions } from '../../store-config.ts';
+import { NETWORK_ERROR_CODES, bufferSmall, mapLimited } from '../shared.ts';
 
 /** The JSON API's maximum `maxResults` for objects.list and buckets.list. */
 const MAX_PAGE_SIZE = 1000;
@@ -34,18 +35,6 @@ const MAX_PAGE_SIZE = 1000;
 const DELETE_CONCURRENCY = 16;
 /** The lifecycle action GCS applies to incomplete XML-API multipart uploads. */
 const ABORT_UPLOADS_ACTION = 'AbortIncompleteMultipartUpload';
-
-/** Node and fetch failures that mean no answer arrived at all. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
 
 /** The fields of a service-account key the adapter needs; the rest is handed to the library as pasted. */
 interface ServiceAccountKey {
@@ -136,7 +125,8 @@ function codeOf(error: GoogleErrorShape, status: number | null, message: string,
     return 'InvalidBucketName';
   }
   if (status === 429 || status === 503) return 'Throttled';
-  if (status === null && typeof error.code === 'string' && NETWORK_CODES.has(error.code)) return 'Network';
+  if (status === null && typeof error.code === 'string' && NETWORK_ERROR_CODES.has(error.code))
+    return 'Network';
   if (status === null && /ECONNREFUSED|ENOTFOUND|socket hang up/i.test(message)) return 'Network';
   return 'Unknown';
 }
@@ -227,13 +217,6 @@ function fromCorsRule(rule: CorsRule) {
 function contentDispositionFor(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
-
-async function bufferSmall(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -544,20 +527,14 @@ export class GoogleObjectStore implements ObjectStore {
 
   async deleteMany(bucket: string, keys: string[]): Promise<DeleteResult> {
     const result: DeleteResult = { deleted: [], errors: [] };
-    let next = 0;
-    const worker = async () => {
-      while (next < keys.length) {
-        const key = keys[next++];
-        if (key === undefined) return;
-        try {
-          await this.file(bucket, key).delete({ ignoreNotFound: true });
-          result.deleted.push(key);
-        } catch (error) {
-          result.errors.push({ key, message: toStorageError(error).message });
-        }
+    await mapLimited(keys, DELETE_CONCURRENCY, async (key) => {
+      try {
+        await this.file(bucket, key).delete({ ignoreNotFound: true });
+        result.deleted.push(key);
+      } catch (error) {
+        result.errors.push({ key, message: toStorageError(error).message });
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));
+    });
     return result;
   }
 

@@ -1,3 +1,4 @@
+import { NETWORK_ERROR_CODES } from '../shared.ts';
 import { StorageError, type Provider, type StorageErrorCode } from '../../object-store.ts';
 
 interface SdkErrorShape {
@@ -27,18 +28,6 @@ const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
   RequestLimitExceeded: 'Throttled',
   ServiceUnavailable: 'Throttled',
 };
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-]);
 
 /** Shown when a HEAD answer carries no body, so the provider gave no message of its own. */
 const FALLBACK_MESSAGES: Record<StorageErrorCode, string> = {
@@ -74,7 +63,7 @@ function codeOf(error: SdkErrorShape, status: number | null, onHead: boolean): S
   if (status === 404) return onHead ? 'ObjectNotFound' : 'BucketNotFound';
   if (status === 403) return 'AccessDenied';
   if (status === 503 || status === 429) return 'Throttled';
-  if (status === null && (NETWORK_CODES.has(error.code ?? '') || error.name === 'TimeoutError')) {
+  if (status === null && (NETWORK_ERROR_CODES.has(error.code ?? '') || error.name === 'TimeoutError')) {
     return 'Network';
   }
   return 'Unknown';

@@ -37,6 +37,7 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
+import { bufferSmall, mapLimited } from '../shared.ts';
 import { DEFAULT_PART_CONCURRENCY, PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig } from '../../store-config.ts';
 import { s3Capabilities } from './s3-capabilities.ts';
@@ -69,27 +70,6 @@ function attachmentOf(fileName: string): string {
 function regionOfLocation(location: BucketLocationConstraint | string | undefined): string {
   if (!location) return 'us-east-1';
   return location === 'EU' ? 'eu-west-1' : location;
-}
-
-async function bufferSmall(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping the input order in the result. */
-async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /**
