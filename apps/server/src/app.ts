@@ -34,6 +34,11 @@ import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.rou
 import { StoreRegistry } from './modules/cloud-accounts/store-registry.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
+import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
+import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
+import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
+import { AlertsService } from './modules/alerts/alerts.service.ts';
+import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -78,14 +83,37 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     async (principal) => (await identity.profile(principal)).userType,
     enqueueInventory(boss),
     log,
+    new WasabiPartnerClient(config.WASABI_PARTNER_URL, config.WASABI_PARTNER_API_KEY),
   );
+  const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(
     cloudAccountsRepo,
     stores,
     (message) => publish(db.pool, message),
     log,
   );
-  return { auth, mail, identity, identityRepo, stores, cloudAccounts, cloudAccountsRepo, inventory };
+  const alertsRepo = new AlertsRepo(db.orm);
+  const alerts = new AlertsService(
+    alertsRepo,
+    cloudAccountsRepo,
+    mail,
+    (message) => publish(db.pool, message),
+    config.PUBLIC_URL,
+    log,
+  );
+  return {
+    auth,
+    mail,
+    alerts,
+    alertsRepo,
+    identity,
+    identityRepo,
+    stores,
+    cloudAccounts,
+    cloudAccountsRepo,
+    buckets,
+    inventory,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -148,7 +176,8 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     async (api) => {
       await api.register(healthRoutes(deps.db.pool, deps.boss));
       await api.register(identityRoutes(services.identity, services.auth));
-      await api.register(cloudAccountsRoutes(services.cloudAccounts, services.auth));
+      await api.register(cloudAccountsRoutes(services.cloudAccounts, services.buckets, services.auth));
+      await api.register(alertsRoutes(services.alerts, services.auth));
     },
     { prefix: '/api' },
   );

@@ -43,6 +43,12 @@ export const configSchema = z.object({
     .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
   WEB_DIST: z.string().optional(),
+  /**
+   * Wasabi's partner (Account Control) API, which creates Wasabi sub-accounts. Without both values the
+   * "create" tab of the Wasabi form explains how to enable it.
+   */
+  WASABI_PARTNER_URL: z.url({ message: 'must be an absolute URL' }).optional(),
+  WASABI_PARTNER_API_KEY: z.string().min(8).optional(),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */
   PROVIDER_ENDPOINTS: z
     .string()

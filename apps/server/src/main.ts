@@ -106,10 +106,8 @@ async function main() {
     });
 
     if (runsJobs) {
-      const { registerIdentityJobs } = await import('./modules/identity/identity.jobs.ts');
-      await registerIdentityJobs(boss, services.identityRepo, log, true);
-      const { registerInventoryJobs } = await import('./modules/cloud-accounts/cloud-accounts.jobs.ts');
-      await registerInventoryJobs(boss, services.inventory, services.cloudAccountsRepo, log, true);
+      const { registerJobs } = await import('./jobs/register.ts');
+      await registerJobs(boss, services, log, true);
       log.info('worker role: job handlers registered');
     }
 

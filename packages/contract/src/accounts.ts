@@ -27,6 +27,8 @@ export const insertAccountBody = z.object({
     .max(64 * 1024)
     .optional(),
   region: z.string().trim().max(64).optional(),
+  /** Generic S3 advanced area: request signing. V2 is offered by the spec but refused: providers retired it. */
+  signatureVersion: z.enum(['v4', 'v2']).optional(),
 });
 export type InsertAccountBody = z.infer<typeof insertAccountBody>;
 
@@ -41,6 +43,13 @@ export const legacyCreateAccountBody = z.object({
       region: required(accountFormMessages.field).max(64),
     }),
   }),
+});
+
+/** POST /wasabi_sub_accounts (spec 000 §7). */
+export const wasabiSubAccountBody = z.object({
+  acct_name: z.email({ error: 'Enter the e-mail address of the new Wasabi account.' }).max(254),
+  password: z.string().min(8, 'The password needs at least 8 characters.').max(128),
+  project_name: required(accountFormMessages.name).max(100),
 });
 
 export const updateAccountBody = z.object({

@@ -6,6 +6,8 @@ export const QUEUES = {
   purgeExpiredIdentity: 'identity.purge-expired',
   inventoryAccount: 'inventory.account',
   inventorySweep: 'inventory.sweep',
+  alertsCheck: 'alerts.check',
+  alertsSweep: 'alerts.sweep',
 } as const;
 
 export interface BossOptions {

@@ -1,3 +1,4 @@
 export * from './organizations.ts';
 export * from './identity.ts';
 export * from './cloud-accounts.ts';
+export * from './alerts.ts';

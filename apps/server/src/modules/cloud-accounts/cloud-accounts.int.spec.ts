@@ -9,22 +9,15 @@ import {
   startS3rver,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
-import { signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 let server: TestServer;
 let s3rver: TestStoreServer;
 let azurite: TestStoreServer;
 let owner: Awaited<ReturnType<typeof signedInMember>>;
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) {
-  const res = await server.app.inject({
-    method,
-    url,
-    payload: body === undefined ? undefined : (body as object),
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return { status: res.statusCode, body: res.body ? (res.json() as unknown) : undefined, raw: res.body };
-}
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) =>
+  callApi(server, method, url, token, body);
 
 const genericS3 = (overrides: Record<string, unknown> = {}) => ({
   cloudType: 8,
@@ -285,6 +278,15 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
       }),
       call('DELETE', `/api/cloudaccount/delete?id=${account.id}`, stranger.token),
       call('POST', '/api/cloudaccount/list_buckets', stranger.token, { id: account.id }),
+      call('POST', `/api/cloud_accounts/${account.id}/inventory`, stranger.token),
+      call('GET', `/api/cloud_accounts/${account.id}/storages/exists?bucket_name=abc`, stranger.token),
+      call('POST', `/api/cloud_accounts/${account.id}/storages`, stranger.token, {
+        bucket_name: 'stolen-bucket',
+        region: 'us-east-1',
+      }),
+      call('GET', `/api/cloud_accounts/${account.id}/notifications`, stranger.token),
+      call('GET', `/api/storages/${encodeURIComponent(`${account.id}/abc`)}/notifications`, stranger.token),
+      call('POST', '/api/notifications/', stranger.token, { cloud_account_id: account.id, size_limit: 1 }),
     ];
     for (const res of await Promise.all(attempts)) expect(res.status).toBe(404);
     const still = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{
@@ -315,6 +317,7 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
     expect((await call('GET', '/api/cloud_accounts/access_info', owner.token)).body).toEqual({
       userType: 4,
       providers: ['aws', 'wasabi', 'azure', 'backblaze', 'genericS3', 'google', 'filebase'],
+      wasabi_create: { enabled: false, message: expect.stringContaining('WASABI_PARTNER_URL') },
     });
   });
 });

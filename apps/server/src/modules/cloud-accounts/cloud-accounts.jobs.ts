@@ -27,11 +27,14 @@ export async function registerInventoryJobs(
   repo: CloudAccountsRepo,
   log: Logger,
   schedule: boolean,
+  /** Runs after each finished inventory (the alert check). */
+  afterInventory: (organizationId: string) => Promise<void> = async () => {},
 ) {
   await boss.work<InventoryJob>(QUEUES.inventoryAccount, async ([job]) => {
     if (!job) return;
     const totals = await inventory.run(job.data.organizationId, job.data.accountId);
     log.info({ accountId: job.data.accountId, ...totals }, 'bucket inventory done');
+    await afterInventory(job.data.organizationId);
     return totals;
   });
   await boss.work(QUEUES.inventorySweep, async () => {

@@ -104,6 +104,21 @@ export class CloudAccountsRepo {
     });
   }
 
+  /** Adds (or refreshes) one bucket row, as after a bucket is created through Cumulo. */
+  async syncBucket(
+    organizationId: string,
+    accountId: string,
+    bucket: { name: string; region: string | null; createdOn: Date | null },
+  ): Promise<void> {
+    await this.orm
+      .insert(buckets)
+      .values({ organizationId, cloudAccountId: accountId, ...bucket })
+      .onConflictDoUpdate({
+        target: [buckets.cloudAccountId, buckets.name],
+        set: { region: bucket.region, createdOn: bucket.createdOn },
+      });
+  }
+
   async updateBucket(
     organizationId: string,
     accountId: string,

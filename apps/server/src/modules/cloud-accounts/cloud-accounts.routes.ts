@@ -4,18 +4,28 @@ import {
   accountIdBody,
   accountIdQuery,
   billingBucketBody,
+  bucketExistsAnswer,
+  bucketExistsQuery,
   cloudAccountView,
+  createBucketAnswer,
+  createBucketBody,
   insertAccountBody,
   legacyCreateAccountBody,
   liveBucket,
   messageAnswer,
   updateAccountBody,
+  wasabiSubAccountBody,
 } from '@cumulo/contract';
 import { principalOf, requireRole, type AuthService } from '../../http/auth.ts';
 import type { CloudAccountsService } from './cloud-accounts.service.ts';
+import type { BucketsService } from './buckets.service.ts';
 
 /** The account calls of spec 000 §7 / 002 §7 at the spec's paths under /api. */
-export function cloudAccountsRoutes(service: CloudAccountsService, auth: AuthService): FastifyPluginAsyncZod {
+export function cloudAccountsRoutes(
+  service: CloudAccountsService,
+  buckets: BucketsService,
+  auth: AuthService,
+): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['cloud accounts'];
     const member = { preHandler: auth.requireAuth };
@@ -49,7 +59,13 @@ export function cloudAccountsRoutes(service: CloudAccountsService, auth: AuthSer
         ...member,
         schema: {
           tags,
-          response: { 200: z.object({ userType: z.number(), providers: z.array(z.string()) }) },
+          response: {
+            200: z.object({
+              userType: z.number(),
+              providers: z.array(z.string()),
+              wasabi_create: z.object({ enabled: z.boolean(), message: z.string() }),
+            }),
+          },
         },
       },
       async (request) => service.accessInfo(principalOf(request)),
@@ -114,6 +130,37 @@ export function cloudAccountsRoutes(service: CloudAccountsService, auth: AuthSer
       '/cloudaccount/list_buckets',
       { ...member, schema: { tags, body: accountIdBody, response: { 200: z.array(liveBucket) } } },
       async (request) => service.listBuckets(principalOf(request), request.body.id),
+    );
+
+    app.post(
+      '/wasabi_sub_accounts',
+      { ...manager, schema: { tags, body: wasabiSubAccountBody, response: { 201: cloudAccountView } } },
+      async (request, reply) =>
+        reply.status(201).send(await service.createWasabiSubAccount(principalOf(request), request.body)),
+    );
+
+    app.get(
+      '/cloud_accounts/:id/storages/exists',
+      {
+        ...member,
+        schema: {
+          tags,
+          params: idParams,
+          querystring: bucketExistsQuery,
+          response: { 200: bucketExistsAnswer },
+        },
+      },
+      async (request) => buckets.exists(principalOf(request), request.params.id, request.query.bucket_name),
+    );
+
+    app.post(
+      '/cloud_accounts/:id/storages',
+      {
+        ...manager,
+        schema: { tags, params: idParams, body: createBucketBody, response: { 201: createBucketAnswer } },
+      },
+      async (request, reply) =>
+        reply.status(201).send(await buckets.create(principalOf(request), request.params.id, request.body)),
     );
   };
 }

@@ -12,14 +12,16 @@ import {
   type InsertAccountBody,
   type ProviderName,
 } from '@cumulo/contract';
-import { StorageError, createObjectStore, type StoreConfig } from '@cumulo/storage';
+import { createObjectStore, type StoreConfig } from '@cumulo/storage';
 import type { Principal } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import type { WasabiPartnerClient } from './wasabi-partner.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
+import { providerError } from './provider-error.ts';
 
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
@@ -43,6 +45,7 @@ export class CloudAccountsService {
     private readonly userTypeOf: (principal: Principal) => Promise<number>,
     private readonly enqueueInventory: (job: InventoryJob) => Promise<void>,
     private readonly log: Logger,
+    private readonly wasabiPartner: WasabiPartnerClient,
   ) {}
 
   accountTypes() {
@@ -51,7 +54,11 @@ export class CloudAccountsService {
 
   async accessInfo(principal: Principal) {
     const userType = await this.userTypeOf(principal);
-    return { userType, providers: providersAllowedFor(userType) };
+    return {
+      userType,
+      providers: providersAllowedFor(userType),
+      wasabi_create: this.wasabiPartner.info(),
+    };
   }
 
   async list(principal: Principal): Promise<CloudAccountView[]> {
@@ -103,6 +110,31 @@ export class CloudAccountsService {
     });
   }
 
+  /** POST /wasabi_sub_accounts: a new Wasabi account from the partner API, connected like any other. */
+  async createWasabiSubAccount(
+    principal: Principal,
+    body: { acct_name: string; password: string; project_name: string },
+  ): Promise<CloudAccountView> {
+    const userType = await this.userTypeOf(principal);
+    if (!providersAllowedFor(userType).includes('wasabi')) throw forbidden();
+    const keys = await this.wasabiPartner.createAccount(body.acct_name, body.password);
+    this.log.info({ acctName: body.acct_name }, 'wasabi sub-account created');
+    const config: StoreConfig = {
+      provider: 'wasabi',
+      accessKeyId: keys.accessKey,
+      secretAccessKey: keys.secretKey,
+      region: WASABI_DEFAULT_REGION,
+      endpoint: this.endpointOverrides.wasabi,
+    };
+    return this.#connect(principal, body.project_name, {
+      provider: 'wasabi',
+      config,
+      keyId: keys.accessKey,
+      region: WASABI_DEFAULT_REGION,
+      serviceUrl: null,
+    });
+  }
+
   async update(principal: Principal, id: string, changes: { name?: string; billingBucket?: string | null }) {
     const row = await this.repo.update(principal.organizationId, id, changes);
     if (!row) throw notFound();
@@ -128,7 +160,7 @@ export class CloudAccountsService {
         creationDate: b.createdAt?.toISOString() ?? null,
       }));
     } catch (error) {
-      throw this.#providerError(error);
+      throw providerError(error);
     }
   }
 
@@ -143,7 +175,7 @@ export class CloudAccountsService {
       probe = createObjectStore(resolved.config);
       await probe.verify();
     } catch (error) {
-      throw this.#providerError(error);
+      throw providerError(error);
     } finally {
       await probe?.close();
     }
@@ -225,6 +257,7 @@ export class CloudAccountsService {
           secretAccessKey: secretKey,
           region: body.region || 'us-east-1',
           endpoint: isFilebase ? (this.endpointOverrides.filebase ?? FILEBASE_ENDPOINT) : serviceUrl,
+          ...(isFilebase ? {} : { signatureVersion: body.signatureVersion ?? 'v4' }),
         },
         keyId: accessKey,
         region: body.region || null,
@@ -247,15 +280,6 @@ export class CloudAccountsService {
       region,
       serviceUrl: null,
     };
-  }
-
-  /** A provider refusal becomes the 'Something Went Wrong' answer with the provider's own message. */
-  #providerError(error: unknown): AppError {
-    if (error instanceof StorageError) {
-      const status = error.code === 'Network' || error.code === 'Throttled' ? 502 : 400;
-      return new AppError(status, `CLOUD_${error.code.toUpperCase()}`, error.message);
-    }
-    return new AppError(502, 'CLOUD_UNKNOWN', error instanceof Error ? error.message : String(error));
   }
 
   #view(row: CloudAccountRow, inventory: BucketRow[]): CloudAccountView {

@@ -8,9 +8,11 @@ import {
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  GetBucketAclCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchBucket,
+  PutBucketAclCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -51,7 +53,7 @@ afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
 });
 
-describe('S3 adapter with aws-sdk-client-mock (s3rver lacks AbortMultipartUpload and UploadPartCopy and fails on CopySource keys with + & = ?)', () => {
+describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipartUpload and UploadPartCopy and fails on CopySource keys with + & = ?)', () => {
   it('aborts the multipart upload when the caller aborts a write, and rejects with AbortError', async () => {
     const store = track(buildStore());
     const s3 = mockClient(store.client);
@@ -198,6 +200,46 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks AbortMultipartUpload
     });
     expect(clients[1]).toBe(wasabi.client);
     expect(await clients[2]?.config.region()).toBe('us-east-1');
+    s3.restore();
+  });
+
+  it('writes ACL grants as one policy that keeps the owner, in the S3 grantee shapes', async () => {
+    const s3 = mockClient(S3Client);
+    const owner = { ID: 'owner-canonical-id', DisplayName: 'owner' };
+    s3.on(GetBucketAclCommand).resolves({
+      Owner: owner,
+      Grants: [{ Grantee: { Type: 'CanonicalUser', ID: owner.ID }, Permission: 'FULL_CONTROL' }],
+    });
+    s3.on(PutBucketAclCommand).resolves({});
+    const store = track(buildStore());
+    const acl = store.capabilities.acl;
+    if (!acl) throw new Error('aws offers ACLs');
+    const current = await acl.getBucketAcl('team');
+    await acl.putBucketAcl('team', [
+      ...current,
+      { grantee: { type: 'email', email: 'partner@example.com' }, permission: 'READ' },
+      {
+        grantee: { type: 'group', uri: 'http://acs.amazonaws.com/groups/global/AllUsers' },
+        permission: 'READ',
+      },
+    ]);
+    expect(s3.commandCalls(PutBucketAclCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'team',
+      AccessControlPolicy: {
+        Owner: owner,
+        Grants: [
+          { Grantee: { Type: 'CanonicalUser', ID: owner.ID }, Permission: 'FULL_CONTROL' },
+          {
+            Grantee: { Type: 'AmazonCustomerByEmail', EmailAddress: 'partner@example.com' },
+            Permission: 'READ',
+          },
+          {
+            Grantee: { Type: 'Group', URI: 'http://acs.amazonaws.com/groups/global/AllUsers' },
+            Permission: 'READ',
+          },
+        ],
+      },
+    });
     s3.restore();
   });
 

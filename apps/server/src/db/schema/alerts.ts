@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { organizations } from './organizations.ts';
+import { users } from './identity.ts';
+import { cloudAccounts } from './cloud-accounts.ts';
+
+/**
+ * A SIZE or COST alert on an account or one of its buckets (spec 000 §3 "Alert"). `over` remembers whether the
+ * last check found the value above the limit, so a crossing notifies once and a later drop re-arms it.
+ */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    cloudAccountId: uuid('cloud_account_id')
+      .notNull()
+      .references(() => cloudAccounts.id, { onDelete: 'cascade' }),
+    /** null: the whole account. */
+    bucketName: text('bucket_name'),
+    kind: text('kind', { enum: ['SIZE', 'COST'] }).notNull(),
+    sizeLimit: bigint('size_limit', { mode: 'number' }),
+    costLimit: numeric('cost_limit', { precision: 20, scale: 5, mode: 'number' }),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    over: boolean('over').notNull().default(false),
+    lastNotified: timestamp('last_notified', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [index('alerts_org_account_idx').on(t.organizationId, t.cloudAccountId)],
+);
+
+/** A bell notification of the organisation (spec 000 §3 "Notification list item"). */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull(),
+    status: text('status', { enum: ['normal', 'processing', 'error', 'warning', 'alerts'] }).notNull(),
+    read: boolean('read').notNull().default(false),
+    avatar: text('avatar'),
+    alertId: uuid('alert_id').references(() => alerts.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [index('notifications_org_created_idx').on(t.organizationId, t.createdAt)],
+);

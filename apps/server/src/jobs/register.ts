@@ -1,0 +1,20 @@
+import type { PgBoss } from 'pg-boss';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../app.ts';
+import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
+import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
+import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';
+
+/** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
+export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
+  await registerIdentityJobs(boss, services.identityRepo, log, schedule);
+  await registerInventoryJobs(
+    boss,
+    services.inventory,
+    services.cloudAccountsRepo,
+    log,
+    schedule,
+    enqueueAlertCheck(boss),
+  );
+  await registerAlertJobs(boss, services.alerts, services.alertsRepo, log, schedule);
+}

@@ -1,0 +1,119 @@
+import { and, desc, eq, inArray, or } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { alerts, notifications, users } from '../../db/schema/index.ts';
+import { ROLE_ID } from '@cumulo/contract';
+
+export type AlertRow = typeof alerts.$inferSelect;
+export type NotificationRow = typeof notifications.$inferSelect;
+
+/** SQL of alerts and bell notifications; every query is scoped to one organisation. */
+export class AlertsRepo {
+  constructor(private readonly orm: Database) {}
+
+  async listForAccount(organizationId: string, accountId: string, bucketName?: string): Promise<AlertRow[]> {
+    return this.orm
+      .select()
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.organizationId, organizationId),
+          eq(alerts.cloudAccountId, accountId),
+          bucketName === undefined ? undefined : eq(alerts.bucketName, bucketName),
+        ),
+      )
+      .orderBy(alerts.createdAt);
+  }
+
+  async listForOrganization(organizationId: string): Promise<AlertRow[]> {
+    return this.orm.select().from(alerts).where(eq(alerts.organizationId, organizationId));
+  }
+
+  async organizationsWithAlerts(): Promise<string[]> {
+    const rows = await this.orm.selectDistinct({ id: alerts.organizationId }).from(alerts);
+    return rows.map((r) => r.id);
+  }
+
+  async insert(values: typeof alerts.$inferInsert): Promise<AlertRow> {
+    const [row] = await this.orm.insert(alerts).values(values).returning();
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  async delete(organizationId: string, id: string): Promise<AlertRow | undefined> {
+    const [row] = await this.orm
+      .delete(alerts)
+      .where(and(eq(alerts.organizationId, organizationId), eq(alerts.id, id)))
+      .returning();
+    return row;
+  }
+
+  /**
+   * Marks the alert as over its limit, only if it was not already: the one row that wins this update is the one
+   * crossing that notifies, however many checks run at once.
+   */
+  async markOver(id: string, at: Date): Promise<AlertRow | undefined> {
+    const [row] = await this.orm
+      .update(alerts)
+      .set({ over: true, lastNotified: at })
+      .where(and(eq(alerts.id, id), eq(alerts.over, false)))
+      .returning();
+    return row;
+  }
+
+  /** Re-arms an alert whose value fell back under its limit. */
+  async markUnder(id: string): Promise<void> {
+    await this.orm
+      .update(alerts)
+      .set({ over: false })
+      .where(and(eq(alerts.id, id), eq(alerts.over, true)));
+  }
+
+  async insertNotification(values: typeof notifications.$inferInsert): Promise<NotificationRow> {
+    const [row] = await this.orm.insert(notifications).values(values).returning();
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  async notifications(organizationId: string, limit?: number): Promise<NotificationRow[]> {
+    const query = this.orm
+      .select()
+      .from(notifications)
+      .where(eq(notifications.organizationId, organizationId))
+      .orderBy(desc(notifications.createdAt), desc(notifications.id));
+    return limit ? query.limit(limit) : query;
+  }
+
+  async markRead(organizationId: string, ids: string[]): Promise<number> {
+    const rows = await this.orm
+      .update(notifications)
+      .set({ read: true })
+      .where(and(eq(notifications.organizationId, organizationId), inArray(notifications.id, ids)))
+      .returning({ id: notifications.id });
+    return rows.length;
+  }
+
+  /** Who gets the alert e-mail: its creator, or the organisation's Owners and Admins when the creator is gone. */
+  async recipients(
+    organizationId: string,
+    createdBy: string | null,
+  ): Promise<Array<{ email: string; firstName: string }>> {
+    const select = { email: users.email, firstName: users.firstName };
+    if (createdBy) {
+      const rows = await this.orm
+        .select(select)
+        .from(users)
+        .where(and(eq(users.organizationId, organizationId), eq(users.id, createdBy)));
+      if (rows.length) return rows;
+    }
+    return this.orm
+      .select(select)
+      .from(users)
+      .where(
+        and(
+          eq(users.organizationId, organizationId),
+          or(eq(users.roleId, ROLE_ID.Owner), eq(users.roleId, ROLE_ID.Admin)),
+          eq(users.active, true),
+        ),
+      );
+  }
+}

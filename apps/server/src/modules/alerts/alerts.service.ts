@@ -1,0 +1,210 @@
+import {
+  alertMessages,
+  estimateMonthlyCost,
+  formatBytes,
+  formatUsd,
+  type AlertView,
+  type CreateAlertBody,
+  type NotificationItem,
+} from '@cumulo/contract';
+import type { Principal } from '../../http/auth.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { MailService } from '../../mail/mail.service.ts';
+import type { BusMessage } from '../../realtime/events.ts';
+import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import type { AlertRow, AlertsRepo, NotificationRow } from './alerts.repo.ts';
+import { alertMail } from './alerts.mail.ts';
+
+/** Latest bell notifications returned by GET /notifications. */
+export const BELL_LIMIT = 50;
+
+/**
+ * What an alert watches, measured from the latest finished inventory; null while a watched bucket is still being
+ * counted (a half-walked bucket would read as a drop and re-arm the alert) or when nothing was measured yet.
+ * Buckets whose inventory failed are left out of an account's sum.
+ */
+export function measure(
+  alert: Pick<AlertRow, 'kind' | 'bucketName'>,
+  account: Pick<CloudAccountRow, 'provider'>,
+  buckets: ReadonlyArray<Pick<BucketRow, 'name' | 'totalBytes' | 'status'>>,
+): number | null {
+  const watched = alert.bucketName === null ? buckets : buckets.filter((b) => b.name === alert.bucketName);
+  if (watched.some((b) => b.status === 'pending' || b.status === 'running')) return null;
+  const done = watched.filter((b) => b.status === 'done');
+  if (done.length === 0) return null;
+  if (alert.kind === 'SIZE') return done.reduce((sum, b) => sum + b.totalBytes, 0);
+  // The same per-bucket estimate the account list shows, so the alert and the screen agree.
+  return done.reduce((sum, b) => sum + estimateMonthlyCost(account.provider, b.totalBytes), 0);
+}
+
+/** Alerts of spec 000 §2/§3/§7, their scheduled check, and the organisation's bell notifications. */
+export class AlertsService {
+  constructor(
+    private readonly repo: AlertsRepo,
+    private readonly accounts: CloudAccountsRepo,
+    private readonly mail: MailService,
+    private readonly publish: (message: BusMessage) => Promise<void>,
+    private readonly publicUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  async listForAccount(principal: Principal, accountId: string, bucketName?: string): Promise<AlertView[]> {
+    await this.#account(principal.organizationId, accountId);
+    return (await this.repo.listForAccount(principal.organizationId, accountId, bucketName)).map(alertView);
+  }
+
+  /** GET /storages/{id}/notifications, where a storage id reads "{cloudAccountId}/{bucketName}". */
+  async listForStorage(principal: Principal, storageId: string): Promise<AlertView[]> {
+    const slash = storageId.indexOf('/');
+    const accountId = slash > 0 ? storageId.slice(0, slash) : '';
+    const bucket = storageId.slice(slash + 1);
+    if (!/^[0-9a-f-]{36}$/i.test(accountId) || !bucket) throw notFound();
+    return this.listForAccount(principal, accountId, bucket);
+  }
+
+  async create(principal: Principal, body: CreateAlertBody): Promise<AlertView> {
+    const account = await this.#account(principal.organizationId, body.cloud_account_id);
+    const bucketName = body.bucket_name?.trim() || null;
+    if (bucketName) {
+      const known = await this.accounts.bucketsOf(principal.organizationId, [account.id]);
+      if (!known.some((b) => b.name === bucketName)) {
+        throw badRequest(`${bucketName} is not a bucket of ${account.name}.`, {
+          bucket_name: [`${bucketName} is not a bucket of ${account.name}.`],
+        });
+      }
+    }
+    const row = await this.repo.insert({
+      organizationId: principal.organizationId,
+      cloudAccountId: account.id,
+      bucketName,
+      kind: body.size_limit != null ? 'SIZE' : 'COST',
+      sizeLimit: body.size_limit ?? null,
+      costLimit: body.cost_limit ?? null,
+      createdBy: principal.userId,
+    });
+    // A limit that is already passed should say so now, not at the next scheduled check.
+    await this.check(principal.organizationId);
+    const [fresh] = (await this.repo.listForAccount(principal.organizationId, account.id)).filter(
+      (a) => a.id === row.id,
+    );
+    return alertView(fresh ?? row);
+  }
+
+  async remove(principal: Principal, id: string) {
+    const row = await this.repo.delete(principal.organizationId, id);
+    if (!row) throw notFound();
+    return { message: alertMessages.deleted };
+  }
+
+  async notifications(principal: Principal, all: boolean): Promise<NotificationItem[]> {
+    return (await this.repo.notifications(principal.organizationId, all ? undefined : BELL_LIMIT)).map(
+      notificationView,
+    );
+  }
+
+  async markRead(principal: Principal, ids: string[]) {
+    const count = await this.repo.markRead(principal.organizationId, ids);
+    return { message: `${count} notification${count === 1 ? '' : 's'} marked as read` };
+  }
+
+  /**
+   * Compares every alert of the organisation with the latest inventory. A crossing (value above the limit after
+   * being under it) creates one bell notification and one e-mail; a value back under the limit re-arms it.
+   * Safe to run twice at once: only the check that flips `over` notifies.
+   */
+  async check(organizationId: string): Promise<{ checked: number; fired: number }> {
+    const alerts = await this.repo.listForOrganization(organizationId);
+    if (alerts.length === 0) return { checked: 0, fired: 0 };
+    const accounts = new Map((await this.accounts.list(organizationId)).map((a) => [a.id, a]));
+    const buckets = await this.accounts.bucketsOf(organizationId, [...accounts.keys()]);
+    let fired = 0;
+    for (const alert of alerts) {
+      const account = accounts.get(alert.cloudAccountId);
+      if (!account) continue;
+      const value = measure(
+        alert,
+        account,
+        buckets.filter((b) => b.cloudAccountId === account.id),
+      );
+      if (value === null) continue;
+      const limit = alert.kind === 'SIZE' ? alert.sizeLimit : alert.costLimit;
+      if (limit === null) continue;
+      if (value <= limit) {
+        if (alert.over) await this.repo.markUnder(alert.id);
+        continue;
+      }
+      if (alert.over) continue;
+      const won = await this.repo.markOver(alert.id, new Date());
+      if (!won) continue;
+      fired += 1;
+      await this.#notify(won, account, value, limit);
+    }
+    return { checked: alerts.length, fired };
+  }
+
+  async #notify(alert: AlertRow, account: CloudAccountRow, value: number, limit: number) {
+    const scope = alert.bucketName ? `${alert.bucketName} (${account.name})` : account.name;
+    const title = alert.kind === 'SIZE' ? `Size alert: ${scope}` : `Cost alert: ${scope}`;
+    const description =
+      alert.kind === 'SIZE'
+        ? `${scope} now holds ${formatBytes(value)}, above the ${formatBytes(limit)} limit you set.`
+        : `The estimated monthly storage cost of ${scope} is now ${formatUsd(value, 5)}, above the ${formatUsd(limit, 5)} limit you set.`;
+    const notification = await this.repo.insertNotification({
+      organizationId: alert.organizationId,
+      title,
+      description,
+      status: 'alerts',
+      alertId: alert.id,
+    });
+    await this.publish({
+      organizationId: alert.organizationId,
+      type: 'notification',
+      data: notificationView(notification),
+    });
+    const link = `${this.publicUrl}/setAlert/${account.id}${alert.bucketName ? `/${encodeURIComponent(alert.bucketName)}` : ''}`;
+    const recipients = await this.repo.recipients(alert.organizationId, alert.createdBy);
+    for (const r of recipients) {
+      try {
+        await this.mail.send(alertMail(r.email, r.firstName, title, description, link));
+      } catch (error) {
+        // The bell already shows the crossing; a mail server outage must not re-fire the alert.
+        this.log.warn({ err: error, alertId: alert.id }, 'alert e-mail could not be sent');
+      }
+    }
+    this.log.info({ alertId: alert.id, kind: alert.kind, value, limit }, 'alert fired');
+  }
+
+  async #account(organizationId: string, id: string): Promise<CloudAccountRow> {
+    const account = await this.accounts.find(organizationId, id);
+    if (!account) throw notFound();
+    return account;
+  }
+}
+
+function alertView(row: AlertRow): AlertView {
+  return {
+    id: row.id,
+    type: row.kind,
+    kind: row.kind,
+    size_limit: row.sizeLimit,
+    cost_limit: row.costLimit,
+    last_notified: row.lastNotified?.toISOString() ?? null,
+    bucket_name: row.bucketName,
+    cloud_account_id: row.cloudAccountId,
+    service: 'S3',
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function notificationView(row: NotificationRow): NotificationItem {
+  return {
+    id: row.id,
+    read: row.read,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    last_notified: row.createdAt.toISOString(),
+    avatar: row.avatar,
+  };
+}

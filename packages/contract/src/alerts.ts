@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Alert kinds (spec 000 §3). */
+export const ALERT_TYPES = ['SIZE', 'COST'] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
+
+/** Size units of the alert form; bytes = limit × 1024^(index+2) (spec 000 §5). */
+export const ALERT_SIZE_UNITS = ['MB', 'GB', 'TB'] as const;
+export type AlertSizeUnit = (typeof ALERT_SIZE_UNITS)[number];
+
+export function alertSizeBytes(limit: number, unit: AlertSizeUnit): number {
+  return Math.round(limit * 1024 ** (ALERT_SIZE_UNITS.indexOf(unit) + 2));
+}
+
+export const alertMessages = {
+  deleted: 'Alert deleted successfully',
+  fetchFailed: 'Server error ... Something went wrong while fetching your alerts, please try again.',
+  sizeRequired: 'Enter a size limit.',
+  costRequired: 'Enter a cost limit.',
+  created: 'Alert saved successfully',
+} as const;
+
+/** POST /notifications/ — one call per limit (spec 000 §7). */
+export const createAlertBody = z
+  .object({
+    cloud_account_id: z.uuid(),
+    bucket_name: z.string().max(255).nullable().optional(),
+    size_limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+    cost_limit: z.number().positive().max(1e12).nullable().optional(),
+  })
+  .superRefine((body, ctx) => {
+    const size = body.size_limit != null;
+    const cost = body.cost_limit != null;
+    if (size === cost)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['size_limit'],
+        message: 'Give either a size limit or a cost limit.',
+      });
+  });
+export type CreateAlertBody = z.infer<typeof createAlertBody>;
+
+export const alertView = z.object({
+  id: z.string(),
+  type: z.enum(ALERT_TYPES),
+  kind: z.enum(ALERT_TYPES),
+  size_limit: z.number().nullable(),
+  cost_limit: z.number().nullable(),
+  last_notified: z.string().nullable(),
+  bucket_name: z.string().nullable(),
+  cloud_account_id: z.string(),
+  service: z.string(),
+  created_at: z.string(),
+});
+export type AlertView = z.infer<typeof alertView>;
+
+/** Statuses of a bell notification (spec 000 §3). */
+export const NOTIFICATION_STATUSES = ['normal', 'processing', 'error', 'warning', 'alerts'] as const;
+
+export const notificationItem = z.object({
+  id: z.string(),
+  read: z.boolean(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(NOTIFICATION_STATUSES),
+  last_notified: z.string(),
+  avatar: z.string().nullable(),
+});
+export type NotificationItem = z.infer<typeof notificationItem>;
+
+/** PUT notifications/read with repeated ids (?ids=a&ids=b). */
+export const markReadQuery = z.object({
+  ids: z.union([z.uuid(), z.array(z.uuid()).max(500)]).transform((v) => (Array.isArray(v) ? v : [v])),
+});

@@ -1,0 +1,20 @@
+/** 1024-based size units (spec 000 §9). */
+export const SIZE_UNITS = ['Bytes', 'kB', 'MB', 'GB', 'TB', 'PB'] as const;
+
+/** 1536 → '1.5 kB'; sizes use 1024-based units with up to 2 decimals. */
+export function formatBytes(bytes: number, decimals = 2): string {
+  if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
+  const i = Math.min(SIZE_UNITS.length - 1, Math.floor(Math.log(bytes) / Math.log(1024)));
+  const value = bytes / 1024 ** i;
+  return `${i === 0 ? value : Number(value.toFixed(decimals))} ${SIZE_UNITS[i]}`;
+}
+
+/** USD with 2 decimals ('$1,234.50'); alert and transfer costs use 5 (spec 000 §9). */
+export function formatUsd(amount: number, decimals = 2): string {
+  return new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  }).format(amount);
+}
