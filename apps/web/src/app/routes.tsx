@@ -36,6 +36,12 @@ const ResetPasswordPage = lazy(() =>
 const DashboardPage = lazy(() =>
   import('../features/dashboard/DashboardPage.tsx').then((m) => ({ default: m.DashboardPage })),
 );
+const CloudProvidersPage = lazy(() =>
+  import('../features/accounts/CloudProvidersPage.tsx').then((m) => ({ default: m.CloudProvidersPage })),
+);
+const CloudComparePage = lazy(() =>
+  import('../features/compare/CloudComparePage.tsx').then((m) => ({ default: m.CloudComparePage })),
+);
 const ProfilePage = lazy(() =>
   import('../features/profile/ProfilePage.tsx').then((m) => ({ default: m.ProfilePage })),
 );
@@ -48,6 +54,19 @@ const ChangePasswordPage = lazy(() =>
 const MfaPage = lazy(() => import('../features/mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })));
 const RequireWasabiAccess = lazy(() =>
   import('../features/profile/RequireWasabiAccess.tsx').then((m) => ({ default: m.RequireWasabiAccess })),
+);
+const AddProviderPage = lazy(() =>
+  import('../features/providers/AddProviderPage.tsx').then((m) => ({ default: m.AddProviderPage })),
+);
+const OnboardPage = lazy(() =>
+  import('../features/providers/AddProviderPage.tsx').then((m) => ({ default: m.OnboardPage })),
+);
+const AddBucketPage = lazy(() =>
+  import('../features/buckets/AddBucketPage.tsx').then((m) => ({ default: m.AddBucketPage })),
+);
+
+const AlertsPage = lazy(() =>
+  import('../features/alerts/AlertsPage.tsx').then((m) => ({ default: m.AlertsPage })),
 );
 
 function soon(path: string, title: string): RouteObject {
@@ -90,12 +109,12 @@ export const appRoutes: RouteObject[] = [
             children: [
               { index: true, element: <DashboardPage /> },
               { path: 'dashboard', element: <DashboardPage /> },
-              soon('cloudproviders', 'Cloud Providers'),
-              soon('addProvider/:provider?/:id?', 'Set Up a New Cloud Provider'),
-              soon('onboard/:type', 'Onboarding'),
-              soon('addBucket/:provider?/:id?', 'Create New Bucket'),
-              soon('setAlert/:id?/:name?', 'Alerts'),
-              soon('cloud-compare/:id', 'Cloud Price Comparison'),
+              { path: 'cloudproviders', element: <CloudProvidersPage /> },
+              { path: 'addProvider/:provider?/:id?', element: <AddProviderPage /> },
+              { path: 'onboard/:type', element: <OnboardPage /> },
+              { path: 'addBucket/:provider?/:id?', element: <AddBucketPage /> },
+              { path: 'setAlert/:id?/:name?', element: <AlertsPage /> },
+              { path: 'cloud-compare/:id', element: <CloudComparePage /> },
               { path: 'mboard', element: <TransferStatusSoon /> },
               soon('rboard', 'Replication History'),
               soon('calc', 'Migration Cost Calculator'),

@@ -1,44 +1,207 @@
-import { Badge, Button, Empty, List, Popover, Typography } from 'antd';
-import { BellOutlined } from '@ant-design/icons';
-import { messages } from '@cumulo/contract';
+import { useState, type KeyboardEvent, type ReactNode } from 'react';
+import { App, Avatar, Badge, Button, Empty, Flex, Popover, Typography } from 'antd';
+import {
+  AlertOutlined,
+  BellOutlined,
+  CloseCircleOutlined,
+  ExclamationCircleOutlined,
+  InfoCircleOutlined,
+  SyncOutlined,
+} from '@ant-design/icons';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import dayjs from 'dayjs';
+import relativeTime from 'dayjs/plugin/relativeTime';
+import { messages, notificationItem, type NotificationItem } from '@cumulo/contract';
+import { describeError } from '../../api/client.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+import { useRealtimeMessage } from '../../api/realtime.ts';
+import { markNotificationsRead, useNotifications } from './notifications-api.ts';
 
-/** A bell notification (spec 000 §3). */
-export interface BellNotification {
-  id: string;
-  read: boolean;
-  title: string;
-  description: string;
+dayjs.extend(relativeTime);
+
+/** Spec 000 §9: timestamps read MM/DD/YYYY - HH:mm in local time. */
+const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
+/** Newer notifications read "5 minutes ago"; older ones show their timestamp. */
+const RELATIVE_FOR_DAYS = 7;
+
+type NotificationStatus = NotificationItem['status'];
+
+const STATUS_ICONS: Record<NotificationStatus, (label: string) => ReactNode> = {
+  normal: (label) => <InfoCircleOutlined aria-label={label} style={{ color: '#1668dc' }} />,
+  processing: (label) => <SyncOutlined spin aria-label={label} style={{ color: '#1668dc' }} />,
+  error: (label) => <CloseCircleOutlined aria-label={label} style={{ color: '#ff4d4f' }} />,
+  warning: (label) => <ExclamationCircleOutlined aria-label={label} style={{ color: '#faad14' }} />,
+  alerts: (label) => <AlertOutlined aria-label={label} style={{ color: '#fa541c' }} />,
+};
+
+export function notificationTime(value: string, now = dayjs()): string {
+  const date = dayjs(value);
+  if (!date.isValid()) return '';
+  return now.diff(date, 'day', true) < RELATIVE_FOR_DAYS ? date.from(now) : date.format(TIMESTAMP_FORMAT);
 }
 
-interface NotificationBellProps {
-  notifications?: readonly BellNotification[];
+function StatusMark({ item }: { item: NotificationItem }) {
+  const icon = STATUS_ICONS[item.status](`Status: ${item.status}`);
+  if (!item.avatar) return <span style={{ fontSize: 20, lineHeight: '32px' }}>{icon}</span>;
+  return (
+    <Badge count={icon} offset={[-4, 28]}>
+      <Avatar src={item.avatar} />
+    </Badge>
+  );
 }
 
-/** Header bell with its popover; there is no notifications feed yet, so it receives an empty list. */
-export function NotificationBell({ notifications = [] }: NotificationBellProps) {
-  const unread = notifications.filter((item) => !item.read).length;
+interface NotificationRowProps {
+  item: NotificationItem;
+  expanded: boolean;
+  onOpen: (item: NotificationItem) => void;
+}
+
+function NotificationRow({ item, expanded, onOpen }: NotificationRowProps) {
+  const timestamp = dayjs(item.last_notified);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onOpen(item);
+    }
+  };
+  return (
+    <li style={{ borderBottom: '1px solid #f0f0f0' }}>
+      <div
+        role="button"
+        tabIndex={0}
+        aria-expanded={expanded}
+        onClick={() => onOpen(item)}
+        onKeyDown={onKeyDown}
+        style={{
+          display: 'flex',
+          gap: 12,
+          padding: '10px 8px',
+          cursor: 'pointer',
+          background: item.read ? undefined : '#e6f4ff',
+        }}
+      >
+        <StatusMark item={item} />
+        <div style={{ flex: 1, minWidth: 0 }}>
+          <Flex justify="space-between" gap={8}>
+            <Typography.Text strong={!item.read}>{item.title}</Typography.Text>
+            {!item.read && <Badge status="processing" aria-label="Unread" />}
+          </Flex>
+          <Typography.Text type="secondary" style={{ display: 'block' }}>
+            <span
+              style={
+                expanded
+                  ? undefined
+                  : {
+                      display: '-webkit-box',
+                      WebkitLineClamp: 2,
+                      WebkitBoxOrient: 'vertical',
+                      overflow: 'hidden',
+                    }
+              }
+            >
+              {item.description}
+            </span>
+          </Typography.Text>
+          {timestamp.isValid() && (
+            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              <time dateTime={timestamp.toISOString()} title={timestamp.format(TIMESTAMP_FORMAT)}>
+                {notificationTime(item.last_notified)}
+              </time>
+            </Typography.Text>
+          )}
+        </div>
+      </div>
+    </li>
+  );
+}
+
+/** Header bell: latest notifications, live over the realtime hub, with the unread count as badge. */
+export function NotificationBell() {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const notifications = useNotifications();
+  const [expandedId, setExpandedId] = useState<string | null>(null);
+  const list = notifications.data ?? [];
+  const unreadIds = list.filter((item) => !item.read).map((item) => item.id);
+
+  useRealtimeMessage('notification', (data) => {
+    const parsed = notificationItem.safeParse(data);
+    if (parsed.success) {
+      const arrived = parsed.data;
+      queryClient.setQueryData<NotificationItem[]>(queryKeys.notifications, (current = []) =>
+        current.some((item) => item.id === arrived.id) ? current : [arrived, ...current],
+      );
+    }
+    void queryClient.invalidateQueries({ queryKey: queryKeys.notifications });
+  });
+
+  const markRead = useMutation({
+    mutationFn: markNotificationsRead,
+    onMutate: async (ids) => {
+      await queryClient.cancelQueries({ queryKey: queryKeys.notifications });
+      queryClient.setQueryData<NotificationItem[]>(queryKeys.notifications, (current) =>
+        current?.map((item) => (ids.includes(item.id) ? { ...item, read: true } : item)),
+      );
+    },
+    onError: (error) => void message.error(describeError(error)),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.notifications }),
+  });
+
+  const openItem = (item: NotificationItem) => {
+    setExpandedId((current) => (current === item.id ? null : item.id));
+    if (!item.read) markRead.mutate([item.id]);
+  };
+
   const content =
-    notifications.length === 0 ? (
-      <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={messages.noNotifications} />
-    ) : (
-      <List
-        dataSource={[...notifications]}
-        renderItem={(item) => (
-          <List.Item key={item.id}>
-            <List.Item.Meta title={item.title} description={item.description} />
-          </List.Item>
+    list.length === 0 ? (
+      <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={messages.noNotifications}>
+        {notifications.isError && (
+          <Flex vertical align="center" gap={8}>
+            <Typography.Text type="danger">{describeError(notifications.error)}</Typography.Text>
+            <Button size="small" onClick={() => void notifications.refetch()}>
+              Try again
+            </Button>
+          </Flex>
         )}
-      />
+      </Empty>
+    ) : (
+      <ul
+        aria-label="Latest notifications"
+        style={{ maxHeight: 400, overflowY: 'auto', margin: 0, padding: 0, listStyle: 'none' }}
+      >
+        {list.map((item) => (
+          <NotificationRow key={item.id} item={item} expanded={expandedId === item.id} onOpen={openItem} />
+        ))}
+      </ul>
     );
+
   return (
     <Popover
       trigger="click"
       placement="bottomRight"
-      title={<Typography.Text strong>Notifications</Typography.Text>}
-      content={<div style={{ width: 300 }}>{content}</div>}
+      title={
+        <Flex justify="space-between" align="center" gap={16}>
+          <Typography.Text strong>Notifications</Typography.Text>
+          <Button
+            type="link"
+            size="small"
+            disabled={unreadIds.length === 0}
+            loading={markRead.isPending}
+            onClick={() => markRead.mutate(unreadIds)}
+          >
+            Mark all as read
+          </Button>
+        </Flex>
+      }
+      content={<div style={{ width: 340 }}>{content}</div>}
     >
-      <Badge count={unread} size="small">
-        <Button type="text" shape="circle" aria-label="Notifications" icon={<BellOutlined />} />
+      <Badge count={unreadIds.length} size="small">
+        <Button
+          type="text"
+          shape="circle"
+          aria-label={unreadIds.length === 0 ? 'Notifications' : `Notifications (${unreadIds.length} unread)`}
+          icon={<BellOutlined />}
+        />
       </Badge>
     </Popover>
   );

@@ -1,0 +1,163 @@
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, screen, waitFor } from '@testing-library/react';
+import { AUTH_STORAGE_KEY, type NotificationItem } from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi, type RecordedCall } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+
+const OVER_LIMIT: NotificationItem = {
+  id: '11111111-1111-4111-8111-111111111111',
+  read: false,
+  title: 'photos is over its size limit',
+  description: 'The bucket photos holds 12 GB; its alert is set at 10 GB.',
+  status: 'alerts',
+  last_notified: new Date(Date.now() - 5 * 60_000).toISOString(),
+  avatar: null,
+};
+const TRANSFER_FAILED: NotificationItem = {
+  id: '22222222-2222-4222-8222-222222222222',
+  read: false,
+  title: 'Transfer failed',
+  description: 'The transfer from photos to archive stopped: access denied.',
+  status: 'error',
+  last_notified: new Date(Date.now() - 2 * 3600_000).toISOString(),
+  avatar: null,
+};
+const SYNC_DONE: NotificationItem = {
+  id: '33333333-3333-4333-8333-333333333333',
+  read: true,
+  title: 'Sync completed',
+  description: 'photos → archive is up to date.',
+  status: 'normal',
+  // No zone: local time, as the bell shows it.
+  last_notified: '2025-01-02T10:30:00',
+  avatar: null,
+};
+
+/** A WebSocket stand-in that lets the test play the hub; the app's realtime client builds it. */
+class HubSocket {
+  static opened: HubSocket[] = [];
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  constructor(readonly url: string) {
+    HubSocket.opened.push(this);
+  }
+  close(): void {}
+}
+
+function hubSends(message: unknown): void {
+  // StrictMode starts, stops and restarts the connection: the last socket is the live one.
+  const socket = HubSocket.opened.at(-1);
+  if (!socket?.onmessage) throw new Error('the realtime client has no open socket');
+  const { onmessage } = socket;
+  act(() => onmessage(new MessageEvent('message', { data: JSON.stringify(message) })));
+}
+
+/** The server's list: whatever PUT /notifications/read marked stays read. */
+function stubBellApi(initial: NotificationItem[]) {
+  let list = initial;
+  const calls = stubApi({
+    'GET /api/users/_me': { status: 200, body: buildProfile() },
+    'GET /api/notifications': () => ({ status: 200, body: list }),
+    'PUT /api/notifications/read': (call) => {
+      const ids = new URLSearchParams(call.search).getAll('ids');
+      list = list.map((item) => (ids.includes(item.id) ? { ...item, read: true } : item));
+      return { status: 200, body: { message: 'Notifications marked as read' } };
+    },
+  });
+  const push = (item: NotificationItem) => {
+    list = [item, ...list];
+  };
+  return { calls, push };
+}
+
+const listCalls = (calls: RecordedCall[]) =>
+  calls.filter((call) => call.method === 'GET' && call.path === '/api/notifications').length;
+
+describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub played by a fake WebSocket)', () => {
+  beforeAll(async () => {
+    await import('../../app/AppLayout.tsx');
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+    HubSocket.opened = [];
+    vi.stubGlobal('WebSocket', HubSocket);
+  });
+
+  it('badges the unread count, emphasises unread items and marks all read with repeated ids', async () => {
+    const { calls } = stubBellApi([OVER_LIMIT, TRANSFER_FAILED, SYNC_DONE]);
+    const { user } = renderAt('/dashboard');
+
+    await user.click(await screen.findByLabelText('Notifications (2 unread)'));
+
+    expect(await screen.findByText(OVER_LIMIT.title)).toBeInTheDocument();
+    expect(screen.getByText(OVER_LIMIT.title).closest('strong')).not.toBeNull();
+    expect(screen.getByText(SYNC_DONE.title).closest('strong')).toBeNull();
+    expect(screen.getByText(TRANSFER_FAILED.description)).toBeInTheDocument();
+    expect(screen.getByText('5 minutes ago')).toBeInTheDocument();
+    expect(screen.getByText('01/02/2025 - 10:30')).toBeInTheDocument();
+    expect(screen.getByLabelText('Status: alerts')).toBeInTheDocument();
+    expect(screen.getByLabelText('Status: error')).toBeInTheDocument();
+    expect(screen.getByLabelText('Status: normal')).toBeInTheDocument();
+
+    await user.click(screen.getByText('Mark all as read'));
+
+    await waitFor(() => expect(screen.getByLabelText('Notifications')).toBeInTheDocument());
+    const puts = calls.filter((call) => call.method === 'PUT');
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.path).toBe('/api/notifications/read');
+    expect(puts[0]?.search).toBe(`?ids=${OVER_LIMIT.id}&ids=${TRANSFER_FAILED.id}`);
+    expect(screen.getByText(OVER_LIMIT.title).closest('strong')).toBeNull();
+  });
+
+  it('opening an unread item marks that one read', async () => {
+    const { calls } = stubBellApi([OVER_LIMIT, TRANSFER_FAILED, SYNC_DONE]);
+    const { user } = renderAt('/dashboard');
+
+    await user.click(await screen.findByLabelText('Notifications (2 unread)'));
+    await user.click(await screen.findByText(TRANSFER_FAILED.title));
+
+    await waitFor(() => expect(screen.getByLabelText('Notifications (1 unread)')).toBeInTheDocument());
+    expect(calls.filter((call) => call.method === 'PUT').map((call) => call.search)).toEqual([
+      `?ids=${TRANSFER_FAILED.id}`,
+    ]);
+
+    // A read item opens without another call.
+    await user.click(screen.getByText(SYNC_DONE.title));
+    expect(calls.filter((call) => call.method === 'PUT')).toHaveLength(1);
+  });
+
+  it("a realtime 'notification' message refetches the list and raises the badge", async () => {
+    const { calls, push } = stubBellApi([SYNC_DONE]);
+    const { user } = renderAt('/dashboard');
+    await screen.findByLabelText('Notifications');
+    await waitFor(() => expect(listCalls(calls)).toBe(1));
+
+    const arrived: NotificationItem = {
+      ...OVER_LIMIT,
+      id: '44444444-4444-4444-8444-444444444444',
+      title: 'backups is over its cost limit',
+      last_notified: new Date().toISOString(),
+    };
+    push(arrived);
+    hubSends({ type: 'notification', data: arrived });
+
+    expect(await screen.findByLabelText('Notifications (1 unread)')).toBeInTheDocument();
+    await waitFor(() => expect(listCalls(calls)).toBe(2));
+    await user.click(screen.getByLabelText('Notifications (1 unread)'));
+    expect(await screen.findByText('backups is over its cost limit')).toBeInTheDocument();
+  });
+
+  it("keeps 'No notification found' when there are none", async () => {
+    stubBellApi([]);
+    const { user } = renderAt('/dashboard');
+
+    await user.click(await screen.findByLabelText('Notifications'));
+
+    expect(await screen.findByText('No notification found')).toBeInTheDocument();
+    expect(screen.getByText('Mark all as read').closest('button')).toBeDisabled();
+  });
+});
