@@ -1,28 +1,22 @@
-import { Button, Card, Typography } from 'antd';
-import { PlusOutlined } from '@ant-design/icons';
-import { useNavigate } from 'react-router';
+import { Flex, Space, Typography } from 'antd';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
-import { useProfile } from '../profile/useProfile.ts';
+import { AddAccountButton } from '../accounts/AddAccountButton.tsx';
+import { CloudAccountList } from '../accounts/CloudAccountList.tsx';
+import { RecentTransfers } from './RecentTransfers.tsx';
 
-/** / and /dashboard — a welcome for now; accounts, transfers and syncs arrive in a later release. */
+/** / and /dashboard — the Dashboard / Hybrid view (spec 000 §2): accounts with their buckets, recent transfers. */
 export function DashboardPage() {
   useDocumentTitle('Dashboard');
-  const { data: profile } = useProfile();
-  const navigate = useNavigate();
   return (
-    <>
-      <Typography.Title level={2} style={{ marginTop: 0 }}>
-        Dashboard
-      </Typography.Title>
-      <Card>
-        <Typography.Paragraph>
-          Welcome to Cumulo{profile ? `, ${profile.first_name}` : ''}. Your cloud accounts, recent transfers
-          and sync jobs will appear here in a later release.
-        </Typography.Paragraph>
-        <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/addProvider/wasabi')}>
-          Add Your Cloud Account
-        </Button>
-      </Card>
-    </>
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Flex justify="space-between" align="center" wrap gap={16}>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          Dashboard
+        </Typography.Title>
+        <AddAccountButton />
+      </Flex>
+      <CloudAccountList redirectWhenEmpty />
+      <RecentTransfers />
+    </Space>
   );
 }

@@ -1,0 +1,98 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  cloudAccountView,
+  messageAnswer,
+  type CloudAccountView,
+  type ProviderName,
+  type RoleTitle,
+} from '@cumulo/contract';
+import { api } from '../../api/client.ts';
+import { getStoredToken } from '../../api/auth-token.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+import { isProviderName } from '../../ui/ProviderLogo.tsx';
+import { useProfile } from '../profile/useProfile.ts';
+
+// The web app reaches zod only through the contract's schemas.
+const accountList = cloudAccountView.array();
+
+export type StorageView = CloudAccountView['storages'][number];
+
+/** GET /cloud_accounts/access_info as this screen reads it: which providers the user may add. */
+export interface AccessInfo {
+  userType: number;
+  providers: ProviderName[];
+}
+
+export async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
+  return accountList.parse(await api.get('/cloud_accounts/'));
+}
+
+/** The organisation's cloud accounts with their buckets (GET /api/cloud_accounts/). */
+export function useCloudAccounts() {
+  return useQuery({
+    queryKey: queryKeys.accounts,
+    queryFn: fetchCloudAccounts,
+    enabled: getStoredToken() !== null,
+  });
+}
+
+function readAccessInfo(body: unknown): AccessInfo {
+  const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const providers = Array.isArray(record.providers) ? record.providers : [];
+  return {
+    ...record,
+    userType: typeof record.userType === 'number' ? record.userType : 0,
+    providers: providers.filter((name): name is ProviderName => isProviderName(String(name))),
+  };
+}
+
+export async function fetchAccessInfo(): Promise<AccessInfo> {
+  return readAccessInfo(await api.get('/cloud_accounts/access_info'));
+}
+
+/** Providers this user may add (GET /api/cloud_accounts/access_info); only asked when `enabled`. */
+export function useAccessInfo(enabled = true) {
+  return useQuery({
+    queryKey: queryKeys.accessInfo,
+    queryFn: fetchAccessInfo,
+    enabled: enabled && getStoredToken() !== null,
+  });
+}
+
+const MANAGER_ROLES: readonly RoleTitle[] = ['Owner', 'Admin'];
+
+/**
+ * Whether the signed-in user may connect, change and remove accounts (Owner or Admin, spec 000 §6).
+ * `known` stays false until the profile has loaded, so screens never flash manage actions at a User.
+ */
+export function useAccountPermissions(): { known: boolean; canManage: boolean } {
+  const { data: profile } = useProfile();
+  if (!profile) return { known: false, canManage: false };
+  return { known: true, canManage: (MANAGER_ROLES as readonly string[]).includes(profile.role.title) };
+}
+
+/** DELETE /cloudaccount/delete?id= — answers {message: '<name> removed successfully'}. */
+export function useDeleteAccount() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (accountId: string) =>
+      messageAnswer.parse(
+        await api.delete('/cloudaccount/delete', { query: { id: accountId }, silent: true }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.accounts }),
+  });
+}
+
+/** POST /cloud_accounts/{id}/inventory — queues a new count of the account's buckets (202 {message}). */
+export function useRefreshInventory() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (accountId: string) =>
+      messageAnswer.parse(
+        await api.post(`/cloud_accounts/${encodeURIComponent(accountId)}/inventory`, undefined, {
+          silent: true,
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.accounts }),
+  });
+}

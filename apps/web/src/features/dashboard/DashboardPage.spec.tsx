@@ -1,0 +1,345 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import { AUTH_STORAGE_KEY, PROVIDER_NAMES, type CloudAccountView } from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi, type FakeReply } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+import { GB, buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
+
+/*
+ * This screen holds a table, a filter panel and sliders: checking every element's visibility through jsdom's
+ * getComputedStyle made one getByRole take minutes. Role queries here skip that check (queries are scoped with
+ * within() instead), and absent actions are asserted among hidden elements too, which is the stricter check.
+ */
+configure({ defaultHidden: true });
+
+const owner = buildProfile();
+const member = buildProfile({ role: { id: 3, title: 'User' } });
+
+const awsAccount = buildCloudAccount({
+  id: 'aws-1',
+  name: 'Main archive',
+  provider: 'aws',
+  storages: [
+    buildBucket({
+      name: 'logs',
+      cloud_account_id: 'aws-1',
+      region: 'us-east-1',
+      creationDate: '2024-01-15T12:00:00.000Z',
+      size: 3 * GB,
+      object_count: 1200,
+      cost: 0.07,
+    }),
+    buildBucket({
+      name: 'photos',
+      cloud_account_id: 'aws-1',
+      region: 'eu-west-1',
+      creationDate: '2024-06-20T12:00:00.000Z',
+      size: 7 * GB,
+      object_count: 300,
+      cost: 0.16,
+      inventory_status: 'running',
+    }),
+  ],
+});
+const azureAccount = buildCloudAccount({
+  id: 'azure-1',
+  name: 'Blob store',
+  provider: 'azure',
+  cloudType: 4,
+  storages: [
+    buildBucket({
+      name: 'media',
+      cloud_account_id: 'azure-1',
+      region: 'westeurope',
+      inventory_status: 'failed',
+    }),
+  ],
+});
+const wasabiAccount = buildCloudAccount({
+  id: 'wasabi-1',
+  name: 'Cold storage',
+  provider: 'wasabi',
+  cloudType: 2,
+  storages: [buildBucket({ name: 'backup', cloud_account_id: 'wasabi-1' })],
+});
+const accounts = [awsAccount, azureAccount, wasabiAccount];
+
+function stubDashboard(
+  options: { profile?: typeof owner; accounts?: CloudAccountView[] | FakeReply } = {},
+  extra: Parameters<typeof stubApi>[0] = {},
+) {
+  const list = options.accounts ?? accounts;
+  return stubApi({
+    'GET /api/users/_me': { status: 200, body: options.profile ?? owner },
+    'GET /api/cloud_accounts/': Array.isArray(list) ? { status: 200, body: list } : list,
+    'GET /api/cloud_accounts/access_info': { status: 200, body: { userType: 4, providers: PROVIDER_NAMES } },
+    ...extra,
+  });
+}
+
+const accountRow = (name: string) => screen.getByRole('button', { name }).closest('tr') as HTMLElement;
+
+describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  it('lists the accounts, expands one at a time and collapses the open one on a second click', async () => {
+    const calls = stubDashboard();
+    const { user } = renderAt('/dashboard');
+
+    expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Main archive' })).toBeInTheDocument();
+    const awsRow = accountRow('Main archive');
+    expect(within(awsRow).getByText('10 GB')).toBeInTheDocument();
+    expect(within(awsRow).getByText('2 buckets · $0.23/month est.')).toBeInTheDocument();
+    for (const title of ['Name', 'Storage', 'Actions']) {
+      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+    }
+
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    const buckets = await screen.findByRole('table', { name: 'Buckets of Main archive' });
+    for (const title of ['Name', 'Region', 'Created', 'Size', 'Objects', 'Est. cost/month']) {
+      expect(within(buckets).getByRole('columnheader', { name: title })).toBeInTheDocument();
+    }
+    const logs = within(buckets).getByText('logs').closest('tr') as HTMLElement;
+    expect(within(logs).getByText('us-east-1')).toBeInTheDocument();
+    expect(within(logs).getByText('01/15/2024')).toBeInTheDocument();
+    expect(within(logs).getByText('3 GB')).toBeInTheDocument();
+    expect(within(logs).getByText('1,200')).toBeInTheDocument();
+    expect(within(logs).getByText('$0.07')).toBeInTheDocument();
+    const photos = within(buckets).getByText('photos').closest('tr') as HTMLElement;
+    expect(within(photos).getByText('Counting')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Blob store' }));
+    expect(await screen.findByRole('table', { name: 'Buckets of Blob store' })).toBeInTheDocument();
+    expect(screen.getByText('Count failed')).toBeInTheDocument();
+    await waitFor(() =>
+      expect(screen.queryByRole('table', { name: 'Buckets of Main archive' })).not.toBeInTheDocument(),
+    );
+
+    await user.click(screen.getByRole('button', { name: 'Blob store' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('table', { name: 'Buckets of Blob store' })).not.toBeInTheDocument(),
+    );
+    expect(screen.getByRole('button', { name: 'Blob store' })).toHaveAttribute('aria-expanded', 'false');
+
+    // The transfers API does not exist yet: an empty table, and no call for it.
+    expect(screen.getByText('No transfers yet')).toBeInTheDocument();
+    for (const title of ['Source', 'Destination', 'Total size', 'Transferred size', 'Requested', 'Failed']) {
+      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+    }
+    expect(calls.filter((call) => /transfer|migration|history/i.test(call.path))).toEqual([]);
+  });
+
+  it('asks the exact confirmation, then deletes the account and shows the server message', async () => {
+    let deleted = false;
+    const calls = stubDashboard(
+      { accounts: { status: 200, body: accounts } },
+      {
+        'GET /api/cloud_accounts/': () => ({
+          status: 200,
+          body: deleted ? [azureAccount, wasabiAccount] : accounts,
+        }),
+        'DELETE /api/cloudaccount/delete': () => {
+          deleted = true;
+          return { status: 200, body: { message: 'Main archive removed successfully' } };
+        },
+      },
+    );
+    const { user } = renderAt('/');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    await user.click(within(accountRow('Main archive')).getByRole('button', { name: 'Delete' }));
+
+    const dialog = await screen.findByRole('dialog');
+    expect(
+      within(dialog).getByText('Do you want to remove the Main archive cloud account?'),
+    ).toBeInTheDocument();
+    expect(calls.some((call) => call.method === 'DELETE')).toBe(false);
+    await user.click(within(dialog).getByRole('button', { name: 'Remove' }));
+
+    expect(await screen.findByText('Main archive removed successfully')).toBeInTheDocument();
+    const deleteCall = calls.find((call) => call.method === 'DELETE');
+    expect(deleteCall?.path).toBe('/api/cloudaccount/delete');
+    expect(deleteCall?.search).toBe('?id=aws-1');
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Main archive' })).not.toBeInTheDocument(),
+    );
+  });
+
+  it('offers Create bucket only on aws and wasabi accounts, and opens the create-bucket screen', async () => {
+    stubDashboard();
+    const { user, location } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    expect(
+      within(accountRow('Main archive')).getByRole('button', { name: 'Create bucket' }),
+    ).toBeInTheDocument();
+    expect(
+      within(accountRow('Cold storage')).getByRole('button', { name: 'Create bucket' }),
+    ).toBeInTheDocument();
+    expect(within(accountRow('Blob store')).queryByRole('button', { name: 'Create bucket' })).toBeNull();
+    // Every account keeps its other actions.
+    for (const action of ['Alerts', 'Edit', 'Refresh sizes', 'Compare prices', 'Delete']) {
+      expect(within(accountRow('Blob store')).getByRole('button', { name: action })).toBeInTheDocument();
+    }
+
+    await user.click(within(accountRow('Cold storage')).getByRole('button', { name: 'Create bucket' }));
+    await waitFor(() => expect(location()).toBe('/addBucket/wasabi/wasabi-1'));
+  });
+
+  it('leads from the row actions to alerts, edit, price comparison and a bucket alert', async () => {
+    stubDashboard();
+    const { user, location, router } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    const targets: Array<[string, string]> = [
+      ['Alerts', '/setAlert/aws-1'],
+      ['Edit', '/addProvider/aws/aws-1'],
+      ['Compare prices', '/cloud-compare/aws-1'],
+    ];
+    for (const [action, path] of targets) {
+      await user.click(within(accountRow('Main archive')).getByRole('button', { name: action }));
+      await waitFor(() => expect(location()).toBe(path));
+      await router.navigate('/dashboard');
+      await screen.findByRole('button', { name: 'Main archive' });
+    }
+
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    const buckets = await screen.findByRole('table', { name: 'Buckets of Main archive' });
+    const photos = within(buckets).getByText('photos').closest('tr') as HTMLElement;
+    await user.click(within(photos).getByRole('button', { name: 'Set alert' }));
+    await waitFor(() => expect(location()).toBe('/setAlert/aws-1/photos'));
+  });
+
+  it('refreshes the sizes of an account and shows the answer', async () => {
+    const calls = stubDashboard(
+      {},
+      {
+        'POST /api/cloud_accounts/aws-1/inventory': {
+          status: 202,
+          body: { message: 'Refreshing the buckets of Main archive.' },
+        },
+      },
+    );
+    const { user } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    await user.click(within(accountRow('Main archive')).getByRole('button', { name: 'Refresh sizes' }));
+
+    expect(await screen.findByText('Refreshing the buckets of Main archive.')).toBeInTheDocument();
+    expect(calls.filter((call) => call.path === '/api/cloud_accounts/aws-1/inventory')).toHaveLength(1);
+  });
+
+  it('shows no manage actions to the role User', async () => {
+    const calls = stubDashboard({ profile: member });
+    const { user } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    for (const name of ['Main archive', 'Blob store', 'Cold storage']) {
+      const row = accountRow(name);
+      for (const action of ['Create bucket', 'Edit', 'Delete']) {
+        expect(within(row).queryByRole('button', { name: action })).toBeNull();
+      }
+      expect(within(row).getByRole('button', { name: 'Alerts' })).toBeInTheDocument();
+      expect(within(row).getByRole('button', { name: 'Compare prices' })).toBeInTheDocument();
+    }
+    expect(screen.queryByRole('button', { name: 'Add Your Cloud Account' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    expect(await screen.findByRole('table', { name: 'Buckets of Main archive' })).toBeInTheDocument();
+    expect(calls.some((call) => call.path === '/api/cloud_accounts/access_info')).toBe(false);
+  });
+
+  it('offers Add Your Cloud Account with a provider dropdown to an Owner', async () => {
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: owner },
+      'GET /api/cloud_accounts/': { status: 200, body: accounts },
+      'GET /api/cloud_accounts/access_info': {
+        status: 200,
+        body: { userType: 4, providers: ['aws', 'wasabi', 'azure', 'google'] },
+      },
+    });
+    const { user, location } = renderAt('/dashboard');
+
+    const chooser = await screen.findByRole('button', { name: 'Choose a provider to add' });
+    await waitFor(() => expect(chooser).toBeEnabled());
+    await user.click(chooser);
+    const menu = await screen.findByRole('menu');
+    const links = within(menu).getAllByRole('link');
+    expect(links.map((link) => link.getAttribute('href'))).toEqual([
+      '/addProvider/aws',
+      '/addProvider/wasabi',
+      '/addProvider/azure',
+      '/addProvider/google',
+    ]);
+    expect(within(menu).getByRole('img', { name: 'Google Cloud' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Add Your Cloud Account' }));
+    await waitFor(() => expect(location()).toBe('/addProvider/wasabi'));
+  });
+
+  it('sends an Owner without accounts to /addProvider', async () => {
+    stubDashboard({ accounts: [] });
+    const { location } = renderAt('/dashboard');
+    await waitFor(() => expect(location()).toBe('/addProvider'));
+  });
+
+  it('tells a User without accounts that none is connected, and Refresh asks again', async () => {
+    let answers = 0;
+    const calls = stubDashboard(
+      { profile: member },
+      {
+        'GET /api/cloud_accounts/': () => {
+          answers += 1;
+          return { status: 200, body: answers === 1 ? [] : [wasabiAccount] };
+        },
+      },
+    );
+    const { user, location } = renderAt('/dashboard');
+
+    expect(await screen.findByText('You currently have no cloud accounts connected')).toBeInTheDocument();
+    expect(location()).toBe('/dashboard');
+    await user.click(screen.getByRole('button', { name: 'Refresh' }));
+
+    expect(await screen.findByRole('button', { name: 'Cold storage' })).toBeInTheDocument();
+    expect(calls.filter((call) => call.path === '/api/cloud_accounts/')).toHaveLength(2);
+  });
+
+  it('shows the empty text with the error when the list cannot be loaded', async () => {
+    stubDashboard({ accounts: { status: 403, body: { message: 'You do not have permission to do this.' } } });
+    renderAt('/dashboard');
+
+    expect(await screen.findByText('You currently have no cloud accounts connected')).toBeInTheDocument();
+    expect(screen.getByText('You do not have permission to do this.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Refresh' })).toBeInTheDocument();
+  });
+
+  it('filters buckets by name, hides accounts without a match, and un-hides buckets on collapse', async () => {
+    stubDashboard();
+    const { user } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    await user.type(screen.getByLabelText('Bucket name'), 'PHOTO');
+
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Blob store' })).not.toBeInTheDocument());
+    expect(screen.queryByRole('button', { name: 'Cold storage' })).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    const buckets = await screen.findByRole('table', { name: 'Buckets of Main archive' });
+    expect(within(buckets).getByText('photos')).toBeInTheDocument();
+    expect(within(buckets).queryByText('logs')).toBeNull();
+    expect(screen.getByText(/1 bucket is hidden by the filters\./)).toBeInTheDocument();
+
+    // Collapsing the open account un-hides its buckets (spec 000 §2).
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    await user.click(screen.getByRole('button', { name: 'Main archive' }));
+    const all = await screen.findByRole('table', { name: 'Buckets of Main archive' });
+    expect(within(all).getByText('logs')).toBeInTheDocument();
+    expect(within(all).getByText('photos')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Clear filters' }));
+    expect(await screen.findByRole('button', { name: 'Blob store' })).toBeInTheDocument();
+  });
+});
