@@ -6,6 +6,7 @@ import globals from 'globals';
 export default tseslint.config(
   {
     ignores: [
+      'bench/.data/**',
       '**/node_modules/**',
       '**/dist/**',
       'data/**',

@@ -45,6 +45,25 @@ export default async function globalSetup() {
   const address = smtp.server.address();
   const smtpPort = typeof address === 'object' && address ? address.port : 0;
 
+  // Real object stores: s3rver stands in for aws (and serves the generic S3 account), Azurite for azure.
+  const stores = spawn(
+    process.execPath,
+    ['--openssl-legacy-provider', '--import', 'tsx', path.join(here, 'object-stores.ts')],
+    { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const endpoints = await new Promise<{ s3rver: string; azurite: string }>((resolve, reject) => {
+    let out = '';
+    stores.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve(JSON.parse(line) as { s3rver: string; azurite: string });
+    });
+    stores.once('exit', (code) => reject(new Error(`the object stores exited with ${code}`)));
+  });
+  // The specs read these (Playwright workers inherit the global setup's environment).
+  process.env.E2E_S3RVER = endpoints.s3rver;
+  process.env.E2E_AZURITE = endpoints.azurite;
+
   const server = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
     cwd: root,
     env: {
@@ -54,6 +73,7 @@ export default async function globalSetup() {
       DATA_DIR: dataDir,
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      PROVIDER_ENDPOINTS: JSON.stringify({ aws: endpoints.s3rver, azure: endpoints.azurite }),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -73,6 +93,9 @@ export default async function globalSetup() {
   return async () => {
     server.kill('SIGTERM');
     await exited;
+    const storesExited = new Promise((resolve) => stores.once('exit', resolve));
+    stores.stdin.end();
+    await storesExited;
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
     fs.rmSync(dataDir, { recursive: true, force: true });
   };

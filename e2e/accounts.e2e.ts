@@ -1,0 +1,148 @@
+import { expect, test, type Page } from '@playwright/test';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
+import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
+import { signedInOwner } from './session.ts';
+
+const MiB = 1024 * 1024;
+
+/** s3rver and Azurite started by global-setup.ts; the server reaches aws at s3rver and azure at Azurite. */
+function endpoints() {
+  const s3rver = process.env.E2E_S3RVER;
+  const azurite = process.env.E2E_AZURITE;
+  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
+  return { s3rver, azurite };
+}
+
+async function token(page: Page) {
+  return page.evaluate(() => localStorage.getItem('Authorization') ?? '');
+}
+
+async function api(page: Page, path: string) {
+  const res = await page.request.get(path, { headers: { authorization: `Bearer ${await token(page)}` } });
+  expect(res.ok()).toBe(true);
+  return { raw: await res.text(), body: (await res.json()) as unknown };
+}
+
+/** The row of an account in the Active Cloud Providers list. */
+const accountRow = (page: Page, name: string) =>
+  page.locator('tr').filter({ has: page.getByRole('button', { name, exact: true }) });
+
+async function connect(page: Page, provider: string, fields: Record<string, string>) {
+  await page.goto(`/addProvider/${provider}`);
+  for (const [label, value] of Object.entries(fields))
+    await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+}
+
+test('connect S3 and Azure accounts, see real sizes, filter, compare, remove', async ({ page }) => {
+  test.setTimeout(240_000);
+  const { s3rver, azurite } = endpoints();
+  const store = new S3ObjectStore({
+    provider: 'genericS3',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver,
+  });
+  const stamp = Date.now().toString(36);
+  const media = `media-${stamp}`;
+  const logs = `logs-${stamp}`;
+  await store.createBucket(media);
+  await store.createBucket(logs);
+  await store.write(media, 'a.bin', Buffer.alloc(2 * MiB, 1));
+  await store.write(media, 'b.bin', Buffer.alloc(1 * MiB, 2));
+  await store.write(logs, 'today.log', Buffer.alloc(1024, 3));
+  const blobs = new AzureObjectStore({
+    provider: 'azure',
+    accountName: AZURITE_ACCOUNT,
+    accountKey: AZURITE_KEY,
+    endpoint: azurite,
+  });
+  const container = `photos-${stamp}`;
+  await blobs.createBucket(container);
+  await blobs.write(container, 'cat.jpg', Buffer.alloc(4096, 4));
+  await blobs.close();
+
+  await signedInOwner(page);
+  // A new organisation has no accounts: the dashboard sends an Owner to add one.
+  await expect(page).toHaveURL(/\/addProvider/);
+
+  // Wrong credentials are refused with the provider's message and nothing is saved.
+  await connect(page, 'genericS3', {
+    Name: 'Lab S3',
+    'Service URL': s3rver,
+    'Access Key': 'WRONGKEY',
+    'Secret Key': 'wrong-secret',
+  });
+  const refusal = page.getByRole('dialog', { name: 'Something Went Wrong' });
+  await expect(refusal).toBeVisible();
+  await expect(refusal).toContainText(/Access Key Id you provided does not exist/);
+  await refusal.getByRole('button', { name: 'Close' }).last().click();
+  expect((await api(page, '/api/cloud_accounts/')).body).toEqual([]);
+
+  // The right keys connect; the inventory counts the buckets for real.
+  await page.getByLabel('Access Key', { exact: true }).fill(S3RVER_KEY);
+  await page.getByLabel('Secret Key', { exact: true }).fill(S3RVER_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByText('Lab S3 added successfully')).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+
+  await connect(page, 'azure', {
+    Name: 'Lab Azure',
+    'Storage account name': AZURITE_ACCOUNT,
+    'Account key': AZURITE_KEY,
+  });
+  await expect(page.getByText('Lab Azure added successfully')).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+
+  // Buckets with real sizes: 3 MiB in two objects.
+  await page.getByRole('button', { name: 'Lab S3', exact: true }).click();
+  const s3Buckets = page.getByRole('table', { name: 'Buckets of Lab S3' });
+  const mediaRow = s3Buckets.locator('tr').filter({ hasText: media });
+  await expect(mediaRow).toContainText('3 MB', { timeout: 30_000 });
+  await expect(mediaRow).toContainText('2');
+  await expect(s3Buckets.locator('tr').filter({ hasText: logs })).toContainText('1 kB');
+
+  // One account expanded at a time.
+  await page.getByRole('button', { name: 'Lab Azure', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Lab S3', exact: true })).toHaveAttribute(
+    'aria-expanded',
+    'false',
+  );
+  const azureBuckets = page.getByRole('table', { name: 'Buckets of Lab Azure' });
+  await expect(azureBuckets.locator('tr').filter({ hasText: container })).toContainText('4 kB', {
+    timeout: 30_000,
+  });
+
+  // Filter by bucket name: the Azure account has no match and disappears.
+  await page.getByPlaceholder('Search buckets').fill(media.toUpperCase());
+  await expect(page.getByRole('button', { name: 'Lab Azure', exact: true })).toBeHidden();
+  await page.getByRole('button', { name: 'Lab S3', exact: true }).click();
+  await expect(s3Buckets.locator('tr').filter({ hasText: media })).toBeVisible();
+  await expect(s3Buckets.locator('tr').filter({ hasText: logs })).toBeHidden();
+  await page.getByPlaceholder('Search buckets').fill('');
+  await expect(page.getByRole('button', { name: 'Lab Azure', exact: true })).toBeVisible();
+
+  // Compare prices for the account's size.
+  await page.goto('/');
+  await page.waitForLoadState('networkidle');
+  await accountRow(page, 'Lab S3').getByRole('button', { name: 'Compare prices' }).click();
+  await expect(page).toHaveURL(/\/cloud-compare\//);
+  await expect(page.getByText('Lab S3').first()).toBeVisible();
+  for (const provider of ['Wasabi', 'Azure', 'Google'])
+    await expect(page.getByRole('cell', { name: provider }).first()).toBeVisible();
+  await expect(page.locator('.recharts-surface').first()).toBeVisible();
+
+  // Remove an account, after the spec's confirmation.
+  await page.goto('/');
+  await accountRow(page, 'Lab Azure').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByText('Do you want to remove the Lab Azure cloud account?')).toBeVisible();
+  await page.getByRole('button', { name: 'Remove', exact: true }).click();
+  await expect(page.getByText('Lab Azure removed successfully')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Lab Azure', exact: true })).toBeHidden();
+
+  // No answer carries a secret.
+  const { raw } = await api(page, '/api/cloud_accounts/');
+  expect(raw).not.toContain(S3RVER_KEY);
+  expect(raw).not.toContain(AZURITE_KEY);
+  await store.close();
+});
