@@ -84,7 +84,7 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
     ['/Sync', 'Sync'],
     ['/sync', 'Sync'],
     ['/calc', 'Migration Cost Calculator'],
-    ['/addProvider/aws/12', 'Set Up a New Cloud Provider'],
+    ['/migration', 'Migration'],
     ['/mboard?sync=true', 'Replication Status'],
     ['/security-credentials', 'Access Keys'],
   ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {

@@ -1,6 +1,7 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, beforeEach, vi } from 'vitest';
+import { defineAntdButtonVarsForJsdom } from './jsdom-antd-vars.ts';
 
 // The first visit of a lazy route transforms its modules on demand, which can take a few seconds here.
 configure({ asyncUtilTimeout: 5000 });
@@ -55,3 +56,6 @@ afterEach(() => {
   localStorage.clear();
   sessionStorage.clear();
 });
+
+// Deep antd screens otherwise make every getComputedStyle (each getByRole) take exponential time in jsdom.
+beforeEach(() => defineAntdButtonVarsForJsdom());

@@ -53,7 +53,7 @@ export function AccountFilterPanel({ accounts, filters, onChange }: AccountFilte
           <Input
             id="account-filter-search"
             allowClear
-            prefix={<SearchOutlined />}
+            prefix={<SearchOutlined aria-hidden />}
             placeholder="Search buckets"
             value={filters.search}
             onChange={(event) => set({ search: event.target.value })}

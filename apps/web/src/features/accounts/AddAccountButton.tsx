@@ -24,11 +24,11 @@ export function AddAccountButton() {
 
   return (
     <Space.Compact>
-      <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate(ADD_ACCOUNT_PATH)}>
+      <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => navigate(ADD_ACCOUNT_PATH)}>
         Add Your Cloud Account
       </Button>
       <Dropdown menu={{ items }} trigger={['click']} disabled={items.length === 0} placement="bottomRight">
-        <Button type="primary" icon={<DownOutlined />} aria-label="Choose a provider to add" />
+        <Button type="primary" icon={<DownOutlined aria-hidden />} aria-label="Choose a provider to add" />
       </Dropdown>
     </Space.Compact>
   );

@@ -17,13 +17,13 @@ function InventoryState({ bucket }: { bucket: StorageView }) {
   switch (bucket.inventory_status) {
     case 'pending':
       return (
-        <Tag icon={<SyncOutlined spin />} color="default">
+        <Tag icon={<SyncOutlined spin aria-hidden />} color="default">
           Waiting to count
         </Tag>
       );
     case 'running':
       return (
-        <Tag icon={<SyncOutlined spin />} color="processing">
+        <Tag icon={<SyncOutlined spin aria-hidden />} color="processing">
           Counting
         </Tag>
       );
@@ -90,7 +90,7 @@ export function BucketTable({ accountId, accountName, buckets, hiddenBucketCount
       render: (_, bucket) => (
         <Button
           size="small"
-          icon={<BellOutlined />}
+          icon={<BellOutlined aria-hidden />}
           onClick={() =>
             navigate(`/setAlert/${encodeURIComponent(accountId)}/${encodeURIComponent(bucket.bucket_name)}`)
           }

@@ -84,7 +84,7 @@ function EmptyAccounts({
             style={{ marginBottom: 16, textAlign: 'left' }}
           />
         )}
-        <Button type="primary" icon={<ReloadOutlined />} loading={refreshing} onClick={onRefresh}>
+        <Button type="primary" icon={<ReloadOutlined aria-hidden />} loading={refreshing} onClick={onRefresh}>
           Refresh
         </Button>
       </Empty>
@@ -219,7 +219,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
               <Tooltip title="Create bucket">
                 <Button
                   aria-label="Create bucket"
-                  icon={<PlusSquareOutlined />}
+                  icon={<PlusSquareOutlined aria-hidden />}
                   onClick={() => navigate(`/addBucket/${account.provider}/${id}`)}
                 />
               </Tooltip>
@@ -227,7 +227,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
             <Tooltip title="Alerts">
               <Button
                 aria-label="Alerts"
-                icon={<BellOutlined />}
+                icon={<BellOutlined aria-hidden />}
                 onClick={() => navigate(`/setAlert/${id}`)}
               />
             </Tooltip>
@@ -235,7 +235,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
               <Tooltip title="Edit">
                 <Button
                   aria-label="Edit"
-                  icon={<EditOutlined />}
+                  icon={<EditOutlined aria-hidden />}
                   onClick={() => navigate(`/addProvider/${account.provider}/${id}`)}
                 />
               </Tooltip>
@@ -243,7 +243,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
             <Tooltip title="Refresh sizes">
               <Button
                 aria-label="Refresh sizes"
-                icon={<ReloadOutlined />}
+                icon={<ReloadOutlined aria-hidden />}
                 loading={refreshInventory.isPending && refreshInventory.variables === account.id}
                 onClick={() => refreshSizes(account)}
               />
@@ -251,7 +251,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
             <Tooltip title="Compare prices">
               <Button
                 aria-label="Compare prices"
-                icon={<BarChartOutlined />}
+                icon={<BarChartOutlined aria-hidden />}
                 onClick={() => navigate(`/cloud-compare/${id}`)}
               />
             </Tooltip>
@@ -260,7 +260,7 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
                 <Button
                   aria-label="Delete"
                   danger
-                  icon={<DeleteOutlined />}
+                  icon={<DeleteOutlined aria-hidden />}
                   onClick={() => confirmDelete(account)}
                 />
               </Tooltip>

@@ -49,11 +49,15 @@ export function CloudProvidersPage() {
           Cloud Providers
         </Typography.Title>
         <Space wrap>
-          <Button icon={<BarChartOutlined />} onClick={() => navigate('/cloud-compare/0')}>
+          <Button icon={<BarChartOutlined aria-hidden />} onClick={() => navigate('/cloud-compare/0')}>
             Compare storage prices
           </Button>
           {canManage && (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate(ADD_ACCOUNT_PATH)}>
+            <Button
+              type="primary"
+              icon={<PlusOutlined aria-hidden />}
+              onClick={() => navigate(ADD_ACCOUNT_PATH)}
+            >
               Add Your Cloud Account
             </Button>
           )}

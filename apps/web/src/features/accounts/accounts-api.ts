@@ -27,12 +27,31 @@ export async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
   return accountList.parse(await api.get('/cloud_accounts/'));
 }
 
+/** How often the list is re-read while a count is under way (a fallback for a missed realtime message). */
+export const COUNTING_POLL_MS = 3000;
+/** A just-connected account has no bucket rows until its first inventory lists them. */
+const NEW_ACCOUNT_WINDOW_MS = 2 * 60 * 1000;
+
+/** True while some bucket is being counted, or a new account's first inventory has not listed its buckets. */
+export function inventoryUnderWay(
+  accounts: readonly CloudAccountView[] | undefined,
+  now = Date.now(),
+): boolean {
+  return (accounts ?? []).some(
+    (account) =>
+      account.storages.some((b) => b.inventory_status === 'pending' || b.inventory_status === 'running') ||
+      (account.bucket_count === 0 && now - Date.parse(account.created_at) < NEW_ACCOUNT_WINDOW_MS),
+  );
+}
+
 /** The organisation's cloud accounts with their buckets (GET /api/cloud_accounts/). */
 export function useCloudAccounts() {
   return useQuery({
     queryKey: queryKeys.accounts,
     queryFn: fetchCloudAccounts,
     enabled: getStoredToken() !== null,
+    // Realtime 'inventory' messages refresh the list; polling while counting covers a socket that was down.
+    refetchInterval: (query) => (inventoryUnderWay(query.state.data) ? COUNTING_POLL_MS : false),
   });
 }
 

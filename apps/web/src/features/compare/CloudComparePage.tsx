@@ -71,10 +71,11 @@ interface CalculatorProps {
 }
 
 function PriceCalculator({ account, initialSize, initialUnit }: CalculatorProps) {
-  const [size, setSize] = useState<number>(initialSize);
+  // null while the field is empty: the prices then use the minimum size, 1.
+  const [size, setSize] = useState<number | null>(initialSize);
   const [unit, setUnit] = useState<SizeUnit>(initialUnit);
-  const wholeSize = calculatorSize(size);
-  const prices = comparePrices(comparedGb(size, unit));
+  const wholeSize = calculatorSize(size ?? 1);
+  const prices = comparePrices(comparedGb(wholeSize, unit));
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
@@ -90,7 +91,7 @@ function PriceCalculator({ account, initialSize, initialUnit }: CalculatorProps)
               min={1}
               step={1}
               value={size}
-              onChange={(value) => setSize(value ?? 1)}
+              onChange={setSize}
               onBlur={() => setSize(wholeSize)}
               style={{ width: 160 }}
             />

@@ -1,17 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
 import { AUTH_STORAGE_KEY, PROVIDER_NAMES, type CloudAccountView } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
 import { GB, buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
-
-/*
- * This screen holds a table, a filter panel and sliders: checking every element's visibility through jsdom's
- * getComputedStyle made one getByRole take minutes. Role queries here skip that check (queries are scoped with
- * within() instead), and absent actions are asserted among hidden elements too, which is the stricter check.
- */
-configure({ defaultHidden: true });
 
 const owner = buildProfile();
 const member = buildProfile({ role: { id: 3, title: 'User' } });
@@ -266,7 +259,8 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
     const chooser = await screen.findByRole('button', { name: 'Choose a provider to add' });
     await waitFor(() => expect(chooser).toBeEnabled());
     await user.click(chooser);
-    const menu = await screen.findByRole('menu');
+    const google = await screen.findByRole('link', { name: 'Google Cloud' });
+    const menu = google.closest('[role="menu"]') as HTMLElement;
     const links = within(menu).getAllByRole('link');
     expect(links.map((link) => link.getAttribute('href'))).toEqual([
       '/addProvider/aws',
@@ -341,5 +335,60 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
 
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
     expect(await screen.findByRole('button', { name: 'Blob store' })).toBeInTheDocument();
+  });
+
+  it('refetches the list when the hub reports an inventory, so new sizes show without reloading', async () => {
+    const sockets: Array<{ onmessage: ((event: MessageEvent) => void) | null }> = [];
+    vi.stubGlobal(
+      'WebSocket',
+      class {
+        onopen = null;
+        onmessage: ((event: MessageEvent) => void) | null = null;
+        onclose = null;
+        onerror = null;
+        constructor() {
+          sockets.push(this);
+        }
+        close(): void {}
+      },
+    );
+    const counted = buildCloudAccount({
+      ...wasabiAccount,
+      storages: [buildBucket({ name: 'backup', cloud_account_id: 'wasabi-1', size: 5 * GB })],
+      total_bytes_used: 5 * GB,
+    });
+    let inventoryDone = false;
+    const calls = stubDashboard(
+      {},
+      {
+        // No bucket is being counted in these lists, so the list is not polled: only the message refetches it.
+        'GET /api/cloud_accounts/': () => ({ status: 200, body: [inventoryDone ? counted : wasabiAccount] }),
+      },
+    );
+    renderAt('/dashboard');
+
+    const row = () => screen.getByRole('button', { name: 'Cold storage' }).closest('tr') as HTMLElement;
+    await screen.findByRole('button', { name: 'Cold storage' });
+    expect(within(row()).getByText('0 Bytes')).toBeInTheDocument();
+
+    inventoryDone = true;
+    const hub = sockets.filter((socket) => socket.onmessage).at(-1);
+    hub?.onmessage?.(
+      new MessageEvent('message', {
+        data: JSON.stringify({
+          type: 'inventory',
+          data: {
+            cloud_account_id: 'wasabi-1',
+            bucket_name: 'backup',
+            status: 'done',
+            object_count: 9,
+            size: 5 * GB,
+          },
+        }),
+      }),
+    );
+
+    await waitFor(() => expect(within(row()).getByText('5 GB')).toBeInTheDocument());
+    expect(calls.filter((call) => call.path === '/api/cloud_accounts/')).toHaveLength(2);
   });
 });
