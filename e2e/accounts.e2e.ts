@@ -77,6 +77,7 @@ test('connect S3 and Azure accounts, see real sizes, filter, compare, remove', a
   await expect(refusal).toBeVisible();
   await expect(refusal).toContainText(/Access Key Id you provided does not exist/);
   await refusal.getByRole('button', { name: 'Close' }).last().click();
+  await expect(refusal).toBeHidden();
   expect((await api(page, '/api/cloud_accounts/')).body).toEqual([]);
 
   // The right keys connect; the inventory counts the buckets for real.
