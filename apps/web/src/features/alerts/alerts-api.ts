@@ -1,31 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import {
-  alertView,
-  cloudAccountView,
-  type AlertView,
-  type CloudAccountView,
-  type CreateAlertBody,
-} from '@cumulo/contract';
+import { alertView, type AlertView, type CreateAlertBody } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
-import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 
 // The web app reaches zod only through the contract's schemas.
-const accountList = cloudAccountView.array();
 const alertList = alertView.array();
 
-export async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
-  return accountList.parse(await api.get('/cloud_accounts/'));
-}
-
-/** The organisation's cloud accounts (GET /api/cloud_accounts/), for names, buckets and current usage. */
-export function useCloudAccounts() {
-  return useQuery({
-    queryKey: queryKeys.accounts,
-    queryFn: fetchCloudAccounts,
-    enabled: getStoredToken() !== null,
-  });
-}
+/** The organisation's cloud accounts: one hook for every screen (features/accounts). */
+export { useCloudAccounts } from '../accounts/accounts-api.ts';
 
 export async function fetchAccountAlerts(accountId: string): Promise<AlertView[]> {
   return alertList.parse(await api.get(`/cloud_accounts/${encodeURIComponent(accountId)}/notifications`));

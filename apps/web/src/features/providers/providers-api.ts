@@ -48,13 +48,8 @@ export function useAccessInfo() {
 }
 
 /** The organisation's cloud accounts (GET /cloud_accounts/). */
-export async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
-  return cloudAccountView.array().parse(await api.get('/cloud_accounts/'));
-}
-
-export function useCloudAccounts() {
-  return useQuery({ queryKey: queryKeys.accounts, queryFn: fetchCloudAccounts });
-}
+/** The organisation's cloud accounts: one hook for every screen (features/accounts). */
+export { useCloudAccounts } from '../accounts/accounts-api.ts';
 
 export type LiveBucket = ReturnType<typeof liveBucket.parse>;
 
