@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDb, runMigrations, type Db } from '../src/db/client.ts';
 import { startBoss } from '../src/jobs/boss.ts';
+import { registerJobs } from '../src/jobs/register.ts';
 import { buildApp, type Services } from '../src/app.ts';
 
 export interface ReceivedMail {
@@ -93,6 +94,8 @@ export interface TestServer {
 export async function startTestServer(
   env: Record<string, string> = {},
   logLines?: string[],
+  /** `jobs`: also the worker role, as `npm start` runs it (handlers registered, schedules and supervision on). */
+  roles: { jobs?: boolean } = {},
 ): Promise<TestServer> {
   const adminUrl = new URL(inject('adminDatabaseUrl'));
   const dbName = `test_${randomBytes(6).toString('hex')}`;
@@ -119,9 +122,10 @@ export async function startTestServer(
   );
   const db = openDb(databaseUrl, 5);
   await runMigrations(db);
-  const boss = await startBoss({ connectionString: databaseUrl, schedule: false }, log);
+  const boss = await startBoss({ connectionString: databaseUrl, schedule: roles.jobs === true }, log);
   const masterKey = Buffer.from(config.MASTER_KEY ?? '', 'base64');
   const { app, services } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist: null });
+  if (roles.jobs) await registerJobs(boss, services, log, true);
   await app.ready();
   return {
     app,

@@ -38,6 +38,8 @@ export type StoreConfig = S3StoreConfig | AzureStoreConfig | GoogleStoreConfig;
 /** Retry policy handed to each SDK's own retry mechanism (exponential backoff with jitter). */
 export interface RetryOptions {
   maxAttempts: number;
+  /** An attempt whose socket stays silent this long fails (and is retried); S3 family. */
+  idleTimeoutMs?: number;
 }
 
 export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 5 };

@@ -1,4 +1,4 @@
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../logger.ts';
 
 /** Queue names, one place. Each handler is safe to run twice (STYLE.md "Jobs"). */
@@ -9,6 +9,36 @@ export const QUEUES = {
   alertsCheck: 'alerts.check',
   alertsSweep: 'alerts.sweep',
 } as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+
+/**
+ * How each queue behaves. Keyed queues are `stately`: per singletonKey at most one job waits and one runs, so a
+ * request made while a run is under way gets its own later run, and requests piling up behind it collapse into
+ * one. Long walks carry a heartbeat instead of a short expiry: a crashed worker's job is retried a minute after
+ * its heartbeats stop, while a healthy walk of a huge bucket may take hours.
+ */
+export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
+  [QUEUES.purgeExpiredIdentity]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.inventoryAccount]: {
+    policy: 'stately',
+    expireInSeconds: 24 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 3,
+    retryBackoff: true,
+  },
+  [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.alertsCheck]: { policy: 'stately', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
+  [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+};
+
+/** Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). */
+export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
+  [QUEUES.inventoryAccount]: 3,
+  [QUEUES.alertsCheck]: 2,
+};
 
 export interface BossOptions {
   connectionString: string;
@@ -27,6 +57,26 @@ export async function startBoss(options: BossOptions, log: Logger): Promise<PgBo
   });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
   await boss.start();
-  for (const name of Object.values(QUEUES)) await boss.createQueue(name);
+  await reconcileQueues(boss, log);
   return boss;
+}
+
+/**
+ * Creates missing queues and brings existing ones to QUEUE_DEFINITIONS. A queue's policy cannot be changed in
+ * place; one created under an older policy is recreated (its waiting jobs are dropped: every queue here is
+ * refilled by its sweep, and every handler is safe to run again).
+ */
+async function reconcileQueues(boss: PgBoss, log: Logger) {
+  for (const [name, definition] of Object.entries(QUEUE_DEFINITIONS)) {
+    const existing = await boss.getQueue(name);
+    if (existing && (existing.policy ?? 'standard') !== definition.policy) {
+      log.warn({ queue: name, from: existing.policy, to: definition.policy }, 'recreating job queue');
+      await boss.deleteQueue(name);
+    } else if (existing) {
+      const { policy: _policy, ...settings } = definition;
+      await boss.updateQueue(name, settings);
+      continue;
+    }
+    await boss.createQueue(name, definition);
+  }
 }

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { QUEUES } from '../../jobs/boss.ts';
+import { LOCAL_CONCURRENCY, QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { AlertsRepo } from './alerts.repo.ts';
 import type { AlertsService } from './alerts.service.ts';
@@ -8,13 +8,11 @@ export interface AlertCheckJob {
   organizationId: string;
 }
 
-/** Queues a check of one organisation's alerts; a check already waiting absorbs the new request. */
+/** Queues a check of one organisation's alerts; a check already waiting absorbs the new request (stately queue). */
 export function enqueueAlertCheck(boss: PgBoss) {
   return async (organizationId: string) => {
     await boss.send(QUEUES.alertsCheck, { organizationId } satisfies AlertCheckJob, {
       singletonKey: organizationId,
-      retryLimit: 3,
-      retryBackoff: true,
     });
   };
 }
@@ -27,7 +25,8 @@ export async function registerAlertJobs(
   log: Logger,
   schedule: boolean,
 ) {
-  await boss.work<AlertCheckJob>(QUEUES.alertsCheck, async ([job]) => {
+  const options = { localConcurrency: LOCAL_CONCURRENCY[QUEUES.alertsCheck] };
+  await boss.work<AlertCheckJob>(QUEUES.alertsCheck, options, async ([job]) => {
     if (!job) return;
     const result = await service.check(job.data.organizationId);
     if (result.fired) log.info({ organizationId: job.data.organizationId, ...result }, 'alert check');

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { QUEUES } from '../../jobs/boss.ts';
+import { LOCAL_CONCURRENCY, QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { BucketInventory } from './bucket-inventory.ts';
 import type { CloudAccountsRepo } from './cloud-accounts.repo.ts';
@@ -9,14 +9,13 @@ export interface InventoryJob {
   accountId: string;
 }
 
-/** Queues one account's inventory; a job already waiting for the account absorbs the new request. */
+/**
+ * Queues one account's inventory. The queue is `stately` (jobs/boss.ts): a job already waiting for the account
+ * absorbs the new request, and a request made while a walk runs gets one later walk.
+ */
 export function enqueueInventory(boss: PgBoss) {
   return async (job: InventoryJob) => {
-    await boss.send(QUEUES.inventoryAccount, job, {
-      singletonKey: job.accountId,
-      retryLimit: 3,
-      retryBackoff: true,
-    });
+    await boss.send(QUEUES.inventoryAccount, job, { singletonKey: job.accountId });
   };
 }
 
@@ -30,7 +29,8 @@ export async function registerInventoryJobs(
   /** Runs after each finished inventory (the alert check). */
   afterInventory: (organizationId: string) => Promise<void> = async () => {},
 ) {
-  await boss.work<InventoryJob>(QUEUES.inventoryAccount, async ([job]) => {
+  const options = { localConcurrency: LOCAL_CONCURRENCY[QUEUES.inventoryAccount] };
+  await boss.work<InventoryJob>(QUEUES.inventoryAccount, options, async ([job]) => {
     if (!job) return;
     const totals = await inventory.run(job.data.organizationId, job.data.accountId);
     log.info({ accountId: job.data.accountId, ...totals }, 'bucket inventory done');

@@ -4,6 +4,8 @@ import { DEFAULT_RETRY, type RetryOptions, type S3StoreConfig } from '../../stor
 
 const DEFAULT_REGION = 'us-east-1';
 const FILEBASE_ENDPOINT = 'https://s3.filebase.com';
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const IDLE_TIMEOUT_MS = 120_000;
 
 /** Where one S3-family account is reached: the signing region and, unless the SDK resolves it (aws), the endpoint. */
 export interface S3Location {
@@ -75,5 +77,11 @@ export function s3ClientConfig(config: S3StoreConfig, retry: RetryOptions = DEFA
     // mode also slows the whole client (shared by every transfer of the account) while the provider throttles.
     maxAttempts: retry.maxAttempts,
     retryMode: 'adaptive',
+    // A provider that stops answering must not hang a walk or a transfer forever (the SDK waits without limit by
+    // default): connecting gets 10 s, and a socket silent for 2 minutes fails the attempt, which is then retried.
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      socketTimeout: retry.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    },
   };
 }

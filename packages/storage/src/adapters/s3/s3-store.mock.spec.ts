@@ -312,6 +312,37 @@ describe('S3 adapter retries against a local HTTP server answering 503 SlowDown 
   });
 });
 
+describe('S3 adapter against a server that accepts connections and never answers', () => {
+  let server: Server;
+  let requests = 0;
+  let endpoint = '';
+  beforeAll(async () => {
+    server = createServer(() => {
+      requests += 1; // never answers
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('gives up on a silent socket after the idle timeout and retries, instead of hanging forever', async () => {
+    const store = track(
+      new S3ObjectStore(
+        { provider: 'genericS3', accessKeyId: 'AKIA', secretAccessKey: 'secret', endpoint },
+        { maxAttempts: 2, idleTimeoutMs: 300 },
+      ),
+    );
+    requests = 0;
+    const error = await firstPage(store, 'silent').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({ code: 'Network' });
+    expect(requests).toBe(2);
+  });
+});
+
 describe('S3 adapter endpoint and region rules per provider', () => {
   const hostOf = async (store: S3ObjectStore) => {
     const url = new URL(await store.signedUrl('photos', 'a.jpg', { method: 'GET', expiresInSeconds: 60 }));
