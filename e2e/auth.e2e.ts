@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { gzipSync } from 'node:zlib';
 import { authenticator } from 'otplib';
 import { linkFromMail, mailCount } from './mail.ts';

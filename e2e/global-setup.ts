@@ -14,6 +14,13 @@ const root = path.resolve(here, '..');
  */
 export default async function globalSetup() {
   const port = Number(process.env.E2E_PORT ?? 8181);
+  // A server already on the port would answer the health check below and the tests would run against it.
+  const taken = await fetch(`http://localhost:${port}/api/health`).then(
+    () => true,
+    () => false,
+  );
+  if (taken) throw new Error(`port ${port} is already in use; stop that server or set E2E_PORT`);
+
   const tmp = path.join(here, '.tmp');
   const dataDir = path.join(tmp, `data-${Date.now()}`);
   fs.rmSync(mailDir, { recursive: true, force: true });
