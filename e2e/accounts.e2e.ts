@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
+import { bucketNameMessages } from '@cumulo/contract';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { mailDir } from './mail.ts';
@@ -190,8 +191,24 @@ test('create a bucket in an AWS account, set a size alert on it, and be told onc
   await expect(page.getByRole('heading', { name: 'Create New Bucket' })).toBeVisible();
   const nameInput = page.getByLabel('Bucket name', { exact: true });
   const problems = page.locator('[aria-label="Bucket name problems"]');
-  await nameInput.fill('Bad_Name');
-  await expect(problems).toBeVisible();
+  // Each name breaks one rule and shows that rule's own message.
+  const m = bucketNameMessages;
+  const broken: Array<[string, string]> = [
+    ['media-Files', m.uppercase],
+    ['-media', m.start],
+    ['media..files', m.adjacentPeriods],
+    ['media-.files', m.dashNextToPeriod],
+    ['media-', m.end],
+    ['media_files', m.invalidCharacters],
+    ['ab', m.length],
+    ['192.168.5.4', m.ipAddress],
+  ];
+  for (const [name, message] of broken) {
+    await nameInput.fill(name);
+    await expect(problems).toHaveText(message);
+  }
+  await nameInput.fill('');
+  await expect(problems).toHaveText(m.required);
   await nameInput.fill(existing);
   await expect(problems).toContainText('Bucket with same name exist');
   await nameInput.fill(bucket);
