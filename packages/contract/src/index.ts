@@ -10,3 +10,4 @@ export * from './accounts.ts';
 export * from './buckets.ts';
 export * from './alerts.ts';
 export * from './format.ts';
+export * from './uploads.ts';

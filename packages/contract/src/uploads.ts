@@ -1,0 +1,185 @@
+import { z } from 'zod';
+
+/**
+ * Direct browser uploads (spec 001 §2 /S3Direct and /wasabi, §4 "Direct upload", §7 signer/report/bucket config,
+ * §9 constants). Bytes go from the browser straight to the store; the server only opens, signs, completes and
+ * aborts. An upload session is kept server-side, keyed by the local file's fingerprint, so the same file picked
+ * again after a reload resumes from the parts the provider already holds.
+ */
+
+export const MiB = 1024 * 1024;
+
+/** Spec 001 §9 "Upload part size": at least 5 MiB, total / 10 000 rounded up, at most 5 GiB. */
+export const UPLOAD_PART_MIN = 5 * MiB;
+export const UPLOAD_PART_MAX = 5 * 1024 * MiB;
+export const UPLOAD_MAX_PARTS = 10_000;
+/** §9: parts in flight per file, files in parallel, retries per part. */
+export const UPLOAD_CONCURRENT_PARTS = 5;
+export const UPLOAD_PARALLEL_FILES = 2;
+export const UPLOAD_RETRIES = 3;
+/** §9: progress shown at most once a second; a warning lasting 10 s becomes an error. */
+export const UPLOAD_PROGRESS_INTERVAL_MS = 1000;
+export const UPLOAD_WARNING_TO_ERROR_MS = 10_000;
+
+/** The part size of a file of `size` bytes (spec 001 §9). */
+export function uploadPartSize(size: number): number {
+  return Math.min(UPLOAD_PART_MAX, Math.max(UPLOAD_PART_MIN, Math.ceil(size / UPLOAD_MAX_PARTS)));
+}
+
+/** §9 "Access control options"; private is the default. */
+export const ACCESS_CONTROL_OPTIONS = [
+  'private',
+  'public-read',
+  'public-read-write',
+  'aws-exec-read',
+  'authenticated-read',
+  'bucket-owner-read',
+  'bucket-owner-full-control',
+] as const;
+export type AccessControl = (typeof ACCESS_CONTROL_OPTIONS)[number];
+
+/** Per-file status of the upload list (spec 001 §4). */
+export const UPLOAD_STATUSES = ['queued', 'started', 'uploading', 'complete', 'exception'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
+/** Directory upload status codes (spec 001 §4). */
+export const DIRECTORY_UPLOAD_STATUS = { running: 2, done: 3, stop: 4 } as const;
+
+/** Texts of spec 001 §8 "Upload" and §5. */
+export const uploadMessages = {
+  completeTitle: 'Upload Complete',
+  complete: (name: string, bucket: string) => `${name} uploaded to ${bucket} successfully`,
+  failedTitle: 'Upload Failed',
+  failed: 'An error occured while trying to upload your file, please try again.',
+  network: 'A network error occurred. This could be a CORS issue or a dropped internet connection.',
+  corsFailed: 'Cors application failed',
+  corsApply: 'Click apply to fix cors settings on the destination bucket',
+  cancelled: 'Upload cancelled',
+  selectBucket: 'Please select a bucket before uploading.',
+  directoryOnFreePlan: 'You can not use upload directory feature while on free plan',
+  quotaTitle: 'Transfers Quota Limit',
+} as const;
+
+/**
+ * How the browser sends the parts:
+ * - `single`: one PUT of the whole file to `urls[0]` (files up to one part).
+ * - `s3-multipart`: a PUT of each part to its presigned UploadPart URL; the answer's ETag header is the part's etag.
+ * - `azure-blocks`: a PUT of each part to its Put Block URL (SAS); no etag (the block id is fixed by the server).
+ * - `gcs-resumable`: PUTs of consecutive chunks to one session URL with Content-Range, in order.
+ */
+export const UPLOAD_MODES = ['single', 's3-multipart', 'azure-blocks', 'gcs-resumable'] as const;
+export type UploadMode = (typeof UPLOAD_MODES)[number];
+
+/** POST /transfers/uploads — opens (or resumes) an upload session for one file. */
+export const startUploadBody = z.object({
+  cloud_account_id: z.uuid(),
+  bucket_name: z.string().min(1).max(255),
+  /** Object key: the folder shown in the browser plus the file's relative path, no leading slash. */
+  key: z.string().min(1).max(1024),
+  size: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(5 * 1024 ** 4),
+  content_type: z.string().max(255).optional(),
+  /** Identifies the local file (name, size, lastModified): the same fingerprint resumes an active session. */
+  fingerprint: z.string().min(1).max(512),
+  acl: z.enum(ACCESS_CONTROL_OPTIONS).optional(),
+  /** aws only: use the transfer-acceleration endpoint. */
+  s3Acceleration: z.boolean().optional(),
+});
+export type StartUploadBody = z.infer<typeof startUploadBody>;
+
+export const uploadedPart = z.object({
+  part_number: z.number().int().min(1).max(UPLOAD_MAX_PARTS),
+  size: z.number().int().nonnegative(),
+  etag: z.string().nullable(),
+});
+export type UploadedPart = z.infer<typeof uploadedPart>;
+
+export const uploadSession = z.object({
+  session_id: z.string(),
+  mode: z.enum(UPLOAD_MODES),
+  part_size: z.number().int().positive(),
+  parts_total: z.number().int().positive(),
+  /** Parts the provider already holds (resume); empty for a new session. */
+  finished_parts: z.array(uploadedPart),
+  resumed: z.boolean(),
+});
+export type UploadSession = z.infer<typeof uploadSession>;
+
+/** GET /transfers/url_signer_v4?session_id&part_numbers=1,2,3 — short-lived URLs for the next parts. */
+export const signPartsQuery = z.object({
+  session_id: z.uuid(),
+  /** Comma-separated part numbers (at most 100 per call). */
+  part_numbers: z.string().regex(/^\d+(,\d+){0,99}$/),
+});
+export const signedPart = z.object({
+  part_number: z.number().int(),
+  url: z.string(),
+  method: z.literal('PUT'),
+  /** Headers the browser must send with the PUT (e.g. x-ms-blob-type, Content-Range for gcs). */
+  headers: z.record(z.string(), z.string()),
+});
+export const signPartsAnswer = z.object({ parts: z.array(signedPart) });
+export type SignedPart = z.infer<typeof signedPart>;
+
+/** POST /transfers/uploads/{session_id}/complete */
+export const completeUploadBody = z.object({
+  parts: z
+    .array(z.object({ part_number: z.number().int().min(1), etag: z.string().nullable() }))
+    .max(UPLOAD_MAX_PARTS),
+});
+export const completeUploadAnswer = z.object({
+  key: z.string(),
+  size: z.number(),
+  etag: z.string().nullable(),
+});
+
+/** DELETE /transfers/uploads/{session_id} aborts: nothing partial stays with the provider. */
+export const abortUploadAnswer = z.object({ message: z.string() });
+
+/** PUT /transfers/update_bucket_config/ (spec 001 §7). */
+export const updateBucketConfigBody = z.object({
+  cloud_account_id: z.uuid(),
+  bucket_name: z.string().min(1).max(255),
+  /** Allow this app's origin to PUT parts and read ETag. */
+  cors: z.boolean().optional(),
+  s3Acceleration: z.boolean().optional(),
+  /** Add a lifecycle rule aborting multipart uploads left incomplete for a day. */
+  cleanup_incomplete_multipart: z.boolean().optional(),
+});
+export const updateBucketConfigAnswer = z.object({
+  message: z.string(),
+  cors: z.string().nullable().optional(),
+  s3_acceleration: z.string().nullable().optional(),
+});
+
+/** POST /transfers/report (spec 001 §3 "Upload report"). */
+const reportedFile = z.object({
+  name: z.string().min(1).max(1024),
+  bucket_name: z.string().min(1).max(255),
+  cloud_account_id: z.uuid(),
+  contentType: z.string().max(255).optional().nullable(),
+  size: z.number().int().nonnegative(),
+  duration: z.number().nonnegative(),
+});
+const reportedDirectory = z.object({
+  is_directory: z.literal(true),
+  name: z.string().min(1).max(1024),
+  bucket_name: z.string().min(1).max(255),
+  cloud_account_id: z.uuid(),
+  size: z.number().int().nonnegative(),
+  file_count: z.number().int().nonnegative(),
+  duration: z.number().nonnegative(),
+});
+export const uploadReportBody = z.object({
+  s3_direct: z.object({
+    direction: z.literal('upload'),
+    s3Acceleration: z.boolean().optional(),
+    files: z
+      .array(z.union([reportedDirectory, reportedFile]))
+      .min(1)
+      .max(10_000),
+  }),
+});
+export type UploadReportBody = z.infer<typeof uploadReportBody>;
