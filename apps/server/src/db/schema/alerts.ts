@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { organizations } from './organizations.ts';
 import { users } from './identity.ts';
 import { cloudAccounts } from './cloud-accounts.ts';
@@ -33,7 +43,7 @@ export const alerts = pgTable(
   (t) => [index('alerts_org_account_idx').on(t.organizationId, t.cloudAccountId)],
 );
 
-/** A bell notification of the organisation (spec 000 §3 "Notification list item"). */
+/** A bell notification of the organisation (spec 000 §3 "Notification list item"); read state is per user. */
 export const notifications = pgTable(
   'notifications',
   {
@@ -44,7 +54,6 @@ export const notifications = pgTable(
     title: text('title').notNull(),
     description: text('description').notNull(),
     status: text('status', { enum: ['normal', 'processing', 'error', 'warning', 'alerts'] }).notNull(),
-    read: boolean('read').notNull().default(false),
     avatar: text('avatar'),
     alertId: uuid('alert_id').references(() => alerts.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true })
@@ -52,4 +61,21 @@ export const notifications = pgTable(
       .default(sql`now()`),
   },
   (t) => [index('notifications_org_created_idx').on(t.organizationId, t.createdAt)],
+);
+
+/** Who has read which notification: one member reading the bell does not mark it read for the whole team. */
+export const notificationReads = pgTable(
+  'notification_reads',
+  {
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    readAt: timestamp('read_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [primaryKey({ columns: [t.notificationId, t.userId] })],
 );

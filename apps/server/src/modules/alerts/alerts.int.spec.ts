@@ -156,6 +156,12 @@ describe('alerts against s3rver inventories, embedded PostgreSQL and an SMTP sin
     ).toEqual([...ids].sort());
     const all = (await call('GET', '/api/notifications/all', owner.token)).body as NotificationItem[];
     expect(all).toHaveLength(after.length);
+
+    // Read state is each member's own: a colleague still sees them unread.
+    const colleague = await signedInMember(server, 'colleague', { principal: owner.principal, roleId: 2 });
+    const theirs = (await call('GET', '/api/notifications', colleague.token)).body as NotificationItem[];
+    expect(theirs.map((n) => n.id)).toEqual(after.map((n) => n.id));
+    expect(theirs.filter((n) => n.read)).toEqual([]);
   });
 
   it('refuses an alert without exactly one limit, or on a bucket the account does not have', async () => {

@@ -1,10 +1,12 @@
-import { and, desc, eq, inArray, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { alerts, notifications, users } from '../../db/schema/index.ts';
+import { alerts, notificationReads, notifications, users } from '../../db/schema/index.ts';
 import { ROLE_ID } from '@cumulo/contract';
 
 export type AlertRow = typeof alerts.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
+/** A notification as one member sees it: with that member's read state. */
+export type MemberNotificationRow = NotificationRow & { read: boolean };
 
 /** SQL of alerts and bell notifications; every query is scoped to one organisation. */
 export class AlertsRepo {
@@ -74,22 +76,46 @@ export class AlertsRepo {
     return row;
   }
 
-  async notifications(organizationId: string, limit?: number): Promise<NotificationRow[]> {
+  /** The organisation's notifications, newest first, each with whether `userId` has read it. */
+  async notifications(
+    organizationId: string,
+    userId: string,
+    limit?: number,
+  ): Promise<MemberNotificationRow[]> {
     const query = this.orm
-      .select()
+      .select({
+        id: notifications.id,
+        organizationId: notifications.organizationId,
+        title: notifications.title,
+        description: notifications.description,
+        status: notifications.status,
+        avatar: notifications.avatar,
+        alertId: notifications.alertId,
+        createdAt: notifications.createdAt,
+        read: sql<boolean>`${notificationReads.userId} is not null`,
+      })
       .from(notifications)
+      .leftJoin(
+        notificationReads,
+        and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId)),
+      )
       .where(eq(notifications.organizationId, organizationId))
       .orderBy(desc(notifications.createdAt), desc(notifications.id));
     return limit ? query.limit(limit) : query;
   }
 
-  async markRead(organizationId: string, ids: string[]): Promise<number> {
-    const rows = await this.orm
-      .update(notifications)
-      .set({ read: true })
-      .where(and(eq(notifications.organizationId, organizationId), inArray(notifications.id, ids)))
-      .returning({ id: notifications.id });
-    return rows.length;
+  /** Marks the organisation's notifications among `ids` read for `userId`; answers how many of the ids are its. */
+  async markRead(organizationId: string, userId: string, ids: string[]): Promise<number> {
+    const own = await this.orm
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(and(eq(notifications.organizationId, organizationId), inArray(notifications.id, ids)));
+    if (own.length === 0) return 0;
+    await this.orm
+      .insert(notificationReads)
+      .values(own.map((row) => ({ notificationId: row.id, userId })))
+      .onConflictDoNothing();
+    return own.length;
   }
 
   /** Who gets the alert e-mail: its creator, or the organisation's Owners and Admins when the creator is gone. */

@@ -13,7 +13,7 @@ import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
-import type { AlertRow, AlertsRepo, NotificationRow } from './alerts.repo.ts';
+import type { AlertRow, AlertsRepo, MemberNotificationRow } from './alerts.repo.ts';
 import { alertMail } from './alerts.mail.ts';
 
 /** Latest bell notifications returned by GET /notifications. */
@@ -98,13 +98,14 @@ export class AlertsService {
   }
 
   async notifications(principal: Principal, all: boolean): Promise<NotificationItem[]> {
-    return (await this.repo.notifications(principal.organizationId, all ? undefined : BELL_LIMIT)).map(
+    const limit = all ? undefined : BELL_LIMIT;
+    return (await this.repo.notifications(principal.organizationId, principal.userId, limit)).map(
       notificationView,
     );
   }
 
   async markRead(principal: Principal, ids: string[]) {
-    const count = await this.repo.markRead(principal.organizationId, ids);
+    const count = await this.repo.markRead(principal.organizationId, principal.userId, ids);
     return { message: `${count} notification${count === 1 ? '' : 's'} marked as read` };
   }
 
@@ -160,7 +161,7 @@ export class AlertsService {
     await this.publish({
       organizationId: alert.organizationId,
       type: 'notification',
-      data: notificationView(notification),
+      data: notificationView({ ...notification, read: false }),
     });
     const link = `${this.publicUrl}/setAlert/${account.id}${alert.bucketName ? `/${encodeURIComponent(alert.bucketName)}` : ''}`;
     const recipients = await this.repo.recipients(alert.organizationId, alert.createdBy);
@@ -197,7 +198,7 @@ function alertView(row: AlertRow): AlertView {
   };
 }
 
-function notificationView(row: NotificationRow): NotificationItem {
+function notificationView(row: MemberNotificationRow): NotificationItem {
   return {
     id: row.id,
     read: row.read,
