@@ -94,6 +94,47 @@ export interface CorsRule {
   maxAgeSeconds: number;
 }
 
+/** One upload the browser sends straight to the store, in parts (see `ObjectStoreCapabilities.directUpload`). */
+export interface DirectUploadRef {
+  bucket: string;
+  key: string;
+  /** The provider's handle: S3 UploadId, the Azure block-id prefix, the GCS resumable session URI. */
+  uploadId: string;
+  size: number;
+  partSize: number;
+}
+
+/** Where the browser sends one request, and the headers it must send with it. */
+export interface DirectUploadTarget {
+  partNumber: number;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** A part the provider already holds. */
+export interface DirectUploadPart {
+  partNumber: number;
+  size: number;
+  /** S3: the part's ETag (needed to complete); null where the provider does not use one. */
+  etag: string | null;
+}
+
+export interface DirectUploadStartOptions {
+  size: number;
+  partSize: number;
+  contentType?: string;
+  /** An S3 canned ACL (spec 001 §9 access control options); providers without object ACLs ignore it. */
+  acl?: string;
+  /** The browser's origin: a GCS resumable session answers CORS only to the origin that opened it. */
+  origin?: string;
+}
+
+export interface DirectUploadSignOptions {
+  expiresInSeconds: number;
+  /** aws: sign for the transfer-acceleration endpoint. */
+  accelerate?: boolean;
+}
+
 /**
  * Provider-only features are optional capabilities an adapter declares (STYLE.md: not base methods that throw).
  */
@@ -121,6 +162,36 @@ export interface ObjectStoreCapabilities {
   tags?: {
     getBucketTags(bucket: string): Promise<Record<string, string>>;
     putBucketTags(bucket: string, tags: Record<string, string>): Promise<void>;
+  };
+  /**
+   * Uploads the browser sends straight to the store (spec 001 "Direct upload"): the server opens, signs,
+   * lists, completes and aborts; the bytes never pass through Cumulo.
+   */
+  directUpload?: {
+    /** Opens an upload in parts and returns the provider's handle for it. */
+    start(bucket: string, key: string, options: DirectUploadStartOptions): Promise<string>;
+    /** Short-lived URLs for the given parts (1-based). */
+    signParts(
+      upload: DirectUploadRef,
+      partNumbers: number[],
+      options: DirectUploadSignOptions,
+    ): Promise<DirectUploadTarget[]>;
+    /** One URL for a file sent in a single request (no upload handle). */
+    signSingle(
+      bucket: string,
+      key: string,
+      options: DirectUploadSignOptions & { contentType?: string; acl?: string },
+    ): Promise<DirectUploadTarget>;
+    /** The parts the provider already holds (resuming after a reload), in part order. */
+    listParts(upload: DirectUploadRef): Promise<DirectUploadPart[]>;
+    /** Assembles the object from its parts. */
+    complete(
+      upload: DirectUploadRef,
+      parts: Array<{ partNumber: number; etag: string | null }>,
+      options: { contentType?: string },
+    ): Promise<{ etag: string | null }>;
+    /** Discards the upload so that nothing partial stays with the provider; an upload already gone is fine. */
+    abort(upload: DirectUploadRef): Promise<void>;
   };
 }
 

@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { addMultipartCalls } from './s3rver-multipart.ts';
+import { multipartUploadsView, type MultipartUploadsView } from './s3rver-uploads.ts';
 
 /**
  * Real object-store servers for tests (TESTING.md "Object stores"), started in this process on free ports.
@@ -14,16 +16,25 @@ export interface TestStoreServer {
   stop(): Promise<void>;
 }
 
-/** s3rver accepts only its own access key id (it does not verify signatures). */
+/** s3rver accepts only its own access key id (it verifies V2 signatures only, and no V4 signature). */
 export const S3RVER_KEY = 'S3RVER';
 
-/** Starts s3rver on a free port with a fresh directory. Run the process with --openssl-legacy-provider. */
-export async function startS3rver(): Promise<TestStoreServer> {
+/** s3rver, with a direct look at the multipart uploads it holds. */
+export type S3rverServer = TestStoreServer & MultipartUploadsView;
+
+/**
+ * Starts s3rver on a free port with a fresh directory, with the multipart calls it lacks added
+ * (s3rver-multipart.ts). Run the process with --openssl-legacy-provider.
+ */
+export async function startS3rver(): Promise<S3rverServer> {
   const directory = await mkdtemp(join(tmpdir(), 'cumulo-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
+  addMultipartCalls(server);
   const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
+    ...multipartUploadsView(endpoint, S3RVER_KEY),
     stop: async () => {
       await server.close();
       await rm(directory, { recursive: true, force: true });

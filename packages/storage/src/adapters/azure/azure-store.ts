@@ -28,6 +28,7 @@ import {
   type WriteResult,
 } from '../../object-store.ts';
 import { NETWORK_ERROR_CODES } from '../shared.ts';
+import { azureDirectUpload } from './azure-direct-upload.ts';
 import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type AzureStoreConfig, type RetryOptions } from '../../store-config.ts';
 
@@ -215,6 +216,11 @@ export class AzureObjectStore implements ObjectStore {
           }
         },
       },
+      directUpload: azureDirectUpload(
+        this.service,
+        (bucket, key, permissions, expiresInSeconds) => this.sas(bucket, key, permissions, expiresInSeconds),
+        rethrow,
+      ),
     };
   }
 

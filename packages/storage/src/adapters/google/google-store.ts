@@ -28,6 +28,7 @@ import {
 import { SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type GoogleStoreConfig, type RetryOptions } from '../../store-config.ts';
 import { NETWORK_ERROR_CODES, bufferSmall, mapLimited } from '../shared.ts';
+import { googleDirectUpload } from './google-direct-upload.ts';
 
 /** The JSON API's maximum `maxResults` for objects.list and buckets.list. */
 const MAX_PAGE_SIZE = 1000;
@@ -247,6 +248,7 @@ export class GoogleObjectStore implements ObjectStore {
       },
     });
     this.capabilities = {
+      directUpload: googleDirectUpload(this.storage, rethrow),
       cors: {
         getCors: async (bucket) => (await this.bucketMetadata(bucket)).cors?.map(toCorsRule) ?? [],
         putCors: async (bucket, rules) => {

@@ -22,13 +22,16 @@ import { toStorageError } from './s3-errors.ts';
 /** The lifecycle rule Cumulo owns; other rules of the bucket are kept as they are. */
 export const ABORT_UPLOADS_RULE_ID = 'cumulo-abort-incomplete-uploads';
 
+/** Bucket settings; direct uploads are declared by the store itself (every S3-family provider has them). */
+type BucketFeature = Exclude<keyof ObjectStoreCapabilities, 'directUpload'>;
+
 const PERMISSIONS = ['READ', 'WRITE', 'READ_ACP', 'WRITE_ACP', 'FULL_CONTROL'] as const;
 
 /**
  * Which optional features each S3-family provider offers through its S3 API. Backblaze and Filebase accept only
  * canned ACLs, Backblaze keeps versions and lifecycle in its native API, acceleration is an AWS feature.
  */
-const FEATURES: Record<S3Provider, ReadonlyArray<keyof ObjectStoreCapabilities>> = {
+const FEATURES: Record<S3Provider, ReadonlyArray<BucketFeature>> = {
   aws: ['acl', 'cors', 'accelerate', 'versioning', 'lifecycle', 'tags'],
   wasabi: ['acl', 'cors', 'versioning', 'lifecycle', 'tags'],
   genericS3: ['acl', 'cors', 'versioning', 'lifecycle', 'tags'],
@@ -84,7 +87,7 @@ export function s3Capabilities(client: S3Client, provider: S3Provider): ObjectSt
     }
   };
 
-  const all: Required<ObjectStoreCapabilities> = {
+  const all: Required<Pick<ObjectStoreCapabilities, BucketFeature>> = {
     acl: {
       getBucketAcl: (bucket) =>
         call(async () => {

@@ -18,6 +18,8 @@ const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
   Forbidden: 'AccessDenied',
   NoSuchBucket: 'BucketNotFound',
   NoSuchKey: 'ObjectNotFound',
+  // An upload id the provider no longer knows (aborted or completed elsewhere): the object upload is gone.
+  NoSuchUpload: 'ObjectNotFound',
   BucketAlreadyExists: 'BucketAlreadyExists',
   BucketAlreadyOwnedByYou: 'BucketAlreadyExists',
   InvalidBucketName: 'InvalidBucketName',

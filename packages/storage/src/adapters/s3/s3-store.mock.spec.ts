@@ -440,11 +440,19 @@ describe('S3 adapter endpoint and region rules per provider', () => {
         track(buildStore({ provider, region: 'us-west-004', endpoint: 'https://s3.example.org' }))
           .capabilities,
       ).sort();
-    expect(declared('aws')).toEqual(['accelerate', 'acl', 'cors', 'lifecycle', 'tags', 'versioning']);
-    expect(declared('wasabi')).toEqual(['acl', 'cors', 'lifecycle', 'tags', 'versioning']);
-    expect(declared('genericS3')).toEqual(['acl', 'cors', 'lifecycle', 'tags', 'versioning']);
-    expect(declared('backblaze')).toEqual(['cors']);
-    expect(declared('filebase')).toEqual(['cors']);
+    expect(declared('aws')).toEqual([
+      'accelerate',
+      'acl',
+      'cors',
+      'directUpload',
+      'lifecycle',
+      'tags',
+      'versioning',
+    ]);
+    expect(declared('wasabi')).toEqual(['acl', 'cors', 'directUpload', 'lifecycle', 'tags', 'versioning']);
+    expect(declared('genericS3')).toEqual(['acl', 'cors', 'directUpload', 'lifecycle', 'tags', 'versioning']);
+    expect(declared('backblaze')).toEqual(['cors', 'directUpload']);
+    expect(declared('filebase')).toEqual(['cors', 'directUpload']);
   });
 });
 

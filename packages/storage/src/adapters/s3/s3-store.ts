@@ -41,6 +41,7 @@ import { bufferSmall, mapLimited } from '../shared.ts';
 import { DEFAULT_PART_CONCURRENCY, PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig } from '../../store-config.ts';
 import { s3Capabilities } from './s3-capabilities.ts';
+import { s3DirectUpload } from './s3-direct-upload.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
 
@@ -124,6 +125,7 @@ export class S3ObjectStore implements ObjectStore {
    * body and real uploads are refused. Signing opens no sockets, so this is not a second connection pool.
    */
   private readonly signer: S3Client;
+  private accelerateSigner: S3Client | undefined;
   private readonly config: S3StoreConfig;
   private readonly retry: RetryOptions;
   /** Clients of other regions, made once each, only to create buckets there (see createBucket). */
@@ -140,7 +142,28 @@ export class S3ObjectStore implements ObjectStore {
       clientConfig.requestChecksumCalculation === 'WHEN_REQUIRED'
         ? this.client
         : new S3Client({ ...clientConfig, requestChecksumCalculation: 'WHEN_REQUIRED' });
-    this.capabilities = s3Capabilities(this.client, config.provider);
+    this.capabilities = {
+      ...s3Capabilities(this.client, config.provider),
+      directUpload: s3DirectUpload(
+        { client: this.client, signer: (accelerate) => this.presigner(accelerate) },
+        config.provider,
+      ),
+    };
+  }
+
+  /**
+   * The accelerate endpoint exists only on AWS itself; an overridden endpoint (s3rver, private gateways) keeps
+   * its own URLs. Made once, on first use: signing opens no sockets.
+   */
+  private presigner(accelerate: boolean): S3Client {
+    if (!accelerate || this.config.provider !== 'aws' || this.config.endpoint !== undefined)
+      return this.signer;
+    this.accelerateSigner ??= new S3Client({
+      ...s3ClientConfig(this.config, this.retry),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      useAccelerateEndpoint: true,
+    });
+    return this.accelerateSigner;
   }
 
   private fail(error: unknown, onHead = false): never {
@@ -416,8 +439,9 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * lib-storage aborts the multipart upload itself, but only once its in-flight parts have settled and after
-   * done() has already rejected; aborting here too frees the parts before write() returns. Providers without
-   * AbortMultipartUpload (s3rver answers 405) or an upload already gone (NoSuchUpload) leave nothing to do.
+   * done() has already rejected; aborting here too frees the parts before write() returns. A provider refusing
+   * AbortMultipartUpload (some S3 implementations answer 405) or an upload already gone (NoSuchUpload) leaves
+   * nothing to do.
    */
   private async abandonUpload(bucket: string, key: string, uploadId: string | undefined): Promise<void> {
     if (!uploadId) return;
@@ -557,6 +581,8 @@ export class S3ObjectStore implements ObjectStore {
   async close(): Promise<void> {
     this.client.destroy();
     if (this.signer !== this.client) this.signer.destroy();
+    this.accelerateSigner?.destroy();
+    this.accelerateSigner = undefined;
     for (const client of this.regionClients.values()) client.destroy();
     this.regionClients.clear();
   }

@@ -1,0 +1,204 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError, type DirectUploadRef } from '../../object-store.ts';
+import { S3RVER_KEY, startS3rver, type S3rverServer } from '../../testing/servers.ts';
+import { S3ObjectStore } from './s3-store.ts';
+
+const MiB = 1024 * 1024;
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('S3 direct upload against s3rver: the browser PUTs presigned parts (played by Node fetch)', () => {
+  let server: S3rverServer;
+  let store: S3ObjectStore;
+  const bucket = `direct-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    server = await startS3rver();
+    store = new S3ObjectStore(
+      {
+        provider: 'aws',
+        accessKeyId: S3RVER_KEY,
+        secretAccessKey: S3RVER_KEY,
+        region: 'us-east-1',
+        endpoint: server.endpoint,
+      },
+      { maxAttempts: 2 },
+    );
+    await store.createBucket(bucket);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await server?.stop();
+  });
+
+  const direct = () => {
+    const capability = store.capabilities.directUpload;
+    if (!capability) throw new Error('the S3 adapter must declare directUpload');
+    return capability;
+  };
+
+  it('assembles a 12 MiB file from three presigned parts, byte-identical, with its content type', async () => {
+    const file = randomBytes(12 * MiB);
+    const partSize = 5 * MiB;
+    const key = 'videos/clip one.bin';
+    const uploadId = await direct().start(bucket, key, {
+      size: file.length,
+      partSize,
+      contentType: 'video/mp4',
+    });
+    const upload: DirectUploadRef = { bucket, key, uploadId, size: file.length, partSize };
+    const targets = await direct().signParts(upload, [1, 2, 3], { expiresInSeconds: 3600 });
+
+    const parts = [];
+    for (const target of targets) {
+      expect(target.url).not.toMatch(/x-amz-checksum|x-amz-sdk-checksum/i);
+      expect(new URL(target.url).searchParams.get('X-Amz-Expires')).toBe('3600');
+      const start = (target.partNumber - 1) * partSize;
+      const answer = await fetch(target.url, {
+        method: 'PUT',
+        headers: target.headers,
+        body: file.subarray(start, start + partSize),
+      });
+      expect(answer.status).toBe(200);
+      parts.push({ partNumber: target.partNumber, etag: answer.headers.get('etag') });
+    }
+    await direct().complete(upload, parts, { contentType: 'video/mp4' });
+
+    const stat = await store.stat(bucket, key);
+    expect(stat).toMatchObject({ size: file.length, contentType: 'video/mp4' });
+    expect(sha256(await readAll(await store.read(bucket, key)))).toBe(sha256(file));
+  });
+
+  /** The browser's side: PUT each part to its presigned URL, keep the ETag s3rver answers. */
+  async function putParts(upload: DirectUploadRef, file: Buffer, partNumbers: number[]) {
+    const etags = new Map<number, string | null>();
+    for (const target of await direct().signParts(upload, partNumbers, { expiresInSeconds: 600 })) {
+      const start = (target.partNumber - 1) * upload.partSize;
+      const answer = await fetch(target.url, {
+        method: 'PUT',
+        headers: target.headers,
+        body: file.subarray(start, start + upload.partSize),
+      });
+      expect(answer.status).toBe(200);
+      etags.set(target.partNumber, answer.headers.get('etag'));
+    }
+    return etags;
+  }
+
+  const openUploads = async (prefix: string) =>
+    (await server.openUploads(bucket, prefix)).map((upload) => upload.uploadId);
+
+  it('lists the parts s3rver holds with their sizes and unquoted ETags, and completes from them', async () => {
+    const file = randomBytes(12 * MiB);
+    const partSize = 5 * MiB;
+    const key = 'resume/listed parts.bin';
+    const uploadId = await direct().start(bucket, key, { size: file.length, partSize });
+    const upload: DirectUploadRef = { bucket, key, uploadId, size: file.length, partSize };
+    const etags = await putParts(upload, file, [3, 1]);
+
+    const held = await direct().listParts(upload);
+
+    expect(held).toEqual([
+      { partNumber: 1, size: partSize, etag: etags.get(1)?.replace(/"/g, '') },
+      { partNumber: 3, size: 2 * MiB, etag: etags.get(3)?.replace(/"/g, '') },
+    ]);
+    // The resumed browser sends only the missing part; the listed ETags complete the upload.
+    const sent = await putParts(upload, file, [2]);
+    await direct().complete(upload, [...held, { partNumber: 2, etag: sent.get(2) ?? null }], {});
+    expect(sha256(await readAll(await store.read(bucket, key)))).toBe(sha256(file));
+    expect(await openUploads('resume/')).toEqual([]);
+  });
+
+  it('aborts an upload: s3rver drops its parts, and a second abort (already gone) is no error', async () => {
+    const file = randomBytes(11 * MiB);
+    const partSize = 5 * MiB;
+    const key = 'cancel/aborted.bin';
+    const uploadId = await direct().start(bucket, key, { size: file.length, partSize });
+    const upload: DirectUploadRef = { bucket, key, uploadId, size: file.length, partSize };
+    await putParts(upload, file, [1, 2]);
+    expect(await openUploads('cancel/')).toEqual([uploadId]);
+
+    await direct().abort(upload);
+
+    expect(await openUploads('cancel/')).toEqual([]);
+    const listing = await direct()
+      .listParts(upload)
+      .catch((error: unknown) => error);
+    expect(listing).toBeInstanceOf(StorageError);
+    expect(listing).toMatchObject({ status: 404, message: expect.stringMatching(/upload does not exist/) });
+    await expect(direct().abort(upload)).resolves.toBeUndefined();
+    expect(await store.stat(bucket, key)).toBeNull();
+  });
+
+  it('takes a small file in one presigned PUT that carries the content type and the canned ACL', async () => {
+    const file = randomBytes(300 * 1024);
+    const target = await direct().signSingle(bucket, 'notes/small.txt', {
+      expiresInSeconds: 600,
+      contentType: 'text/plain',
+      acl: 'public-read',
+    });
+    const url = new URL(target.url);
+    expect(target.url).not.toMatch(/x-amz-checksum|x-amz-sdk-checksum/i);
+    // The browser sends no x-amz-acl header: the presigner put it in the signed query string.
+    expect(url.searchParams.get('x-amz-acl')).toBe('public-read');
+    expect(target.headers).toEqual({ 'Content-Type': 'text/plain' });
+
+    const answer = await fetch(target.url, { method: 'PUT', headers: target.headers, body: file });
+    expect(answer.status).toBe(200);
+    expect(await store.stat(bucket, 'notes/small.txt')).toMatchObject({
+      size: file.length,
+      contentType: 'text/plain',
+    });
+    expect(sha256(await readAll(await store.read(bucket, 'notes/small.txt')))).toBe(sha256(file));
+  });
+
+  it('keeps an overridden endpoint even when acceleration is asked for (s3rver has no accelerate host)', async () => {
+    const [target] = await direct().signParts(
+      { bucket, key: 'k', uploadId: 'u', size: 10 * MiB, partSize: 5 * MiB },
+      [1],
+      { expiresInSeconds: 60, accelerate: true },
+    );
+    expect(target?.url.startsWith(`${server.endpoint}/${bucket}/k?`)).toBe(true);
+  });
+});
+
+describe('S3 direct upload signing for AWS itself (signing is offline: no request is sent)', () => {
+  it('signs UploadPart for the accelerate endpoint when asked, the regional one otherwise, never with a checksum', async () => {
+    const store = new S3ObjectStore({
+      provider: 'aws',
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      region: 'eu-west-1',
+    });
+    try {
+      const direct = store.capabilities.directUpload;
+      if (!direct) throw new Error('the S3 adapter must declare directUpload');
+      const upload = {
+        bucket: 'media-eu',
+        key: 'a/b.mov',
+        uploadId: 'up-1',
+        size: 12 * MiB,
+        partSize: 5 * MiB,
+      };
+      const [accelerated] = await direct.signParts(upload, [2], { expiresInSeconds: 3600, accelerate: true });
+      const [regional] = await direct.signParts(upload, [2], { expiresInSeconds: 3600 });
+      const acceleratedUrl = new URL(accelerated?.url ?? '');
+      expect(acceleratedUrl.host).toBe('media-eu.s3-accelerate.amazonaws.com');
+      expect(acceleratedUrl.searchParams.get('partNumber')).toBe('2');
+      expect(acceleratedUrl.searchParams.get('uploadId')).toBe('up-1');
+      expect(new URL(regional?.url ?? '').host).toBe('media-eu.s3.eu-west-1.amazonaws.com');
+      for (const url of [accelerated?.url, regional?.url]) {
+        expect(url).not.toMatch(/x-amz-checksum|x-amz-sdk-checksum/i);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
