@@ -39,6 +39,16 @@ import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts'
 import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
 import { AlertsService } from './modules/alerts/alerts.service.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
+import { UploadsRepo } from './modules/uploads/uploads.repo.ts';
+import { UploadsService } from './modules/uploads/uploads.service.ts';
+import { BucketConfigService } from './modules/uploads/bucket-config.service.ts';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
+import { ObjectsService } from './modules/objects/objects.service.ts';
+import { objectsRoutes } from './modules/objects/objects.routes.ts';
+import { SharingRepo } from './modules/sharing/sharing.repo.ts';
+import { SharingService } from './modules/sharing/sharing.service.ts';
+import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
+import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
 
 export interface AppDeps {
   config: Config;
@@ -101,9 +111,26 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     config.PUBLIC_URL,
     log,
   );
+  const sharing = new SharingService(
+    new SharingRepo(db.orm),
+    cloudAccountsRepo,
+    stores,
+    mail,
+    secrets,
+    new ShareAccessLimiter(db.pool),
+    config.PUBLIC_URL,
+    log,
+  );
+  const objects = new ObjectsService(cloudAccountsRepo, stores, log);
+  const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);
+  const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   return {
     auth,
+    uploads,
+    bucketConfig,
+    objects,
     mail,
+    sharing,
     alerts,
     alertsRepo,
     identity,
@@ -140,7 +167,10 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
         // antd writes its CSS-in-JS styles inline.
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
-        connectSrc: ["'self'", 'ws:', 'wss:'],
+        // Direct uploads PUT the file's parts from the browser straight to the store (S3 presigned URLs, Azure
+        // SAS, GCS sessions): any https store, plus the endpoints PROVIDER_ENDPOINTS points at (plain http in
+        // tests and private deployments).
+        connectSrc: ["'self'", 'ws:', 'wss:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],
         fontSrc: ["'self'", 'data:'],
         objectSrc: ["'none'"],
         frameAncestors: ["'none'"],
@@ -178,12 +208,27 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(identityRoutes(services.identity, services.auth));
       await api.register(cloudAccountsRoutes(services.cloudAccounts, services.buckets, services.auth));
       await api.register(alertsRoutes(services.alerts, services.auth));
+      await api.register(
+        uploadsRoutes(
+          services.uploads,
+          services.bucketConfig,
+          services.auth,
+          new URL(config.PUBLIC_URL).origin,
+        ),
+      );
+      await api.register(objectsRoutes(services.objects, services.auth));
+      await api.register(sharingRoutes(services.sharing, services.auth));
     },
     { prefix: '/api' },
   );
 
   serveWebApp(base, deps.webDist);
   return { app: base, hub, services };
+}
+
+/** The origins of the configured provider endpoint overrides, for the CSP's connect-src. */
+function providerOrigins(endpoints: Config['PROVIDER_ENDPOINTS']): string[] {
+  return [...new Set(Object.values(endpoints).map((endpoint) => new URL(endpoint).origin))];
 }
 
 /**

@@ -107,6 +107,9 @@ export const userProfile = z.object({
   role,
   packages: z.array(z.object({ title: z.string() })),
   has_billing_info: z.boolean(),
+  /** Spec 001 §6: /S3Direct is open to organisations in trial or with the native-S3 package. */
+  in_trial: z.boolean(),
+  package: z.object({ has_s3_native: z.boolean() }),
   referrer_id: z.string().nullable(),
   slack_on_sidebar: z.boolean(),
   slack_on_popup: z.boolean(),

@@ -11,3 +11,5 @@ export * from './buckets.ts';
 export * from './alerts.ts';
 export * from './format.ts';
 export * from './uploads.ts';
+export * from './sharing.ts';
+export * from './objects.ts';

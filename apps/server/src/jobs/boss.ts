@@ -8,6 +8,7 @@ export const QUEUES = {
   inventorySweep: 'inventory.sweep',
   alertsCheck: 'alerts.check',
   alertsSweep: 'alerts.sweep',
+  uploadsSweep: 'uploads.sweep',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -32,6 +33,7 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.alertsCheck]: { policy: 'stately', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
   [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
 };
 
 /** Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). */

@@ -4,6 +4,7 @@ import type { Services } from '../app.ts';
 import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
 import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';
+import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
 export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
@@ -17,4 +18,5 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     enqueueAlertCheck(boss),
   );
   await registerAlertJobs(boss, services.alerts, services.alertsRepo, log, schedule);
+  await registerUploadJobs(boss, services.uploads, log, schedule);
 }

@@ -362,6 +362,9 @@ export class IdentityService {
       // Packages and billing arrive with the billing issue; until then nothing is held.
       packages: [],
       has_billing_info: false,
+      // Every organisation is in trial until billing exists; no package grants native S3 before then.
+      in_trial: true,
+      package: { has_s3_native: false },
       referrer_id: user.referrerId,
       slack_on_sidebar: user.slackOnSidebar,
       slack_on_popup: user.slackOnPopup,

@@ -1,0 +1,421 @@
+import {
+  DOWNLOAD_URL_TTL_SECONDS,
+  FS_FILE_TYPE,
+  SEARCH_BUCKETS_MAX,
+  SEARCH_LIMIT_DEFAULT,
+  baseNameOf,
+  objectMessages,
+  storageIdOf,
+  type CreateFolderBody,
+  type DeleteObjectsBody,
+  type DownloadLink,
+  type DownloadUrlQuery,
+  type ListingAnswer,
+  type ListingItem,
+  type ListingQuery,
+  type SearchAnswer,
+  type SearchBody,
+  type SearchResult,
+} from '@cumulo/contract';
+import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, badRequest, notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+
+/** Keys per listing request while walking (deletes, searches): the providers' page maximum. */
+const WALK_PAGE = 1000;
+/**
+ * Keys one search call reads per bucket before it stops and says `truncated`: no provider searches by name, so a
+ * name search is a walk of the listing, and an unbounded walk of a ten-million-key bucket would hold a request for
+ * minutes. A one-bucket search resumes from its continuation token; a search across buckets does not page.
+ */
+export const SEARCH_SCAN_MAX = 20_000;
+/** Buckets walked at once by a search across buckets, and objects checked at once before signing links. */
+const PARALLEL = 4;
+
+type Accounts = Pick<CloudAccountsRepo, 'find' | 'list' | 'bucketsOf'>;
+type Stores = Pick<StoreRegistry, 'storeFor'>;
+
+/** A folder path as listed: '' for the root, otherwise ending with '/' (keys may hold '//', so no collapsing). */
+export function folderPrefix(path: string): string {
+  return path === '' || path.endsWith('/') ? path : `${path}/`;
+}
+
+/**
+ * The bucket browser's calls (spec 001 §7 "Browsing and objects"). Repo-less: buckets and objects live at the
+ * provider; the organisation's account rows (cloudAccountsRepo.find) decide what a caller may reach.
+ */
+export class ObjectsService {
+  constructor(
+    private readonly accounts: Accounts,
+    private readonly stores: Stores,
+    private readonly log: Logger,
+  ) {}
+
+  /** GET /storage/{id}/content: one page of one folder level, folders and files in key order. */
+  async list(principal: Principal, storageId: string, query: ListingQuery): Promise<ListingAnswer> {
+    const { account, bucket } = await this.#storage(principal, storageId);
+    const path = folderPrefix(query.path);
+    const store = this.stores.storeFor(account);
+    const pages = store.list(bucket, {
+      prefix: path || undefined,
+      delimiter: '/',
+      pageSize: query.limit,
+      continuationToken: query.continuationToken,
+    });
+    let page;
+    try {
+      // Only the first page: the generator stops there and fetches nothing more.
+      for await (const first of pages) {
+        page = first;
+        break;
+      }
+    } catch (error) {
+      throw this.#providerFailure(error, bucket);
+    }
+    const folders = (page?.prefixes ?? []).map((prefix) => folderItem(bucket, prefix));
+    // The current folder's own marker object (`path` itself) is not a row of its listing.
+    const files = (page?.objects ?? []).filter((o) => o.key !== path).map((o) => fileItem(bucket, o));
+    // `last_file` (the last key the caller already shows) drops a row a provider repeats at a page boundary:
+    // s3rver repeats a common prefix, and a listing that changed between two pages can too.
+    const after = query.continuationToken ? query.last_file : undefined;
+    const items = mergeByKey(folders, files).filter(
+      (item) => after === undefined || compareKeys(item.key, after) > 0,
+    );
+    return {
+      items,
+      last_file: items.at(-1)?.key ?? null,
+      path,
+      continuation_token: page?.continuationToken ?? null,
+      id: storageIdOf(account.id, bucket),
+      bucket_name: bucket,
+      cloud_account_id: account.id,
+    };
+  }
+
+  /**
+   * DELETE /transfers/delete_object. A folder path is walked page by page and each page deleted before the next
+   * is read, so memory holds one page whatever the folder holds.
+   */
+  async deleteObjects(principal: Principal, body: DeleteObjectsBody) {
+    const account = await this.#account(principal, body.cloud_account_id);
+    const store = this.stores.storeFor(account);
+    const bucket = body.bucket_name;
+    if (body.paths.some((path) => /^\/*$/.test(path))) throw badRequest(objectMessages.bucketRootDelete);
+    let deleted = 0;
+    const failures: Array<{ key: string; message: string }> = [];
+    const remove = async (keys: string[]) => {
+      if (keys.length === 0) return;
+      const result = await store.deleteMany(bucket, keys);
+      deleted += result.deleted.length;
+      failures.push(...result.errors);
+    };
+    try {
+      await remove(body.paths.filter((path) => !path.endsWith('/')));
+      for (const folder of new Set(body.paths.filter((path) => path.endsWith('/')))) {
+        for await (const page of store.list(bucket, { prefix: folder, pageSize: WALK_PAGE })) {
+          await remove(page.objects.map((o) => o.key));
+        }
+      }
+    } catch (error) {
+      throw this.#providerFailure(error, bucket);
+    }
+    this.log.info({ accountId: account.id, bucket, deleted, failed: failures.length }, 'objects deleted');
+    if (failures.length > 0) {
+      const [first] = failures;
+      throw badRequest(
+        `${objectMessages.deleteFailed} (${failures.length} not deleted; ${first?.key}: ${first?.message})`,
+      );
+    }
+    return { message: objectMessages.deleted(deleted), deleted };
+  }
+
+  /** GET /transfers/download_url: short-lived signed GET links that save under the object's own name. */
+  async downloadUrls(principal: Principal, query: DownloadUrlQuery): Promise<DownloadLink[]> {
+    const account = await this.#account(principal, query.cloud_account_id);
+    const store = this.stores.storeFor(account);
+    const bucket = query.bucket_name;
+    if (query.paths.some((path) => path.endsWith('/'))) throw badRequest(objectMessages.folderDownload);
+    const paths = [...new Set(query.paths)];
+    try {
+      // A link to a missing key would only fail later, in someone else's browser; say so now.
+      const stats = await mapLimit(paths, PARALLEL, (path) => store.stat(bucket, path));
+      const missing = paths.find((_, index) => stats[index] === null);
+      if (missing !== undefined) throw badRequest(objectMessages.objectMissing(missing));
+      return await mapLimit(paths, PARALLEL, async (path) => {
+        const name = baseNameOf(path);
+        const url = await store.signedUrl(bucket, path, {
+          method: 'GET',
+          expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+          downloadName: name,
+        });
+        return { path, name, url, expires_in: DOWNLOAD_URL_TTL_SECONDS };
+      });
+    } catch (error) {
+      throw this.#providerFailure(error, bucket);
+    }
+  }
+
+  /** PUT /transfers/create_folder: a zero-byte `folder/` marker, the convention every provider console follows. */
+  async createFolder(principal: Principal, body: CreateFolderBody) {
+    const account = await this.#account(principal, body.cloud_account_id);
+    const store = this.stores.storeFor(account);
+    const bucket = body.bucket_name;
+    const name = baseNameOf(body.path);
+    try {
+      if (await store.stat(bucket, body.path)) throw badRequest(objectMessages.folderExists(name));
+      await store.write(bucket, body.path, Buffer.alloc(0), { size: 0 });
+    } catch (error) {
+      throw this.#providerFailure(error, bucket);
+    }
+    return { message: objectMessages.folderCreated(name), path: body.path };
+  }
+
+  /**
+   * POST /search: object names containing the keyword (case-insensitive), or whose path below `config.path`
+   * starts with it, in one bucket or across the organisation's buckets known to the inventory. Limits: at most
+   * SEARCH_SCAN_MAX keys read per bucket per call, SEARCH_BUCKETS_MAX buckets per call; folders match only when
+   * they have a marker object. `count` is the number of results of this answer, not a total.
+   */
+  async search(principal: Principal, body: SearchBody) {
+    const { config } = body;
+    const limit = config.limit ?? SEARCH_LIMIT_DEFAULT;
+    const prefix = folderPrefix(config.path ?? '');
+    const keyword = body.keyword.toLowerCase();
+    const requested = config.cloud_account_id
+      ? [config.cloud_account_id]
+      : config.cloud_accounts && config.cloud_accounts.length > 0
+        ? config.cloud_accounts
+        : null;
+
+    if (config.bucket) {
+      if (requested?.length !== 1 || !requested[0]) {
+        throw badRequest('Choose the cloud account of the bucket to search.');
+      }
+      const account = await this.#account(principal, requested[0]);
+      const found = await this.#searchBucket(
+        account,
+        config.bucket,
+        prefix,
+        keyword,
+        limit,
+        config.continuation_token,
+      );
+      return answerOf(found.results, found.next, found.truncated);
+    }
+
+    const accounts = requested
+      ? await Promise.all(requested.map((id) => this.#account(principal, id)))
+      : await this.accounts.list(principal.organizationId);
+    const byId = new Map(accounts.map((a) => [a.id, a]));
+    const buckets = await this.accounts.bucketsOf(principal.organizationId, [...byId.keys()]);
+    const reached = buckets.slice(0, SEARCH_BUCKETS_MAX);
+    const found = await mapLimit(reached, PARALLEL, async (row) => {
+      const account = byId.get(row.cloudAccountId);
+      if (!account) return { results: [], next: null, truncated: false };
+      try {
+        return await this.#searchBucket(account, row.name, prefix, keyword, limit, undefined);
+      } catch (error) {
+        // One unreachable bucket must not hide the matches of the others.
+        this.log.warn({ err: error, accountId: account.id, bucket: row.name }, 'search skipped a bucket');
+        return { results: [], next: null, truncated: true };
+      }
+    });
+    const results = found.flatMap((f) => f.results);
+    const truncated =
+      buckets.length > reached.length || results.length > limit || found.some((f) => f.truncated || f.next);
+    return answerOf(results.slice(0, limit), null, truncated);
+  }
+
+  async #searchBucket(
+    account: CloudAccountRow,
+    bucket: string,
+    prefix: string,
+    keyword: string,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<{ results: SearchResult[]; next: string | null; truncated: boolean }> {
+    const store = this.stores.storeFor(account);
+    const start = readCursor(cursor);
+    const results: SearchResult[] = [];
+    let pageToken = start.token;
+    let skip = start.skip;
+    let scanned = 0;
+    try {
+      for await (const page of store.list(bucket, {
+        prefix: prefix || undefined,
+        pageSize: WALK_PAGE,
+        continuationToken: pageToken ?? undefined,
+      })) {
+        for (let index = skip; index < page.objects.length; index++) {
+          const object = page.objects[index];
+          if (!object || object.key === prefix || !matches(object.key, prefix, keyword)) continue;
+          results.push(searchItem(account, bucket, object));
+          if (results.length === limit) {
+            const more = index + 1 < page.objects.length || page.continuationToken !== null;
+            return {
+              results,
+              next: more ? writeCursor(pageToken, index + 1) : null,
+              truncated: false,
+            };
+          }
+        }
+        scanned += page.objects.length;
+        skip = 0;
+        pageToken = page.continuationToken;
+        if (scanned >= SEARCH_SCAN_MAX && pageToken) {
+          return { results, next: writeCursor(pageToken, 0), truncated: true };
+        }
+      }
+    } catch (error) {
+      throw this.#providerFailure(error, bucket);
+    }
+    return { results, next: null, truncated: false };
+  }
+
+  async #account(principal: Principal, accountId: string): Promise<CloudAccountRow> {
+    const account = await this.accounts.find(principal.organizationId, accountId);
+    if (!account) throw notFound();
+    return account;
+  }
+
+  async #storage(principal: Principal, storageId: string) {
+    const slash = storageId.indexOf('/');
+    const accountId = slash > 0 ? storageId.slice(0, slash) : '';
+    const bucket = storageId.slice(slash + 1);
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(accountId) || !bucket) {
+      throw badRequest(objectMessages.storageIdInvalid, { id: [objectMessages.storageIdInvalid] });
+    }
+    return { account: await this.#account(principal, accountId), bucket };
+  }
+
+  #providerFailure(error: unknown, bucket: string) {
+    if (error instanceof StorageError && error.code === 'BucketNotFound') {
+      return notFound(`The bucket ${bucket} does not exist in this account.`);
+    }
+    if (error instanceof AppError) return error;
+    return providerError(error);
+  }
+}
+
+function folderItem(bucket: string, prefix: string): ListingItem {
+  const name = baseNameOf(prefix);
+  return {
+    basename: name,
+    name,
+    path: prefix,
+    key: prefix,
+    full_path: `${bucket}/${prefix}`,
+    size: 0,
+    type: FS_FILE_TYPE.folder,
+    last_modified: null,
+    download_url: null,
+  };
+}
+
+function fileItem(bucket: string, object: ObjectInfo): ListingItem {
+  const name = baseNameOf(object.key);
+  return {
+    basename: name,
+    name,
+    path: object.key,
+    key: object.key,
+    full_path: `${bucket}/${object.key}`,
+    size: object.size,
+    // A marker object of a deeper folder cannot appear at this level; one listed here is a key ending in '/'.
+    type: object.key.endsWith('/') ? FS_FILE_TYPE.folder : FS_FILE_TYPE.file,
+    last_modified: object.lastModified?.toISOString() ?? null,
+    download_url: null,
+  };
+}
+
+function searchItem(account: CloudAccountRow, bucket: string, object: ObjectInfo): SearchResult {
+  return {
+    name: baseNameOf(object.key),
+    bucket_name: bucket,
+    cloud_account_id: account.id,
+    project_name: account.name,
+    path: object.key,
+    key: object.key,
+    size: object.size,
+    type: object.key.endsWith('/') ? FS_FILE_TYPE.folder : FS_FILE_TYPE.file,
+    last_modified: object.lastModified?.toISOString() ?? null,
+  };
+}
+
+/** A name match (the last segment contains the keyword) or a prefix match (the key below `prefix` starts with it). */
+function matches(key: string, prefix: string, keyword: string): boolean {
+  return (
+    baseNameOf(key).toLowerCase().includes(keyword) ||
+    key.slice(prefix.length).toLowerCase().startsWith(keyword)
+  );
+}
+
+/** Listing order: UTF-8 bytes, as S3 and Azure sort keys (UTF-16 order differs above U+FFFF). */
+function compareKeys(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Providers answer folders and files as two sorted lists; the browser shows them as one, in key order. */
+function mergeByKey(folders: ListingItem[], files: ListingItem[]): ListingItem[] {
+  const merged: ListingItem[] = [];
+  let f = 0;
+  let o = 0;
+  while (f < folders.length || o < files.length) {
+    const folder = folders[f];
+    const file = files[o];
+    if (folder && (!file || compareKeys(folder.key, file.key) < 0)) {
+      merged.push(folder);
+      f++;
+    } else if (file) {
+      merged.push(file);
+      o++;
+    }
+  }
+  return merged;
+}
+
+function answerOf(results: SearchResult[], next: string | null, truncated: boolean): SearchAnswer {
+  return { count: results.length, results, continuation_token: next, truncated };
+}
+
+/** A search position: the provider token of the page to read and how many of its keys were already checked. */
+function writeCursor(token: string | null, skip: number): string {
+  return Buffer.from(JSON.stringify({ t: token, s: skip })).toString('base64url');
+}
+
+function readCursor(cursor: string | undefined): { token: string | null; skip: number } {
+  if (!cursor) return { token: null, skip: 0 };
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      t?: unknown;
+      s?: unknown;
+    };
+    const token = typeof value.t === 'string' ? value.t : null;
+    const skip = typeof value.s === 'number' && Number.isInteger(value.s) && value.s >= 0 ? value.s : 0;
+    return { token, skip };
+  } catch {
+    throw badRequest('The search continuation token is not valid; start the search again.');
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at once, answers in input order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const answers = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      answers[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return answers;
+}

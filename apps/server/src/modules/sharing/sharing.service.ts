@@ -1,0 +1,311 @@
+import { hash, verify } from '@node-rs/argon2';
+import {
+  SHARE_DOWNLOAD_URL_TTL_SECONDS,
+  chatRefused,
+  sharingMessages,
+  type ChatChannelsAnswer,
+  type ChatWebhookBody,
+  type ChatWebhookView,
+  type PublicShareView,
+  type ShareDownloadAnswer,
+  type ShareListAnswer,
+  type ShareListItem,
+} from '@cumulo/contract';
+import type { SharedFile } from '../../db/schema/index.ts';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
+import type { SecretBox } from '../../crypto/keys.ts';
+import type { Logger } from '../../logger.ts';
+import type { MailService } from '../../mail/mail.service.ts';
+import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { ShareAccessLimiter } from './share-access-limiter.ts';
+import type { ShareListRow, ShareRow, SharingRepo } from './sharing.repo.ts';
+import { baseName, shareChatText, shareMail, type ShareNotice } from './sharing.mail.ts';
+
+/** The same argon2id cost as account passwords (identity.service.ts). */
+const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+const CHAT_TIMEOUT_MS = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ShareRequest {
+  files: Array<{ name: string; bucket_name: string; cloud_account_id: string }>;
+  password: string | null;
+  expiration: number;
+}
+
+export interface Visitor {
+  ip: string;
+  userAgent?: string;
+}
+
+const gone = (message: string, code: string) => new AppError(410, code, message);
+
+/** "https://hooks.slack.com/••••abcd": enough to recognise the hook, not enough to use it. */
+export function maskWebhookUrl(url: string): string {
+  let origin = '';
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    // A stored URL always parses; a broken one still gets masked.
+  }
+  return `${origin}/••••${url.slice(-4)}`;
+}
+
+/**
+ * Shares by e-mail link and chat message (spec 001 §3, §7, §8), the organisation's share list with revoke, and the
+ * public /sharing/{token} calls that check a link and hand out one short-lived signed URL per download.
+ */
+export class SharingService {
+  constructor(
+    private readonly repo: SharingRepo,
+    private readonly accounts: CloudAccountsRepo,
+    private readonly stores: StoreRegistry,
+    private readonly mail: MailService,
+    private readonly secrets: SecretBox,
+    private readonly limiter: ShareAccessLimiter,
+    private readonly publicUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  async shareByEmail(principal: Principal, body: ShareRequest & { recipients: string[] }) {
+    const { share, notice } = await this.#create(principal, body, 'email', body.recipients);
+    const results = await Promise.allSettled(
+      body.recipients.map((to) => this.mail.send(shareMail(to, notice))),
+    );
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length > 0) {
+      this.log.error({ err: failed[0]?.reason, shareId: share.id }, 'share mail failed');
+      // Recipients who got the mail would hold a link the sharer believes was never sent: withdraw it.
+      if (failed.length === results.length) await this.repo.delete(share.id);
+      else await this.repo.revoke(principal.organizationId, share.id, new Date());
+      throw new AppError(502, 'MAIL_FAILED', sharingMessages.mailFailed);
+    }
+    return { message: sharingMessages.shared };
+  }
+
+  async shareByChat(principal: Principal, body: ShareRequest & { channel?: string }) {
+    const webhook = await this.repo.webhook(principal.organizationId);
+    if (!webhook)
+      throw badRequest(sharingMessages.noChatChannel, { channel: [sharingMessages.noChatChannel] });
+    if (body.channel && body.channel.replace(/^#/, '') !== webhook.channelName.replace(/^#/, '')) {
+      throw badRequest(sharingMessages.unknownChannel, { channel: [sharingMessages.unknownChannel] });
+    }
+    const { share, notice } = await this.#create(principal, body, 'chat', [webhook.channelName]);
+    try {
+      await this.#postToChat(this.secrets.open(webhook.urlSealed), shareChatText(notice));
+    } catch (error) {
+      await this.repo.delete(share.id);
+      throw error;
+    }
+    return { message: sharingMessages.shared };
+  }
+
+  async #postToChat(url: string, text: string) {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text }),
+        // A webhook that redirects is not the one the admin set; and the hook's answer is never passed on.
+        redirect: 'error',
+        signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+    } catch (error) {
+      this.log.warn({ err: error }, 'chat webhook unreachable');
+      throw new AppError(502, 'CHAT_UNREACHABLE', sharingMessages.chatUnreachable);
+    }
+    if (!response.ok) throw new AppError(502, 'CHAT_REFUSED', chatRefused(response.status));
+  }
+
+  /** Checks the account is the organisation's and each file exists, then stores the share with its sizes. */
+  async #create(principal: Principal, body: ShareRequest, channel: 'email' | 'chat', recipients: string[]) {
+    const accountId = body.files[0]?.cloud_account_id;
+    if (!accountId)
+      throw badRequest(sharingMessages.filesRequired, { files: [sharingMessages.filesRequired] });
+    const account = await this.accounts.find(principal.organizationId, accountId);
+    if (!account) throw notFound();
+    const store = this.stores.storeFor(account);
+    const unique = new Map(body.files.map((f) => [`${f.bucket_name}\n${f.name}`, f]));
+    const files: SharedFile[] = [];
+    for (const file of unique.values()) {
+      let info;
+      try {
+        info = await store.stat(file.bucket_name, file.name);
+      } catch (error) {
+        throw providerError(error);
+      }
+      if (!info) {
+        const text = `${file.name} was not found in ${file.bucket_name}.`;
+        throw badRequest(text, { files: [text] });
+      }
+      files.push({
+        cloud_account_id: account.id,
+        bucket_name: file.bucket_name,
+        path: file.name,
+        size: info.size,
+      });
+    }
+    const token = newLinkToken();
+    const expiresAt = new Date(Date.now() + body.expiration * 1000);
+    const share = await this.repo.insert({
+      organizationId: principal.organizationId,
+      createdBy: principal.userId,
+      cloudAccountId: account.id,
+      tokenHash: hashToken(token),
+      files,
+      recipients,
+      channel,
+      passwordHash: body.password ? await hash(body.password, ARGON2) : null,
+      expiresAt,
+    });
+    const notice: ShareNotice = {
+      sharedBy: (await this.repo.userName(principal.organizationId, principal.userId)) ?? 'A Cumulo user',
+      files: files.map((f) => ({ name: f.path, size: f.size })),
+      expiresAt,
+      passwordRequired: body.password !== null,
+      link: `${this.publicUrl.replace(/\/+$/, '')}/sharing/${token}`,
+    };
+    return { share, notice };
+  }
+
+  async list(principal: Principal, page: number, pageSize: number): Promise<ShareListAnswer> {
+    const { rows, total } = await this.repo.list(principal.organizationId, page, pageSize);
+    return { items: rows.map((row) => listItem(row)), total, page, page_size: pageSize };
+  }
+
+  /** Owners and Admins revoke any link of the organisation; others only the links they created. */
+  async revoke(principal: Principal, id: string) {
+    const share = UUID.test(id) ? await this.repo.find(principal.organizationId, id) : undefined;
+    if (!share) throw notFound();
+    const manager = principal.role === 'Owner' || principal.role === 'Admin';
+    if (!manager && share.createdBy !== principal.userId) throw forbidden();
+    await this.repo.revoke(principal.organizationId, id, new Date());
+    return { message: sharingMessages.revokeDone };
+  }
+
+  async view(token: string, visitor: Visitor): Promise<PublicShareView> {
+    const share = await this.#live(token, visitor);
+    return {
+      files: share.files.map((f) => ({ path: f.path, name: baseName(f.path), size: f.size })),
+      expires_at: share.expiresAt.toISOString(),
+      password_required: share.passwordHash !== null,
+      shared_by: share.createdBy ? await this.repo.userName(share.organizationId, share.createdBy) : null,
+    };
+  }
+
+  async download(
+    token: string,
+    input: { path: string; password?: string | null },
+    visitor: Visitor,
+  ): Promise<ShareDownloadAnswer> {
+    const share = await this.#live(token, visitor);
+    if (share.passwordHash) {
+      if (!input.password) throw forbidden(sharingMessages.passwordRequired, 'PASSWORD_REQUIRED');
+      if (!(await verify(share.passwordHash, input.password))) {
+        await this.limiter.recordFailure(share.id, visitor.ip);
+        throw forbidden(sharingMessages.wrongPassword, 'WRONG_PASSWORD');
+      }
+    }
+    const file = share.files.find((f) => f.path === input.path);
+    if (!file) throw notFound(sharingMessages.fileNotShared);
+    const account = await this.accounts.find(share.organizationId, file.cloud_account_id);
+    if (!account) throw gone(sharingMessages.fileGone, 'FILE_GONE');
+    const store = this.stores.storeFor(account);
+    let url: string;
+    let size: number;
+    try {
+      const info = await store.stat(file.bucket_name, file.path);
+      if (!info) throw gone(sharingMessages.fileGone, 'FILE_GONE');
+      size = info.size;
+      url = await store.signedUrl(file.bucket_name, file.path, {
+        method: 'GET',
+        expiresInSeconds: SHARE_DOWNLOAD_URL_TTL_SECONDS,
+        downloadName: baseName(file.path),
+      });
+    } catch (error) {
+      throw error instanceof AppError ? error : providerError(error);
+    }
+    await this.repo.logDownload({
+      shareId: share.id,
+      path: file.path,
+      size,
+      ip: visitor.ip,
+      userAgent: visitor.userAgent?.slice(0, 512) ?? null,
+    });
+    return { url, expires_in: SHARE_DOWNLOAD_URL_TTL_SECONDS };
+  }
+
+  /** The share behind a token, refused with its reason when it no longer opens; tries are rate-limited. */
+  async #live(token: string, visitor: Visitor): Promise<ShareRow> {
+    const share = await this.repo.findByTokenHash(hashToken(token));
+    // Unknown tokens share one counter per address, so sweeping for tokens is throttled like guessing passwords.
+    const limiterKey = share?.id ?? 'unknown';
+    await this.limiter.check(limiterKey, visitor.ip);
+    if (!share) {
+      await this.limiter.recordFailure(limiterKey, visitor.ip);
+      throw notFound(sharingMessages.unknownLink);
+    }
+    if (share.revokedAt) throw gone(sharingMessages.revoked, 'SHARE_REVOKED');
+    if (share.expiresAt.getTime() <= Date.now()) throw gone(sharingMessages.expired, 'SHARE_EXPIRED');
+    return share;
+  }
+
+  async webhookView(principal: Principal): Promise<ChatWebhookView> {
+    const row = await this.repo.webhook(principal.organizationId);
+    if (!row) return { configured: false, channel_name: null, url_masked: null, updated_at: null };
+    return {
+      configured: true,
+      channel_name: row.channelName,
+      url_masked: maskWebhookUrl(this.secrets.open(row.urlSealed)),
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+
+  async saveWebhook(principal: Principal, body: ChatWebhookBody): Promise<ChatWebhookView> {
+    await this.repo.saveWebhook(
+      principal.organizationId,
+      this.secrets.seal(body.url),
+      body.channel_name.replace(/^#/, ''),
+    );
+    return this.webhookView(principal);
+  }
+
+  async deleteWebhook(principal: Principal) {
+    await this.repo.deleteWebhook(principal.organizationId);
+    return { message: sharingMessages.chatWebhookRemoved };
+  }
+
+  async channels(principal: Principal): Promise<ChatChannelsAnswer> {
+    const row = await this.repo.webhook(principal.organizationId);
+    return { channels: row ? [{ name: row.channelName }] : [] };
+  }
+}
+
+function listItem(row: ShareListRow): ShareListItem {
+  const expired = row.expiresAt.getTime() <= Date.now();
+  return {
+    id: row.id,
+    files: row.files.map((f) => ({
+      name: f.path,
+      size: f.size,
+      bucket_name: f.bucket_name,
+      cloud_account_id: f.cloud_account_id,
+    })),
+    channel: row.channel,
+    recipients: row.recipients,
+    created_by: row.creatorName,
+    created_by_id: row.createdBy,
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+    revoked: row.revokedAt !== null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+    status: row.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
+    has_password: row.passwordHash !== null,
+    download_count: row.downloadCount,
+  };
+}

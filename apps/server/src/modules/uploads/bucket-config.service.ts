@@ -1,0 +1,130 @@
+import { uploadMessages } from '@cumulo/contract';
+import type { CorsRule } from '@cumulo/storage';
+import type { Principal } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+
+export const bucketConfigMessages = {
+  updated: 'Bucket configuration updated',
+  accelerationUnsupported: 'Transfer acceleration is available only for AWS S3 buckets.',
+  lifecycleUnsupported: 'This provider does not let Cumulo clean up incomplete uploads.',
+} as const;
+
+/** What the browser's PUTs of parts need: write the parts, read the ETag of each (S3 completes with them). */
+export const UPLOAD_CORS_METHODS = ['PUT', 'GET', 'HEAD', 'POST'];
+
+/**
+ * The origins the browser uploads from: the app's public origin, and the origin the request came from when it is
+ * this very server reached under another name (a second host name, a port in development). Any other origin is
+ * not trusted with a CORS rule.
+ */
+export function uploadOrigins(appOrigin: string, requestOrigin: string | undefined, requestHost: string) {
+  const origins = [appOrigin];
+  if (requestOrigin) {
+    try {
+      const origin = new URL(requestOrigin);
+      if (origin.host === requestHost && origin.origin !== appOrigin) origins.push(origin.origin);
+    } catch {
+      // A malformed Origin header adds nothing.
+    }
+  }
+  return origins;
+}
+
+export interface BucketConfigRequest {
+  cloud_account_id: string;
+  bucket_name: string;
+  cors?: boolean;
+  s3Acceleration?: boolean;
+  cleanup_incomplete_multipart?: boolean;
+}
+
+export interface BucketConfigAnswer {
+  ok: boolean;
+  message: string;
+  cors: string | null;
+  s3_acceleration: string | null;
+}
+
+/** PUT /transfers/update_bucket_config/ (spec 001 §7): the settings a direct upload relies on. */
+export class BucketConfigService {
+  constructor(
+    private readonly accounts: CloudAccountsRepo,
+    private readonly registry: StoreRegistry,
+    private readonly log: Logger,
+  ) {}
+
+  async update(
+    principal: Principal,
+    body: BucketConfigRequest,
+    origins: string[],
+  ): Promise<BucketConfigAnswer> {
+    const account = await this.accounts.find(principal.organizationId, body.cloud_account_id);
+    if (!account) throw notFound();
+    const caps = this.registry.storeFor(account).capabilities;
+    const bucket = body.bucket_name;
+    const context = { accountId: account.id, bucket };
+    let cors: string | null = null;
+    let acceleration: string | null = null;
+    let lifecycle: string | null = null;
+
+    if (body.cors) {
+      try {
+        if (!caps.cors) throw new Error(`${account.provider} has no CORS settings Cumulo can change`);
+        const rule: CorsRule = {
+          allowedOrigins: origins,
+          allowedMethods: UPLOAD_CORS_METHODS,
+          allowedHeaders: ['*'],
+          exposeHeaders: ['ETag'],
+          maxAgeSeconds: 3600,
+        };
+        // The configuration is replaced as a whole: keep the bucket's other rules, replace an earlier one of ours.
+        const current = await caps.cors.getCors(bucket);
+        const others = current.filter((existing) => !sameOrigins(existing.allowedOrigins, origins));
+        await caps.cors.putCors(bucket, [...others, rule]);
+      } catch (error) {
+        this.log.warn({ ...context, err: error }, 'CORS rule for uploads not applied');
+        cors = uploadMessages.corsFailed;
+      }
+    }
+    if (body.s3Acceleration) {
+      if (!caps.accelerate) {
+        acceleration = bucketConfigMessages.accelerationUnsupported;
+      } else {
+        try {
+          await caps.accelerate.putAccelerate(bucket, true);
+        } catch (error) {
+          acceleration = messageOf(error);
+        }
+      }
+    }
+    if (body.cleanup_incomplete_multipart) {
+      if (!caps.lifecycle) {
+        lifecycle = bucketConfigMessages.lifecycleUnsupported;
+      } else {
+        try {
+          await caps.lifecycle.putAbortIncompleteUploads(bucket, 1);
+        } catch (error) {
+          lifecycle = messageOf(error);
+        }
+      }
+    }
+    const failure = cors ?? acceleration ?? lifecycle;
+    return {
+      ok: failure === null,
+      message: failure ?? bucketConfigMessages.updated,
+      cors,
+      s3_acceleration: acceleration,
+    };
+  }
+}
+
+function sameOrigins(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((origin) => b.includes(origin));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,107 @@
+import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { uploadReports, uploadSessions } from '../../db/schema/index.ts';
+
+const REPORT_BATCH = 1000;
+
+export type UploadSessionRow = typeof uploadSessions.$inferSelect;
+export type UploadReportRow = typeof uploadReports.$inferSelect;
+
+/** SQL of direct-upload sessions and reports; every query but the sweep's is scoped to one organisation. */
+export class UploadsRepo {
+  constructor(private readonly orm: Database) {}
+
+  async insertSession(values: typeof uploadSessions.$inferInsert): Promise<UploadSessionRow> {
+    const [row] = await this.orm.insert(uploadSessions).values(values).returning();
+    if (!row) throw new Error('upload session insert returned nothing');
+    return row;
+  }
+
+  async findSession(organizationId: string, id: string): Promise<UploadSessionRow | undefined> {
+    const [row] = await this.orm
+      .select()
+      .from(uploadSessions)
+      .where(and(eq(uploadSessions.id, id), eq(uploadSessions.organizationId, organizationId)))
+      .limit(1);
+    return row;
+  }
+
+  /** The newest active session of the same local file to the same place: the one a re-pick resumes. */
+  async findResumable(where: {
+    organizationId: string;
+    cloudAccountId: string;
+    bucketName: string;
+    objectKey: string;
+    fingerprint: string;
+    size: number;
+  }): Promise<UploadSessionRow | undefined> {
+    const [row] = await this.orm
+      .select()
+      .from(uploadSessions)
+      .where(
+        and(
+          eq(uploadSessions.organizationId, where.organizationId),
+          eq(uploadSessions.cloudAccountId, where.cloudAccountId),
+          eq(uploadSessions.bucketName, where.bucketName),
+          eq(uploadSessions.objectKey, where.objectKey),
+          eq(uploadSessions.fingerprint, where.fingerprint),
+          eq(uploadSessions.size, where.size),
+          eq(uploadSessions.status, 'active'),
+        ),
+      )
+      .orderBy(desc(uploadSessions.updatedAt))
+      .limit(1);
+    return row;
+  }
+
+  /** Records activity (signing, resuming), which keeps the session away from the sweep. */
+  async touch(id: string, values: Partial<Pick<UploadSessionRow, 'providerUploadId'>> = {}): Promise<void> {
+    await this.orm
+      .update(uploadSessions)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(uploadSessions.id, id));
+  }
+
+  /** Ends an active session; only the call that wins the change gets the row (a second abort is a no-op). */
+  async finish(id: string, status: 'complete' | 'aborted'): Promise<UploadSessionRow | undefined> {
+    const [row] = await this.orm
+      .update(uploadSessions)
+      .set({ status, updatedAt: new Date() })
+      .where(and(eq(uploadSessions.id, id), eq(uploadSessions.status, 'active')))
+      .returning();
+    return row;
+  }
+
+  /** Active sessions with no activity since `before`, oldest first, for the sweep (all organisations). */
+  async stale(before: Date, limit: number): Promise<UploadSessionRow[]> {
+    return this.orm
+      .select()
+      .from(uploadSessions)
+      .where(and(eq(uploadSessions.status, 'active'), lt(uploadSessions.updatedAt, before)))
+      .orderBy(asc(uploadSessions.updatedAt))
+      .limit(limit);
+  }
+
+  async insertReports(rows: Array<typeof uploadReports.$inferInsert>): Promise<number> {
+    // A report may name 10 000 files; PostgreSQL takes at most 65 535 parameters per statement.
+    return this.orm.transaction(async (tx) => {
+      let count = 0;
+      for (let start = 0; start < rows.length; start += REPORT_BATCH) {
+        const inserted = await tx
+          .insert(uploadReports)
+          .values(rows.slice(start, start + REPORT_BATCH))
+          .returning({ id: uploadReports.id });
+        count += inserted.length;
+      }
+      return count;
+    });
+  }
+
+  async reports(organizationId: string): Promise<UploadReportRow[]> {
+    return this.orm
+      .select()
+      .from(uploadReports)
+      .where(eq(uploadReports.organizationId, organizationId))
+      .orderBy(asc(uploadReports.createdAt));
+  }
+}

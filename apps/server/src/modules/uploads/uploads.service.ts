@@ -1,0 +1,357 @@
+import {
+  uploadMessages,
+  uploadPartSize,
+  type StartUploadBody,
+  type UploadMode,
+  type UploadReportBody,
+  type UploadSession,
+  type UploadedPart,
+} from '@cumulo/contract';
+import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
+import type { SecretBox } from '../../crypto/keys.ts';
+import type { Principal } from '../../http/auth.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import type { UploadSessionRow, UploadsRepo } from './uploads.repo.ts';
+
+/** How long a signed part URL stays valid: enough for a slow 5 GiB part, short enough to be useless if leaked. */
+export const SIGNED_PART_SECONDS = 60 * 60;
+/** A session nobody signed, resumed or completed for this long is aborted by the sweep. */
+export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+const SWEEP_BATCH = 100;
+
+export const uploadErrors = {
+  unsupported: 'Direct upload is not available for this cloud account.',
+  inactive: 'This upload is no longer active. Pick the file again to start over.',
+  alreadyComplete: 'This upload is already complete.',
+  partRange: (total: number) => `Part numbers must be between 1 and ${total}.`,
+  missingParts: (parts: number[]) => `The upload is missing parts ${parts.join(', ')}.`,
+  missingEtag: (part: number) => `Part ${part} has no ETag; upload it again.`,
+  sizeMismatch: (actual: number, expected: number) =>
+    `The uploaded file has ${actual} bytes instead of ${expected}; the upload was discarded. Please try again.`,
+  notUploaded: 'The file did not reach the bucket. Please try again.',
+} as const;
+
+/**
+ * What the session keeps sealed in `provider_upload_id`: the provider's handle (a GCS session URI is a bearer
+ * credential) and the choices made at start that signing still needs.
+ */
+interface SessionHandle {
+  uploadId: string;
+  acl?: string;
+  accelerate?: boolean;
+}
+
+/** Which way the browser sends a file of this size to this provider. */
+export function uploadModeOf(provider: Provider, size: number, partSize: number): UploadMode {
+  if (size <= partSize) return 'single';
+  if (provider === 'azure') return 'azure-blocks';
+  if (provider === 'google') return 'gcs-resumable';
+  return 's3-multipart';
+}
+
+const partsTotalOf = (size: number, partSize: number) => Math.max(1, Math.ceil(size / partSize));
+
+/**
+ * Direct browser uploads (spec 001 §4 "Direct upload", §7): the server opens, signs, completes and aborts; the
+ * bytes go from the browser to the store. A session is keyed by the local file's fingerprint so the same file
+ * picked again after a reload resumes from the parts the provider already holds.
+ */
+export class UploadsService {
+  constructor(
+    private readonly repo: UploadsRepo,
+    private readonly accounts: CloudAccountsRepo,
+    private readonly registry: StoreRegistry,
+    private readonly secrets: SecretBox,
+    private readonly log: Logger,
+  ) {}
+
+  /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
+  async start(principal: Principal, body: StartUploadBody, origin: string): Promise<UploadSession> {
+    const account = await this.#account(principal, body.cloud_account_id);
+    const store = this.registry.storeFor(account);
+    const direct = this.#direct(store);
+    const partSize = uploadPartSize(body.size);
+    const mode = uploadModeOf(account.provider, body.size, partSize);
+    const partsTotal = partsTotalOf(body.size, partSize);
+    const accelerate = body.s3Acceleration === true && account.provider === 'aws';
+    // 'private' is every store's default; sending it would be refused by buckets that disable ACLs.
+    const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
+    const answer = (row: UploadSessionRow, finished: UploadedPart[], resumed: boolean): UploadSession => ({
+      session_id: row.id,
+      mode,
+      part_size: partSize,
+      parts_total: partsTotal,
+      finished_parts: finished,
+      resumed,
+    });
+
+    const previous = await this.repo.findResumable({
+      organizationId: principal.organizationId,
+      cloudAccountId: account.id,
+      bucketName: body.bucket_name,
+      objectKey: body.key,
+      fingerprint: body.fingerprint,
+      size: body.size,
+    });
+    if (previous && previous.partSize === partSize) {
+      const handle = this.#handleOf(previous);
+      const resealed = this.secrets.seal(JSON.stringify({ ...handle, accelerate }));
+      if (mode === 'single') {
+        await this.repo.touch(previous.id, { providerUploadId: resealed });
+        return answer(previous, [], false);
+      }
+      try {
+        const held = await direct.listParts(this.#ref(previous, handle));
+        const finished = held.filter(
+          (part) =>
+            part.partNumber <= partsTotal &&
+            part.size === expectedPartSize(part.partNumber, body.size, partSize),
+        );
+        await this.repo.touch(previous.id, { providerUploadId: resealed });
+        return answer(
+          previous,
+          finished.map((part) => ({ part_number: part.partNumber, size: part.size, etag: part.etag })),
+          true,
+        );
+      } catch (error) {
+        // The provider no longer knows the upload (expired, aborted elsewhere) or cannot list its parts: start
+        // over rather than fail the user's upload.
+        this.log.warn({ err: error, sessionId: previous.id }, 'upload session could not be resumed');
+        await this.#discard(store, previous, handle);
+      }
+    }
+
+    let uploadId = '';
+    if (mode !== 'single') {
+      try {
+        uploadId = await direct.start(body.bucket_name, body.key, {
+          size: body.size,
+          partSize,
+          contentType: body.content_type,
+          acl,
+          origin,
+        });
+      } catch (error) {
+        throw providerError(error);
+      }
+    }
+    const handle: SessionHandle = { uploadId, acl, accelerate };
+    const row = await this.repo.insertSession({
+      organizationId: principal.organizationId,
+      userId: principal.userId,
+      cloudAccountId: account.id,
+      bucketName: body.bucket_name,
+      objectKey: body.key,
+      fingerprint: body.fingerprint,
+      size: body.size,
+      partSize,
+      contentType: body.content_type ?? null,
+      providerUploadId: this.secrets.seal(JSON.stringify(handle)),
+    });
+    return answer(row, [], false);
+  }
+
+  /** GET /transfers/url_signer_v4 */
+  async sign(principal: Principal, sessionId: string, partNumbers: number[]) {
+    const { session, store, handle } = await this.#active(principal, sessionId);
+    const direct = this.#direct(store);
+    const total = partsTotalOf(session.size, session.partSize);
+    const outside = partNumbers.find((part) => part < 1 || part > total);
+    if (outside !== undefined) throw badRequest(uploadErrors.partRange(total));
+    const options = { expiresInSeconds: SIGNED_PART_SECONDS, accelerate: handle.accelerate === true };
+    try {
+      const targets =
+        uploadModeOf(store.provider, session.size, session.partSize) === 'single'
+          ? [
+              await direct.signSingle(session.bucketName, session.objectKey, {
+                ...options,
+                contentType: session.contentType ?? undefined,
+                acl: handle.acl,
+              }),
+            ]
+          : await direct.signParts(this.#ref(session, handle), [...new Set(partNumbers)], options);
+      await this.repo.touch(session.id);
+      return {
+        parts: targets.map((target) => ({
+          part_number: target.partNumber,
+          url: target.url,
+          method: 'PUT' as const,
+          headers: target.headers,
+        })),
+      };
+    } catch (error) {
+      throw providerError(error);
+    }
+  }
+
+  /** POST /transfers/uploads/{id}/complete: assembles the object, then checks it has the file's size. */
+  async complete(
+    principal: Principal,
+    sessionId: string,
+    parts: Array<{ part_number: number; etag: string | null }>,
+  ) {
+    const { session, store, handle } = await this.#active(principal, sessionId);
+    const direct = this.#direct(store);
+    const mode = uploadModeOf(store.provider, session.size, session.partSize);
+    let etag: string | null = null;
+    if (mode !== 'single') {
+      const total = partsTotalOf(session.size, session.partSize);
+      const reported = new Map(parts.map((part) => [part.part_number, part.etag]));
+      const missing = Array.from({ length: total }, (_, i) => i + 1).filter((n) => !reported.has(n));
+      if (missing.length > 0) throw badRequest(uploadErrors.missingParts(missing.slice(0, 20)));
+      if (reported.size !== total) throw badRequest(uploadErrors.partRange(total));
+      if (mode === 's3-multipart') {
+        const noEtag = [...reported].find(([, value]) => !value);
+        if (noEtag) throw badRequest(uploadErrors.missingEtag(noEtag[0]));
+      }
+      try {
+        ({ etag } = await direct.complete(
+          this.#ref(session, handle),
+          [...reported].map(([partNumber, value]) => ({ partNumber, etag: value })),
+          { contentType: session.contentType ?? undefined },
+        ));
+      } catch (error) {
+        throw providerError(error);
+      }
+    }
+    let object;
+    try {
+      object = await store.stat(session.bucketName, session.objectKey);
+    } catch (error) {
+      throw providerError(error);
+    }
+    if (!object) throw badRequest(uploadErrors.notUploaded);
+    if (object.size !== session.size) {
+      // A wrong object must not stay under the user's name looking like their file.
+      await store.deleteMany(session.bucketName, [session.objectKey]).catch((error: unknown) => {
+        this.log.warn({ err: error, sessionId }, 'could not delete a mis-sized upload');
+      });
+      await this.#discard(store, session, handle);
+      throw badRequest(uploadErrors.sizeMismatch(object.size, session.size));
+    }
+    await this.repo.finish(session.id, 'complete');
+    return { key: session.objectKey, size: object.size, etag: etag ?? object.etag };
+  }
+
+  /** DELETE /transfers/uploads/{id}: nothing partial stays with the provider. */
+  async abort(principal: Principal, sessionId: string) {
+    const session = await this.repo.findSession(principal.organizationId, sessionId);
+    if (!session) throw notFound();
+    if (session.status === 'complete') throw badRequest(uploadErrors.alreadyComplete);
+    if (session.status === 'aborted') return { message: uploadMessages.cancelled };
+    const account = await this.#account(principal, session.cloudAccountId);
+    const store = this.registry.storeFor(account);
+    const handle = this.#handleOf(session);
+    if (uploadModeOf(store.provider, session.size, session.partSize) !== 'single') {
+      try {
+        await this.#direct(store).abort(this.#ref(session, handle));
+      } catch (error) {
+        // The session stays active: the sweep tries again later.
+        throw providerError(error);
+      }
+    }
+    await this.repo.finish(session.id, 'aborted');
+    return { message: uploadMessages.cancelled };
+  }
+
+  /** The pg-boss sweep: aborts sessions left without activity for a day. Safe to run twice. */
+  async sweepAbandoned(now = new Date()): Promise<{ aborted: number; failed: number }> {
+    const stale = await this.repo.stale(new Date(now.getTime() - ABANDONED_AFTER_MS), SWEEP_BATCH);
+    let aborted = 0;
+    let failed = 0;
+    for (const session of stale) {
+      const account = await this.accounts.find(session.organizationId, session.cloudAccountId);
+      if (!account) {
+        await this.repo.finish(session.id, 'aborted');
+        continue;
+      }
+      const store = this.registry.storeFor(account);
+      if (await this.#discard(store, session, this.#handleOf(session))) aborted += 1;
+      else failed += 1;
+    }
+    return { aborted, failed };
+  }
+
+  /** POST /transfers/report: one row per uploaded file or directory. */
+  async report(principal: Principal, body: UploadReportBody) {
+    const entries = body.s3_direct.files;
+    for (const accountId of new Set(entries.map((entry) => entry.cloud_account_id))) {
+      await this.#account(principal, accountId);
+    }
+    const count = await this.repo.insertReports(
+      entries.map((entry) => ({
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        cloudAccountId: entry.cloud_account_id,
+        bucketName: entry.bucket_name,
+        name: entry.name,
+        contentType: 'is_directory' in entry ? null : (entry.contentType ?? null),
+        size: entry.size,
+        durationMs: Math.min(Math.round(entry.duration), 2_147_483_647),
+        isDirectory: 'is_directory' in entry,
+        fileCount: 'is_directory' in entry ? entry.file_count : null,
+        s3Acceleration: body.s3_direct.s3Acceleration === true,
+      })),
+    );
+    return { message: `${count} upload${count === 1 ? '' : 's'} recorded` };
+  }
+
+  /** Aborts with the provider (best effort) and ends the session; true when the provider confirmed. */
+  async #discard(store: ObjectStore, session: UploadSessionRow, handle: SessionHandle): Promise<boolean> {
+    const direct = store.capabilities.directUpload;
+    const single = uploadModeOf(store.provider, session.size, session.partSize) === 'single';
+    if (direct && !single) {
+      try {
+        await direct.abort(this.#ref(session, handle));
+      } catch (error) {
+        this.log.warn({ err: error, sessionId: session.id }, 'upload could not be aborted with the provider');
+        return false;
+      }
+    }
+    await this.repo.finish(session.id, 'aborted');
+    return true;
+  }
+
+  async #active(principal: Principal, sessionId: string) {
+    const session = await this.repo.findSession(principal.organizationId, sessionId);
+    if (!session) throw notFound();
+    if (session.status !== 'active') throw badRequest(uploadErrors.inactive);
+    const account = await this.#account(principal, session.cloudAccountId);
+    return { session, store: this.registry.storeFor(account), handle: this.#handleOf(session) };
+  }
+
+  async #account(principal: Principal, id: string): Promise<CloudAccountRow> {
+    const account = await this.accounts.find(principal.organizationId, id);
+    if (!account) throw notFound();
+    return account;
+  }
+
+  #direct(store: ObjectStore) {
+    const direct = store.capabilities.directUpload;
+    if (!direct) throw badRequest(uploadErrors.unsupported);
+    return direct;
+  }
+
+  #handleOf(session: UploadSessionRow): SessionHandle {
+    return JSON.parse(this.secrets.open(session.providerUploadId)) as SessionHandle;
+  }
+
+  #ref(session: UploadSessionRow, handle: SessionHandle): DirectUploadRef {
+    return {
+      bucket: session.bucketName,
+      key: session.objectKey,
+      uploadId: handle.uploadId,
+      size: session.size,
+      partSize: session.partSize,
+    };
+  }
+}
+
+/** Every part has the part size but the last, which holds the rest. */
+function expectedPartSize(partNumber: number, size: number, partSize: number): number {
+  return Math.min(partSize, size - (partNumber - 1) * partSize);
+}
