@@ -11,4 +11,12 @@ export const queryKeys = {
   liveBuckets: (accountId: string) => ['cloudaccount', 'list_buckets', accountId] as const,
   bucketExists: (accountId: string, bucketName: string) =>
     ['storages', 'exists', accountId, bucketName] as const,
+  /** Every page of one folder of the bucket browser; the prefix ['storage-content'] covers all folders. */
+  folderContent: (storageId: string, path: string) => ['storage-content', storageId, path] as const,
+  objectSearch: (storageId: string, path: string, keyword: string) =>
+    ['storage-content', storageId, path, 'search', keyword] as const,
+  shares: ['shares'] as const,
+  sharesPage: (page: number) => ['shares', page] as const,
+  chatWebhook: ['organizations', '_me', 'chat_webhook'] as const,
+  publicShare: (token: string) => ['sharing', token] as const,
 };

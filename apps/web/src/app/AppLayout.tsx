@@ -9,6 +9,7 @@ import {
   LogoutOutlined,
   RetweetOutlined,
   SettingOutlined,
+  ShareAltOutlined,
   SwapOutlined,
   SyncOutlined,
   TeamOutlined,
@@ -61,6 +62,7 @@ export function AppLayout() {
       { path: '/sync', label: 'Sync', icon: <SyncOutlined /> },
       { path: '/replication', label: 'Replication', icon: <RetweetOutlined /> },
       { path: '/mboard', label: 'Transfer Status', icon: <UnorderedListOutlined />, alsoFor: ['rboard'] },
+      { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined /> },
       { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined /> },
       { path: '/finance', label: 'Finance', icon: <DollarOutlined />, alsoFor: ['logs'] },
       {

@@ -19,7 +19,10 @@ export const PUBLIC_SEGMENTS = [
 ] as const;
 
 export function isPublicPath(pathname: string): boolean {
-  const segment = (pathname.split('/')[1] ?? '').toLowerCase();
+  const [, first = '', second = ''] = pathname.split('/');
+  const segment = first.toLowerCase();
+  // /sharing/{token} is the public link page; /sharing alone is the signed-in list of the organisation's shares.
+  if (segment === 'sharing') return second !== '';
   return (PUBLIC_SEGMENTS as readonly string[]).includes(segment);
 }
 

@@ -65,8 +65,25 @@ const AddBucketPage = lazy(() =>
   import('../features/buckets/AddBucketPage.tsx').then((m) => ({ default: m.AddBucketPage })),
 );
 
+const DirectUploadPage = lazy(() =>
+  import('../features/upload/DirectUploadPage.tsx').then((m) => ({ default: m.DirectUploadPage })),
+);
+const RequireDirectUploadAccess = lazy(() =>
+  import('../features/upload/RequireDirectUploadAccess.tsx').then((m) => ({
+    default: m.RequireDirectUploadAccess,
+  })),
+);
+const SharesPage = lazy(() =>
+  import('../features/sharing/SharesPage.tsx').then((m) => ({ default: m.SharesPage })),
+);
+const SharedLinkPage = lazy(() =>
+  import('../features/sharing/SharedLinkPage.tsx').then((m) => ({ default: m.SharedLinkPage })),
+);
 const AlertsPage = lazy(() =>
   import('../features/alerts/AlertsPage.tsx').then((m) => ({ default: m.AlertsPage })),
+);
+const BrowsePage = lazy(() =>
+  import('../features/browser/BrowsePage.tsx').then((m) => ({ default: m.BrowsePage })),
 );
 
 function soon(path: string, title: string): RouteObject {
@@ -99,8 +116,8 @@ export const appRoutes: RouteObject[] = [
       { path: 'reset_password/:token?', element: <ResetPasswordPage /> },
       soon('desktop', 'Cumulo Desktop'),
       soon('desktopbilling', 'Desktop Billing'),
-      soon('sharing', 'Shared Files'),
-      soon('sharing/:token', 'Shared Files'),
+      // A share link opens signed-out; the list of the organisation's shares (/sharing) needs sign-in.
+      { path: 'sharing/:token', element: <SharedLinkPage /> },
       {
         element: <RequireAuth />,
         children: [
@@ -115,6 +132,8 @@ export const appRoutes: RouteObject[] = [
               { path: 'addBucket/:provider?/:id?', element: <AddBucketPage /> },
               { path: 'setAlert/:id?/:name?', element: <AlertsPage /> },
               { path: 'cloud-compare/:id', element: <CloudComparePage /> },
+              { path: 'browse', element: <BrowsePage /> },
+              { path: 'sharing', element: <SharesPage /> },
               { path: 'mboard', element: <TransferStatusSoon /> },
               soon('rboard', 'Replication History'),
               soon('calc', 'Migration Cost Calculator'),
@@ -123,12 +142,19 @@ export const appRoutes: RouteObject[] = [
               // Paths match case-insensitively, so this is also /Sync.
               soon('sync', 'Sync'),
               soon('replication', 'Replication'),
-              soon('S3Direct', 'Direct Upload'),
+              {
+                path: 'S3Direct',
+                element: (
+                  <RequireDirectUploadAccess>
+                    <DirectUploadPage variant="S3Direct" />
+                  </RequireDirectUploadAccess>
+                ),
+              },
               {
                 path: 'wasabi',
                 element: (
                   <RequireWasabiAccess>
-                    <ComingSoon title="Direct Wasabi Storage" />
+                    <DirectUploadPage variant="wasabi" />
                   </RequireWasabiAccess>
                 ),
               },

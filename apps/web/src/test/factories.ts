@@ -15,6 +15,8 @@ export function buildProfile(overrides: Partial<UserProfile> = {}): UserProfile 
     role: { id: 1, title: 'Owner' },
     packages: [],
     has_billing_info: false,
+    in_trial: true,
+    package: { has_s3_native: false },
     referrer_id: null,
     slack_on_sidebar: false,
     slack_on_popup: false,

@@ -1,5 +1,5 @@
-import { Button, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
-import { BellOutlined, SyncOutlined } from '@ant-design/icons';
+import { Button, Space, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { BellOutlined, FolderOpenOutlined, SyncOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { formatUsd } from '@cumulo/contract';
 import { ByteSize } from '../../ui/ByteSize.tsx';
@@ -88,15 +88,28 @@ export function BucketTable({ accountId, accountName, buckets, hiddenBucketCount
       title: 'Actions',
       key: 'actions',
       render: (_, bucket) => (
-        <Button
-          size="small"
-          icon={<BellOutlined aria-hidden />}
-          onClick={() =>
-            navigate(`/setAlert/${encodeURIComponent(accountId)}/${encodeURIComponent(bucket.bucket_name)}`)
-          }
-        >
-          Set alert
-        </Button>
+        <Space size={4}>
+          <Button
+            size="small"
+            icon={<FolderOpenOutlined aria-hidden />}
+            onClick={() =>
+              navigate(
+                `/browse?${new URLSearchParams({ account: accountId, bucket: bucket.bucket_name }).toString()}`,
+              )
+            }
+          >
+            Browse
+          </Button>
+          <Button
+            size="small"
+            icon={<BellOutlined aria-hidden />}
+            onClick={() =>
+              navigate(`/setAlert/${encodeURIComponent(accountId)}/${encodeURIComponent(bucket.bucket_name)}`)
+            }
+          >
+            Set alert
+          </Button>
+        </Space>
       ),
     },
   ];

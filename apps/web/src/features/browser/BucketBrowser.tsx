@@ -1,0 +1,502 @@
+import { useEffect, useMemo, useRef, useState, type Key, type UIEvent } from 'react';
+import {
+  App,
+  Alert,
+  Breadcrumb,
+  Button,
+  Empty,
+  Input,
+  Select,
+  Space,
+  Table,
+  Tooltip,
+  Typography,
+  type TableColumnsType,
+} from 'antd';
+import {
+  ArrowLeftOutlined,
+  CopyOutlined,
+  DeleteOutlined,
+  DownloadOutlined,
+  FileOutlined,
+  FolderAddOutlined,
+  FolderOutlined,
+  InfoCircleOutlined,
+  PlayCircleOutlined,
+  ReloadOutlined,
+  ShareAltOutlined,
+} from '@ant-design/icons';
+import {
+  DISPLAY_NAME_MAX,
+  FS_FILE_TYPE,
+  SEARCH_DEBOUNCE_MS,
+  displayName,
+  objectMessages,
+  type CloudAccountView,
+} from '@cumulo/contract';
+import { ApiError, describeError } from '../../api/client.ts';
+import { ByteSize } from '../../ui/ByteSize.tsx';
+import { DateText } from '../../ui/DateText.tsx';
+import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { useProfile } from '../profile/useProfile.ts';
+import {
+  fetchDownloadLinks,
+  useDeleteObjects,
+  useFolderContent,
+  useFolderSearch,
+  useResetBucket,
+  type BrowserRow,
+} from './browser-api.ts';
+import { CreateFolderModal } from './CreateFolderModal.tsx';
+import { copyText, startDownload } from './file-links.ts';
+
+export interface BrowserLocation {
+  accountId: string;
+  bucket: string;
+  /** '' or 'a/b/' */
+  path: string;
+}
+
+export interface BrowserFile {
+  accountId: string;
+  bucket: string;
+  /** full key */
+  path: string;
+  name: string;
+  size: number;
+}
+
+export interface BucketBrowserProps {
+  location: BrowserLocation | null;
+  onLocationChange(location: BrowserLocation | null): void;
+  /** Bump to reload the current folder (e.g. after uploads finished). */
+  refreshToken?: number;
+  /** Only these accounts are offered in the account picker (e.g. wasabi only on /wasabi). */
+  accountFilter?: (account: CloudAccountView) => boolean;
+  /** The Share action; absent hides it. */
+  onShare?: (files: BrowserFile[]) => void;
+}
+
+/** Height of the virtual list; rows beyond it are not in the DOM. */
+const LIST_HEIGHT = 480;
+/** Load the next page when the list is scrolled this close to its end. */
+const LOAD_AHEAD_PX = 240;
+
+/**
+ * The cloud bucket browser (spec 001 §2): account and bucket pickers, breadcrumbs and back, create folder,
+ * refresh, search, a virtual list loaded 30 rows at a time, multi-select delete, and per-file actions.
+ */
+export function BucketBrowser({
+  location,
+  onLocationChange,
+  refreshToken,
+  accountFilter,
+  onShare,
+}: BucketBrowserProps) {
+  const accounts = useCloudAccounts();
+  const visibleAccounts = useMemo(
+    () => (accounts.data ?? []).filter((account) => !accountFilter || accountFilter(account)),
+    [accounts.data, accountFilter],
+  );
+  const [pickedAccountId, setPickedAccountId] = useState<string | null>(location?.accountId ?? null);
+  useEffect(() => {
+    if (location) setPickedAccountId(location.accountId);
+  }, [location]);
+  const account = visibleAccounts.find((candidate) => candidate.id === pickedAccountId) ?? null;
+
+  return (
+    <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
+      <Space wrap>
+        <Select
+          aria-label="Cloud account"
+          style={{ minWidth: 240 }}
+          placeholder="Select account"
+          loading={accounts.isPending}
+          showSearch={{ optionFilterProp: 'label' }}
+          value={account?.id}
+          options={visibleAccounts.map((candidate) => ({ value: candidate.id, label: candidate.name }))}
+          onChange={(id: string) => {
+            setPickedAccountId(id);
+            onLocationChange(null);
+          }}
+        />
+        <Select
+          aria-label="Bucket"
+          style={{ minWidth: 240 }}
+          placeholder="Select bucket"
+          disabled={!account}
+          showSearch={{ optionFilterProp: 'label' }}
+          value={location && account && location.accountId === account.id ? location.bucket : undefined}
+          options={(account?.storages ?? []).map((storage) => ({
+            value: storage.bucket_name,
+            label: storage.bucket_name,
+          }))}
+          onChange={(bucket: string) => {
+            if (account) onLocationChange({ accountId: account.id, bucket, path: '' });
+          }}
+        />
+      </Space>
+      {accounts.isError ? <Alert type="error" showIcon title={describeError(accounts.error)} /> : null}
+      {location && account && location.accountId === account.id ? (
+        <FolderView
+          key={`${location.accountId}/${location.bucket}`}
+          location={location}
+          onLocationChange={onLocationChange}
+          refreshToken={refreshToken}
+          onShare={onShare}
+        />
+      ) : (
+        <Empty description="Select an account and a bucket to browse its files" />
+      )}
+    </Space>
+  );
+}
+
+interface FolderViewProps {
+  location: BrowserLocation;
+  onLocationChange(location: BrowserLocation): void;
+  refreshToken?: number;
+  onShare?: (files: BrowserFile[]) => void;
+}
+
+function parentOf(path: string): string {
+  const trimmed = path.slice(0, -1);
+  const slash = trimmed.lastIndexOf('/');
+  return slash < 0 ? '' : trimmed.slice(0, slash + 1);
+}
+
+function FolderView({ location, onLocationChange, refreshToken, onShare }: FolderViewProps) {
+  const { message, modal } = App.useApp();
+  const { accountId, bucket, path } = location;
+  const profile = useProfile();
+  const role = profile.data?.role.title;
+  const mayDelete = role === 'Owner' || role === 'Admin';
+
+  const [searchText, setSearchText] = useState('');
+  const [keyword, setKeyword] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setKeyword(searchText.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [searchText]);
+
+  const listing = useFolderContent(accountId, bucket, path, keyword === '');
+  const search = useFolderSearch(accountId, bucket, path, keyword);
+  const active = keyword ? search : listing;
+  const rows = useMemo(() => active.data?.pages.flatMap((page) => page.rows) ?? [], [active.data]);
+  const truncated = keyword !== '' && (search.data?.pages.some((page) => page.truncated) ?? false);
+
+  const [selectedKeys, setSelectedKeys] = useState<Key[]>([]);
+  useEffect(() => setSelectedKeys([]), [path, keyword]);
+  const selectedRows = useMemo(() => {
+    const chosen = new Set(selectedKeys);
+    return rows.filter((row) => chosen.has(row.key));
+  }, [rows, selectedKeys]);
+  const selectedFiles = selectedRows.filter((row) => row.type === FS_FILE_TYPE.file);
+
+  const [folderModalOpen, setFolderModalOpen] = useState(false);
+  const resetBucket = useResetBucket();
+  const reload = () => void resetBucket(accountId, bucket);
+  const firstRefresh = useRef(refreshToken);
+  useEffect(() => {
+    if (refreshToken === firstRefresh.current) return;
+    firstRefresh.current = refreshToken;
+    void resetBucket(accountId, bucket);
+  }, [refreshToken, accountId, bucket, resetBucket]);
+
+  const remove = useDeleteObjects();
+  const go = (nextPath: string) => onLocationChange({ accountId, bucket, path: nextPath });
+  const fileOf = (row: BrowserRow): BrowserFile => ({
+    accountId,
+    bucket,
+    path: row.key,
+    name: row.name,
+    size: row.size,
+  });
+
+  const download = async (files: BrowserRow[]) => {
+    try {
+      const links = await fetchDownloadLinks(
+        accountId,
+        bucket,
+        files.map((file) => file.key),
+      );
+      for (const link of links) startDownload(link.url, link.name);
+    } catch (error) {
+      void message.error(error instanceof ApiError ? error.message : objectMessages.linkFailed);
+    }
+  };
+
+  const copyLink = async (file: BrowserRow) => {
+    let url: string;
+    try {
+      const [link] = await fetchDownloadLinks(accountId, bucket, [file.key]);
+      if (!link) throw new Error('no link');
+      url = link.url;
+    } catch {
+      void message.error(objectMessages.linkFailed);
+      return;
+    }
+    void message.success(objectMessages.linkGenerated);
+    try {
+      await copyText(url);
+      void message.success(objectMessages.linkCopied);
+    } catch {
+      void message.error(objectMessages.linkFailed);
+    }
+  };
+
+  const confirmDelete = () => {
+    const paths = selectedRows.map((row) => row.key);
+    modal.confirm({
+      title: 'Delete',
+      content: objectMessages.deleteConfirm(paths.length),
+      okText: 'Delete',
+      okButtonProps: { danger: true },
+      onOk: async () => {
+        try {
+          const answer = await remove.mutateAsync({ accountId, bucket, paths });
+          void message.success(answer.message);
+          setSelectedKeys([]);
+          reload();
+        } catch (error) {
+          void message.error(error instanceof ApiError ? error.message : objectMessages.deleteFailed);
+        }
+      },
+    });
+  };
+
+  const showPlaceholder = (title: string, content: string) => modal.info({ title, content });
+
+  const onScroll = (event: UIEvent<HTMLDivElement>) => {
+    const { scrollTop, scrollHeight, clientHeight } = event.currentTarget;
+    if (scrollHeight - scrollTop - clientHeight < LOAD_AHEAD_PX && active.hasNextPage && !active.isFetching) {
+      void active.fetchNextPage();
+    }
+  };
+
+  const columns: TableColumnsType<BrowserRow> = [
+    {
+      title: 'Name',
+      key: 'name',
+      width: 420,
+      render: (_, row) => {
+        const label = keyword ? row.key.slice(path.length).replace(/\/$/, '') || row.name : row.name;
+        const shown = displayName(label, DISPLAY_NAME_MAX);
+        const title = shown === label ? undefined : label;
+        return row.type === FS_FILE_TYPE.folder ? (
+          <Button
+            type="link"
+            size="small"
+            icon={<FolderOutlined />}
+            title={title}
+            style={{ padding: 0 }}
+            onClick={() => {
+              setSearchText('');
+              setKeyword('');
+              go(row.key);
+            }}
+          >
+            {shown}
+          </Button>
+        ) : (
+          <span title={title}>
+            <FileOutlined /> {shown}
+          </span>
+        );
+      },
+    },
+    {
+      title: 'Size',
+      key: 'size',
+      width: 110,
+      render: (_, row) => (row.type === FS_FILE_TYPE.file ? <ByteSize bytes={row.size} /> : null),
+    },
+    {
+      title: 'Last modified',
+      key: 'last_modified',
+      width: 130,
+      render: (_, row) => (row.last_modified ? <DateText value={row.last_modified} /> : null),
+    },
+    {
+      title: 'Actions',
+      key: 'actions',
+      width: 210,
+      render: (_, row) =>
+        row.type === FS_FILE_TYPE.file ? (
+          <Space size={0}>
+            <Tooltip title="Download">
+              <Button
+                type="text"
+                size="small"
+                aria-label={`Download ${row.name}`}
+                icon={<DownloadOutlined />}
+                onClick={() => void download([row])}
+              />
+            </Tooltip>
+            <Tooltip title="Copy link">
+              <Button
+                type="text"
+                size="small"
+                aria-label={`Copy link of ${row.name}`}
+                icon={<CopyOutlined />}
+                onClick={() => void copyLink(row)}
+              />
+            </Tooltip>
+            {onShare ? (
+              <Tooltip title="Share">
+                <Button
+                  type="text"
+                  size="small"
+                  aria-label={`Share ${row.name}`}
+                  icon={<ShareAltOutlined />}
+                  onClick={() => onShare([fileOf(row)])}
+                />
+              </Tooltip>
+            ) : null}
+            <Tooltip title="Media info">
+              <Button
+                type="text"
+                size="small"
+                aria-label={`Media info of ${row.name}`}
+                icon={<InfoCircleOutlined />}
+                onClick={() => showPlaceholder('Media info', objectMessages.mediaInfoSoon)}
+              />
+            </Tooltip>
+            <Tooltip title="Play">
+              <Button
+                type="text"
+                size="small"
+                aria-label={`Play ${row.name}`}
+                icon={<PlayCircleOutlined />}
+                onClick={() => showPlaceholder('Video play', objectMessages.playSoon)}
+              />
+            </Tooltip>
+          </Space>
+        ) : null,
+    },
+  ];
+
+  const segments = path.split('/').filter(Boolean);
+
+  return (
+    <Space orientation="vertical" size="small" style={{ width: '100%' }}>
+      <Space wrap style={{ justifyContent: 'space-between', width: '100%' }}>
+        <Space wrap>
+          <Button
+            aria-label="Back"
+            icon={<ArrowLeftOutlined />}
+            disabled={path === ''}
+            onClick={() => go(parentOf(path))}
+          />
+          <Breadcrumb
+            items={[
+              { title: <Typography.Link onClick={() => go('')}>{bucket}</Typography.Link> },
+              ...segments.map((segment, index) => {
+                const target = `${segments.slice(0, index + 1).join('/')}/`;
+                return {
+                  title:
+                    target === path ? (
+                      <span title={segment}>{displayName(segment)}</span>
+                    ) : (
+                      <Typography.Link title={segment} onClick={() => go(target)}>
+                        {displayName(segment)}
+                      </Typography.Link>
+                    ),
+                };
+              }),
+            ]}
+          />
+        </Space>
+        <Space wrap>
+          <Input.Search
+            aria-label="Search in this folder"
+            placeholder="Search"
+            allowClear
+            value={searchText}
+            onChange={(event) => setSearchText(event.target.value)}
+            onSearch={(value) => setKeyword(value.trim())}
+            style={{ width: 220 }}
+          />
+          <Button icon={<FolderAddOutlined />} onClick={() => setFolderModalOpen(true)}>
+            Create folder
+          </Button>
+          <Button icon={<ReloadOutlined />} onClick={reload}>
+            Refresh
+          </Button>
+        </Space>
+      </Space>
+
+      <Space wrap>
+        {selectedRows.length === 0 ? (
+          <Typography.Text type="secondary">{objectMessages.selectHint}</Typography.Text>
+        ) : (
+          <>
+            <Typography.Text>{selectedRows.length} selected</Typography.Text>
+            <Tooltip title={mayDelete ? undefined : 'Only Owners and Admins can delete files.'}>
+              <Button danger icon={<DeleteOutlined />} disabled={!mayDelete} onClick={confirmDelete}>
+                Delete
+              </Button>
+            </Tooltip>
+            {selectedFiles.length > 0 ? (
+              <Button icon={<DownloadOutlined />} onClick={() => void download(selectedFiles)}>
+                Download
+              </Button>
+            ) : null}
+            {onShare && selectedFiles.length > 0 ? (
+              <Button icon={<ShareAltOutlined />} onClick={() => onShare(selectedFiles.map(fileOf))}>
+                Share
+              </Button>
+            ) : null}
+          </>
+        )}
+      </Space>
+
+      {active.isError ? <Alert type="error" showIcon title={describeError(active.error)} /> : null}
+      {truncated ? (
+        <Alert
+          type="info"
+          showIcon
+          title="The search reads a bounded number of keys per request; Load more continues through the bucket."
+        />
+      ) : null}
+      <Table<BrowserRow>
+        virtual
+        size="small"
+        rowKey="key"
+        columns={columns}
+        dataSource={rows}
+        pagination={false}
+        loading={active.isPending && active.fetchStatus !== 'idle'}
+        scroll={{ x: 870, y: LIST_HEIGHT }}
+        onScroll={onScroll}
+        rowSelection={{
+          selectedRowKeys: selectedKeys,
+          onChange: setSelectedKeys,
+          // The virtual table's rows carry no row role: name each checkbox after its file or folder.
+          getCheckboxProps: (row) => ({ 'aria-label': `Select ${row.name}` }),
+        }}
+        locale={{ emptyText: keyword ? 'No matching files' : 'This folder is empty' }}
+      />
+      <Space>
+        {active.hasNextPage ? (
+          <Button loading={active.isFetchingNextPage} onClick={() => void active.fetchNextPage()}>
+            Load more
+          </Button>
+        ) : null}
+        <Typography.Text type="secondary">
+          {rows.length} item{rows.length === 1 ? '' : 's'}
+          {active.hasNextPage ? ' loaded' : ''}
+        </Typography.Text>
+      </Space>
+
+      <CreateFolderModal
+        open={folderModalOpen}
+        accountId={accountId}
+        bucket={bucket}
+        parentPath={path}
+        onClose={() => setFolderModalOpen(false)}
+        onCreated={reload}
+      />
+    </Space>
+  );
+}

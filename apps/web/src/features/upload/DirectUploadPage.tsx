@@ -1,0 +1,164 @@
+import { useCallback, useMemo, useState } from 'react';
+import { App, Col, Row, Space, Typography } from 'antd';
+import { useNavigate } from 'react-router';
+import {
+  formatBytes,
+  uploadMessages,
+  type AccessControl,
+  type CloudAccountView,
+  type UserProfile,
+} from '@cumulo/contract';
+import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
+import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import type { BrowserLocation } from '../browser/BucketBrowser.tsx';
+import { SharedBucketBrowser } from '../sharing/SharedBucketBrowser.tsx';
+import { useProfile } from '../profile/useProfile.ts';
+import { accelerationQuotaLeft } from './direct-upload-access.ts';
+import { topFolder, type LocalFile } from './local-files.ts';
+import { LocalUploadPane } from './LocalUploadPane.tsx';
+import type { UploadFileView } from './upload-engine.ts';
+import { applyBucketCors } from './upload-transport.ts';
+import { UploadHeader } from './UploadHeader.tsx';
+import { UploadList } from './UploadList.tsx';
+import { useUploadEngine } from './useUploadEngine.ts';
+
+export type DirectUploadVariant = 'S3Direct' | 'wasabi';
+
+const isWasabi = (account: CloudAccountView) => account.provider === 'wasabi';
+
+/** Texts the spec leaves to us. */
+export const directUploadTexts = {
+  acceleratorNeedsBilling:
+    'Accelerated upload needs a payment method. Add a credit card in Billing to turn the accelerator on.',
+  quotaLeft: (left: number) =>
+    `Your remaining accelerated transfer quota is ${formatBytes(left)}, less than the files chosen. ` +
+    'Please contact your account administrator to add a credit card.',
+} as const;
+
+/**
+ * /S3Direct and /wasabi (spec 001 §2): local files on the left go straight to the bucket open on the right.
+ * The wasabi variant lists only Wasabi accounts and has no accelerator.
+ */
+export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) {
+  const title = variant === 'wasabi' ? 'Direct Wasabi Storage' : 'Direct Upload';
+  useDocumentTitle(title);
+  const { message, modal, notification } = App.useApp();
+  const navigate = useNavigate();
+  const profile = useProfile().data;
+  const accounts = useCloudAccounts().data;
+  const [location, setLocation] = useState<BrowserLocation | null>(null);
+  const [refreshToken, setRefreshToken] = useState(0);
+  const [chosen, setChosen] = useState<LocalFile[]>([]);
+  const [acl, setAcl] = useState<AccessControl>('private');
+  const [accelerate, setAccelerate] = useState(false);
+  const [applyingId, setApplyingId] = useState<string | null>(null);
+  const bumpRefresh = useCallback(() => setRefreshToken((n) => n + 1), []);
+  const { engine, snapshot } = useUploadEngine(bumpRefresh);
+
+  const account = accounts?.find((candidate) => candidate.id === location?.accountId);
+  const acceleratorShown = variant === 'S3Direct' && account?.provider === 'aws';
+  const totalBytes = useMemo(() => chosen.reduce((sum, local) => sum + local.file.size, 0), [chosen]);
+
+  const toggleAccelerator = (on: boolean) => {
+    if (on && !profile?.has_billing_info) {
+      modal.info({ title: 'Accelerator', content: directUploadTexts.acceleratorNeedsBilling });
+      return;
+    }
+    setAccelerate(on);
+  };
+
+  /** Spec 001 §5: true when the upload may start; otherwise the spec's dialog has been shown. */
+  const withinQuota = (user: UserProfile): boolean => {
+    const left = accelerationQuotaLeft(user);
+    if (left === null || totalBytes <= left) return true;
+    if (user.role.title === 'Owner' && !user.has_billing_info) {
+      void navigate('/billing/addcreditcard');
+      return false;
+    }
+    modal.warning({ title: uploadMessages.quotaTitle, content: directUploadTexts.quotaLeft(left) });
+    return false;
+  };
+
+  const startUpload = () => {
+    if (!location?.accountId || !location.bucket) {
+      void message.warning(uploadMessages.selectBucket);
+      return;
+    }
+    const s3Acceleration = acceleratorShown && accelerate;
+    if (s3Acceleration && profile) {
+      const hasFolder = chosen.some((local) => topFolder(local.relativePath) !== null);
+      if (hasFolder && !profile.has_billing_info) {
+        void message.warning(uploadMessages.directoryOnFreePlan);
+        return;
+      }
+      if (!withinQuota(profile)) return;
+    }
+    engine.enqueue(chosen, {
+      cloudAccountId: location.accountId,
+      bucketName: location.bucket,
+      path: location.path,
+      acl,
+      s3Acceleration,
+    });
+    setChosen([]);
+  };
+
+  const applyCors = async (file: UploadFileView) => {
+    setApplyingId(file.id);
+    try {
+      await applyBucketCors(file.cloudAccountId, file.bucketName);
+      engine.retry(file.id);
+    } catch {
+      notification.error({ title: uploadMessages.corsFailed });
+    } finally {
+      setApplyingId(null);
+    }
+  };
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        {title}
+      </Typography.Title>
+      <UploadHeader
+        fileCount={chosen.length}
+        totalBytes={totalBytes}
+        acl={acl}
+        onAclChange={setAcl}
+        accelerator={acceleratorShown ? { on: accelerate, onChange: toggleAccelerator } : undefined}
+      />
+      <Row gutter={[16, 16]}>
+        <Col xs={24} lg={10}>
+          <LocalUploadPane
+            title="Local File System"
+            chosen={chosen}
+            onChoose={(files) => setChosen((current) => [...current, ...files])}
+            onClear={() => setChosen([])}
+            onUpload={startUpload}
+          />
+        </Col>
+        <Col xs={24} lg={14}>
+          {variant === 'wasabi' && (
+            <Typography.Title level={4} style={{ marginTop: 0 }}>
+              Wasabi Files System
+            </Typography.Title>
+          )}
+          <SharedBucketBrowser
+            location={location}
+            onLocationChange={setLocation}
+            refreshToken={refreshToken}
+            accountFilter={variant === 'wasabi' ? isWasabi : undefined}
+          />
+        </Col>
+      </Row>
+      <UploadList
+        snapshot={snapshot}
+        onCancel={(id) => engine.cancel(id)}
+        onCancelDirectory={(id) => engine.cancelDirectory(id)}
+        onApplyCors={(file) => void applyCors(file)}
+        onDismiss={(id) => engine.dismiss(id)}
+        applyingId={applyingId}
+      />
+    </Space>
+  );
+}

@@ -1,0 +1,671 @@
+import {
+  DIRECTORY_UPLOAD_STATUS,
+  UPLOAD_CONCURRENT_PARTS,
+  UPLOAD_PARALLEL_FILES,
+  UPLOAD_PROGRESS_INTERVAL_MS,
+  UPLOAD_RETRIES,
+  UPLOAD_WARNING_TO_ERROR_MS,
+  uploadMessages,
+  type AccessControl,
+  type SignedPart,
+  type UploadReportBody,
+  type UploadSession,
+  type UploadStatus,
+} from '@cumulo/contract';
+import { ApiError } from '../../api/client.ts';
+import { fileFingerprint, isHiddenPath, topFolder, type LocalFile } from './local-files.ts';
+import { TransferRate } from './transfer-rate.ts';
+import { SIGN_BATCH_MAX, type PartResponse, type UploadTransport } from './upload-transport.ts';
+
+/** Where the chosen files go. */
+export interface UploadTarget {
+  cloudAccountId: string;
+  bucketName: string;
+  /** The folder shown in the browser: '' or 'a/b/'. */
+  path: string;
+  acl: AccessControl;
+  s3Acceleration: boolean;
+}
+
+/** One row of the upload list (spec 001 §3 "Upload state per file"). */
+export interface UploadFileView {
+  id: string;
+  /** The path inside the picked folder, or the file name. */
+  name: string;
+  key: string;
+  cloudAccountId: string;
+  bucketName: string;
+  size: number;
+  status: UploadStatus;
+  percent: number;
+  /** Bytes per second over the last seconds. */
+  speed: number;
+  /** Seconds left, null while unknown. */
+  eta: number | null;
+  error: string | null;
+  /** A part failed and is being retried; it becomes an error when it lasts UPLOAD_WARNING_TO_ERROR_MS. */
+  warning: string | null;
+  /** The session went on from parts the store already held (the same file picked after a reload). */
+  resumed: boolean;
+  /** The first part never reached the store: likely the bucket's CORS rules (the page offers Apply). */
+  corsSuspected: boolean;
+  directoryId: string | null;
+}
+
+export type DirectoryUploadStatus = (typeof DIRECTORY_UPLOAD_STATUS)[keyof typeof DIRECTORY_UPLOAD_STATUS];
+
+export interface UploadDirectoryView {
+  id: string;
+  name: string;
+  bucketName: string;
+  /** Spec 001 §4: 2 running, 3 done, 4 stop. */
+  status: DirectoryUploadStatus;
+  fileCount: number;
+  completedCount: number;
+  size: number;
+}
+
+export interface UploadSnapshot {
+  files: UploadFileView[];
+  directories: UploadDirectoryView[];
+}
+
+export type UploadEvent =
+  | { type: 'file-complete'; file: UploadFileView }
+  | { type: 'file-failed'; file: UploadFileView }
+  | { type: 'directory-complete'; directory: UploadDirectoryView }
+  /** Nothing queued or running any more. */
+  | { type: 'idle' };
+
+export interface UploadEngineOptions {
+  transport: UploadTransport;
+  now?: () => number;
+  /** Wait before retry number `attempt` (1-based) of a part. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+const SIGN_AHEAD = 10;
+
+/** 1 s, 2 s, 4 s: a short network hiccup passes, a lasting one reaches the 10 s warning limit. */
+export const defaultRetryDelayMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
+
+class UploadFailure extends Error {
+  constructor(
+    message: string,
+    readonly corsSuspected = false,
+  ) {
+    super(message);
+  }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+function failureText(error: unknown): string {
+  if (error instanceof UploadFailure || error instanceof ApiError) return error.message;
+  return uploadMessages.failed;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new DOMException('Upload cancelled', 'AbortError'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface FileJob {
+  view: UploadFileView;
+  local: LocalFile;
+  target: UploadTarget;
+  controller: AbortController | null;
+  sessionId: string | null;
+  /** Bytes of parts the store holds (finished before or during this run). */
+  doneBytes: number;
+  /** Bytes sent so far of each part in flight. */
+  inFlight: Map<number, number>;
+  rate: TransferRate;
+  startedAt: number;
+  cancelled: boolean;
+  /** Set when the warning lasted too long: the reason the run was aborted. */
+  failure: UploadFailure | null;
+  warningTimer: ReturnType<typeof setTimeout> | null;
+}
+
+interface DirectoryJob {
+  view: UploadDirectoryView;
+  target: UploadTarget;
+  startedAt: number;
+  stopped: boolean;
+  completedBytes: number;
+  /** Already reported (a retried file of a stopped directory is reported on its own later). */
+  reportedCount: number;
+  reportedBytes: number;
+}
+
+/**
+ * Uploads local files straight to a bucket (spec 001 §4 "Direct upload"), independent of React: 2 files at a time,
+ * each in parts (5 in flight, 3 retries each) through presigned URLs from the server, with progress refreshed at
+ * most once a second. The page subscribes to snapshots and events.
+ */
+export class UploadEngine {
+  private readonly transport: UploadTransport;
+  private readonly now: () => number;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private readonly jobs = new Map<string, FileJob>();
+  private readonly directories = new Map<string, DirectoryJob>();
+  private readonly queue: FileJob[] = [];
+  private running = 0;
+  private nextId = 1;
+  private readonly listeners = new Set<(snapshot: UploadSnapshot) => void>();
+  private readonly eventListeners = new Set<(event: UploadEvent) => void>();
+  private lastEmit = Number.NEGATIVE_INFINITY;
+  private emitTimer: ReturnType<typeof setTimeout> | null = null;
+  private current: UploadSnapshot = { files: [], directories: [] };
+
+  constructor(options: UploadEngineOptions) {
+    this.transport = options.transport;
+    this.now = options.now ?? Date.now;
+    this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+  }
+
+  subscribe(listener: (snapshot: UploadSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onEvent(listener: (event: UploadEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  snapshot(): UploadSnapshot {
+    return this.current;
+  }
+
+  /** Queues files for `target`; hidden names are skipped. Files inside a folder form one directory upload. */
+  enqueue(files: readonly LocalFile[], target: UploadTarget): string[] {
+    const ids: string[] = [];
+    const folders = new Map<string, DirectoryJob>();
+    for (const local of files) {
+      if (isHiddenPath(local.relativePath)) continue;
+      const folder = topFolder(local.relativePath);
+      let directory: DirectoryJob | undefined;
+      if (folder !== null) {
+        directory = folders.get(folder);
+        if (!directory) {
+          directory = {
+            view: {
+              id: `d${this.nextId++}`,
+              name: `${target.path}${folder}`,
+              bucketName: target.bucketName,
+              status: DIRECTORY_UPLOAD_STATUS.running,
+              fileCount: 0,
+              completedCount: 0,
+              size: 0,
+            },
+            target,
+            startedAt: this.now(),
+            stopped: false,
+            completedBytes: 0,
+            reportedCount: 0,
+            reportedBytes: 0,
+          };
+          folders.set(folder, directory);
+          this.directories.set(directory.view.id, directory);
+        }
+        directory.view.fileCount += 1;
+        directory.view.size += local.file.size;
+      }
+      const job: FileJob = {
+        view: {
+          id: `f${this.nextId++}`,
+          name: local.relativePath,
+          key: `${target.path}${local.relativePath}`,
+          cloudAccountId: target.cloudAccountId,
+          bucketName: target.bucketName,
+          size: local.file.size,
+          status: 'queued',
+          percent: 0,
+          speed: 0,
+          eta: null,
+          error: null,
+          warning: null,
+          resumed: false,
+          corsSuspected: false,
+          directoryId: directory?.view.id ?? null,
+        },
+        local,
+        target,
+        controller: null,
+        sessionId: null,
+        doneBytes: 0,
+        inFlight: new Map(),
+        rate: new TransferRate(),
+        startedAt: 0,
+        cancelled: false,
+        failure: null,
+        warningTimer: null,
+      };
+      this.jobs.set(job.view.id, job);
+      this.queue.push(job);
+      ids.push(job.view.id);
+    }
+    this.emitNow();
+    this.pump();
+    return ids;
+  }
+
+  /** Stops a file: its requests are aborted and its session deleted, so nothing partial stays in the store. */
+  cancel(id: string): void {
+    const job = this.jobs.get(id);
+    if (!job || job.view.status === 'complete') return;
+    job.cancelled = true;
+    if (job.view.status === 'queued') {
+      this.dequeue(job);
+      this.settleFailed(job, uploadMessages.cancelled);
+      this.settleDirectory(job);
+      this.emitNow();
+      this.pump();
+    } else if (job.controller) {
+      job.controller.abort();
+    } else if (job.sessionId) {
+      // Already failed (e.g. waiting for Apply): its session may still hold parts.
+      const sessionId = job.sessionId;
+      job.sessionId = null;
+      job.view.error = uploadMessages.cancelled;
+      job.view.corsSuspected = false;
+      this.emitNow();
+      void this.transport.abort(sessionId).catch(() => undefined);
+    }
+  }
+
+  /** Stops every file of a directory upload (status 4). */
+  cancelDirectory(id: string): void {
+    const directory = this.directories.get(id);
+    if (!directory) return;
+    directory.stopped = true;
+    for (const job of this.jobs.values()) if (job.view.directoryId === id) this.cancel(job.view.id);
+  }
+
+  /** Puts a failed file back in the queue (after Apply fixed the bucket's CORS); its session resumes. */
+  retry(id: string): void {
+    const job = this.jobs.get(id);
+    if (!job || job.view.status !== 'exception') return;
+    Object.assign(job.view, {
+      status: 'queued',
+      percent: 0,
+      speed: 0,
+      eta: null,
+      error: null,
+      warning: null,
+      corsSuspected: false,
+    } satisfies Partial<UploadFileView>);
+    job.cancelled = false;
+    job.failure = null;
+    const directory = job.view.directoryId ? this.directories.get(job.view.directoryId) : undefined;
+    if (directory) {
+      directory.view.status = DIRECTORY_UPLOAD_STATUS.running;
+      directory.stopped = false;
+    }
+    this.queue.push(job);
+    this.emitNow();
+    this.pump();
+  }
+
+  /** Takes a failed or cancelled row off the list. */
+  dismiss(id: string): void {
+    const job = this.jobs.get(id);
+    if (!job || job.view.status !== 'exception') return;
+    this.jobs.delete(id);
+    this.emitNow();
+  }
+
+  /** Aborts everything in flight (the page is leaving); sessions stay so the same files can resume. */
+  dispose(): void {
+    this.queue.length = 0;
+    for (const job of this.jobs.values()) job.controller?.abort();
+  }
+
+  private dequeue(job: FileJob) {
+    const index = this.queue.indexOf(job);
+    if (index >= 0) this.queue.splice(index, 1);
+  }
+
+  private pump(): void {
+    while (this.running < UPLOAD_PARALLEL_FILES) {
+      const job = this.queue.shift();
+      if (!job) break;
+      this.running += 1;
+      void this.run(job).finally(() => {
+        this.running -= 1;
+        this.pump();
+        if (this.running === 0 && this.queue.length === 0) this.fire({ type: 'idle' });
+      });
+    }
+  }
+
+  private async run(job: FileJob): Promise<void> {
+    const controller = new AbortController();
+    job.controller = controller;
+    job.doneBytes = 0;
+    job.inFlight.clear();
+    job.rate = new TransferRate();
+    job.startedAt = this.now();
+    Object.assign(job.view, { status: 'started', percent: 1 } satisfies Partial<UploadFileView>);
+    this.emitNow();
+    try {
+      const session = await this.transport.start({
+        cloud_account_id: job.target.cloudAccountId,
+        bucket_name: job.target.bucketName,
+        key: job.view.key,
+        size: job.view.size,
+        content_type: job.local.file.type || undefined,
+        fingerprint: fileFingerprint(job.local),
+        acl: job.target.acl,
+        s3Acceleration: job.target.s3Acceleration || undefined,
+      });
+      job.sessionId = session.session_id;
+      controller.signal.throwIfAborted();
+      const etags = new Map<number, string | null>();
+      for (const part of session.finished_parts) {
+        etags.set(part.part_number, part.etag);
+        job.doneBytes += part.size;
+      }
+      job.view.resumed = session.resumed && session.finished_parts.length > 0;
+      job.view.status = 'uploading';
+      job.rate.record(this.now(), job.doneBytes);
+      this.refresh(job);
+      this.emitNow();
+      await this.sendParts(job, session, etags, controller.signal);
+      controller.signal.throwIfAborted();
+      const parts = [...etags.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([part_number, etag]) => ({ part_number, etag }));
+      await this.transport.complete(session.session_id, parts);
+      this.clearWarning(job);
+      job.sessionId = null;
+      Object.assign(job.view, { status: 'complete', percent: 100, eta: 0 } satisfies Partial<UploadFileView>);
+      this.fire({ type: 'file-complete', file: { ...job.view } });
+      this.jobs.delete(job.view.id);
+      const directory = job.view.directoryId ? this.directories.get(job.view.directoryId) : undefined;
+      if (directory) {
+        directory.view.completedCount += 1;
+        directory.completedBytes += job.view.size;
+      }
+      if (!job.view.directoryId) void this.reportFile(job);
+    } catch (error) {
+      this.clearWarning(job);
+      if (job.cancelled) {
+        const sessionId = job.sessionId;
+        job.sessionId = null;
+        this.settleFailed(job, uploadMessages.cancelled);
+        if (sessionId) await this.transport.abort(sessionId).catch(() => undefined);
+      } else {
+        const reason = job.failure ?? error;
+        this.settleFailed(job, isAbort(reason) ? uploadMessages.failed : failureText(reason));
+        job.view.corsSuspected = reason instanceof UploadFailure && reason.corsSuspected;
+        this.fire({ type: 'file-failed', file: { ...job.view } });
+      }
+    } finally {
+      job.controller = null;
+      job.inFlight.clear();
+      this.settleDirectory(job);
+      this.emitNow();
+    }
+  }
+
+  private settleFailed(job: FileJob, message: string) {
+    Object.assign(job.view, {
+      status: 'exception',
+      error: message,
+      warning: null,
+      speed: 0,
+      eta: null,
+    } satisfies Partial<UploadFileView>);
+  }
+
+  private async sendParts(
+    job: FileJob,
+    session: UploadSession,
+    etags: Map<number, string | null>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const pending: number[] = [];
+    for (let n = 1; n <= session.parts_total; n += 1) if (!etags.has(n)) pending.push(n);
+    const signatures = new Map<number, Promise<SignedPart>>();
+    const signedPart = (partNumber: number): Promise<SignedPart> => {
+      const known = signatures.get(partNumber);
+      if (known) return known;
+      // Sign this part and the next few still unsigned, in one call.
+      const batch = [partNumber];
+      for (const n of pending) {
+        if (batch.length >= Math.min(SIGN_AHEAD, SIGN_BATCH_MAX)) break;
+        if (n > partNumber && !signatures.has(n)) batch.push(n);
+      }
+      const call = this.transport.sign(session.session_id, batch);
+      let wanted: Promise<SignedPart> | null = null;
+      for (const n of batch) {
+        const promise = call.then((parts) => {
+          const part = parts.find((p) => p.part_number === n);
+          if (!part) throw new UploadFailure(uploadMessages.failed);
+          return part;
+        });
+        // Parts signed ahead may never be awaited (the upload stopped first).
+        promise.catch(() => undefined);
+        signatures.set(n, promise);
+        wanted ??= promise;
+      }
+      return wanted ?? Promise.reject(new UploadFailure(uploadMessages.failed));
+    };
+    const sequential = session.mode === 'gcs-resumable' || session.mode === 'single';
+    const queue = [...pending];
+    const state = { anyPartDone: session.finished_parts.length > 0 };
+    // One failing part stops its siblings; the first real failure is the one reported.
+    const siblings = new AbortController();
+    const stop = () => siblings.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    let firstFailure: unknown = null;
+    const worker = async () => {
+      for (;;) {
+        const partNumber = queue.shift();
+        if (partNumber === undefined) return;
+        try {
+          const etag = await this.sendPart(
+            job,
+            session,
+            partNumber,
+            signedPart,
+            signatures,
+            state,
+            siblings.signal,
+          );
+          etags.set(partNumber, etag);
+        } catch (error) {
+          if (!isAbort(error)) firstFailure ??= error;
+          queue.length = 0;
+          siblings.abort();
+          throw error;
+        }
+      }
+    };
+    const workers = Math.min(sequential ? 1 : UPLOAD_CONCURRENT_PARTS, Math.max(queue.length, 1));
+    const results = await Promise.allSettled(Array.from({ length: workers }, worker));
+    signal.removeEventListener('abort', stop);
+    if (firstFailure !== null) throw firstFailure;
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private async sendPart(
+    job: FileJob,
+    session: UploadSession,
+    partNumber: number,
+    signedPart: (n: number) => Promise<SignedPart>,
+    signatures: Map<number, Promise<SignedPart>>,
+    state: { anyPartDone: boolean },
+    signal: AbortSignal,
+  ): Promise<string | null> {
+    const file = job.local.file;
+    const start = (partNumber - 1) * session.part_size;
+    // Never the whole file in memory: each part is a slice the browser reads as it sends.
+    const body =
+      session.mode === 'single' ? file : file.slice(start, Math.min(file.size, start + session.part_size));
+    for (let attempt = 0; ; attempt += 1) {
+      signal.throwIfAborted();
+      let response: PartResponse | null = null;
+      let problem: unknown = null;
+      try {
+        const part = await signedPart(partNumber);
+        response = await this.transport.put({
+          url: part.url,
+          headers: part.headers,
+          body,
+          signal,
+          onProgress: (loaded) => {
+            job.inFlight.set(partNumber, loaded);
+            this.scheduleEmit();
+          },
+        });
+      } catch (error) {
+        if (isAbort(error) || signal.aborted) throw error;
+        problem = error;
+      }
+      job.inFlight.delete(partNumber);
+      const accepted =
+        response !== null &&
+        ((response.status >= 200 && response.status < 300) ||
+          (session.mode === 'gcs-resumable' && response.status === 308));
+      if (response && accepted) {
+        if (session.mode === 's3-multipart' && !response.etag) {
+          // The store answered but the page may not read ETag: the bucket's CORS lacks ExposeHeaders.
+          throw new UploadFailure(uploadMessages.network, true);
+        }
+        state.anyPartDone = true;
+        job.doneBytes += body.size;
+        this.clearWarning(job);
+        this.scheduleEmit();
+        return response.etag;
+      }
+      if (response?.status === 0 && !state.anyPartDone) {
+        // The very first request to this store got no readable answer: retrying will not fix CORS.
+        throw new UploadFailure(uploadMessages.network, true);
+      }
+      const message = response?.status === 0 ? uploadMessages.network : failureText(problem);
+      if (attempt >= UPLOAD_RETRIES) throw new UploadFailure(message);
+      this.warn(job, message);
+      // A URL may have expired or been refused: sign this part again for the next attempt.
+      signatures.delete(partNumber);
+      await sleep(this.retryDelayMs(attempt + 1), signal);
+    }
+  }
+
+  private warn(job: FileJob, message: string) {
+    if (job.view.warning !== null) return;
+    job.view.warning = message;
+    this.emitNow();
+    job.warningTimer = setTimeout(() => {
+      job.warningTimer = null;
+      if (job.view.warning === null || !job.controller) return;
+      job.failure = new UploadFailure(job.view.warning);
+      job.controller.abort();
+    }, UPLOAD_WARNING_TO_ERROR_MS);
+  }
+
+  private clearWarning(job: FileJob) {
+    if (job.warningTimer) clearTimeout(job.warningTimer);
+    job.warningTimer = null;
+    job.view.warning = null;
+  }
+
+  private settleDirectory(job: FileJob) {
+    const id = job.view.directoryId;
+    const directory = id ? this.directories.get(id) : undefined;
+    if (!directory || directory.view.status !== DIRECTORY_UPLOAD_STATUS.running) return;
+    const members = [...this.jobs.values()].filter((j) => j.view.directoryId === id);
+    if (members.some((j) => j.view.status !== 'exception')) return;
+    const view = directory.view;
+    view.status = directory.stopped ? DIRECTORY_UPLOAD_STATUS.stop : DIRECTORY_UPLOAD_STATUS.done;
+    if (members.length === 0) {
+      this.fire({ type: 'directory-complete', directory: { ...view } });
+      this.directories.delete(view.id);
+    }
+    if (view.completedCount > directory.reportedCount) void this.reportDirectory(directory);
+  }
+
+  private async reportFile(job: FileJob) {
+    await this.report(job.target, {
+      name: job.view.key,
+      bucket_name: job.target.bucketName,
+      cloud_account_id: job.target.cloudAccountId,
+      contentType: job.local.file.type || null,
+      size: job.view.size,
+      duration: this.now() - job.startedAt,
+    });
+  }
+
+  private async reportDirectory(directory: DirectoryJob) {
+    const fileCount = directory.view.completedCount - directory.reportedCount;
+    const size = directory.completedBytes - directory.reportedBytes;
+    directory.reportedCount = directory.view.completedCount;
+    directory.reportedBytes = directory.completedBytes;
+    await this.report(directory.target, {
+      is_directory: true,
+      name: directory.view.name,
+      bucket_name: directory.target.bucketName,
+      cloud_account_id: directory.target.cloudAccountId,
+      size,
+      file_count: fileCount,
+      duration: this.now() - directory.startedAt,
+    });
+  }
+
+  private async report(target: UploadTarget, entry: UploadReportBody['s3_direct']['files'][number]) {
+    const body: UploadReportBody = {
+      s3_direct: { direction: 'upload', s3Acceleration: target.s3Acceleration, files: [entry] },
+    };
+    // The upload itself succeeded; a lost report must not turn it into a failure.
+    await this.transport.report(body).catch(() => undefined);
+  }
+
+  private refresh(job: FileJob) {
+    const inFlight = [...job.inFlight.values()].reduce((sum, n) => sum + n, 0);
+    const sent = Math.min(job.view.size, job.doneBytes + inFlight);
+    job.rate.record(this.now(), sent);
+    const percent = job.view.size > 0 ? Math.floor((sent / job.view.size) * 100) : 0;
+    job.view.percent = Math.min(99, Math.max(1, percent));
+    job.view.speed = job.rate.bytesPerSecond();
+    job.view.eta = job.rate.secondsLeft(job.view.size - sent);
+  }
+
+  /** Progress is shown at most once per UPLOAD_PROGRESS_INTERVAL_MS (spec 001 §9). */
+  private scheduleEmit() {
+    if (this.emitTimer) return;
+    const wait = this.lastEmit + UPLOAD_PROGRESS_INTERVAL_MS - this.now();
+    if (wait <= 0) this.emitNow();
+    else this.emitTimer = setTimeout(() => this.emitNow(), wait);
+  }
+
+  private emitNow() {
+    if (this.emitTimer) clearTimeout(this.emitTimer);
+    this.emitTimer = null;
+    this.lastEmit = this.now();
+    for (const job of this.jobs.values()) if (job.view.status === 'uploading') this.refresh(job);
+    this.current = {
+      files: [...this.jobs.values()].map((job) => ({ ...job.view })),
+      directories: [...this.directories.values()].map((d) => ({ ...d.view })),
+    };
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  private fire(event: UploadEvent) {
+    for (const listener of this.eventListeners) listener(event);
+  }
+}

@@ -1,0 +1,120 @@
+import {
+  completeUploadAnswer,
+  signPartsAnswer,
+  uploadSession,
+  updateBucketConfigAnswer,
+  type SignedPart,
+  type StartUploadBody,
+  type UploadReportBody,
+  type UploadSession,
+} from '@cumulo/contract';
+import { api } from '../../api/client.ts';
+
+/** One PUT of a part (or a whole small file) straight to the store. */
+export interface PartRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Blob;
+  signal: AbortSignal;
+  /** Bytes of this request sent so far. */
+  onProgress(loaded: number): void;
+}
+
+/** `status` 0 means the request never got an answer the page may read (network or CORS failure). */
+export interface PartResponse {
+  status: number;
+  etag: string | null;
+}
+
+/** Everything the upload engine sends over the network: the Cumulo API and the store itself. */
+export interface UploadTransport {
+  start(body: StartUploadBody): Promise<UploadSession>;
+  sign(sessionId: string, partNumbers: number[]): Promise<SignedPart[]>;
+  complete(sessionId: string, parts: Array<{ part_number: number; etag: string | null }>): Promise<void>;
+  abort(sessionId: string): Promise<void>;
+  /** Durations in the body are milliseconds (the server stores duration_ms). */
+  report(body: UploadReportBody): Promise<void>;
+  /** Resolves with the answer (status 0 on a network error); rejects with an AbortError once `signal` aborts. */
+  put(request: PartRequest): Promise<PartResponse>;
+}
+
+/** The signer accepts at most 100 part numbers per call (contract `signPartsQuery`). */
+export const SIGN_BATCH_MAX = 100;
+
+function abortError(): DOMException {
+  return new DOMException('Upload cancelled', 'AbortError');
+}
+
+/** A PUT with XMLHttpRequest: fetch reports no upload progress. */
+export function putWithXhr(request: PartRequest): Promise<PartResponse> {
+  return new Promise((resolve, reject) => {
+    if (request.signal.aborted) {
+      reject(abortError());
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    const onAbort = () => xhr.abort();
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => request.signal.removeEventListener('abort', onAbort);
+    xhr.open('PUT', request.url);
+    for (const [name, value] of Object.entries(request.headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) => request.onProgress(event.loaded);
+    xhr.onload = () => {
+      settle();
+      resolve({ status: xhr.status, etag: xhr.getResponseHeader('ETag') });
+    };
+    xhr.onerror = () => {
+      settle();
+      resolve({ status: 0, etag: null });
+    };
+    xhr.ontimeout = xhr.onerror;
+    xhr.onabort = () => {
+      settle();
+      reject(abortError());
+    };
+    xhr.send(request.body);
+  });
+}
+
+/** The real transport: the API under /api/transfers and XHR PUTs to the store. */
+export const httpUploadTransport: UploadTransport = {
+  async start(body) {
+    return uploadSession.parse(await api.post('/transfers/uploads', body, { silent: true }));
+  },
+  async sign(sessionId, partNumbers) {
+    const answer = signPartsAnswer.parse(
+      await api.get('/transfers/url_signer_v4', {
+        query: { session_id: sessionId, part_numbers: partNumbers.join(',') },
+        silent: true,
+      }),
+    );
+    return answer.parts;
+  },
+  async complete(sessionId, parts) {
+    completeUploadAnswer.parse(
+      await api.post(
+        `/transfers/uploads/${encodeURIComponent(sessionId)}/complete`,
+        { parts },
+        { silent: true },
+      ),
+    );
+  },
+  async abort(sessionId) {
+    await api.delete(`/transfers/uploads/${encodeURIComponent(sessionId)}`, { silent: true });
+  },
+  async report(body) {
+    await api.post('/transfers/report', body, { silent: true });
+  },
+  put: putWithXhr,
+};
+
+/** PUT /transfers/update_bucket_config/ with cors: lets this origin PUT parts and read their ETag. */
+export async function applyBucketCors(cloudAccountId: string, bucketName: string): Promise<void> {
+  updateBucketConfigAnswer.parse(
+    await api.put(
+      '/transfers/update_bucket_config/',
+      { cloud_account_id: cloudAccountId, bucket_name: bucketName, cors: true },
+      { silent: true },
+    ),
+  );
+}
