@@ -1,0 +1,283 @@
+// bench/browser-upload: a 1 GiB file uploaded from Chromium through the /S3Direct page (presigned multipart
+// parts straight to s3rver) next to `rclone copyto` of the same file to the same s3rver.
+// Goal (issue 4): MiB/s of the browser upload ≥ 0.8 × rclone's. Exits 1 when missed or the object differs.
+//
+//   npm run browser-upload -w bench [-- --size-mib 1024]
+//
+// Needs rclone (Debian: apt-get install -y rclone) and Chromium (apt-get install -y chromium). The file is cached
+// in bench/.data/browser-upload.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium, type Page } from 'playwright';
+import { SMTPServer } from 'smtp-server';
+import { S3ObjectStore } from '@cumulo/storage';
+import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
+import { openBucketInBrowser } from './open-bucket.ts';
+
+const RATIO_GOAL = 0.8;
+const MiB = 1024 * 1024;
+const PASSWORD = 'Sunny#day7';
+
+const { values: options } = parseArgs({
+  options: {
+    'size-mib': { type: 'string', default: '1024' },
+    port: { type: 'string', default: '8191' },
+  },
+});
+const sizeMiB = Number(options['size-mib']);
+const port = Number(options.port);
+if (!(sizeMiB > 0)) throw new Error('bad --size-mib');
+
+const dataDir = path.join(repoRoot, 'bench/.data/browser-upload');
+fs.mkdirSync(dataDir, { recursive: true });
+
+/** Random bytes (nothing compresses or deduplicates), written once and reused. */
+async function ensureFile(): Promise<string> {
+  const file = path.join(dataDir, `random-${sizeMiB}MiB.bin`);
+  if (fs.statSync(file, { throwIfNoEntry: false })?.size === sizeMiB * MiB) return file;
+  const out = fs.createWriteStream(`${file}.part`);
+  for (let i = 0; i < sizeMiB; i += 1) {
+    if (!out.write(randomBytes(MiB)))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => {
+    out.once('error', reject);
+    out.end(() => resolve());
+  });
+  fs.renameSync(`${file}.part`, file);
+  return file;
+}
+
+async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function sha256OfObject(store: S3ObjectStore, bucket: string, key: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of await store.read(bucket, key)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** rclone reads its remote from RCLONE_CONFIG_* variables only (as in bench/inventory). */
+function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RCLONE_CONFIG_S3RVER_TYPE: 's3',
+    RCLONE_CONFIG_S3RVER_PROVIDER: 'Other',
+    RCLONE_CONFIG_S3RVER_ENDPOINT: endpoint,
+    RCLONE_CONFIG_S3RVER_REGION: 'us-east-1',
+    RCLONE_CONFIG_S3RVER_ACCESS_KEY_ID: S3RVER_KEY,
+    RCLONE_CONFIG_S3RVER_SECRET_ACCESS_KEY: S3RVER_KEY,
+    RCLONE_CONFIG_S3RVER_FORCE_PATH_STYLE: 'true',
+  };
+  delete env.AWS_CA_BUNDLE;
+  return env;
+}
+
+/** A mail sink in this process: the sign-up's verification link is read from it. */
+async function startMailSink() {
+  const mails: string[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        mails.push(
+          Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/=\r?\n/g, '')
+            .replace(/=3D/g, '='),
+        );
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const address = smtp.server.address();
+  const smtpPort = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${smtpPort}`,
+    mails,
+    stop: () => new Promise<void>((r) => smtp.close(() => r())),
+  };
+}
+
+async function startServer(s3rver: string, smtpUrl: string) {
+  const serverData = fs.mkdtempSync(path.join(dataDir, 'server-'));
+  const child = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: serverData,
+      SMTP_URL: smtpUrl,
+      LOG_LEVEL: 'warn',
+      PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver }),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const ready = await fetch(`http://localhost:${port}/api/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ready) break;
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} during start-up`);
+    if (Date.now() > deadline) throw new Error('the server did not answer /api/health within 180 s');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(serverData, { recursive: true, force: true });
+    },
+  };
+}
+
+async function signUpAndConnect(page: Page, mails: string[]) {
+  const base = `http://localhost:${port}`;
+  const email = `bench.${Date.now()}@example.com`;
+  const signup = await page.request.post(`${base}/api/users`, {
+    data: { email, password: PASSWORD, first_name: 'Bench', last_name: 'Runner' },
+  });
+  if (signup.status() !== 201) throw new Error(`sign-up answered ${signup.status()}`);
+  let token: string | undefined;
+  for (let i = 0; i < 100 && !token; i += 1) {
+    token = mails
+      .filter((m) => m.includes(email))
+      .map((m) => /\/verify\/([\w-]+)/.exec(m)?.[1])
+      .find(Boolean);
+    if (!token) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!token) throw new Error('no verification mail');
+  await page.request.put(`${base}/api/verify_user`, { data: { verification_token: token } });
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+
+  await page.goto(`${base}/addProvider/aws`);
+  await page.getByLabel('Name', { exact: true }).fill('Bench AWS');
+  await page.getByLabel('Access Key', { exact: true }).fill(S3RVER_KEY);
+  await page.getByLabel('Secret Key', { exact: true }).fill(S3RVER_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('button', { name: 'Skip this Step' }).click();
+  await page.waitForURL(`${base}/`);
+}
+
+async function apiCall(page: Page, method: 'GET' | 'PUT', apiPath: string, data?: unknown): Promise<unknown> {
+  const token = await page.evaluate(() => localStorage.getItem('Authorization') ?? '');
+  const response = await page.request.fetch(`http://localhost:${port}/api${apiPath}`, {
+    method,
+    data,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (!response.ok())
+    throw new Error(`${method} ${apiPath} answered ${response.status()}: ${await response.text()}`);
+  return response.json();
+}
+
+const file = await ensureFile();
+const expected = await sha256OfFile(file);
+const s3rverDir = fs.mkdtempSync(path.join(dataDir, 's3rver-'));
+const s3rver = await startS3rverProcess(s3rverDir);
+const mail = await startMailSink();
+const server = await startServer(s3rver.endpoint, mail.url);
+const store = new S3ObjectStore({
+  provider: 'genericS3',
+  accessKeyId: S3RVER_KEY,
+  secretAccessKey: S3RVER_KEY,
+  endpoint: s3rver.endpoint,
+});
+const bucket = `bench-${Date.now().toString(36)}`;
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+let exitCode = 1;
+try {
+  await store.createBucket(bucket);
+  const page = await browser.newPage({ baseURL: `http://localhost:${port}` });
+  await signUpAndConnect(page, mail.mails);
+  const accounts = (await apiCall(page, 'GET', '/cloud_accounts/')) as Array<{ id: string; name: string }>;
+  const account = accounts.find((a) => a.name === 'Bench AWS');
+  if (!account) throw new Error('the account was not saved');
+  // The same rules the page's Apply button sets; applied up front so the timing holds only the upload.
+  await apiCall(page, 'PUT', '/transfers/update_bucket_config/', {
+    cloud_account_id: account.id,
+    bucket_name: bucket,
+    cors: true,
+  });
+
+  await page.goto('/S3Direct');
+  await openBucketInBrowser(page, 'Bench AWS', bucket);
+  await page.getByLabel('Files to upload').setInputFiles(file);
+  const started = performance.now();
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page
+    .getByText('Upload Complete')
+    .first()
+    .waitFor({ timeout: 30 * 60_000 });
+  const browserSeconds = (performance.now() - started) / 1000;
+  const uploadedName = path.basename(file);
+  const browserOk = (await sha256OfObject(store, bucket, uploadedName)) === expected;
+
+  const version = await run('rclone', ['version'], rcloneEnv(s3rver.endpoint));
+  if (version.code !== 0) throw new Error(`rclone is missing (apt-get install -y rclone)\n${version.output}`);
+  const rcloneStarted = performance.now();
+  const copy = await run(
+    'rclone',
+    ['--config', '/dev/null', 'copyto', file, `s3rver:${bucket}/rclone-${uploadedName}`],
+    rcloneEnv(s3rver.endpoint),
+  );
+  const rcloneSeconds = (performance.now() - rcloneStarted) / 1000;
+  if (copy.code !== 0) throw new Error(`rclone copyto exited ${copy.code}\n${copy.output}`);
+  const rcloneOk = (await sha256OfObject(store, bucket, `rclone-${uploadedName}`)) === expected;
+
+  const browserRate = sizeMiB / browserSeconds;
+  const rcloneRate = sizeMiB / rcloneSeconds;
+  const ratio = browserRate / rcloneRate;
+  const pass = ratio >= RATIO_GOAL && browserOk && rcloneOk;
+  console.log(`browser-upload: ${sizeMiB} MiB to s3rver (${s3rver.endpoint})`);
+  console.log(
+    `  Chromium /S3Direct  ${browserSeconds.toFixed(2)} s  ${browserRate.toFixed(1)} MiB/s  content ${browserOk ? 'identical' : 'DIFFERS'}`,
+  );
+  console.log(
+    `  rclone copyto       ${rcloneSeconds.toFixed(2)} s  ${rcloneRate.toFixed(1)} MiB/s  content ${rcloneOk ? 'identical' : 'DIFFERS'}`,
+  );
+  console.log(`  ratio browser/rclone ${ratio.toFixed(2)} (goal ≥ ${RATIO_GOAL}): ${pass ? 'PASS' : 'FAIL'}`);
+  exitCode = pass ? 0 : 1;
+} finally {
+  await browser.close();
+  await store.close();
+  await server.stop();
+  await mail.stop();
+  await s3rver.stop();
+  fs.rmSync(s3rverDir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -1,0 +1,241 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { expect, test } from './fixtures.ts';
+import { uploadMessages } from '@cumulo/contract';
+import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
+import { signedInOwner } from './session.ts';
+
+const MiB = 1024 * 1024;
+
+/** s3rver and Azurite started by global-setup.ts; the server reaches aws at s3rver and azure at Azurite. */
+function endpoints() {
+  const s3rver = process.env.E2E_S3RVER;
+  const azurite = process.env.E2E_AZURITE;
+  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
+  return { s3rver, azurite };
+}
+
+function writeRandom(file: string, bytes: number): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fd = fs.openSync(file, 'w');
+  for (let written = 0; written < bytes; written += MiB)
+    fs.writeSync(fd, randomBytes(Math.min(MiB, bytes - written)));
+  fs.closeSync(fd);
+  return file;
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+async function storedHash(store: ObjectStore, bucket: string, key: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of await store.read(bucket, key)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function connect(page: Page, provider: string, fields: Record<string, string>) {
+  await page.goto(`/addProvider/${provider}`);
+  for (const [label, value] of Object.entries(fields))
+    await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+}
+
+/** Opens a bucket in the cloud pane; its account's first inventory lists the bucket, so reload until it does. */
+async function openBucket(page: Page, accountName: string, bucket: string) {
+  await expect(async () => {
+    await page.goto('/S3Direct');
+    await page.getByRole('combobox', { name: 'Cloud account' }).click();
+    await page.locator('.ant-select-item-option').filter({ hasText: accountName }).first().click();
+    await page.getByRole('combobox', { name: 'Bucket' }).click();
+    await page
+      .locator('.ant-select-item-option')
+      .filter({ hasText: bucket })
+      .first()
+      .click({ timeout: 2000 });
+  }).toPass({ timeout: 60_000 });
+  await expect(page.getByRole('combobox', { name: 'Bucket' })).toBeVisible();
+}
+
+/** Slows the browser's uploads so progress can be watched and a reload lands mid-upload. */
+async function throttleUploads(page: Page, bytesPerSecond: number) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
+}
+
+const uploadRow = (page: Page, name: string) => page.getByRole('listitem', { name: `Upload of ${name}` });
+
+async function percentOf(page: Page, name: string): Promise<number> {
+  const bar = uploadRow(page, name).getByRole('progressbar');
+  if ((await bar.count()) === 0) return -1;
+  return Number(await bar.getAttribute('aria-valuenow'));
+}
+
+async function token(page: Page) {
+  return page.evaluate(() => localStorage.getItem('Authorization') ?? '');
+}
+
+async function accountId(page: Page, name: string): Promise<string> {
+  const res = await page.request.get('/api/cloud_accounts/', {
+    headers: { authorization: `Bearer ${await token(page)}` },
+  });
+  const list = (await res.json()) as Array<{ id: string; name: string }>;
+  const found = list.find((a) => a.name === name);
+  if (!found) throw new Error(`no account ${name}`);
+  return found.id;
+}
+
+test('upload a folder and a 64 MiB file to S3 through the Apply CORS flow; bytes identical', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const { s3rver } = endpoints();
+  const store = new S3ObjectStore({
+    provider: 'genericS3',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver,
+  });
+  const bucket = `uploads-${Date.now().toString(36)}`;
+  await store.createBucket(bucket);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-upload-'));
+  const album = path.join(dir, 'album');
+  const files = {
+    'album/a.txt': writeRandom(path.join(album, 'a.txt'), 1000),
+    'album/day1/b.bin': writeRandom(path.join(album, 'day1', 'b.bin'), 6 * MiB + 17),
+    'big.bin': writeRandom(path.join(dir, 'big.bin'), 64 * MiB),
+  };
+  writeRandom(path.join(album, '.hidden'), 10);
+  writeRandom(path.join(album, '.git', 'config'), 10);
+
+  await signedInOwner(page, 'Uma');
+  await connect(page, 'aws', { Name: 'Upload AWS', 'Access Key': S3RVER_KEY, 'Secret Key': S3RVER_KEY });
+  await expect(page.getByText('Upload AWS added successfully')).toBeVisible();
+  await page.getByRole('button', { name: 'Skip this Step' }).click();
+  await expect(page).toHaveURL(/\/$/);
+
+  await openBucket(page, 'Upload AWS', bucket);
+  await throttleUploads(page, 16 * MiB);
+  await page.getByLabel('Folder to upload').setInputFiles(album);
+  await page.getByLabel('Files to upload').setInputFiles(files['big.bin']);
+  // Hidden names are skipped: a.txt, day1/b.bin and big.bin.
+  await expect(page.locator('.ant-statistic').filter({ hasText: 'Total files' })).toContainText('3');
+  await expect(page.locator('.ant-statistic').filter({ hasText: 'Total size' })).toContainText('70');
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+
+  // s3rver has no CORS rules yet: the browser cannot PUT, and the page offers Apply.
+  const apply = page.getByRole('button', { name: 'Apply' });
+  await expect(apply.first()).toBeVisible();
+  await expect(page.getByText(uploadMessages.corsApply).first()).toBeVisible();
+  // Each file that met the closed bucket offers Apply; after the first, the rules are in place.
+  await expect(async () => {
+    if ((await apply.count()) > 0) await apply.first().click();
+    await expect(apply).toHaveCount(0, { timeout: 1000 });
+  }).toPass({ timeout: 60_000 });
+
+  const big = uploadRow(page, 'big.bin');
+  await expect(big.getByText('uploading...')).toBeVisible();
+  await expect(big.getByLabel('Speed')).toHaveText(/^[\d.]+ (Bytes|kB|MB|GB)\/s$/);
+  await expect(big.getByLabel('Time left')).toHaveText(/^ETA \d+:\d\d$/);
+
+  // Notices close after a few seconds: watch for both at once.
+  await Promise.all(
+    [`big.bin uploaded to ${bucket} successfully`, `album uploaded to ${bucket} successfully`].map((text) =>
+      expect(page.getByText(text)).toBeVisible({ timeout: 120_000 }),
+    ),
+  );
+
+  for (const [key, file] of Object.entries(files)) {
+    expect(await storedHash(store, bucket, key), key).toBe(sha256(fs.readFileSync(file)));
+  }
+  expect(await store.stat(bucket, 'album/.hidden')).toBeNull();
+  expect(await store.stat(bucket, 'album/.git/config')).toBeNull();
+  // The browser pane lists the new objects once the uploads are done.
+  await expect(page.getByText('big.bin', { exact: true }).first()).toBeVisible();
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('Azure: a reload mid-upload resumes from the finished blocks; a cancel leaves no uncommitted block', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const { azurite } = endpoints();
+  const blobs = new AzureObjectStore({
+    provider: 'azure',
+    accountName: AZURITE_ACCOUNT,
+    accountKey: AZURITE_KEY,
+    endpoint: azurite,
+  });
+  const container = `resume-${Date.now().toString(36)}`;
+  await blobs.createBucket(container);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-resume-'));
+  const resume = writeRandom(path.join(dir, 'resume.bin'), 64 * MiB);
+  const cancel = writeRandom(path.join(dir, 'cancel.bin'), 48 * MiB);
+
+  await signedInOwner(page, 'Rita');
+  await connect(page, 'azure', {
+    Name: 'Upload Azure',
+    'Storage account name': AZURITE_ACCOUNT,
+    'Account key': AZURITE_KEY,
+  });
+  await expect(page.getByText('Upload Azure added successfully')).toBeVisible();
+  // CORS through the API this time (the Apply button is covered by the S3 test).
+  const config = await page.request.put('/api/transfers/update_bucket_config/', {
+    headers: { authorization: `Bearer ${await token(page)}` },
+    data: { cloud_account_id: await accountId(page, 'Upload Azure'), bucket_name: container, cors: true },
+  });
+  expect(config.ok()).toBe(true);
+
+  await openBucket(page, 'Upload Azure', container);
+  await throttleUploads(page, 4 * MiB);
+  await page.getByLabel('Files to upload').setInputFiles(resume);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  // Reload once Azurite holds the first five blocks (5 MiB parts, five in flight).
+  const service = new BlobServiceClient(
+    azurite,
+    new StorageSharedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY),
+  );
+  const blockCount = async (name: string) => {
+    const blob = service.getContainerClient(container).getBlockBlobClient(name);
+    const list = await blob.getBlockList('uncommitted').catch(() => ({ uncommittedBlocks: [] }));
+    return list.uncommittedBlocks?.length ?? 0;
+  };
+  await expect.poll(() => blockCount('resume.bin'), { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+
+  // The page goes away mid-upload; the same file picked again resumes.
+  await page.reload();
+  await openBucket(page, 'Upload Azure', container);
+  await throttleUploads(page, 4 * MiB);
+  await page.getByLabel('Files to upload').setInputFiles(resume);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  const row = uploadRow(page, 'resume.bin');
+  await expect(row.getByText('Resumed')).toBeVisible();
+  // It goes on from the blocks already there: at least 25 MiB of 64.
+  expect(await percentOf(page, 'resume.bin')).toBeGreaterThanOrEqual(39);
+  await expect(page.getByText(`resume.bin uploaded to ${container} successfully`)).toBeVisible({
+    timeout: 120_000,
+  });
+  expect(await storedHash(blobs, container, 'resume.bin')).toBe(sha256(fs.readFileSync(resume)));
+
+  // Cancel one: nothing of it stays, not even uncommitted blocks.
+  await page.getByLabel('Files to upload').setInputFiles(cancel);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect.poll(() => blockCount('cancel.bin'), { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+  const cancelRow = uploadRow(page, 'cancel.bin');
+  await cancelRow.getByRole('button', { name: 'Cancel' }).click();
+  await expect(cancelRow.getByText(uploadMessages.cancelled)).toBeVisible();
+  await expect.poll(() => blockCount('cancel.bin')).toBe(0);
+  expect(await blobs.stat(container, 'cancel.bin')).toBeNull();
+  await blobs.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
