@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3';
 import { expect, test } from './fixtures.ts';
 import { uploadMessages } from '@cumulo/contract';
 import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
@@ -92,6 +93,15 @@ async function accountId(page: Page, name: string): Promise<string> {
   const found = list.find((a) => a.name === name);
   if (!found) throw new Error(`no account ${name}`);
   return found.id;
+}
+
+/** Sets the bucket's CORS rules through the API, as the page's Apply button does. */
+async function applyCors(page: Page, accountName: string, bucket: string) {
+  const config = await page.request.put('/api/transfers/update_bucket_config/', {
+    headers: { authorization: `Bearer ${await token(page)}` },
+    data: { cloud_account_id: await accountId(page, accountName), bucket_name: bucket, cors: true },
+  });
+  expect(config.ok()).toBe(true);
 }
 
 test('upload a folder and a 64 MiB file to S3 through the Apply CORS flow; bytes identical', async ({
@@ -190,11 +200,7 @@ test('Azure: a reload mid-upload resumes from the finished blocks; a cancel leav
   });
   await expect(page.getByText('Upload Azure added successfully')).toBeVisible();
   // CORS through the API this time (the Apply button is covered by the S3 test).
-  const config = await page.request.put('/api/transfers/update_bucket_config/', {
-    headers: { authorization: `Bearer ${await token(page)}` },
-    data: { cloud_account_id: await accountId(page, 'Upload Azure'), bucket_name: container, cors: true },
-  });
-  expect(config.ok()).toBe(true);
+  await applyCors(page, 'Upload Azure', container);
 
   await openBucket(page, 'Upload Azure', container);
   await throttleUploads(page, 4 * MiB);
@@ -237,5 +243,82 @@ test('Azure: a reload mid-upload resumes from the finished blocks; a cancel leav
   await expect.poll(() => blockCount('cancel.bin')).toBe(0);
   expect(await blobs.stat(container, 'cancel.bin')).toBeNull();
   await blobs.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('S3: a reload mid-upload resumes from the parts s3rver holds; a cancel leaves no open multipart upload', async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const { s3rver } = endpoints();
+  const store = new S3ObjectStore({
+    provider: 'genericS3',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver,
+  });
+  const bucket = `resume-${Date.now().toString(36)}`;
+  await store.createBucket(bucket);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-resume-'));
+  const resume = writeRandom(path.join(dir, 'resume.bin'), 64 * MiB);
+  const cancel = writeRandom(path.join(dir, 'cancel.bin'), 48 * MiB);
+
+  await signedInOwner(page, 'Sam');
+  await connect(page, 'aws', { Name: 'Resume AWS', 'Access Key': S3RVER_KEY, 'Secret Key': S3RVER_KEY });
+  await expect(page.getByText('Resume AWS added successfully')).toBeVisible();
+  await page.getByRole('button', { name: 'Skip this Step' }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await applyCors(page, 'Resume AWS', bucket);
+
+  // What s3rver holds, asked directly (ListMultipartUploads, ListParts) rather than through Cumulo.
+  const openUploads = async (key?: string) => {
+    const answer = await store.client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
+    return (answer.Uploads ?? []).map((upload) => ({ key: upload.Key, uploadId: upload.UploadId }));
+  };
+  const partCount = async (key: string) => {
+    const [upload] = (await openUploads(key)).filter((u) => u.key === key);
+    if (!upload) return 0;
+    const answer = await store.client.send(
+      new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: upload.uploadId }),
+    );
+    return answer.Parts?.length ?? 0;
+  };
+
+  await openBucket(page, 'Resume AWS', bucket);
+  await throttleUploads(page, 4 * MiB);
+  await page.getByLabel('Files to upload').setInputFiles(resume);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  // Reload once s3rver holds the first five parts (5 MiB parts, five in flight).
+  await expect.poll(() => partCount('resume.bin'), { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+  const opened = await openUploads('resume.bin');
+  expect(opened).toHaveLength(1);
+
+  // The page goes away mid-upload; the same file picked again resumes.
+  await page.reload();
+  await openBucket(page, 'Resume AWS', bucket);
+  await throttleUploads(page, 4 * MiB);
+  await page.getByLabel('Files to upload').setInputFiles(resume);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  const row = uploadRow(page, 'resume.bin');
+  await expect(row.getByText('Resumed')).toBeVisible();
+  // It goes on from the parts already there (at least 25 MiB of 64), in the same multipart upload.
+  expect(await percentOf(page, 'resume.bin')).toBeGreaterThanOrEqual(39);
+  expect(await openUploads('resume.bin')).toEqual(opened);
+  await expect(page.getByText(`resume.bin uploaded to ${bucket} successfully`)).toBeVisible({
+    timeout: 120_000,
+  });
+  expect(await storedHash(store, bucket, 'resume.bin')).toBe(sha256(fs.readFileSync(resume)));
+  expect(await openUploads()).toEqual([]);
+
+  // Cancel one: nothing of it stays, not even an open multipart upload with its parts.
+  await page.getByLabel('Files to upload').setInputFiles(cancel);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await expect.poll(() => partCount('cancel.bin'), { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+  const cancelRow = uploadRow(page, 'cancel.bin');
+  await cancelRow.getByRole('button', { name: 'Cancel' }).click();
+  await expect(cancelRow.getByText(uploadMessages.cancelled)).toBeVisible();
+  await expect.poll(() => openUploads()).toEqual([]);
+  expect(await store.stat(bucket, 'cancel.bin')).toBeNull();
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
