@@ -62,6 +62,18 @@ describe('API client (the network is stubbed with vi.stubGlobal fetch)', () => {
     expect(location()).toBe('/login?returnUrl=%2Fprofile%2Fedit%3Ftab%3Dname');
   });
 
+  it('ignores a late 401 once the session is ended (Sign in clicked, token cleared)', async () => {
+    // A request sent with the old token may answer after Sign in cleared the session, while the app is still
+    // leaving the page: it must not open the modal again over /login.
+    stubApi({ 'GET /api/users/_me': { status: 401, body: { message: 'Token expired' } } });
+    renderModalsAt('/profile');
+
+    expect((await failureOf(api.get('/users/_me'))).status).toBe(401);
+
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('dialog', { name: 'Please sign in again' })).not.toBeInTheDocument();
+  });
+
   it('shows no sign-in-again modal for the sign-in calls themselves', async () => {
     stubApi({
       'POST /api/authentication/Login': { status: 401, body: { message: 'Incorrect username or password.' } },

@@ -3,6 +3,7 @@ import { Button, Modal } from 'antd';
 import { useLocation, useNavigate } from 'react-router';
 import { messages } from '@cumulo/contract';
 import { badRequestChannel, unauthorizedChannel } from '../api/api-events.ts';
+import { getStoredToken } from '../api/auth-token.ts';
 import { useEndSession } from '../api/session.ts';
 import { isPublicPath } from './public-paths.ts';
 
@@ -18,7 +19,9 @@ export function ApiErrorModals() {
   useEffect(
     () =>
       unauthorizedChannel.subscribe(() => {
-        if (!onPublicPath) setSignInAgain(true);
+        // Once the session is ended (Sign in clicked), late 401s of requests made with the old token must not
+        // open the modal again on the way to /login.
+        if (!onPublicPath && getStoredToken() !== null) setSignInAgain(true);
       }),
     [onPublicPath],
   );
