@@ -17,6 +17,7 @@ import { S3ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { openBucketInBrowser } from './open-bucket.ts';
+import { rcloneEnv } from '../shared/rclone.ts';
 
 const RATIO_GOAL = 0.8;
 const MiB = 1024 * 1024;
@@ -77,22 +78,6 @@ function run(
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, output }));
   });
-}
-
-/** rclone reads its remote from RCLONE_CONFIG_* variables only (as in bench/inventory). */
-function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RCLONE_CONFIG_S3RVER_TYPE: 's3',
-    RCLONE_CONFIG_S3RVER_PROVIDER: 'Other',
-    RCLONE_CONFIG_S3RVER_ENDPOINT: endpoint,
-    RCLONE_CONFIG_S3RVER_REGION: 'us-east-1',
-    RCLONE_CONFIG_S3RVER_ACCESS_KEY_ID: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_SECRET_ACCESS_KEY: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_FORCE_PATH_STYLE: 'true',
-  };
-  delete env.AWS_CA_BUNDLE;
-  return env;
 }
 
 /** A mail sink in this process: the sign-up's verification link is read from it. */

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { startS3rverProcess, repoRoot } from './s3rver-process.ts';
 import { BENCH_BUCKET, ensureSeed, type Seed } from './seed.ts';
+import { rcloneEnv } from '../shared/rclone.ts';
 
 const RATIO_GOAL = 1.0;
 const RSS_GROWTH_GOAL_BYTES = 50e6;
@@ -92,23 +93,6 @@ async function runCumulo(endpoint: string): Promise<Measured> {
     throw new Error(`cumulo inventory did not finish its one bucket: ${line}`);
   }
   return { ...result, loadedRssBytes: result.rssBeforeBytes, wallSeconds: outcome.wallSeconds };
-}
-
-/** rclone reads its remote from RCLONE_CONFIG_* variables only; no config file is read or written. */
-function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RCLONE_CONFIG_S3RVER_TYPE: 's3',
-    RCLONE_CONFIG_S3RVER_PROVIDER: 'Other',
-    RCLONE_CONFIG_S3RVER_ENDPOINT: endpoint,
-    RCLONE_CONFIG_S3RVER_REGION: 'us-east-1',
-    RCLONE_CONFIG_S3RVER_ACCESS_KEY_ID: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_SECRET_ACCESS_KEY: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_FORCE_PATH_STYLE: 'true',
-  };
-  // TESTING.md: rclone must run without AWS_CA_BUNDLE here (`env -u AWS_CA_BUNDLE rclone …`).
-  delete env.AWS_CA_BUNDLE;
-  return env;
 }
 
 const haveGnuTime = fs.existsSync(GNU_TIME);

@@ -1,9 +1,6 @@
 // Child process: one inventory of an s3rver account through the product's own code (BucketInventory with the
 // real StoreRegistry, SecretBox and S3 adapter); only the database rows and the event bus are in-memory
 // stand-ins. A fresh process per run keeps its peak RSS clean. Prints one JSON line.
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { StoreConfig } from '@cumulo/storage';
-import { SecretBox } from '@cumulo/server/src/crypto/keys.ts';
 import { createLogger } from '@cumulo/server/src/logger.ts';
 import { BucketInventory } from '@cumulo/server/src/modules/cloud-accounts/bucket-inventory.ts';
 import type {
@@ -11,7 +8,7 @@ import type {
   CloudAccountRow,
   CloudAccountsRepo,
 } from '@cumulo/server/src/modules/cloud-accounts/cloud-accounts.repo.ts';
-import { StoreRegistry } from '@cumulo/server/src/modules/cloud-accounts/store-registry.ts';
+import { s3rverAccount } from '../shared/s3rver-account.ts';
 
 type BucketUpdate = Parameters<CloudAccountsRepo['updateBucket']>[3];
 
@@ -45,30 +42,8 @@ class MemoryInventoryRepo implements Pick<CloudAccountsRepo, 'find' | 'syncBucke
 const [endpoint, accessKey] = process.argv.slice(2);
 if (!endpoint || !accessKey) throw new Error('usage: walk.ts ENDPOINT ACCESS_KEY');
 
-const secrets = new SecretBox(randomBytes(32));
-const config: StoreConfig = {
-  provider: 'genericS3',
-  endpoint,
-  accessKeyId: accessKey,
-  secretAccessKey: accessKey,
-  forcePathStyle: true,
-};
-const now = new Date();
-const account: CloudAccountRow = {
-  id: randomUUID(),
-  organizationId: randomUUID(),
-  provider: 'genericS3',
-  name: 'bench s3rver',
-  credentials: secrets.seal(JSON.stringify(config)),
-  keyHint: accessKey.slice(-4),
-  region: null,
-  serviceUrl: endpoint,
-  billingBucket: null,
-  createdAt: now,
-  updatedAt: now,
-};
+const { account, registry } = s3rverAccount(endpoint, accessKey);
 const repo = new MemoryInventoryRepo(account);
-const registry = new StoreRegistry(secrets);
 let published = 0;
 const inventory = new BucketInventory(
   repo as unknown as CloudAccountsRepo,

@@ -6,22 +6,20 @@
 //
 //   npm run listing -w bench [-- --count 100000 --requests 25 --rounds 3]
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { BROWSER_PAGE_SIZE, LISTING_MAX_LIMIT, storageIdOf } from '@cumulo/contract';
-import type { StoreConfig } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { SecretBox } from '@cumulo/server/src/crypto/keys.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { createLogger } from '@cumulo/server/src/logger.ts';
-import type { CloudAccountRow } from '@cumulo/server/src/modules/cloud-accounts/cloud-accounts.repo.ts';
-import { StoreRegistry } from '@cumulo/server/src/modules/cloud-accounts/store-registry.ts';
+import { s3rverAccount } from '../shared/s3rver-account.ts';
 import { ObjectsService } from '@cumulo/server/src/modules/objects/objects.service.ts';
 import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { BIG_FOLDER, LISTING_BUCKET, ensureFolderSeed } from './seed-folder.ts';
+import { rcloneEnv } from '../shared/rclone.ts';
 
 const FIRST_PAGE_GOAL_MS = 100;
 const WALK_RATIO_GOAL = 1.2;
@@ -45,22 +43,6 @@ const median = (values: number[]) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
-
-function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RCLONE_CONFIG_S3RVER_TYPE: 's3',
-    RCLONE_CONFIG_S3RVER_PROVIDER: 'Other',
-    RCLONE_CONFIG_S3RVER_ENDPOINT: endpoint,
-    RCLONE_CONFIG_S3RVER_REGION: 'us-east-1',
-    RCLONE_CONFIG_S3RVER_ACCESS_KEY_ID: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_SECRET_ACCESS_KEY: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_FORCE_PATH_STYLE: 'true',
-  };
-  // TESTING.md: rclone must run without AWS_CA_BUNDLE here.
-  delete env.AWS_CA_BUNDLE;
-  return env;
-}
 
 /** `rclone lsf` of the folder: seconds of the whole process and the names it printed. */
 function rcloneLsf(endpoint: string): Promise<{ seconds: number; lines: number }> {
@@ -95,28 +77,7 @@ async function main() {
   const directory = await ensureFolderSeed(dataDir, count);
   const server = await startS3rverProcess(directory);
 
-  const secrets = new SecretBox(randomBytes(32));
-  const config: StoreConfig = {
-    provider: 'genericS3',
-    endpoint: server.endpoint,
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    forcePathStyle: true,
-  };
-  const now = new Date();
-  const account: CloudAccountRow = {
-    id: randomUUID(),
-    organizationId: randomUUID(),
-    provider: 'genericS3',
-    name: 'bench s3rver',
-    credentials: secrets.seal(JSON.stringify(config)),
-    keyHint: S3RVER_KEY.slice(-4),
-    region: null,
-    serviceUrl: server.endpoint,
-    billingBucket: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const { account, registry } = s3rverAccount(server.endpoint, S3RVER_KEY);
   const principal: Principal = {
     userId: randomUUID(),
     organizationId: account.organizationId,
@@ -129,7 +90,6 @@ async function main() {
     list: async () => [account],
     bucketsOf: async () => [],
   };
-  const registry = new StoreRegistry(secrets);
   const service = new ObjectsService(accounts, registry, createLogger('warn'));
   const storageId = storageIdOf(account.id, LISTING_BUCKET);
   const raw = new S3Client({
