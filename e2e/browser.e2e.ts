@@ -5,19 +5,13 @@ import { expect, test } from './fixtures.ts';
 import { objectMessages } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
 
 function s3rverEndpoint() {
   const endpoint = process.env.E2E_S3RVER;
   if (!endpoint) throw new Error('global-setup.ts did not start s3rver');
   return endpoint;
-}
-
-async function connect(page: Page, provider: string, fields: Record<string, string>) {
-  await page.goto(`/addProvider/${provider}`);
-  for (const [label, value] of Object.entries(fields))
-    await page.getByLabel(label, { exact: true }).fill(value);
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
 }
 
 /** Picks an option of an antd searchable select by typing part of it. */
@@ -53,13 +47,12 @@ test('browse an S3 bucket: folders and breadcrumbs, create a folder, download, c
   await store.write(bucket, 'old/two/three.txt', Buffer.from('3'));
 
   await signedInOwner(page);
-  await connect(page, 'genericS3', {
+  await connectAccount(page, 'genericS3', {
     Name: 'Browse S3',
     'Service URL': endpoint,
     'Access Key': S3RVER_KEY,
     'Secret Key': S3RVER_KEY,
   });
-  await expect(page.getByText('Browse S3 added successfully')).toBeVisible();
 
   await page.goto('/browse');
   await pick(page, 'Cloud account', 'Browse S3');
@@ -125,5 +118,17 @@ test('browse an S3 bucket: folders and breadcrumbs, create a folder, download, c
   const left: string[] = [];
   for await (const listed of store.list(bucket)) left.push(...listed.objects.map((o) => o.key));
   expect(left.sort()).toEqual(['docs/deep/inner.txt', 'docs/readme.txt', 'photo.bin', 'reports/']);
+
+  // The dashboard's bucket row opens the browser on that bucket.
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Browse S3', exact: true }).click();
+  await page
+    .getByRole('table', { name: 'Buckets of Browse S3' })
+    .locator('tr')
+    .filter({ hasText: bucket })
+    .getByRole('button', { name: 'Browse' })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/browse\\?account=[\\w-]+&bucket=${bucket}$`));
+  await expect(row(page, 'photo.bin')).toBeVisible();
   await store.close();
 });

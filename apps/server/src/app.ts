@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         // Direct uploads PUT the file's parts from the browser straight to the store (S3 presigned URLs, Azure
-        // SAS, GCS sessions): any https store, plus the endpoints PROVIDER_ENDPOINTS points at (plain http in
+        // SAS, GCS sessions): every https store, plus the endpoints PROVIDER_ENDPOINTS points at (plain http in
         // tests and private deployments).
         connectSrc: ["'self'", 'ws:', 'wss:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],
         fontSrc: ["'self'", 'data:'],

@@ -1,0 +1,21 @@
+import type { Page } from '@playwright/test';
+import { expect } from './fixtures.ts';
+
+/** Fills the add-provider form of `provider` with `fields` (label → value) and presses Save. */
+export async function submitAccount(page: Page, provider: string, fields: Record<string, string>) {
+  await page.goto(`/addProvider/${provider}`);
+  for (const [label, value] of Object.entries(fields))
+    await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+}
+
+/**
+ * Connects an account through the screens and waits for the dashboard: the success toast, and for aws the
+ * billing-bucket step skipped (the AWS flow ends with it).
+ */
+export async function connectAccount(page: Page, provider: string, fields: Record<string, string>) {
+  await submitAccount(page, provider, fields);
+  await expect(page.getByText(`${fields.Name} added successfully`)).toBeVisible();
+  if (provider === 'aws') await page.getByRole('button', { name: 'Skip this Step' }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
