@@ -52,6 +52,11 @@ export interface ReadOptions {
 
 export interface WriteOptions {
   contentType?: string;
+  /**
+   * Hex MD5 of a Buffer body: sent as Content-MD5 so the store refuses bytes damaged on the way, and kept as the
+   * object's comparable MD5 where the provider stores one (Azure Content-MD5).
+   */
+  md5?: string;
   metadata?: Record<string, string>;
   /** Total size when known: lets the adapter pick a single request or a part size within provider limits. */
   size?: number;
@@ -135,6 +140,27 @@ export interface DirectUploadSignOptions {
   accelerate?: boolean;
 }
 
+/** An upload in parts the server sends itself (see `ObjectStoreCapabilities.parts`). */
+export interface PartsUploadRef {
+  bucket: string;
+  key: string;
+  /** The provider's handle: S3 UploadId, the Azure block-id prefix. */
+  uploadId: string;
+}
+
+export interface PartsStartOptions {
+  contentType?: string;
+  /** User metadata. S3 fixes it when the upload starts; Azure when it completes: callers pass it to both. */
+  metadata?: Record<string, string>;
+}
+
+export interface PartsCompleteOptions {
+  contentType?: string;
+  metadata?: Record<string, string>;
+  /** Hex MD5 of the whole object, kept as its comparable MD5 where the provider stores one (Azure Content-MD5). */
+  md5?: string;
+}
+
 /**
  * Provider-only features are optional capabilities an adapter declares (STYLE.md: not base methods that throw).
  */
@@ -162,6 +188,43 @@ export interface ObjectStoreCapabilities {
   tags?: {
     getBucketTags(bucket: string): Promise<Record<string, string>>;
     putBucketTags(bucket: string, tags: Record<string, string>): Promise<void>;
+  };
+  /**
+   * Writes in parts that the server sends itself (the transfer engine): the caller keeps each finished part, so a
+   * copy interrupted by a crash resumes from its finished parts instead of starting over. Parts may be sent in
+   * any order and in parallel.
+   */
+  parts?: {
+    /** Provider limits: part sizes (bytes) and the largest part count. */
+    readonly limits: { minPart: number; maxPart: number; maxParts: number };
+    start(bucket: string, key: string, options: PartsStartOptions): Promise<string>;
+    /** Sends one part (1-based). `md5` (hex) is sent as Content-MD5 so the store checks the bytes on arrival. */
+    uploadPart(
+      upload: PartsUploadRef,
+      partNumber: number,
+      body: Buffer,
+      options: { md5: string; signal?: AbortSignal },
+    ): Promise<{ etag: string | null }>;
+    /**
+     * Server-side: one part copied from a byte range (inclusive) of an object of the same store (S3
+     * UploadPartCopy, Azure Put Block From URL); no bytes pass through Cumulo. Absent where the store cannot.
+     */
+    copyPart?(
+      upload: PartsUploadRef,
+      partNumber: number,
+      source: { bucket: string; key: string },
+      range: { start: number; end: number },
+      options: { signal?: AbortSignal },
+    ): Promise<{ etag: string | null }>;
+    /** The parts the store holds, in part order. */
+    listParts(upload: PartsUploadRef): Promise<DirectUploadPart[]>;
+    complete(
+      upload: PartsUploadRef,
+      parts: Array<{ partNumber: number; etag: string | null }>,
+      options: PartsCompleteOptions,
+    ): Promise<{ etag: string | null }>;
+    /** Discards the upload and its parts; an upload already gone is fine. */
+    abort(upload: PartsUploadRef): Promise<void>;
   };
   /**
    * Uploads the browser sends straight to the store (spec 001 "Direct upload"): the server opens, signs,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError, type ObjectStore } from '../object-store.ts';
+import { StorageError, type ObjectInfo, type ObjectStore, type PartsUploadRef } from '../object-store.ts';
 
 export interface ContractFixture {
   store: ObjectStore;
@@ -18,6 +18,13 @@ export interface ContractOptions {
   largeObjectBytes?: number;
   /** Keys for the batch-delete test (S3 batches by 1000, so more than 1000 exercises batching). */
   deleteManyCount?: number;
+  /**
+   * Whether the adapter declares `capabilities.parts` (default true): when it does, the parts tests run; when it
+   * does not (GCS), the suite checks that it is absent.
+   */
+  parts?: boolean;
+  /** Whether listings carry user metadata (Azure lists it; S3 ListObjectsV2 and GCS pages as requested do not). */
+  listsMetadata?: boolean;
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -57,6 +64,7 @@ export function objectStoreContract(
 ) {
   const largeBytes = options.largeObjectBytes ?? 12 * 1024 * 1024 + 123;
   const deleteCount = options.deleteManyCount ?? 1005;
+  const withParts = options.parts ?? true;
 
   describe(`ObjectStore contract: ${name}`, () => {
     let fx: ContractFixture;
@@ -235,10 +243,204 @@ export function objectStoreContract(
       expect(left).toBe(0);
     });
 
+    if (options.listsMetadata) {
+      it('lists objects with their user metadata', async () => {
+        const body = Buffer.from('listed with metadata');
+        await fx.store.write(fx.bucket, 'meta/listed.txt', body, {
+          metadata: { 'cumulo-sha256': sha256(body) },
+          md5: md5(body),
+        });
+        const listed: ObjectInfo[] = [];
+        for await (const page of fx.store.list(fx.bucket, { prefix: 'meta/' })) listed.push(...page.objects);
+        expect(listed.map((o) => [o.key, o.metadata['cumulo-sha256']])).toEqual([
+          ['meta/listed.txt', sha256(body)],
+        ]);
+      });
+    }
+
+    it('refuses a buffer whose MD5 does not match, and keeps one that does', async () => {
+      const body = Buffer.from('checked on arrival');
+      await fx.store.write(fx.bucket, 'md5/good.txt', body, { md5: md5(body) });
+      expect(await readAll(await fx.store.read(fx.bucket, 'md5/good.txt'))).toEqual(body);
+      const error = await fx.store
+        .write(fx.bucket, 'md5/bad.txt', body, { md5: md5(Buffer.from('other bytes')) })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageError);
+      expect(await fx.store.stat(fx.bucket, 'md5/bad.txt')).toBeNull();
+    });
+
+    if (withParts) partsContract(() => fx);
+    else {
+      it('does not offer parts', () => {
+        expect(fx.store.capabilities.parts).toBeUndefined();
+      });
+    }
+
     it('creates a bucket', async () => {
       const name = `${fx.bucket}-new`;
       await fx.store.createBucket(name);
       expect(await fx.store.headBucket(name)).not.toBeNull();
+    });
+  });
+}
+
+const PART_BYTES = 5 * 1024 * 1024;
+
+/**
+ * `capabilities.parts`, as the transfer engine uses it: parts sent in any order and in parallel, each checked by
+ * its MD5 on arrival, listed to resume, completed with the metadata, or aborted without a trace.
+ */
+function partsContract(fixture: () => ContractFixture) {
+  const partsOf = () => {
+    const parts = fixture().store.capabilities.parts;
+    if (!parts) throw new Error('the adapter does not declare capabilities.parts');
+    return parts;
+  };
+  /** Three parts: two of PART_BYTES and a short last one, as the engine cuts an object. */
+  const pieces = (whole: Buffer) => [
+    whole.subarray(0, PART_BYTES),
+    whole.subarray(PART_BYTES, 2 * PART_BYTES),
+    whole.subarray(2 * PART_BYTES),
+  ];
+  const open = async (key: string, options = {}): Promise<PartsUploadRef> => {
+    const { bucket } = fixture();
+    return { bucket, key, uploadId: await partsOf().start(bucket, key, options) };
+  };
+  /** No parts are left: S3 forgets the upload (NoSuchUpload), Azure has no upload object and lists none. */
+  const expectNoParts = async (upload: PartsUploadRef) => {
+    const answer = await partsOf()
+      .listParts(upload)
+      .then(
+        (list) => list,
+        (error: unknown) => error,
+      );
+    if (answer instanceof StorageError) expect(answer.code).toBe('ObjectNotFound');
+    else expect(answer).toEqual([]);
+  };
+
+  describe('parts', () => {
+    it('declares limits that fit a part of 5 MiB', () => {
+      const { limits } = partsOf();
+      expect(limits.minPart).toBeLessThanOrEqual(PART_BYTES);
+      expect(limits.maxPart).toBeGreaterThanOrEqual(PART_BYTES);
+      expect(limits.maxParts).toBeGreaterThanOrEqual(10_000);
+    });
+
+    it('takes parts out of order and in parallel, lists them, and completes to the exact bytes and metadata', async () => {
+      const { store, bucket } = fixture();
+      const parts = partsOf();
+      const whole = randomBytes(2 * PART_BYTES + 1234);
+      const metadata = { 'cumulo-sha256': sha256(whole) };
+      const upload = await open('parts/assembled.bin', { contentType: 'application/x-cumulo', metadata });
+      const sent = await Promise.all(
+        [3, 1, 2].map(async (partNumber) => {
+          const body = pieces(whole)[partNumber - 1] as Buffer;
+          const { etag } = await parts.uploadPart(upload, partNumber, body, { md5: md5(body) });
+          return { partNumber, etag };
+        }),
+      );
+      const listed = await parts.listParts(upload);
+      expect(listed.map((p) => [p.partNumber, p.size])).toEqual([
+        [1, PART_BYTES],
+        [2, PART_BYTES],
+        [3, 1234],
+      ]);
+      // The etags the store lists are the ones it answered (S3 completes with them; Azure uses none).
+      for (const part of listed)
+        expect(part.etag).toBe(sent.find((s) => s.partNumber === part.partNumber)?.etag);
+      // Nothing is visible before completion.
+      expect(await store.stat(bucket, upload.key)).toBeNull();
+
+      await parts.complete(upload, sent, { contentType: 'application/x-cumulo', metadata, md5: md5(whole) });
+      const info = await store.stat(bucket, upload.key);
+      expect(info).toMatchObject({ size: whole.length, contentType: 'application/x-cumulo' });
+      expect(info?.metadata['cumulo-sha256']).toBe(sha256(whole));
+      if (info?.md5) expect(info.md5).toBe(md5(whole));
+      expect(sha256(await readAll(await store.read(bucket, upload.key)))).toBe(sha256(whole));
+    });
+
+    it('refuses a part whose MD5 does not match and keeps none of it', async () => {
+      const parts = partsOf();
+      const upload = await open('parts/damaged.bin');
+      const body = randomBytes(1024);
+      const damaged = Buffer.from(body);
+      damaged[0] = (damaged[0] ?? 0) ^ 0xff;
+      const error = await parts.uploadPart(upload, 1, damaged, { md5: md5(body) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageError);
+      expect(await parts.listParts(upload)).toEqual([]);
+      // The same part sent intact is taken.
+      await parts.uploadPart(upload, 1, body, { md5: md5(body) });
+      expect((await parts.listParts(upload)).map((p) => [p.partNumber, p.size])).toEqual([[1, 1024]]);
+      await parts.abort(upload);
+    });
+
+    it('aborts without leaving an object or parts, and a second abort is fine', async () => {
+      const { store, bucket } = fixture();
+      const parts = partsOf();
+      const upload = await open('parts/aborted.bin');
+      const whole = randomBytes(PART_BYTES + 10);
+      await parts.uploadPart(upload, 2, whole.subarray(PART_BYTES), { md5: md5(whole.subarray(PART_BYTES)) });
+      await parts.uploadPart(upload, 1, whole.subarray(0, PART_BYTES), {
+        md5: md5(whole.subarray(0, PART_BYTES)),
+      });
+      expect(await parts.listParts(upload)).toHaveLength(2);
+      await parts.abort(upload);
+      expect(await store.stat(bucket, upload.key)).toBeNull();
+      await expectNoParts(upload);
+      await parts.abort(upload);
+    });
+
+    it('aborting an upload over an existing object leaves that object as it was', async () => {
+      const { store, bucket } = fixture();
+      const parts = partsOf();
+      const original = Buffer.from('the object the transfer would have replaced');
+      await store.write(bucket, 'parts/kept.txt', original, {
+        contentType: 'text/plain',
+        metadata: { 'cumulo-sha256': sha256(original) },
+      });
+      const upload = await open('parts/kept.txt');
+      const body = randomBytes(2048);
+      await parts.uploadPart(upload, 1, body, { md5: md5(body) });
+      await parts.abort(upload);
+      const info = await store.stat(bucket, 'parts/kept.txt');
+      expect(info).toMatchObject({ size: original.length, contentType: 'text/plain' });
+      expect(info?.metadata['cumulo-sha256']).toBe(sha256(original));
+      expect(await readAll(await store.read(bucket, 'parts/kept.txt'))).toEqual(original);
+    });
+
+    it('copies byte ranges of another object of the store into parts, server-side, to the exact bytes', async () => {
+      const { store, bucket } = fixture();
+      const parts = partsOf();
+      const copyPart = parts.copyPart?.bind(parts);
+      if (!copyPart) throw new Error('the adapter declares parts without copyPart');
+      const source = randomBytes(2 * PART_BYTES + 777);
+      await store.write(bucket, 'parts/copy-source.bin', source);
+      const upload = await open('parts/copied.bin', { metadata: { 'cumulo-sha256': sha256(source) } });
+      const ranges = [
+        { partNumber: 2, start: PART_BYTES, end: 2 * PART_BYTES - 1 },
+        { partNumber: 3, start: 2 * PART_BYTES, end: source.length - 1 },
+        { partNumber: 1, start: 0, end: PART_BYTES - 1 },
+      ];
+      const copied = await Promise.all(
+        ranges.map(async ({ partNumber, start, end }) => {
+          const { etag } = await copyPart(
+            upload,
+            partNumber,
+            { bucket, key: 'parts/copy-source.bin' },
+            { start, end },
+            {},
+          );
+          return { partNumber, etag };
+        }),
+      );
+      expect((await parts.listParts(upload)).map((p) => [p.partNumber, p.size])).toEqual([
+        [1, PART_BYTES],
+        [2, PART_BYTES],
+        [3, 777],
+      ]);
+      await parts.complete(upload, copied, { metadata: { 'cumulo-sha256': sha256(source) } });
+      expect(sha256(await readAll(await store.read(bucket, 'parts/copied.bin')))).toBe(sha256(source));
+      expect((await store.stat(bucket, 'parts/copied.bin'))?.metadata['cumulo-sha256']).toBe(sha256(source));
     });
   });
 }

@@ -1,8 +1,10 @@
 /**
- * Extends the test S3 server with the three multipart calls s3rver 3.7.1 lacks: ListParts, AbortMultipartUpload
- * (both 405 in s3rver) and ListMultipartUploads (501). Cumulo resumes a direct upload from ListParts and cancels it
- * with AbortMultipartUpload; without these calls those paths could only be shown against mocks, never against a
- * server that really holds the parts.
+ * Extends the test S3 server with the calls s3rver 3.7.1 lacks or does not check the way S3 does: ListParts,
+ * AbortMultipartUpload (both 405 in s3rver), ListMultipartUploads (501), UploadPartCopy (501), and the Content-MD5
+ * check of UploadPart and PutObject (s3rver stores whatever arrives; S3 refuses a mismatch with BadDigest). Cumulo
+ * resumes a direct upload from ListParts, cancels it with AbortMultipartUpload, copies large objects and transfer
+ * parts inside one store with UploadPartCopy, and relies on the store refusing damaged bytes; without these calls
+ * those paths could only be shown against mocks, never against a server that really holds the parts.
  *
  * The calls work on s3rver's own filesystem store (`<bucket>/._S3rver_uploads/<uploadId>/` holds `key`, `metadata`,
  * and `<n>` with `<n>.md5` per finished part) and answer S3's XML through s3rver's own rendering. They run behind
@@ -10,9 +12,13 @@
  * s3rver refuses (an unknown access key id, a wrong V2 signature, a missing bucket) is refused here too.
  */
 
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type S3rver from 's3rver';
 
 interface KoaContext {
@@ -20,8 +26,11 @@ interface KoaContext {
   path: string;
   query: Record<string, string | string[] | undefined>;
   params: Record<string, string | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  req: IncomingMessage;
   status: number;
   body: unknown;
+  etag: string;
 }
 type Next = () => Promise<unknown>;
 type Middleware = (ctx: KoaContext, next: Next) => unknown;
@@ -29,7 +38,16 @@ type Middleware = (ctx: KoaContext, next: Next) => unknown;
 /** The part of an s3rver instance (a Koa app) this extension reaches into. */
 interface S3rverInternals {
   middleware: Middleware[];
-  store: { getResourcePath(bucket: string, key: string | undefined, resource: string): string };
+  store: {
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+    getBucket(bucket: string): Promise<unknown>;
+    putPart(
+      bucket: string,
+      uploadId: string,
+      partNumber: number,
+      content: Readable,
+    ): Promise<{ md5: string }>;
+  };
 }
 
 type S3ErrorClass = new (code: string, message: string, detail?: Record<string, unknown>) => Error;
@@ -54,30 +72,46 @@ const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account.js') as {
 
 const XMLNS = { xmlns: 'http://s3.amazonaws.com/doc/2006-03-01/' };
 const PAGE_LIMIT = 1000;
+/** S3 copies at most 5 GiB in one request (CopyObject, or UploadPartCopy without a range). */
+const MAX_COPY_BYTES = 5 * 1024 ** 3;
 /** s3rver's ids are 32 hex digits; anything else is no upload, and never a path to walk out of the store with. */
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const QUERY_METHODS = new Set([...bucketControllers.METHODS, ...objectControllers.METHODS]);
 
-type Call = 'listParts' | 'abortUpload' | 'listUploads';
+type Call = 'listParts' | 'abortUpload' | 'listUploads' | 'uploadPart' | 'uploadPartCopy' | 'putObject';
 type Store = S3rverInternals['store'];
 
 const first = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
-/** Which of the three calls a request is, the way s3rver's router tells calls apart (path, method, query). */
+/** Which of these calls a request is, the way s3rver's router tells calls apart (path, method, query). */
 function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } | undefined {
   const match = /^\/([^/]+)(?:\/(.*))?$/.exec(ctx.path);
   if (!match?.[1]) return undefined;
   const methods = Object.keys(ctx.query).filter((name) => QUERY_METHODS.has(name));
-  if (methods.length !== 1) return undefined;
   const bucket = decodeURIComponent(match[1]);
   const key = match[2] ? decodeURIComponent(match[2]) : undefined;
+  // PutObject (no query method) with Content-MD5: checked here, then stored by s3rver's own PutObject.
+  if (
+    methods.length === 0 &&
+    key !== undefined &&
+    ctx.method === 'PUT' &&
+    'content-md5' in ctx.headers &&
+    !('x-amz-copy-source' in ctx.headers)
+  ) {
+    return { call: 'putObject', bucket, key };
+  }
+  if (methods.length !== 1) return undefined;
   if (key === undefined) {
     return ctx.method === 'GET' && methods[0] === 'uploads' ? { call: 'listUploads', bucket } : undefined;
   }
   if (methods[0] !== 'uploadId') return undefined;
   if (ctx.method === 'GET') return { call: 'listParts', bucket, key };
   if (ctx.method === 'DELETE') return { call: 'abortUpload', bucket, key };
+  if (ctx.method === 'PUT' && 'x-amz-copy-source' in ctx.headers)
+    return { call: 'uploadPartCopy', bucket, key };
+  // Without Content-MD5 s3rver's own UploadPart is what S3 does too (store what arrives).
+  if (ctx.method === 'PUT' && 'content-md5' in ctx.headers) return { call: 'uploadPart', bucket, key };
   return undefined;
 }
 
@@ -177,6 +211,142 @@ async function abortUpload(ctx: KoaContext, store: Store, bucket: string, key: s
   ctx.body = null;
 }
 
+/** S3's part numbers: 1 to 10 000. */
+function partNumberOf(ctx: KoaContext): number {
+  const value = first(ctx.query.partNumber) ?? '';
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 10_000) {
+    throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', {
+      ArgumentName: 'partNumber',
+      ArgumentValue: value,
+    });
+  }
+  return Number(value);
+}
+
+/** The 16 bytes a Content-MD5 header names, or InvalidDigest as S3 answers for anything else. */
+function contentMd5Of(ctx: KoaContext): Buffer {
+  const header = first(ctx.headers['content-md5']) ?? '';
+  const digest = Buffer.from(header, 'base64');
+  if (digest.length !== 16 || digest.toString('base64') !== header) {
+    throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was not valid.', {
+      'Content-MD5': header,
+    });
+  }
+  return digest;
+}
+
+/** The whole body, checked against Content-MD5 as S3 checks it (BadDigest when it differs). */
+async function checkedBody(ctx: KoaContext): Promise<{ body: Buffer; md5: string }> {
+  const expected = contentMd5Of(ctx);
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const received = createHash('md5').update(body).digest();
+  if (!received.equals(expected)) {
+    throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.', {
+      ExpectedDigest: expected.toString('hex'),
+      CalculatedDigest: received.toString('hex'),
+    });
+  }
+  return { body, md5: received.toString('hex') };
+}
+
+/**
+ * PutObject with Content-MD5: the body is checked before s3rver's own PutObject stores it (s3rver stores whatever
+ * arrives). The checked bytes are handed on as the request's body stream; its headers stay on `ctx.request`.
+ */
+async function putObject(ctx: KoaContext, next: Next): Promise<void> {
+  const { body } = await checkedBody(ctx);
+  ctx.req = Readable.from([body]) as unknown as IncomingMessage;
+  await next();
+}
+
+/**
+ * UploadPart with Content-MD5: the part is received whole and checked before it is stored, so a damaged part is
+ * refused (BadDigest) and never replaces a good part of the same number, as on S3.
+ */
+async function uploadPart(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
+  const uploadId = first(ctx.query.uploadId) ?? '';
+  const partNumber = partNumberOf(ctx);
+  contentMd5Of(ctx);
+  await requireUpload(store, bucket, key, uploadId);
+  const { body } = await checkedBody(ctx);
+  const { md5 } = await store.putPart(bucket, uploadId, partNumber, Readable.from([body]));
+  ctx.etag = md5;
+  ctx.body = '';
+}
+
+/** `bucket/key` of x-amz-copy-source, URL-decoded once (as S3 does), without a leading slash or a versionId. */
+function copySourceOf(ctx: KoaContext): { bucket: string; key: string } {
+  const header = (first(ctx.headers['x-amz-copy-source']) ?? '')
+    .replace(/^\//, '')
+    .replace(/\?versionId=.*$/, '');
+  const slash = header.indexOf('/');
+  if (slash <= 0 || slash === header.length - 1) {
+    throw new S3Error(
+      'InvalidArgument',
+      'Copy Source must mention the source bucket and key: sourcebucket/sourcekey',
+      {
+        ArgumentName: 'x-amz-copy-source',
+        ArgumentValue: header,
+      },
+    );
+  }
+  return {
+    bucket: decodeURIComponent(header.slice(0, slash)),
+    key: decodeURIComponent(header.slice(slash + 1)),
+  };
+}
+
+/**
+ * UploadPartCopy: the part is read from a byte range of an object s3rver holds and stored as UploadPart stores it
+ * (the part file and its `.md5`), so ListParts and CompleteMultipartUpload see it like any other part.
+ */
+async function uploadPartCopy(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
+  const uploadId = first(ctx.query.uploadId) ?? '';
+  const partNumber = partNumberOf(ctx);
+  const source = copySourceOf(ctx);
+  await requireUpload(store, bucket, key, uploadId);
+  if (!(await store.getBucket(source.bucket))) {
+    throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+  }
+  const objectPath = store.getResourcePath(source.bucket, source.key, 'object');
+  const whole = await stat(objectPath).catch((error: unknown) => {
+    if (isMissing(error))
+      throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: source.key });
+    throw error;
+  });
+  const rangeHeader = first(ctx.headers['x-amz-copy-source-range']);
+  let range = { start: 0, end: whole.size - 1 };
+  if (rangeHeader !== undefined) {
+    const match = /^bytes=(\d+)-(\d+)$/.exec(rangeHeader);
+    if (!match || Number(match[1]) > Number(match[2])) {
+      throw new S3Error(
+        'InvalidArgument',
+        'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy',
+        { ArgumentName: 'x-amz-copy-source-range', ArgumentValue: rangeHeader },
+      );
+    }
+    range = { start: Number(match[1]), end: Number(match[2]) };
+    if (range.end >= whole.size) {
+      throw new S3Error(
+        'InvalidRequest',
+        `The specified copy range is invalid for the source object size: ${whole.size}`,
+      );
+    }
+  } else if (whole.size > MAX_COPY_BYTES) {
+    throw new S3Error(
+      'InvalidRequest',
+      'The specified copy source is larger than the maximum allowable size for a copy source: 5368709120',
+    );
+  }
+  // Read straight from the object file: s3rver's getObject reads `end: 0` as "to the end".
+  const { md5 } = await store.putPart(bucket, uploadId, partNumber, createReadStream(objectPath, range));
+  ctx.body = {
+    CopyPartResult: { '@': XMLNS, LastModified: new Date().toISOString(), ETag: JSON.stringify(md5) },
+  };
+}
+
 /**
  * When each upload opened, in order. s3rver keeps no initiation time, and file times are too coarse to order two
  * uploads opened a few milliseconds apart, so CreateMultipartUpload answers are noted as they pass by.
@@ -260,7 +430,7 @@ async function listUploads(
 }
 
 /**
- * Puts the three calls on an s3rver before it runs: just ahead of its router, after the middleware that renders
+ * Puts these calls on an s3rver before it runs: just ahead of its router, after the middleware that renders
  * XML, takes Express mount paths and rewrites virtual-host paths, so requests arrive as the router would see them.
  */
 export function addMultipartCalls(server: S3rver): void {
@@ -290,12 +460,16 @@ export function addMultipartCalls(server: S3rver): void {
     }
     const { call, bucket, key = '' } = request;
     ctx.params = { bucket, key: request.key };
-    const handle = () =>
-      call === 'listParts'
-        ? listParts(ctx, store, bucket, key)
-        : call === 'abortUpload'
-          ? abortUpload(ctx, store, bucket, key)
-          : listUploads(ctx, store, bucket, initiations);
+    const handlers: Record<Call, () => Promise<void>> = {
+      listParts: () => listParts(ctx, store, bucket, key),
+      abortUpload: () => abortUpload(ctx, store, bucket, key),
+      listUploads: () => listUploads(ctx, store, bucket, initiations),
+      uploadPart: () => uploadPart(ctx, store, bucket, key),
+      uploadPartCopy: () => uploadPartCopy(ctx, store, bucket, key),
+      // s3rver's router runs its checks again before its PutObject: they only read headers, so twice is harmless.
+      putObject: () => putObject(ctx, next),
+    };
+    const handle = handlers[call];
     const step = async (index: number): Promise<unknown> => {
       const check = checks[index];
       return check ? check(ctx, () => step(index + 1)) : handle();

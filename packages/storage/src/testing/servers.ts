@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { addPutBlockFromUrl } from './azurite-block-from-url.ts';
 import { addMultipartCalls } from './s3rver-multipart.ts';
 import { multipartUploadsView, type MultipartUploadsView } from './s3rver-uploads.ts';
 
@@ -69,6 +70,8 @@ const { default: BlobServer } = require('azurite/dist/src/blob/BlobServer.js') a
 
 /** Starts Azurite's blob service on a free port, in memory; `endpoint` is the account URL. */
 export async function startAzurite(): Promise<TestStoreServer> {
+  // Put Block From URL (501 in Azurite 3.35), which Cumulo's in-account part copy uses (azurite-block-from-url.ts).
+  addPutBlockFromUrl();
   const configuration = new BlobConfiguration(
     '127.0.0.1',
     0, // the OS picks a free port
@@ -99,3 +102,6 @@ export async function startAzurite(): Promise<TestStoreServer> {
     },
   };
 }
+
+/** For processes that start their own s3rver (benchmarks): the multipart calls s3rver lacks. */
+export { addMultipartCalls } from './s3rver-multipart.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BlobServiceClient, BlockBlobClient } from '@azure/storage-blob';
-import { StorageError, type DirectUploadRef, type ObjectStoreCapabilities } from '../../object-store.ts';
+import { StorageError, type DirectUploadPart, type ObjectStoreCapabilities } from '../../object-store.ts';
 
 type DirectUpload = NonNullable<ObjectStoreCapabilities['directUpload']>;
 
@@ -24,6 +24,41 @@ export function partNumberOf(prefix: string, blockId: string): number | null {
   return match?.[1] ? Number(match[1]) : null;
 }
 
+/** The block-id prefix of an upload Cumulo opened; anything else is refused rather than matched loosely. */
+export function prefixOfUpload(upload: { uploadId: string }): string {
+  if (!PREFIX_PATTERN.test(upload.uploadId)) {
+    throw new StorageError('Unknown', 'This upload was not opened by Cumulo on Azure', 'azure');
+  }
+  return upload.uploadId;
+}
+
+/** A fresh block-id prefix: it keeps one upload's blocks apart from another upload of the same name. */
+export const newUploadPrefix = (): string => randomBytes(6).toString('hex');
+
+export const isMissing = (error: unknown): boolean =>
+  error instanceof Error && 'statusCode' in error && (error as { statusCode?: number }).statusCode === 404;
+
+/** The blocks of this upload the blob holds uncommitted, as parts in part order. */
+export async function stagedParts(client: BlockBlobClient, prefix: string): Promise<DirectUploadPart[]> {
+  try {
+    const list = await client.getBlockList('uncommitted');
+    return (list.uncommittedBlocks ?? [])
+      .flatMap((block) => {
+        const partNumber = partNumberOf(prefix, block.name);
+        return partNumber === null ? [] : [{ partNumber, size: block.size, etag: null }];
+      })
+      .sort((a, b) => a.partNumber - b.partNumber);
+  } catch (error) {
+    // No block staged yet: the blob does not exist at all.
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** The block ids that commit these parts, in part order. */
+export const blockIdsOf = (prefix: string, parts: Array<{ partNumber: number }>): string[] =>
+  [...parts].sort((a, b) => a.partNumber - b.partNumber).map((part) => blockIdOf(prefix, part.partNumber));
+
 export interface AzureSasSigner {
   /** A blob SAS query string with these permissions, valid for that long. */
   (bucket: string, key: string, permissions: string, expiresInSeconds: number): string;
@@ -41,19 +76,12 @@ export function azureDirectUpload(
 ): DirectUpload {
   const blob = (bucket: string, key: string): BlockBlobClient =>
     service.getContainerClient(bucket).getBlockBlobClient(key);
-  const prefixOf = (upload: DirectUploadRef): string => {
-    if (!PREFIX_PATTERN.test(upload.uploadId)) {
-      throw new StorageError('Unknown', 'This upload was not opened by Cumulo on Azure', 'azure');
-    }
-    return upload.uploadId;
-  };
-  const isMissing = (error: unknown) =>
-    error instanceof Error && 'statusCode' in error && (error as { statusCode?: number }).statusCode === 404;
+  const prefixOf = prefixOfUpload;
 
   return {
     // Nothing to open on Azure: blocks are staged straight onto the blob name. The prefix keeps this upload's
     // blocks apart from another upload of the same name.
-    start: async () => randomBytes(6).toString('hex'),
+    start: async () => newUploadPrefix(),
 
     signParts: async (upload, partNumbers, options) => {
       const prefix = prefixOf(upload);
@@ -76,27 +104,15 @@ export function azureDirectUpload(
     }),
 
     listParts: async (upload) => {
-      const prefix = prefixOf(upload);
       try {
-        const list = await blob(upload.bucket, upload.key).getBlockList('uncommitted');
-        return (list.uncommittedBlocks ?? [])
-          .flatMap((block) => {
-            const partNumber = partNumberOf(prefix, block.name);
-            return partNumber === null ? [] : [{ partNumber, size: block.size, etag: null }];
-          })
-          .sort((a, b) => a.partNumber - b.partNumber);
+        return await stagedParts(blob(upload.bucket, upload.key), prefixOf(upload));
       } catch (error) {
-        // No block staged yet: the blob does not exist at all.
-        if (isMissing(error)) return [];
         return rethrow(error);
       }
     },
 
     complete: async (upload, parts, options) => {
-      const prefix = prefixOf(upload);
-      const ids = [...parts]
-        .sort((a, b) => a.partNumber - b.partNumber)
-        .map((part) => blockIdOf(prefix, part.partNumber));
+      const ids = blockIdsOf(prefixOf(upload), parts);
       try {
         const answer = await blob(upload.bucket, upload.key).commitBlockList(ids, {
           blobHTTPHeaders: { blobContentType: options.contentType },

@@ -12,21 +12,25 @@ import {
 } from '../../testing/servers.ts';
 import { AzureObjectStore } from './azure-store.ts';
 
-objectStoreContract('Azure adapter against Azurite', async () => {
-  const azurite = await startAzurite();
-  const store = new AzureObjectStore(
-    { provider: 'azure', accountName: ACCOUNT_NAME, accountKey: ACCOUNT_KEY, endpoint: azurite.endpoint },
-    { maxAttempts: 2 },
-  );
-  const bucket = `contract-${randomUUID().slice(0, 8)}`;
-  await store.createBucket(bucket);
-  return {
-    store,
-    bucket,
-    missingBucket: `missing-${randomUUID().slice(0, 8)}`,
-    cleanup: azurite.stop,
-  };
-});
+objectStoreContract(
+  'Azure adapter against Azurite',
+  async () => {
+    const azurite = await startAzurite();
+    const store = new AzureObjectStore(
+      { provider: 'azure', accountName: ACCOUNT_NAME, accountKey: ACCOUNT_KEY, endpoint: azurite.endpoint },
+      { maxAttempts: 2 },
+    );
+    const bucket = `contract-${randomUUID().slice(0, 8)}`;
+    await store.createBucket(bucket);
+    return {
+      store,
+      bucket,
+      missingBucket: `missing-${randomUUID().slice(0, 8)}`,
+      cleanup: azurite.stop,
+    };
+  },
+  { listsMetadata: true },
+);
 
 describe('Azure adapter against Azurite: credentials, SAS and CORS', () => {
   let azurite: { endpoint: string; stop: () => Promise<void> };

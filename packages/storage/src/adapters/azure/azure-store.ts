@@ -29,6 +29,7 @@ import {
 } from '../../object-store.ts';
 import { NETWORK_ERROR_CODES } from '../shared.ts';
 import { azureDirectUpload } from './azure-direct-upload.ts';
+import { azureParts } from './azure-parts.ts';
 import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type AzureStoreConfig, type RetryOptions } from '../../store-config.ts';
 
@@ -221,6 +222,13 @@ export class AzureObjectStore implements ObjectStore {
         (bucket, key, permissions, expiresInSeconds) => this.sas(bucket, key, permissions, expiresInSeconds),
         rethrow,
       ),
+      parts: azureParts({
+        service: this.service,
+        sas: (bucket, key, permissions, expiresInSeconds) =>
+          this.sas(bucket, key, permissions, expiresInSeconds),
+        rethrow,
+        encodeMetadata,
+      }),
     };
   }
 
@@ -391,10 +399,13 @@ export class AzureObjectStore implements ObjectStore {
     try {
       if (Buffer.isBuffer(body)) {
         // The MD5 of a buffer is cheap and makes the object comparable later (Azure only computes one itself
-        // for single-request uploads).
+        // for single-request uploads). The caller's MD5, when given, is the one its bytes had before they came
+        // here: Put Blob checks the body against it, so damage on the way is refused.
         const blobHTTPHeaders = {
           blobContentType: options.contentType,
-          blobContentMD5: createHash('md5').update(body).digest(),
+          blobContentMD5: options.md5
+            ? Buffer.from(options.md5, 'hex')
+            : createHash('md5').update(body).digest(),
         };
         if (body.length <= SINGLE_REQUEST_MAX) {
           const response = await blob.upload(body, body.length, {

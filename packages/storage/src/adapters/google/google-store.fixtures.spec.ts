@@ -288,6 +288,15 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
     });
   });
 
+  it("sends the caller's MD5 of a buffer as md5Hash, which GCS checks the received bytes against", async () => {
+    server.use(token, loadFixture('uploads'));
+    const body = Buffer.from('hello, cumulo\n');
+    const md5 = createHash('md5').update(body);
+    await store.write('photos', 'docs/hello.txt', body, { md5: md5.copy().digest('hex') });
+    const upload = apiRequests()[0];
+    expect(upload && multipartResource(upload)).toMatchObject({ md5Hash: md5.digest('base64') });
+  });
+
   it('writes a large stream as a resumable upload in 256 KiB-multiple chunks, progress ending at the total', async () => {
     server.use(token, loadFixture('uploads'));
     const total = 9 * 1024 * 1024 + 77;

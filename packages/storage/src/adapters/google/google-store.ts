@@ -155,6 +155,16 @@ function rethrow(error: unknown, subject: Subject = 'object'): never {
   throw toStorageError(error, subject);
 }
 
+/**
+ * The caller's MD5 of a Buffer body as object metadata: GCS checks the bytes it received against it and refuses
+ * the upload on a mismatch. A stream was never hashed by the caller, so it sends none.
+ */
+function md5HashOf(body: Readable | Buffer, options: WriteOptions): { md5Hash?: string } {
+  return Buffer.isBuffer(body) && options.md5
+    ? { md5Hash: Buffer.from(options.md5, 'hex').toString('base64') }
+    : {};
+}
+
 /** GCS gives md5Hash in base64; the contract compares hex. */
 function md5Hex(md5Hash: string | undefined): string | null {
   return md5Hash ? Buffer.from(md5Hash, 'base64').toString('hex') : null;
@@ -247,6 +257,8 @@ export class GoogleObjectStore implements ObjectStore {
         idempotencyStrategy: IdempotencyStrategy.RetryAlways,
       },
     });
+    // No `parts`: a GCS resumable session takes its chunks in order, one after the other, so parts sent in any
+    // order and in parallel (what `parts` promises) cannot be offered. The transfer engine streams GCS writes.
     this.capabilities = {
       directUpload: googleDirectUpload(this.storage, rethrow),
       cors: {
@@ -460,7 +472,9 @@ export class GoogleObjectStore implements ObjectStore {
         await file.save(payload, {
           resumable: false,
           contentType: options.contentType,
-          metadata: { metadata: options.metadata },
+          metadata: { metadata: options.metadata, ...md5HashOf(body, options) },
+          // The library compares its own MD5 of the payload with the stored object's, and deletes a mismatch.
+          ...(Buffer.isBuffer(body) && options.md5 ? { validation: 'md5' as const } : {}),
         });
       } catch (error) {
         return rethrow(error);
@@ -468,13 +482,7 @@ export class GoogleObjectStore implements ObjectStore {
       options.onProgress?.(payload.length);
       return { etag: file.metadata.etag ?? null, size: payload.length };
     }
-    return this.writeResumable(
-      bucket,
-      key,
-      Buffer.isBuffer(body) ? Readable.from([body]) : body,
-      size,
-      options,
-    );
+    return this.writeResumable(bucket, key, body, size, options);
   }
 
   /**
@@ -485,16 +493,21 @@ export class GoogleObjectStore implements ObjectStore {
   private async writeResumable(
     bucket: string,
     key: string,
-    body: Readable,
+    source: Readable | Buffer,
     size: number | undefined,
     options: WriteOptions,
   ): Promise<WriteResult> {
+    const body = Buffer.isBuffer(source) ? Readable.from([source]) : source;
     const file = this.file(bucket, key);
     const upload: Writable = file.createWriteStream({
       resumable: true,
       chunkSize: partSizeFor('google', size ?? 0),
       contentType: options.contentType,
-      metadata: { contentType: options.contentType, metadata: options.metadata },
+      metadata: {
+        contentType: options.contentType,
+        metadata: options.metadata,
+        ...md5HashOf(source, options),
+      },
     });
     let sessionUri: string | null = null;
     let written = 0;

@@ -1,25 +1,15 @@
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  ListPartsCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-  type ObjectCannedACL,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { PutObjectCommand, UploadPartCommand, type ObjectCannedACL, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { DirectUploadPart, ObjectStoreCapabilities } from '../../object-store.ts';
+import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { toStorageError } from './s3-errors.ts';
+import { abortUpload, completeUpload, createUpload, listUploadParts } from './s3-multipart.ts';
 
 type DirectUpload = NonNullable<ObjectStoreCapabilities['directUpload']>;
 
 /** A signed Content-Type must come back with the same value in the browser's PUT. */
 const contentTypeHeader = (contentType: string | undefined): Record<string, string> =>
   contentType ? { 'Content-Type': contentType } : {};
-
-const stripQuotes = (etag: string | undefined): string | null => (etag ? etag.replace(/^"+|"+$/g, '') : null);
 
 export interface S3DirectUploadClients {
   /** The account's client, for the calls the server makes itself. */
@@ -43,18 +33,7 @@ export function s3DirectUpload(clients: S3DirectUploadClients, provider: S3Provi
   };
   return {
     start: (bucket, key, options) =>
-      call(async () => {
-        const answer = await client.send(
-          new CreateMultipartUploadCommand({
-            Bucket: bucket,
-            Key: key,
-            ContentType: options.contentType,
-            ACL: options.acl as ObjectCannedACL | undefined,
-          }),
-        );
-        if (!answer.UploadId) throw new Error('The provider opened the upload without an upload id');
-        return answer.UploadId;
-      }),
+      call(() => createUpload(client, bucket, key, { contentType: options.contentType, acl: options.acl })),
 
     signParts: (upload, partNumbers, options) =>
       call(async () => {
@@ -97,61 +76,10 @@ export function s3DirectUpload(clients: S3DirectUploadClients, provider: S3Provi
         };
       }),
 
-    listParts: (upload) =>
-      call(async () => {
-        const parts: DirectUploadPart[] = [];
-        let marker: string | undefined;
-        // ListParts answers at most 1000 parts a page; an upload may have 10 000.
-        for (;;) {
-          const page = await client.send(
-            new ListPartsCommand({
-              Bucket: upload.bucket,
-              Key: upload.key,
-              UploadId: upload.uploadId,
-              PartNumberMarker: marker,
-            }),
-          );
-          for (const part of page.Parts ?? []) {
-            if (part.PartNumber === undefined) continue;
-            parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: stripQuotes(part.ETag) });
-          }
-          if (!page.IsTruncated || !page.NextPartNumberMarker) break;
-          marker = page.NextPartNumberMarker;
-        }
-        return parts.sort((a, b) => a.partNumber - b.partNumber);
-      }),
+    listParts: (upload) => call(() => listUploadParts(client, upload)),
 
-    complete: (upload, parts) =>
-      call(async () => {
-        const answer = await client.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: upload.bucket,
-            Key: upload.key,
-            UploadId: upload.uploadId,
-            MultipartUpload: {
-              Parts: [...parts]
-                .sort((a, b) => a.partNumber - b.partNumber)
-                .map((part) => ({ PartNumber: part.partNumber, ETag: part.etag ?? undefined })),
-            },
-          }),
-        );
-        return { etag: stripQuotes(answer.ETag) };
-      }),
+    complete: (upload, parts) => call(() => completeUpload(client, upload, parts)),
 
-    abort: async (upload) => {
-      try {
-        await client.send(
-          new AbortMultipartUploadCommand({
-            Bucket: upload.bucket,
-            Key: upload.key,
-            UploadId: upload.uploadId,
-          }),
-        );
-      } catch (error) {
-        // Already completed, aborted or expired by a lifecycle rule: nothing is left, which is the goal.
-        if (error instanceof Error && error.name === 'NoSuchUpload') return;
-        throw toStorageError(error, provider);
-      }
-    },
+    abort: (upload) => call(() => abortUpload(client, upload)),
   };
 }

@@ -446,13 +446,30 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'parts',
       'tags',
       'versioning',
     ]);
-    expect(declared('wasabi')).toEqual(['acl', 'cors', 'directUpload', 'lifecycle', 'tags', 'versioning']);
-    expect(declared('genericS3')).toEqual(['acl', 'cors', 'directUpload', 'lifecycle', 'tags', 'versioning']);
-    expect(declared('backblaze')).toEqual(['cors', 'directUpload']);
-    expect(declared('filebase')).toEqual(['cors', 'directUpload']);
+    expect(declared('wasabi')).toEqual([
+      'acl',
+      'cors',
+      'directUpload',
+      'lifecycle',
+      'parts',
+      'tags',
+      'versioning',
+    ]);
+    expect(declared('genericS3')).toEqual([
+      'acl',
+      'cors',
+      'directUpload',
+      'lifecycle',
+      'parts',
+      'tags',
+      'versioning',
+    ]);
+    expect(declared('backblaze')).toEqual(['cors', 'directUpload', 'parts']);
+    expect(declared('filebase')).toEqual(['cors', 'directUpload', 'parts']);
   });
 });
 

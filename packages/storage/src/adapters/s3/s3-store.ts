@@ -42,6 +42,8 @@ import { DEFAULT_PART_CONCURRENCY, PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor 
 import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig } from '../../store-config.ts';
 import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
+import { copySourceOf } from './s3-multipart.ts';
+import { s3Parts, useContentMd5ForParts } from './s3-parts.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
 
@@ -56,10 +58,7 @@ const SINGLE_PART_MD5 = /^[0-9a-f]{32}$/i;
 const stripQuotes = (etag: string | undefined): string | null => (etag ? etag.replace(/^"+|"+$/g, '') : null);
 const md5OfEtag = (etag: string | null): string | null => (etag && SINGLE_PART_MD5.test(etag) ? etag : null);
 
-/** CopySource is "bucket/key" with each key segment URL-encoded (S3 decodes it once; `/` stays a separator). */
-export function copySourceOf(bucket: string, key: string): string {
-  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-}
+export { copySourceOf };
 
 /** RFC 6266 Content-Disposition that keeps non-ASCII download names intact. */
 function attachmentOf(fileName: string): string {
@@ -138,6 +137,7 @@ export class S3ObjectStore implements ObjectStore {
     this.provider = config.provider;
     this.client = new S3Client(clientConfig);
     if (clientConfig.requestChecksumCalculation === 'WHEN_REQUIRED') useContentMd5ForDeletes(this.client);
+    else useContentMd5ForParts(this.client);
     this.signer =
       clientConfig.requestChecksumCalculation === 'WHEN_REQUIRED'
         ? this.client
@@ -148,6 +148,7 @@ export class S3ObjectStore implements ObjectStore {
         { client: this.client, signer: (accelerate) => this.presigner(accelerate) },
         config.provider,
       ),
+      parts: s3Parts(this.client, config.provider),
     };
   }
 
@@ -383,6 +384,11 @@ export class S3ObjectStore implements ObjectStore {
             ContentLength: payload.length,
             ContentType: options.contentType,
             Metadata: options.metadata,
+            // Only for a Buffer body: a stream read here was never hashed by the caller.
+            ContentMD5:
+              Buffer.isBuffer(body) && options.md5
+                ? Buffer.from(options.md5, 'hex').toString('base64')
+                : undefined,
           }),
           { abortSignal: options.signal },
         );
