@@ -359,6 +359,33 @@ function partsContract(fixture: () => ContractFixture) {
       expect(sha256(await readAll(await store.read(bucket, upload.key)))).toBe(sha256(whole));
     });
 
+    it('keeps metadata known only at completion (a checksum computed while the parts streamed)', async () => {
+      const { store, bucket } = fixture();
+      const parts = partsOf();
+      const whole = randomBytes(PART_BYTES + 77);
+      const upload = await open('parts/late-metadata.bin', {
+        contentType: 'application/x-cumulo',
+        metadata: { origin: 'bench' },
+      });
+      const sent = await Promise.all(
+        [1, 2].map(async (partNumber) => {
+          const body = pieces(whole)[partNumber - 1] as Buffer;
+          return {
+            partNumber,
+            etag: (await parts.uploadPart(upload, partNumber, body, { md5: md5(body) })).etag,
+          };
+        }),
+      );
+      await parts.complete(upload, sent, {
+        contentType: 'application/x-cumulo',
+        metadata: { origin: 'bench', 'cumulo-sha256': sha256(whole) },
+      });
+      const info = await store.stat(bucket, upload.key);
+      expect(info).toMatchObject({ size: whole.length, contentType: 'application/x-cumulo' });
+      expect(info?.metadata).toMatchObject({ origin: 'bench', 'cumulo-sha256': sha256(whole) });
+      expect(sha256(await readAll(await store.read(bucket, upload.key)))).toBe(sha256(whole));
+    });
+
     it('refuses a part whose MD5 does not match and keeps none of it', async () => {
       const parts = partsOf();
       const upload = await open('parts/damaged.bin');

@@ -1,4 +1,10 @@
-import { UploadPartCommand, UploadPartCopyCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  HeadObjectCommand,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import type { S3Provider } from '../../store-config.ts';
@@ -72,10 +78,47 @@ export function s3Parts(client: S3Client, provider: S3Provider): Parts {
     listParts: (upload) => call(() => listUploadParts(client, upload)),
 
     // S3 fixed content type and metadata when the upload started; it keeps no whole-object MD5 of its own.
-    complete: (upload, parts) => call(() => completeUpload(client, upload, parts)),
+    complete: (upload, parts, options) =>
+      call(async () => {
+        const result = await completeUpload(client, upload, parts);
+        if (!options.metadata || Object.keys(options.metadata).length === 0) return result;
+        return (await addMetadataAfterwards(client, upload, options)) ?? result;
+      }),
 
     abort: (upload) => call(() => abortUpload(client, upload)),
   };
+}
+
+/** CopyObject's own limit: larger objects would need a multipart self-copy, which costs more than it is worth. */
+const SELF_COPY_MAX = 5 * 1024 ** 3;
+
+/**
+ * Metadata known only once every byte was read (the engine's SHA-256 of a copy whose source had no checksum)
+ * cannot join an S3 upload that already started. When `complete` is given metadata the object lacks, a server-side
+ * CopyObject of the object onto itself with REPLACE adds it: no bytes pass through Cumulo, and the object keeps
+ * its content type and earlier metadata. Answers the new etag, or null when nothing had to change.
+ */
+async function addMetadataAfterwards(
+  client: S3Client,
+  upload: { bucket: string; key: string },
+  options: { contentType?: string; metadata?: Record<string, string> },
+): Promise<{ etag: string | null } | null> {
+  const head = await client.send(new HeadObjectCommand({ Bucket: upload.bucket, Key: upload.key }));
+  const current = head.Metadata ?? {};
+  const wanted = options.metadata ?? {};
+  const missing = Object.entries(wanted).some(([name, value]) => current[name.toLowerCase()] !== value);
+  if (!missing || (head.ContentLength ?? 0) > SELF_COPY_MAX) return null;
+  const answer = await client.send(
+    new CopyObjectCommand({
+      Bucket: upload.bucket,
+      Key: upload.key,
+      CopySource: copySourceOf(upload.bucket, upload.key),
+      MetadataDirective: 'REPLACE',
+      Metadata: { ...current, ...wanted },
+      ContentType: options.contentType ?? head.ContentType,
+    }),
+  );
+  return { etag: stripQuotes(answer.CopyObjectResult?.ETag) };
 }
 
 /**
