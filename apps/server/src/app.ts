@@ -49,6 +49,21 @@ import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
+import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
+import { TransfersService } from './modules/transfers/transfers.service.ts';
+import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
+import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
+import { TransferExecutor } from './modules/transfers/engine/executor.ts';
+import { TransferProgress } from './modules/transfers/engine/progress.ts';
+import { abandonCopy, copyObject } from './modules/transfers/engine/object-copier.ts';
+import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
+import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
+import { CostsService } from './modules/transfers/costs.service.ts';
+import { costsRoutes } from './modules/transfers/costs.routes.ts';
+import { C2cRepo } from './modules/transfers/c2c.repo.ts';
+import { C2cService } from './modules/transfers/c2c.service.ts';
+import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -124,10 +139,48 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const objects = new ObjectsService(cloudAccountsRepo, stores, log);
   const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
+  const transfersRepo = new TransfersRepo(db.orm, db.pool);
+  const transfers = new TransfersService(
+    transfersRepo,
+    cloudAccountsRepo,
+    stores,
+    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    (message) => publish(db.pool, message),
+    log,
+  );
+  const transferCopier = {
+    copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task),
+    abandonCopy,
+  };
+  const transferExecutor = new TransferExecutor(
+    transfersRepo,
+    cloudAccountsRepo,
+    stores,
+    new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
+    (batchId) => transfers.publishBatch(batchId),
+    transferCopier,
+    {
+      leaseSeconds: config.TRANSFER_LEASE_SECONDS,
+      objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
+      claimChunk: 32,
+      attempts: 3,
+    },
+    log,
+  );
+  const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
+  const costs = new CostsService(cloudAccountsRepo);
+  const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   return {
+    transfers,
+    transfersRepo,
+    transferExecutor,
+    transferCopier,
     auth,
     uploads,
     bucketConfig,
+    organizations,
+    costs,
+    c2c,
     objects,
     mail,
     sharing,
@@ -218,6 +271,10 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       );
       await api.register(objectsRoutes(services.objects, services.auth));
       await api.register(sharingRoutes(services.sharing, services.auth));
+      await api.register(transfersRoutes(services.transfers, services.auth));
+      await api.register(organizationsRoutes(services.organizations, services.auth));
+      await api.register(costsRoutes(services.costs, services.auth));
+      await api.register(c2cRoutes(services.c2c, services.auth));
     },
     { prefix: '/api' },
   );

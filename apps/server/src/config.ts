@@ -49,6 +49,12 @@ export const configSchema = z.object({
    */
   WASABI_PARTNER_URL: z.url({ message: 'must be an absolute URL' }).optional(),
   WASABI_PARTNER_API_KEY: z.string().min(8).optional(),
+  /** Transfer engine: how long a worker's claim on an item lasts without renewal (a killed worker's items return after it). */
+  TRANSFER_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
+  /** Transfer engine: jobs queued per batch, so several worker processes share one batch. */
+  TRANSFER_JOBS_PER_BATCH: z.coerce.number().int().min(1).max(64).default(2),
+  /** Transfer engine: objects copied at once by one batch job. */
+  TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */
   PROVIDER_ENDPOINTS: z
     .string()

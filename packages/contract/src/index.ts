@@ -13,3 +13,4 @@ export * from './format.ts';
 export * from './uploads.ts';
 export * from './sharing.ts';
 export * from './objects.ts';
+export * from './transfers.ts';

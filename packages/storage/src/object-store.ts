@@ -48,6 +48,11 @@ export interface ReadOptions {
   /** Byte range, both ends inclusive (HTTP Range semantics); `end` omitted reads to the end. */
   range?: { start: number; end?: number };
   signal?: AbortSignal;
+  /**
+   * For a whole-object read: called with the object's info from the read's own answer (before the body is
+   * consumed), which spares a stat before reading. Adapters whose read answer lacks it never call it.
+   */
+  onInfo?: (info: ObjectInfo) => void;
 }
 
 export interface WriteOptions {
@@ -70,6 +75,8 @@ export interface WriteOptions {
 export interface WriteResult {
   etag: string | null;
   size: number;
+  /** True when the store itself checked `WriteOptions.md5` against the bytes it received and stored them. */
+  md5Checked?: boolean;
 }
 
 export interface DeleteResult {

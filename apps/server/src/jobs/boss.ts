@@ -9,6 +9,10 @@ export const QUEUES = {
   alertsCheck: 'alerts.check',
   alertsSweep: 'alerts.sweep',
   uploadsSweep: 'uploads.sweep',
+  /** One job per batch and worker slot: plans the batch if needed, then claims and copies items until none is left. */
+  transfersBatch: 'transfers.batch',
+  /** Re-queues batches whose workers died (expired item leases, no job running) and aborts orphaned uploads. */
+  transfersSweep: 'transfers.sweep',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -34,12 +38,22 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.alertsCheck]: { policy: 'stately', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
   [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.transfersBatch]: {
+    policy: 'standard',
+    expireInSeconds: 24 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+  },
+  [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
 };
 
 /** Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). */
 export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QUEUES.inventoryAccount]: 3,
   [QUEUES.alertsCheck]: 2,
+  [QUEUES.transfersBatch]: 4,
 };
 
 export interface BossOptions {

@@ -5,6 +5,7 @@ import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
 import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';
 import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
+import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
 export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
@@ -19,4 +20,16 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
   );
   await registerAlertJobs(boss, services.alerts, services.alertsRepo, log, schedule);
   await registerUploadJobs(boss, services.uploads, log, schedule);
+  await registerTransferJobs(
+    boss,
+    {
+      executor: services.transferExecutor,
+      repo: services.transfersRepo,
+      accounts: services.cloudAccountsRepo,
+      stores: services.stores,
+      copier: services.transferCopier,
+    },
+    log,
+    schedule,
+  );
 }

@@ -105,6 +105,26 @@ export function objectStoreContract(
       expect(await readAll(await fx.store.read(fx.bucket, 'docs/hello.txt'))).toEqual(body);
     });
 
+    it('tells the object info from a whole read itself, the same as stat (no HEAD needed before a copy)', async () => {
+      const body = Buffer.from('read me with my info');
+      await fx.store.write(fx.bucket, 'info/read.txt', body, {
+        contentType: 'text/plain',
+        metadata: { 'cumulo-sha256': 'abc' },
+      });
+      let reported: ObjectInfo | undefined;
+      const stream = await fx.store.read(fx.bucket, 'info/read.txt', { onInfo: (info) => (reported = info) });
+      expect((await readAll(stream)).equals(body)).toBe(true);
+      const stat = await fx.store.stat(fx.bucket, 'info/read.txt');
+      if (fx.store.provider === 'google') return; // its read answer carries no metadata: it never reports
+      expect(reported).toMatchObject({
+        size: body.length,
+        etag: stat?.etag,
+        md5: stat?.md5,
+        contentType: 'text/plain',
+        metadata: { 'cumulo-sha256': 'abc' },
+      });
+    });
+
     it('reads a byte range, both ends inclusive', async () => {
       const body = Buffer.from('0123456789abcdef');
       await fx.store.write(fx.bucket, 'range.bin', body, { size: body.length });

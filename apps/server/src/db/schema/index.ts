@@ -4,3 +4,4 @@ export * from './cloud-accounts.ts';
 export * from './alerts.ts';
 export * from './uploads.ts';
 export * from './sharing.ts';
+export * from './transfers.ts';

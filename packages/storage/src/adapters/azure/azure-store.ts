@@ -382,6 +382,17 @@ export class AzureObjectStore implements ObjectStore {
         .download(offset, count, { abortSignal: options.signal });
       const body = response.readableStreamBody;
       if (!body) throw new StorageError('Unknown', 'Azure answered without a body', 'azure');
+      if (options.onInfo && !options.range) {
+        options.onInfo({
+          key,
+          size: response.contentLength ?? 0,
+          lastModified: response.lastModified ?? null,
+          etag: stripQuotes(response.etag),
+          md5: md5Hex(response.blobContentMD5 ?? response.contentMD5),
+          contentType: response.contentType ?? null,
+          metadata: decodeMetadata(response.metadata),
+        });
+      }
       return body instanceof Readable ? body : Readable.from(body);
     } catch (error) {
       return rethrow(error);

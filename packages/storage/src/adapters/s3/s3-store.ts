@@ -358,6 +358,20 @@ export class S3ObjectStore implements ObjectStore {
       if (!(answer.Body instanceof Readable)) {
         throw new StorageError('Unknown', 'The provider answered without a body', this.provider);
       }
+      if (options.onInfo && !range) {
+        const etag = stripQuotes(answer.ETag);
+        options.onInfo({
+          key,
+          size: answer.ContentLength ?? 0,
+          lastModified: answer.LastModified ?? null,
+          etag,
+          md5: md5OfEtag(etag),
+          contentType: answer.ContentType ?? null,
+          metadata: Object.fromEntries(
+            Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+          ),
+        });
+      }
       return answer.Body;
     } catch (error) {
       this.fail(error);
@@ -393,7 +407,9 @@ export class S3ObjectStore implements ObjectStore {
           { abortSignal: options.signal },
         );
         options.onProgress?.(payload.length);
-        return { etag: stripQuotes(answer.ETag), size: payload.length };
+        // S3 refuses a PutObject whose bytes do not match its Content-MD5 (BadDigest).
+        const md5Checked = Buffer.isBuffer(body) && options.md5 !== undefined;
+        return { etag: stripQuotes(answer.ETag), size: payload.length, md5Checked };
       } catch (error) {
         this.fail(error);
       }

@@ -1,0 +1,165 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { organizations } from './organizations.ts';
+import { users } from './identity.ts';
+import { cloudAccounts } from './cloud-accounts.ts';
+
+/**
+ * A cloud-to-cloud transfer (spec 001 §3 "Batch history entry", §4 "Batch transfer status codes"): copy or move
+ * of a whole bucket, of the objects under a prefix, or of a selection of keys and folders, from one
+ * account/bucket/path to another. `status` carries the spec's codes (2 Ongoing, 4 Completed, 8 Canceled,
+ * 16 Failed, 32 Canceling); `phase` says where an Ongoing batch is (planning the item list, copying, finishing).
+ * Counters are kept by the engine as items finish, so listing batches never scans their items.
+ */
+export const transferBatches = pgTable(
+  'transfer_batches',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Spec 001 §4: 1 migration, 2 replication. */
+    transferType: smallint('transfer_type').notNull().default(1),
+    operation: text('operation', { enum: ['copy', 'move'] }).notNull(),
+    sourceCloudAccountId: uuid('source_cloud_account_id').references(() => cloudAccounts.id, {
+      onDelete: 'set null',
+    }),
+    sourceBucket: text('source_bucket').notNull(),
+    /** The prefix copied ('' for the whole bucket); keys below it keep their path relative to it. */
+    sourcePath: text('source_path').notNull().default(''),
+    /** A selection of keys and folders (ending in '/') under sourcePath; null copies everything under it. */
+    sourceSelection: jsonb('source_selection').$type<string[]>(),
+    destinationCloudAccountId: uuid('destination_cloud_account_id').references(() => cloudAccounts.id, {
+      onDelete: 'set null',
+    }),
+    destinationBucket: text('destination_bucket').notNull(),
+    destinationPath: text('destination_path').notNull().default(''),
+    /** "Skip Existing Files": objects whose size and checksum already match at the destination are skipped. */
+    skipExisting: boolean('skip_existing').notNull().default(false),
+    status: smallint('status').notNull().default(2),
+    phase: text('phase', { enum: ['planning', 'copying', 'finished'] })
+      .notNull()
+      .default('planning'),
+    /** The last source key planned, so a planner killed mid-listing resumes after it. */
+    planCursor: text('plan_cursor'),
+    totalNumber: integer('total_number').notNull().default(0),
+    totalSize: bigint('total_size', { mode: 'number' }).notNull().default(0),
+    transferredNumber: integer('transferred_number').notNull().default(0),
+    transferredSize: bigint('transferred_size', { mode: 'number' }).notNull().default(0),
+    failedNumber: integer('failed_number').notNull().default(0),
+    skippedNumber: integer('skipped_number').notNull().default(0),
+    skippedSize: bigint('skipped_size', { mode: 'number' }).notNull().default(0),
+    deletedNumber: integer('deleted_number').notNull().default(0),
+    /** Bytes/s over the batch's copying time, capped at 671088640 (spec 001 §4). */
+    averageSpeed: bigint('average_speed', { mode: 'number' }).notNull().default(0),
+    /** The batch this one retries the failed items of (spec "Retried"). */
+    retryOfId: uuid('retry_of_id'),
+    /** Set on a batch once a retry of it was started. */
+    retried: boolean('retried').notNull().default(false),
+    /** The sync job whose cycle started this batch (issue 6), null for a one-off transfer. */
+    syncJobId: uuid('sync_job_id'),
+    error: text('error'),
+    requestedAt: timestamp('requested_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [
+    index('transfer_batches_org_requested_idx').on(t.organizationId, t.requestedAt),
+    index('transfer_batches_status_idx').on(t.status),
+  ],
+);
+
+export const TRANSFER_ITEM_STATUSES = [
+  /** Planned, not yet claimed. */
+  'pending',
+  /** Claimed by a worker whose lease (`leaseUntil`) runs; an expired lease makes it claimable again. */
+  'copying',
+  /** Copied and verified (and, for a move, the source deleted). */
+  'done',
+  /** Already at the destination with the same size and checksum ("Skip Existing Files"). */
+  'skipped',
+  'failed',
+  'canceled',
+] as const;
+export type TransferItemStatus = (typeof TRANSFER_ITEM_STATUSES)[number];
+
+/**
+ * One object of a batch. Planning streams the source listing into these rows (never the whole listing in
+ * memory); workers claim them in chunks with FOR UPDATE SKIP LOCKED and a lease, so any number of worker
+ * processes share a batch and a killed worker's items come back when its lease ends.
+ */
+export const transferItems = pgTable(
+  'transfer_items',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    batchId: uuid('batch_id')
+      .notNull()
+      .references(() => transferBatches.id, { onDelete: 'cascade' }),
+    sourceKey: text('source_key').notNull(),
+    destinationKey: text('destination_key').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    /** The source's ETag and comparable MD5 as listed (a change during the copy is detected by comparing them). */
+    sourceEtag: text('source_etag'),
+    sourceMd5: text('source_md5'),
+    status: text('status', { enum: TRANSFER_ITEM_STATUSES }).notNull().default('pending'),
+    attempts: smallint('attempts').notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /** How it was copied: server-side copy, one request, parallel parts, or one stream. */
+    method: text('method', { enum: ['server-copy', 'single', 'parts', 'stream'] }),
+    /** The destination's multipart handle (S3 UploadId, Azure block-id prefix) while a parts copy runs. */
+    uploadId: text('upload_id'),
+    partSize: bigint('part_size', { mode: 'number' }),
+    bytesDone: bigint('bytes_done', { mode: 'number' }).notNull().default(0),
+    /** Checksums verified for the copy (hex). */
+    md5: text('md5'),
+    sha256: text('sha256'),
+    sourceDeleted: boolean('source_deleted').notNull().default(false),
+    error: text('error'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex('transfer_items_batch_key_idx').on(t.batchId, t.sourceKey),
+    index('transfer_items_claim_idx').on(t.batchId, t.status, t.id),
+  ],
+);
+
+/** A finished part of a parts copy: what a resumed copy skips, and what completing the upload needs. */
+export const transferParts = pgTable(
+  'transfer_parts',
+  {
+    itemId: bigint('item_id', { mode: 'number' })
+      .notNull()
+      .references(() => transferItems.id, { onDelete: 'cascade' }),
+    partNumber: integer('part_number').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    etag: text('etag'),
+    /** Hex MD5 of the part's bytes (sent as Content-MD5, so the store checked it on arrival). */
+    md5: text('md5'),
+  },
+  (t) => [primaryKey({ columns: [t.itemId, t.partNumber] })],
+);

@@ -1,0 +1,39 @@
+import { transferMessages, type OrganizationFlags } from '@cumulo/contract';
+import type { Principal } from '../../http/auth.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import type { ChargeConfirmations, OrganizationRow, OrganizationsRepo } from './organizations.repo.ts';
+
+export interface ConfirmationsBody {
+  confirmed_c2c?: true;
+  confirmed_ftx?: true;
+  confirmed_wasabi?: true;
+}
+
+/** The organisation's charge confirmations (spec 001 §2 charge modals, §6: only the Owner confirms). */
+export class OrganizationsService {
+  constructor(private readonly repo: OrganizationsRepo) {}
+
+  /**
+   * Sets the confirmations the body names; a confirmation is never withdrawn here, so the flags only go to true.
+   * The profile (GET /users/_me) reads the same row, so the web's profile refresh shows them at once.
+   */
+  async confirm(principal: Principal, body: ConfirmationsBody): Promise<OrganizationFlags> {
+    if (principal.role !== 'Owner') throw forbidden(transferMessages.ownerConfirms, 'OWNER_ONLY');
+    const flags: ChargeConfirmations = {};
+    if (body.confirmed_c2c) flags.confirmedC2c = true;
+    if (body.confirmed_ftx) flags.confirmedFtx = true;
+    if (body.confirmed_wasabi) flags.confirmedWasabi = true;
+    const row = await this.repo.confirm(principal.organizationId, flags);
+    if (!row) throw notFound();
+    return organizationFlagsView(row);
+  }
+}
+
+export function organizationFlagsView(row: OrganizationRow): OrganizationFlags {
+  return {
+    is_cbs: row.isCbs,
+    confirmed_c2c: row.confirmedC2c,
+    confirmed_ftx: row.confirmedFtx,
+    confirmed_wasabi: row.confirmedWasabi,
+  };
+}

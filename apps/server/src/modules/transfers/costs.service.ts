@@ -1,0 +1,40 @@
+import {
+  c2cMessages,
+  transferCostEstimate,
+  transferCostsEstimate,
+  type CostEstimate,
+} from '@cumulo/contract';
+import type { Principal } from '../../http/auth.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+
+/** What a transfer costs, from the spec's constants (the pure arithmetic is the contract's, shared with /calc). */
+export class CostsService {
+  constructor(private readonly accounts: CloudAccountsRepo) {}
+
+  /**
+   * POST /transfer/calculate_cost: `sizeGb` out of the source account's provider (egress) plus the cloud to cloud
+   * transfer charge. The destination is checked to belong to the caller, though ingress costs nothing anywhere.
+   */
+  async calculate(
+    principal: Principal,
+    body: { sourceCloudAccountId: string; destinationCloudAccountId: string; size: number },
+  ): Promise<CostEstimate> {
+    const [source, destination] = await Promise.all([
+      this.accounts.find(principal.organizationId, body.sourceCloudAccountId),
+      this.accounts.find(principal.organizationId, body.destinationCloudAccountId),
+    ]);
+    if (!source || !destination) throw notFound();
+    return transferCostEstimate(source.provider, body.size);
+  }
+
+  /** POST /transfers/costs: `size` bytes through the provider `service_code` in `direction`. */
+  costs(body: { service_code: string; size: number; direction: string }): CostEstimate {
+    const estimate = transferCostsEstimate(body.service_code, body.size, body.direction);
+    if (estimate) return estimate;
+    const knownService = transferCostsEstimate(body.service_code, 0, 'c2c') !== null;
+    if (!knownService)
+      throw badRequest(c2cMessages.unknownService, { service_code: [c2cMessages.unknownService] });
+    throw badRequest(c2cMessages.unknownDirection, { direction: [c2cMessages.unknownDirection] });
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import { CopyError, type CopyTask } from './copy-task.ts';
+
+/** Metadata names Cumulo writes on copied objects (lower case: every adapter hands metadata back lower-cased). */
+export const SHA256_METADATA = 'cumulo-sha256';
+export const MD5_METADATA = 'cumulo-md5';
+
+export const SOURCE_CHANGED = 'The source object changed during the copy';
+export const CHECKSUM_MISMATCH = 'The copied bytes do not match the checksum of the source object';
+
+const HEX_MD5 = /^[0-9a-f]{32}$/;
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+
+export const md5Hex = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
+
+/** What the source says about its content: a comparable MD5 and an earlier copy's SHA-256, each when known. */
+export interface SourceChecksums {
+  md5: string | null;
+  sha256: string | null;
+}
+
+export function sourceChecksums(info: ObjectInfo, plannedMd5: string | null): SourceChecksums {
+  const candidates = [info.md5, info.metadata[MD5_METADATA], plannedMd5];
+  const md5 = candidates.find((value) => value && HEX_MD5.test(value.toLowerCase()));
+  const sha256 = info.metadata[SHA256_METADATA];
+  return {
+    md5: md5 ? md5.toLowerCase() : null,
+    sha256: sha256 && HEX_SHA256.test(sha256.toLowerCase()) ? sha256.toLowerCase() : null,
+  };
+}
+
+/** Metadata the copy carries over: the user metadata of the source, without Cumulo's checksums of it. */
+export function carriedMetadata(info: ObjectInfo): Record<string, string> {
+  const metadata = { ...info.metadata };
+  delete metadata[SHA256_METADATA];
+  delete metadata[MD5_METADATA];
+  return metadata;
+}
+
+/**
+ * Store errors become the item's error. Throttling, network trouble and unknown answers may pass on a later
+ * attempt; a missing object or bucket, refused credentials or an unsupported call will not.
+ */
+export function toCopyError(error: unknown): CopyError {
+  if (error instanceof CopyError) return error;
+  if (error instanceof StorageError) {
+    const retryable = error.code === 'Throttled' || error.code === 'Network' || error.code === 'Unknown';
+    return new CopyError(error.message, retryable, { cause: error });
+  }
+  return new CopyError(error instanceof Error ? error.message : String(error), true, { cause: error });
+}
+
+/** A cancelled copy rejects with the task's own abort reason, so the executor can tell it from a failure. */
+export function failure(task: CopyTask, error: unknown): unknown {
+  return task.signal.aborted ? task.signal.reason : toCopyError(error);
+}
+
+/** True when the store does not offer a server-side call at all (s3rver answers UploadPartCopy with 501). */
+export function isUnsupported(error: unknown): boolean {
+  return (
+    error instanceof StorageError &&
+    (error.code === 'Unsupported' || error.status === 501 || error.status === 405)
+  );
+}
+
+/** The source as it is now; its ETag and size must still be the planned ones. */
+export async function statSource(task: CopyTask): Promise<ObjectInfo> {
+  const { source, item } = task;
+  const info = await source.store.stat(source.bucket, item.sourceKey);
+  if (!info) throw new CopyError('The source object no longer exists', false);
+  return unchangedSource(task, info);
+}
+
+/** The source's info (from a stat or a read's answer) must still match what was planned. */
+export function unchangedSource(task: CopyTask, info: ObjectInfo): ObjectInfo {
+  const { item } = task;
+  if (info.size !== item.size || (item.sourceEtag && info.etag && info.etag !== item.sourceEtag)) {
+    throw new CopyError(SOURCE_CHANGED, true);
+  }
+  return info;
+}
+
+/** The destination after the write: it must hold exactly the item's size. */
+export async function statDestination(task: CopyTask): Promise<ObjectInfo> {
+  const { destination, item } = task;
+  const info = await destination.store.stat(destination.bucket, item.destinationKey);
+  if (!info) throw new CopyError('The copied object is missing at the destination', true);
+  if (info.size !== item.size) {
+    throw new CopyError(`The destination holds ${info.size} bytes where the source has ${item.size}`, true);
+  }
+  return info;
+}
+
+/** Removes a destination object that failed verification, so nothing unverified is left looking complete. */
+export async function discardDestination(task: CopyTask): Promise<void> {
+  const { destination, item } = task;
+  await destination.store.deleteMany(destination.bucket, [item.destinationKey]).catch(() => undefined);
+}
+
+/**
+ * Source bytes read whole into memory: one byte range (inclusive), or the whole object when `range` is null.
+ * A short or long answer is a failed read, never a silently different object.
+ */
+export async function readSource(
+  task: CopyTask,
+  range: { start: number; end: number } | null,
+  signal: AbortSignal,
+  onInfo?: (info: ObjectInfo) => void,
+): Promise<Buffer> {
+  const { source, item } = task;
+  const expected = range ? range.end - range.start + 1 : item.size;
+  const stream = await source.store.read(source.bucket, item.sourceKey, {
+    ...(range ? { range } : {}),
+    signal,
+    ...(onInfo ? { onInfo } : {}),
+  });
+  const bytes = Buffer.allocUnsafe(expected);
+  let filled = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (filled + chunk.length > expected) {
+      stream.destroy();
+      throw new CopyError(SOURCE_CHANGED, true);
+    }
+    chunk.copy(bytes, filled);
+    filled += chunk.length;
+  }
+  if (filled !== expected) {
+    throw new CopyError(`The source sent ${filled} bytes where ${expected} were asked for`, true);
+  }
+  return bytes;
+}

@@ -1,0 +1,83 @@
+import type { ObjectStore } from '@cumulo/storage';
+
+/**
+ * The seam between the executor (claims items, leases, batch counters, progress; `executor.ts`) and the object
+ * copier (moves and verifies one object; `object-copier.ts`). The copier never touches batch state; the executor
+ * never touches bytes.
+ */
+
+export type CopyMethod = 'server-copy' | 'single' | 'parts' | 'stream';
+
+/** One end of a copy: the account's store (one SDK client per account, from the StoreRegistry) and the bucket. */
+export interface CopyEndpoint {
+  store: ObjectStore;
+  accountId: string;
+  bucket: string;
+  /** Same endpoint and credentials on both sides enable server-side copy; the executor sets this key. */
+  endpointKey: string;
+}
+
+/** The item as planned, plus what an earlier (interrupted) attempt recorded. */
+export interface CopyItem {
+  id: number;
+  sourceKey: string;
+  destinationKey: string;
+  size: number;
+  sourceEtag: string | null;
+  sourceMd5: string | null;
+  /** Set by an earlier attempt of a parts copy: resume it instead of starting over. */
+  method: CopyMethod | null;
+  uploadId: string | null;
+  partSize: number | null;
+}
+
+export interface FinishedPart {
+  partNumber: number;
+  size: number;
+  etag: string | null;
+  /** Hex MD5 of the part's bytes, null for a server-side part copy. */
+  md5: string | null;
+}
+
+/** Durable record of a parts copy, so a killed worker's successor resumes from the finished parts. */
+export interface PartLedger {
+  /** Records the method and, for a parts copy, the destination's upload handle and part size. */
+  begin(itemId: number, method: CopyMethod, uploadId: string | null, partSize: number | null): Promise<void>;
+  finishedParts(itemId: number): Promise<FinishedPart[]>;
+  recordPart(itemId: number, part: FinishedPart): Promise<void>;
+  /** Forgets the upload handle and parts (after complete or abort). */
+  clear(itemId: number): Promise<void>;
+}
+
+export interface CopyTask {
+  item: CopyItem;
+  source: CopyEndpoint;
+  destination: CopyEndpoint;
+  ledger: PartLedger;
+  /** Aborts the copy (cancel, lease lost, shutdown). */
+  signal: AbortSignal;
+  /** Bytes newly written to the destination (for progress); may be called often, must be cheap. */
+  onBytes(delta: number): void;
+}
+
+/** What was verified: the destination holds `size` bytes whose checksum matched by the named rule. */
+export interface CopyResult {
+  method: CopyMethod;
+  /** Hex MD5 of the content when known (computed while streaming, or the provider's matching one). */
+  md5: string | null;
+  /** Hex SHA-256 computed while streaming, stored in the destination's `cumulo-sha256` metadata. */
+  sha256: string | null;
+  verifiedBy: 'md5' | 'sha256' | 'server-copy';
+}
+
+/** A failure worth showing the user (the item's error), and whether another attempt may succeed. */
+export class CopyError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CopyError';
+  }
+}

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BATCH_STATUS } from '@cumulo/contract';
+import { StorageError } from '@cumulo/storage';
+import type { Logger } from '../../../logger.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
+import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
+import type { BatchView, ClaimedItem, TransfersRepo } from '../transfers.repo.ts';
+import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
+import { planBatch } from './planner.ts';
+import type { TransferProgress } from './progress.ts';
+
+export interface ExecutorOptions {
+  leaseSeconds: number;
+  /** Objects copied at once by one job. */
+  objectConcurrency: number;
+  /** Items claimed per round trip. */
+  claimChunk: number;
+  /** Attempts of one item on a retryable error before it is marked failed. */
+  attempts: number;
+}
+
+/** The per-object copier (engine/object-copier.ts), injectable for tests of the executor alone. */
+export interface Copier {
+  copyObject(task: CopyTask): Promise<CopyResult>;
+  abandonCopy(task: CopyTask): Promise<void>;
+}
+
+export const transferErrors = {
+  sourceAccountGone: 'The source cloud account of this transfer was removed.',
+  destinationAccountGone: 'The destination cloud account of this transfer was removed.',
+  unknown: 'The object could not be copied.',
+};
+
+const CANCELED = 'transfer canceled';
+const LEASE_LOST = 'lease lost';
+
+/** Same endpoint and credentials on both sides is what makes a server-side copy possible. */
+export function endpointKeyOf(account: CloudAccountRow, stores: StoreRegistry): string {
+  const config = stores.configOf(account);
+  const identity =
+    'accessKeyId' in config ? config.accessKeyId : 'accountName' in config ? config.accountName : account.id;
+  return [config.provider, config.endpoint ?? account.serviceUrl ?? account.region ?? '', identity].join('|');
+}
+
+function retryable(error: unknown): boolean {
+  if (error instanceof CopyError) return error.retryable;
+  if (error instanceof StorageError) return ['Network', 'Throttled', 'Unknown'].includes(error.code);
+  return true;
+}
+
+/**
+ * The `transfers.batch` job: plans the batch if it is still planning, then claims items in chunks and copies them
+ * concurrently until none is left, renewing its leases as it goes. Any number of these run on one batch, in any
+ * number of processes; each may die at any point (see README "Guarantees").
+ */
+export class TransferExecutor {
+  constructor(
+    private readonly repo: TransfersRepo,
+    private readonly accounts: CloudAccountsRepo,
+    private readonly stores: StoreRegistry,
+    private readonly progress: TransferProgress,
+    private readonly publishBatch: (batchId: string) => Promise<void>,
+    private readonly copier: Copier,
+    private readonly options: ExecutorOptions,
+    private readonly log: Logger,
+  ) {}
+
+  async run(batchId: string): Promise<{ copied: number; failed: number }> {
+    const batch = await this.repo.findForEngine(batchId);
+    if (!batch) return { copied: 0, failed: 0 };
+    if (batch.status === BATCH_STATUS.canceling) {
+      await this.settleCancel(batchId);
+      return { copied: 0, failed: 0 };
+    }
+    if (batch.status !== BATCH_STATUS.ongoing) return { copied: 0, failed: 0 };
+
+    const endpoints = await this.#endpoints(batch);
+    if (!endpoints) return { copied: 0, failed: 0 };
+    this.progress.track(batch.id, batch.organizationId);
+    let counts = { copied: 0, failed: 0 };
+    try {
+      if (!(await this.#plan(batch, endpoints))) return counts;
+      await this.repo.markStarted(batch.id);
+      counts = await this.#copyAll(batch, endpoints);
+    } finally {
+      await this.progress.untrack(batch.id);
+    }
+    if ((await this.repo.statusOf(batch.id)) === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
+    else if (await this.repo.finalize(batch.id)) await this.publishBatch(batch.id);
+    return counts;
+  }
+
+  /** Cancels what nobody works on and ends the batch when no item is in flight any more. */
+  async settleCancel(batchId: string) {
+    await this.repo.cancelIdleItems(batchId);
+    if (await this.repo.finalize(batchId)) await this.publishBatch(batchId);
+  }
+
+  async #endpoints(batch: BatchView): Promise<{ source: CopyEndpoint; destination: CopyEndpoint } | null> {
+    const [source, destination] = await Promise.all([
+      batch.sourceCloudAccountId
+        ? this.accounts.find(batch.organizationId, batch.sourceCloudAccountId)
+        : null,
+      batch.destinationCloudAccountId
+        ? this.accounts.find(batch.organizationId, batch.destinationCloudAccountId)
+        : null,
+    ]);
+    if (!source || !destination) {
+      const error = source ? transferErrors.destinationAccountGone : transferErrors.sourceAccountGone;
+      if (await this.repo.failBatch(batch.id, error)) await this.publishBatch(batch.id);
+      return null;
+    }
+    const endpoint = (account: CloudAccountRow, bucket: string): CopyEndpoint => ({
+      store: this.stores.storeFor(account),
+      accountId: account.id,
+      bucket,
+      endpointKey: endpointKeyOf(account, this.stores),
+    });
+    return {
+      source: endpoint(source, batch.sourceBucket),
+      destination: endpoint(destination, batch.destinationBucket),
+    };
+  }
+
+  /**
+   * One planner per batch at a time (an advisory lock held by a connection, so a dead planner's lock goes with
+   * its connection); the batch's other jobs wait for planning to end, then copy. Answers false when the batch
+   * stopped being Ongoing.
+   */
+  async #plan(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
+    for (;;) {
+      const fresh = await this.repo.findForEngine(batch.id);
+      if (!fresh || fresh.status !== BATCH_STATUS.ongoing) return false;
+      if (fresh.phase !== 'planning') return true;
+      const attempt = await this.repo.withPlanningLock(batch.id, async () => {
+        const current = await this.repo.findForEngine(batch.id);
+        if (!current || current.status !== BATCH_STATUS.ongoing || current.phase !== 'planning') return;
+        await this.repo.markStarted(batch.id);
+        try {
+          await planBatch(this.repo, current, {
+            source: endpoints.source.store,
+            destination: endpoints.destination.store,
+            sameEndpoint: endpoints.source.endpointKey === endpoints.destination.endpointKey,
+          });
+        } catch (error) {
+          if (retryable(error)) throw error;
+          const message = error instanceof Error ? error.message : String(error);
+          if (await this.repo.failBatch(batch.id, message)) await this.publishBatch(batch.id);
+          return;
+        }
+        await this.publishBatch(batch.id);
+      });
+      if (!attempt.locked) await sleep(1000);
+    }
+  }
+
+  async #copyAll(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
+    const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
+    const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const ledger = this.repo.ledger(owner);
+    const queue: ClaimedItem[] = [];
+    const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+    const counts = { copied: 0, failed: 0 };
+    let canceled = false;
+
+    const renew = setInterval(
+      () =>
+        void (async () => {
+          const held = await this.repo.renewLeases(
+            [...queue.map((item) => item.id), ...running.keys()],
+            owner,
+            leaseSeconds,
+          );
+          for (const [id, copy] of running) if (!held.has(id)) copy.controller.abort(LEASE_LOST);
+          for (let i = queue.length - 1; i >= 0; i--) if (!held.has(queue[i]?.id ?? -1)) queue.splice(i, 1);
+        })().catch((error: unknown) => this.log.warn({ err: error }, 'transfer lease renewal failed')),
+      Math.max(500, (leaseSeconds * 1000) / 3),
+    );
+    const watchCancel = setInterval(
+      () =>
+        void this.repo
+          .statusOf(batch.id)
+          .then((status) => {
+            if (status === BATCH_STATUS.ongoing) return;
+            canceled = true;
+            for (const copy of running.values()) copy.controller.abort(CANCELED);
+          })
+          .catch((error: unknown) => this.log.warn({ err: error }, 'transfer cancel check failed')),
+      1000,
+    );
+
+    try {
+      for (;;) {
+        while (!canceled && running.size < objectConcurrency) {
+          if (queue.length === 0)
+            queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk)));
+          const item = queue.shift();
+          if (!item) break;
+          const controller = new AbortController();
+          const task: CopyTask = {
+            item,
+            source: endpoints.source,
+            destination: endpoints.destination,
+            ledger,
+            signal: controller.signal,
+            onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
+          };
+          const done = this.#copyItem(batch, task, item, owner)
+            .then((outcome) => {
+              if (outcome === 'done') counts.copied += 1;
+              if (outcome === 'failed') counts.failed += 1;
+            })
+            .catch((error: unknown) =>
+              this.log.error({ err: error, itemId: item.id }, 'transfer item crashed'),
+            )
+            .finally(() => running.delete(item.id));
+          running.set(item.id, { controller, done });
+        }
+        if (running.size === 0) break;
+        await Promise.race([...running.values()].map((copy) => copy.done));
+      }
+    } finally {
+      clearInterval(renew);
+      clearInterval(watchCancel);
+      await Promise.all([...running.values()].map((copy) => copy.done));
+      for (const item of queue.splice(0)) await this.repo.finishItem(item.id, owner, { status: 'canceled' });
+    }
+    return counts;
+  }
+
+  async #copyItem(
+    batch: BatchView,
+    task: CopyTask,
+    item: ClaimedItem,
+    owner: string,
+  ): Promise<'done' | 'failed' | 'canceled' | 'lost'> {
+    this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
+    const move = batch.operation === 'move';
+    try {
+      // A move whose worker died after verifying the copy only has the source delete left to do.
+      const verifiedBefore = move && (item.md5 !== null || item.sha256 !== null);
+      let result: CopyResult | null = null;
+      if (!verifiedBefore) {
+        result = await this.#copyWithRetries(task);
+        if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
+      }
+      if (move) await this.#deleteSource(task);
+      const counted = await this.repo.finishItem(item.id, owner, {
+        status: 'done',
+        method: result?.method ?? null,
+        md5: result?.md5 ?? null,
+        sha256: result?.sha256 ?? null,
+        sourceDeleted: move,
+      });
+      if (!counted) return 'lost';
+      this.progress.fileEnded(batch.id, item.id, 'Succeeded');
+      return 'done';
+    } catch (error) {
+      if (task.signal.aborted && task.signal.reason === LEASE_LOST) return 'lost';
+      if (task.signal.aborted) {
+        await this.#abandon(task);
+        await this.repo.finishItem(item.id, owner, { status: 'canceled' });
+        this.progress.fileEnded(batch.id, item.id, 'Canceled');
+        return 'canceled';
+      }
+      const message =
+        error instanceof CopyError || error instanceof StorageError ? error.message : transferErrors.unknown;
+      if (message === transferErrors.unknown)
+        this.log.error({ err: error, itemId: item.id }, 'transfer item failed');
+      // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
+      await this.#abandon(task);
+      await this.repo.finishItem(item.id, owner, { status: 'failed', error: message });
+      this.progress.fileEnded(batch.id, item.id, 'Failed', message);
+      return 'failed';
+    }
+  }
+
+  async #copyWithRetries(task: CopyTask): Promise<CopyResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.copier.copyObject(task);
+      } catch (error) {
+        if (task.signal.aborted || !retryable(error) || attempt >= this.options.attempts) throw error;
+        this.log.debug(
+          { err: error, itemId: task.item.id, attempt },
+          'transfer item attempt failed, retrying',
+        );
+        await sleep(250 * 2 ** attempt, undefined, { signal: task.signal });
+      }
+    }
+  }
+
+  async #deleteSource(task: CopyTask) {
+    const { source, item } = task;
+    const result = await source.store.deleteMany(source.bucket, [item.sourceKey]);
+    const refused = result.errors[0];
+    if (refused)
+      throw new CopyError(`The copy verified, but the source could not be deleted: ${refused.message}`, true);
+  }
+
+  async #abandon(task: CopyTask) {
+    await this.copier
+      .abandonCopy(task)
+      .catch((error: unknown) =>
+        this.log.warn({ err: error, itemId: task.item.id }, 'could not abort the upload of a transfer item'),
+      );
+  }
+}

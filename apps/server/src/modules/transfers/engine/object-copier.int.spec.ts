@@ -1,0 +1,626 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  AzureObjectStore,
+  S3ObjectStore,
+  StorageError,
+  type ObjectStore,
+  type ObjectStoreCapabilities,
+} from '@cumulo/storage';
+import {
+  AZURITE_ACCOUNT,
+  AZURITE_KEY,
+  S3RVER_KEY,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CopyError,
+  type CopyEndpoint,
+  type CopyItem,
+  type CopyMethod,
+  type CopyTask,
+  type FinishedPart,
+  type PartLedger,
+} from './copy-task.ts';
+import { abandonCopy, copyObject } from './object-copier.ts';
+import { ThrottleGates } from './throttle.ts';
+
+const MiB = 1024 * 1024;
+type Parts = NonNullable<ObjectStoreCapabilities['parts']>;
+
+const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** The executor's ledger lives in PostgreSQL (transfer_items, transfer_parts); this is the same seam in memory. */
+class MemoryLedger implements PartLedger {
+  readonly uploads = new Map<
+    number,
+    { method: CopyMethod; uploadId: string | null; partSize: number | null }
+  >();
+  readonly parts = new Map<number, Map<number, FinishedPart>>();
+
+  async begin(itemId: number, method: CopyMethod, uploadId: string | null, partSize: number | null) {
+    this.uploads.set(itemId, { method, uploadId, partSize });
+    this.parts.set(itemId, new Map());
+  }
+  async finishedParts(itemId: number) {
+    return [...(this.parts.get(itemId)?.values() ?? [])].sort((a, b) => a.partNumber - b.partNumber);
+  }
+  async recordPart(itemId: number, part: FinishedPart) {
+    this.parts.get(itemId)?.set(part.partNumber, part);
+  }
+  async clear(itemId: number) {
+    this.uploads.delete(itemId);
+    this.parts.delete(itemId);
+  }
+}
+
+/** A store that delegates to a real one, with some calls replaced to watch or disturb them. */
+function wrapStore(
+  store: ObjectStore,
+  changes: {
+    read?: ObjectStore['read'];
+    write?: ObjectStore['write'];
+    stat?: ObjectStore['stat'];
+    parts?: Partial<Parts> | 'none';
+  } = {},
+): ObjectStore {
+  const { parts: partsCapability, ...otherCapabilities } = store.capabilities;
+  const parts =
+    changes.parts === 'none' ? undefined : partsCapability && { ...partsCapability, ...changes.parts };
+  return {
+    provider: store.provider,
+    capabilities: { ...otherCapabilities, ...(parts ? { parts } : {}) },
+    verify: () => store.verify(),
+    listBuckets: () => store.listBuckets(),
+    createBucket: (name, options) => store.createBucket(name, options),
+    headBucket: (name) => store.headBucket(name),
+    list: (bucket, options) => store.list(bucket, options),
+    stat: changes.stat ?? ((bucket, key) => store.stat(bucket, key)),
+    read: changes.read ?? ((bucket, key, options) => store.read(bucket, key, options)),
+    write: changes.write ?? ((bucket, key, body, options) => store.write(bucket, key, body, options)),
+    deleteMany: (bucket, keys) => store.deleteMany(bucket, keys),
+    copy: (source, target) => store.copy(source, target),
+    signedUrl: (bucket, key, options) => store.signedUrl(bucket, key, options),
+    close: () => store.close(),
+  };
+}
+
+async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+let nextItemId = 1;
+
+/** An item as the planner records it: the source as listed. */
+async function plannedItem(
+  store: ObjectStore,
+  bucket: string,
+  key: string,
+  destinationKey = key,
+): Promise<CopyItem> {
+  const info = await store.stat(bucket, key);
+  if (!info) throw new Error(`${key} was not written`);
+  return {
+    id: nextItemId++,
+    sourceKey: key,
+    destinationKey,
+    size: info.size,
+    sourceEtag: info.etag,
+    sourceMd5: info.md5,
+    method: null,
+    uploadId: null,
+    partSize: null,
+  };
+}
+
+function taskOf(
+  item: CopyItem,
+  source: CopyEndpoint,
+  destination: CopyEndpoint,
+  ledger: PartLedger = new MemoryLedger(),
+  signal: AbortSignal = new AbortController().signal,
+): CopyTask & { copiedBytes: () => number } {
+  let bytes = 0;
+  return {
+    item,
+    source,
+    destination,
+    ledger,
+    signal,
+    onBytes: (delta) => {
+      bytes += delta;
+    },
+    copiedBytes: () => bytes,
+  };
+}
+
+describe('object copier against real stores (two s3rver instances and Azurite)', () => {
+  let s3a: S3rverServer;
+  let s3b: S3rverServer;
+  let azurite: TestStoreServer;
+  let storeA: ObjectStore;
+  let storeB: ObjectStore;
+  let azure: ObjectStore;
+  const bucket = `copier-${randomUUID().slice(0, 8)}`;
+  const otherBucket = `${bucket}-2`;
+  // Small pauses: the throttling tests must not sleep for seconds.
+  const gates = () => new ThrottleGates({ baseDelayMs: 1, maxDelayMs: 8, maxAttempts: 5 });
+
+  const endpointA = (store: ObjectStore = storeA, name = bucket): CopyEndpoint => ({
+    store,
+    accountId: 'account-a',
+    bucket: name,
+    endpointKey: 's3rver-a',
+  });
+  const endpointB = (store: ObjectStore = storeB): CopyEndpoint => ({
+    store,
+    accountId: 'account-b',
+    bucket,
+    endpointKey: 's3rver-b',
+  });
+  const endpointAzure = (store: ObjectStore = azure): CopyEndpoint => ({
+    store,
+    accountId: 'account-azure',
+    bucket,
+    endpointKey: 'azurite',
+  });
+
+  beforeAll(async () => {
+    [s3a, s3b, azurite] = await Promise.all([startS3rver(), startS3rver(), startAzurite()]);
+    const s3 = (endpoint: string) =>
+      new S3ObjectStore(
+        {
+          provider: 'aws',
+          accessKeyId: S3RVER_KEY,
+          secretAccessKey: S3RVER_KEY,
+          region: 'us-east-1',
+          endpoint,
+        },
+        { maxAttempts: 2 },
+      );
+    storeA = s3(s3a.endpoint);
+    storeB = s3(s3b.endpoint);
+    azure = new AzureObjectStore(
+      {
+        provider: 'azure',
+        accountName: AZURITE_ACCOUNT,
+        accountKey: AZURITE_KEY,
+        endpoint: azurite.endpoint,
+      },
+      { maxAttempts: 2 },
+    );
+    await Promise.all([
+      storeA.createBucket(bucket),
+      storeA.createBucket(otherBucket),
+      storeB.createBucket(bucket),
+      azure.createBucket(bucket),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([storeA?.close(), storeB?.close(), azure?.close()]);
+    await Promise.all([s3a?.stop(), s3b?.stop(), azurite?.stop()]);
+  });
+
+  describe('single request for small objects', () => {
+    it('copies S3 → Azure byte-identical, with cumulo-sha256, content type and user metadata', async () => {
+      const bytes = randomBytes(300 * 1024);
+      await storeA.write(bucket, 'docs/report one.pdf', bytes, {
+        contentType: 'application/pdf',
+        metadata: { owner: 'finance' },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'docs/report one.pdf'),
+        endpointA(),
+        endpointAzure(),
+      );
+
+      const result = await copyObject(task);
+
+      expect(result).toEqual({ method: 'single', md5: md5(bytes), sha256: sha256(bytes), verifiedBy: 'md5' });
+      expect((await readAll(azure, bucket, 'docs/report one.pdf')).equals(bytes)).toBe(true);
+      const copied = await azure.stat(bucket, 'docs/report one.pdf');
+      expect(copied?.metadata).toEqual({ owner: 'finance', 'cumulo-sha256': sha256(bytes) });
+      expect(copied?.contentType).toBe('application/pdf');
+      expect(copied?.md5).toBe(md5(bytes));
+      expect(task.copiedBytes()).toBe(bytes.length);
+    });
+
+    it('copies Azure → S3 byte-identical, with cumulo-sha256', async () => {
+      const bytes = randomBytes(2 * MiB + 17);
+      await azure.write(bucket, 'from-azure/photo.jpg', bytes, { contentType: 'image/jpeg' });
+      const task = taskOf(
+        await plannedItem(azure, bucket, 'from-azure/photo.jpg'),
+        endpointAzure(),
+        endpointB(),
+      );
+
+      const result = await copyObject(task);
+
+      expect(result.method).toBe('single');
+      expect((await readAll(storeB, bucket, 'from-azure/photo.jpg')).equals(bytes)).toBe(true);
+      const copied = await storeB.stat(bucket, 'from-azure/photo.jpg');
+      expect(copied?.metadata['cumulo-sha256']).toBe(sha256(bytes));
+      expect(copied?.md5).toBe(md5(bytes));
+      expect(copied?.contentType).toBe('image/jpeg');
+    });
+
+    it('refuses bytes damaged on the read and writes nothing', async () => {
+      const bytes = randomBytes(64 * 1024);
+      await storeA.write(bucket, 'damaged/small.bin', bytes);
+      const damaging = wrapStore(storeA, {
+        read: async (name, key) => {
+          const altered = await readAll(storeA, name, key);
+          altered[100] = (altered[100] ?? 0) ^ 0xff;
+          return Readable.from([altered]);
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'damaged/small.bin'),
+        endpointA(damaging),
+        endpointAzure(),
+      );
+
+      const error = await copyObject(task).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).retryable).toBe(true);
+      expect(await azure.stat(bucket, 'damaged/small.bin')).toBeNull();
+    });
+
+    it('fails with "The source object changed during the copy" when the ETag moved since planning', async () => {
+      await storeA.write(bucket, 'moving.txt', Buffer.from('first version'));
+      const item = await plannedItem(storeA, bucket, 'moving.txt');
+      await storeA.write(bucket, 'moving.txt', Buffer.from('second version'));
+      const task = taskOf({ ...item, size: 'second version'.length }, endpointA(), endpointB());
+
+      const error = await copyObject(task).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe('The source object changed during the copy');
+      expect((error as CopyError).retryable).toBe(true);
+      expect(await storeB.stat(bucket, 'moving.txt')).toBeNull();
+    });
+  });
+
+  describe('parallel parts for large objects', () => {
+    const large = randomBytes(40 * MiB);
+    const partSize = 5 * MiB; // 8 parts
+
+    beforeAll(async () => {
+      await storeA.write(bucket, 'large/video.mp4', large, {
+        contentType: 'video/mp4',
+        metadata: { camera: 'north' },
+      });
+    });
+
+    it('copies 40 MiB S3 → S3 across endpoints in parts, verified by MD5, checksums in metadata', async () => {
+      const task = taskOf(await plannedItem(storeA, bucket, 'large/video.mp4'), endpointA(), endpointB());
+
+      const result = await copyObject(task, { partSize, partConcurrency: 3 });
+
+      expect(result).toEqual({ method: 'parts', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
+      expect((await readAll(storeB, bucket, 'large/video.mp4')).equals(large)).toBe(true);
+      const copied = await storeB.stat(bucket, 'large/video.mp4');
+      expect(copied?.contentType).toBe('video/mp4');
+      expect(copied?.metadata).toMatchObject({ camera: 'north', 'cumulo-md5': md5(large) });
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it('copies 40 MiB S3 → Azure in parts with the source MD5 kept, and Content-MD5 set at commit', async () => {
+      const task = taskOf(await plannedItem(storeA, bucket, 'large/video.mp4'), endpointA(), endpointAzure());
+
+      const result = await copyObject(task, { partSize, partConcurrency: 4 });
+
+      expect(result.method).toBe('parts');
+      expect((await readAll(azure, bucket, 'large/video.mp4')).equals(large)).toBe(true);
+      const copied = await azure.stat(bucket, 'large/video.mp4');
+      // The source's MD5 was known at start, so it is the comparable checksum; no SHA-256 is needed on top.
+      expect(copied?.metadata).toMatchObject({ camera: 'north', 'cumulo-md5': md5(large) });
+      expect(copied?.md5).toBe(md5(large));
+    });
+
+    it('verifies by SHA-256 when the source exposes no comparable MD5, stored in metadata at commit (Azure)', async () => {
+      // An S3 multipart ETag is no MD5 on real S3 (s3rver's is): the wrapper hides it as real S3 would.
+      const withoutMd5 = wrapStore(storeA, {
+        stat: async (name, key) => {
+          const info = await storeA.stat(name, key);
+          return info && { ...info, md5: null };
+        },
+      });
+      const item = {
+        ...(await plannedItem(storeA, bucket, 'large/video.mp4', 'no-md5/video.mp4')),
+        sourceMd5: null,
+      };
+      const task = taskOf(item, endpointA(withoutMd5), endpointAzure());
+
+      const result = await copyObject(task, { partSize });
+
+      expect(result).toEqual({
+        method: 'parts',
+        md5: md5(large),
+        sha256: sha256(large),
+        verifiedBy: 'sha256',
+      });
+      expect((await azure.stat(bucket, 'no-md5/video.mp4'))?.metadata['cumulo-sha256']).toBe(sha256(large));
+    });
+
+    it('streams to a destination without parts (as GCS), hashing on the way', async () => {
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'large/video.mp4', 'streamed/video.mp4'),
+        endpointA(),
+        endpointB(wrapStore(storeB, { parts: 'none' })),
+      );
+
+      const result = await copyObject(task);
+
+      expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
+      expect((await readAll(storeB, bucket, 'streamed/video.mp4')).equals(large)).toBe(true);
+      expect((await storeB.stat(bucket, 'streamed/video.mp4'))?.metadata).toMatchObject({
+        camera: 'north',
+        'cumulo-md5': md5(large),
+      });
+      expect(task.copiedBytes()).toBe(large.length);
+    });
+
+    it('resumes an interrupted copy without sending its finished parts again', async () => {
+      const ledger = new MemoryLedger();
+      const firstRun = new AbortController();
+      const sentFirst: number[] = [];
+      const parts = storeB.capabilities.parts as Parts;
+      const interrupting = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            sentFirst.push(partNumber);
+            // The worker dies once three parts are in (the abort plays the SIGKILL for this one copy).
+            if (sentFirst.length === 3) firstRun.abort(new Error('worker stopped'));
+            return answer;
+          },
+        },
+      });
+      const planned = await plannedItem(storeA, bucket, 'large/video.mp4', 'resumed/video.mp4');
+      const first = taskOf({ ...planned }, endpointA(), endpointB(interrupting), ledger, firstRun.signal);
+
+      await expect(copyObject(first, { partSize, partConcurrency: 2 })).rejects.toThrow('worker stopped');
+
+      const begun = ledger.uploads.get(planned.id);
+      const finishedBefore = (await ledger.finishedParts(planned.id)).map((part) => part.partNumber);
+      expect(begun?.method).toBe('parts');
+      expect(finishedBefore.length).toBeGreaterThanOrEqual(3);
+      expect(await storeB.stat(bucket, 'resumed/video.mp4')).toBeNull();
+
+      // The successor reads the item back as the executor would: with the upload handle the ledger recorded.
+      const sentSecond: number[] = [];
+      const counting = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            sentSecond.push(partNumber);
+            return parts.uploadPart(upload, partNumber, body, options);
+          },
+        },
+      });
+      const resumedItem: CopyItem = {
+        ...planned,
+        method: begun?.method ?? null,
+        uploadId: begun?.uploadId ?? null,
+        partSize: begun?.partSize ?? null,
+      };
+      const second = taskOf(resumedItem, endpointA(), endpointB(counting), ledger);
+
+      const result = await copyObject(second, { partSize, partConcurrency: 2 });
+
+      expect(result).toMatchObject({ method: 'parts', md5: md5(large), sha256: sha256(large) });
+      expect(sentSecond.filter((partNumber) => finishedBefore.includes(partNumber))).toEqual([]);
+      expect([...finishedBefore, ...sentSecond].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect((await readAll(storeB, bucket, 'resumed/video.mp4')).equals(large)).toBe(true);
+      expect(ledger.uploads.has(planned.id)).toBe(false);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it('aborts the upload and leaves no object when a ranged read returns altered bytes', async () => {
+      const damaging = wrapStore(storeA, {
+        read: async (name, key, options) => {
+          if (options?.range?.start !== 2 * partSize) return storeA.read(name, key, options);
+          const chunks: Buffer[] = [];
+          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
+          const altered = Buffer.concat(chunks);
+          altered[12345] = (altered[12345] ?? 0) ^ 0x01;
+          return Readable.from([altered]);
+        },
+      });
+      const ledger = new MemoryLedger();
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'corrupted/video.mp4');
+      const task = taskOf(item, endpointA(damaging), endpointB(), ledger);
+
+      const error = await copyObject(task, { partSize, partConcurrency: 3 }).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe(
+        'The copied bytes do not match the checksum of the source object',
+      );
+      expect((error as CopyError).retryable).toBe(true);
+      expect(await storeB.stat(bucket, 'corrupted/video.mp4')).toBeNull();
+      expect(await s3b.openUploads(bucket, 'corrupted/')).toEqual([]);
+      expect(ledger.uploads.has(item.id)).toBe(false);
+    });
+
+    it('abandonCopy aborts the upload an interrupted copy left and clears the ledger', async () => {
+      const ledger = new MemoryLedger();
+      const run = new AbortController();
+      const parts = storeB.capabilities.parts as Parts;
+      const interrupting = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            run.abort(new Error('canceled'));
+            return answer;
+          },
+        },
+      });
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'abandoned/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB(interrupting), ledger, run.signal);
+      await expect(copyObject(task, { partSize, partConcurrency: 1 })).rejects.toThrow('canceled');
+      expect(await s3b.openUploads(bucket, 'abandoned/')).toHaveLength(1);
+
+      await abandonCopy(task);
+
+      expect(await s3b.openUploads(bucket, 'abandoned/')).toEqual([]);
+      expect(ledger.uploads.has(item.id)).toBe(false);
+      expect(task.item.uploadId).toBeNull();
+    });
+
+    it('copies a large object inside one s3rver in parallel part copies, no byte through the worker', async () => {
+      let reads = 0;
+      const noReads = wrapStore(storeA, {
+        read: (name, key, options) => {
+          reads += 1;
+          return storeA.read(name, key, options);
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'large/video.mp4', 'part-copied/video.mp4'),
+        endpointA(noReads),
+        endpointA(noReads, otherBucket),
+      );
+
+      // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 40 MiB takes the part-copy path.
+      const result = await copyObject(task, { partSize, serverCopyMax: 8 * MiB });
+
+      expect(reads).toBe(0);
+      expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
+      expect((await readAll(storeA, otherBucket, 'part-copied/video.mp4')).equals(large)).toBe(true);
+      expect((await storeA.stat(otherBucket, 'part-copied/video.mp4'))?.metadata).toMatchObject({
+        camera: 'north',
+      });
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3a.openUploads(otherBucket, 'part-copied/')).toEqual([]);
+    });
+
+    it('copies the bytes itself when the store refuses part copies (a wrapper answers 501: s3rver would copy)', async () => {
+      const refusing = wrapStore(storeA, {
+        parts: {
+          copyPart: () =>
+            Promise.reject(
+              new StorageError(
+                'Unknown',
+                'A header you provided implies functionality that is not implemented',
+                'aws',
+                501,
+              ),
+            ),
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'large/video.mp4', 'fallback/video.mp4'),
+        endpointA(refusing),
+        endpointA(refusing, otherBucket),
+      );
+
+      const result = await copyObject(task, { partSize, serverCopyMax: 8 * MiB });
+
+      expect(result).toMatchObject({ method: 'parts', md5: md5(large) });
+      expect((await readAll(storeA, otherBucket, 'fallback/video.mp4')).equals(large)).toBe(true);
+      expect(await s3a.openUploads(otherBucket, 'fallback/')).toEqual([]);
+    });
+  });
+
+  describe('server-side copy within one endpoint', () => {
+    it('copies between two buckets of one s3rver without reading a byte through the worker', async () => {
+      const bytes = randomBytes(12 * MiB);
+      await storeA.write(bucket, 'same/archive.zip', bytes, {
+        contentType: 'application/zip',
+        metadata: { project: 'apollo' },
+      });
+      let reads = 0;
+      const noReads = wrapStore(storeA, {
+        read: (name, key, options) => {
+          reads += 1;
+          return storeA.read(name, key, options);
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'same/archive.zip'),
+        endpointA(noReads),
+        endpointA(noReads, otherBucket),
+      );
+
+      const result = await copyObject(task);
+
+      expect(reads).toBe(0);
+      expect(result).toEqual({ method: 'server-copy', md5: md5(bytes), sha256: null, verifiedBy: 'md5' });
+      expect((await readAll(storeA, otherBucket, 'same/archive.zip')).equals(bytes)).toBe(true);
+      const copied = await storeA.stat(otherBucket, 'same/archive.zip');
+      expect(copied?.metadata).toEqual({ project: 'apollo' });
+      expect(copied?.contentType).toBe('application/zip');
+      expect(task.copiedBytes()).toBe(bytes.length);
+    });
+  });
+
+  describe('throttling (a store wrapper answers SlowDown: s3rver never throttles, so the answer is mocked)', () => {
+    const slowDown = () => new StorageError('Throttled', 'Please reduce your request rate.', 'aws', 503);
+
+    it('backs off and succeeds when a single write is throttled twice', async () => {
+      const bytes = randomBytes(100 * 1024);
+      await storeA.write(bucket, 'throttled/small.bin', bytes);
+      let writes = 0;
+      const throttling = wrapStore(storeB, {
+        write: (name, key, body, options) => {
+          writes += 1;
+          if (writes <= 2) return Promise.reject(slowDown());
+          return storeB.write(name, key, body, options);
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'throttled/small.bin'),
+        endpointA(),
+        endpointB(throttling),
+      );
+      const registry = gates();
+
+      const result = await copyObject(task, { gates: registry });
+
+      expect(result.method).toBe('single');
+      expect(writes).toBe(3);
+      expect(registry.gateFor('s3rver-b', bucket).backoffLevel).toBe(1);
+      expect((await readAll(storeB, bucket, 'throttled/small.bin')).equals(bytes)).toBe(true);
+    });
+
+    it('backs off and succeeds when part uploads are throttled twice', async () => {
+      const bytes = randomBytes(12 * MiB);
+      await storeA.write(bucket, 'throttled/large.bin', bytes);
+      const parts = storeB.capabilities.parts as Parts;
+      let refusals = 0;
+      const throttling = wrapStore(storeB, {
+        parts: {
+          uploadPart: (upload, partNumber, body, options) => {
+            if (refusals < 2) {
+              refusals += 1;
+              return Promise.reject(slowDown());
+            }
+            return parts.uploadPart(upload, partNumber, body, options);
+          },
+        },
+      });
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'throttled/large.bin'),
+        endpointA(),
+        endpointB(throttling),
+      );
+
+      const result = await copyObject(task, { gates: gates(), partSize: 5 * MiB, partConcurrency: 1 });
+
+      expect(result).toMatchObject({ method: 'parts', md5: md5(bytes) });
+      expect(refusals).toBe(2);
+      expect((await readAll(storeB, bucket, 'throttled/large.bin')).equals(bytes)).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { PART_LIMITS, SINGLE_REQUEST_MAX, type ObjectInfo } from '@cumulo/storage';
+import {
+  CHECKSUM_MISMATCH,
+  MD5_METADATA,
+  SHA256_METADATA,
+  carriedMetadata,
+  discardDestination,
+  failure,
+  isUnsupported,
+  readSource,
+  sourceChecksums,
+  statDestination,
+  statSource,
+  unchangedSource,
+} from './copy-steps.ts';
+import { CopyError, type CopyResult, type CopyTask } from './copy-task.ts';
+import { copyInParts, forget, serverCopyInParts, type PartsSettings } from './parts-copy.ts';
+import { destinationGates, type ThrottleGate, type ThrottleGates } from './throttle.ts';
+
+export interface CopyOptions {
+  /** Parts in flight per object (default 4); at most twice as many part buffers are held for hashing. */
+  partConcurrency?: number;
+  /** Forced part size (raised to the destination's minimum and part-count limit). */
+  partSize?: number;
+  /** At or below this size an object is copied in one request through memory (default 8 MiB). */
+  singleMax?: number;
+  /** At or below this size a server-side copy is one call (S3 CopyObject stops at 5 GiB); above, part copies. */
+  serverCopyMax?: number;
+  /** Backoff gates shared by every copy to a destination (default: this process's). */
+  gates?: ThrottleGates;
+}
+
+export const DEFAULT_PART_CONCURRENCY = 4;
+
+interface Settings extends PartsSettings {
+  singleMax: number;
+  serverCopyMax: number;
+}
+
+function settingsOf(task: CopyTask, options: CopyOptions): Settings {
+  const { destination } = task;
+  return {
+    concurrency: Math.max(1, options.partConcurrency ?? DEFAULT_PART_CONCURRENCY),
+    partSize: options.partSize,
+    singleMax: options.singleMax ?? SINGLE_REQUEST_MAX,
+    serverCopyMax: options.serverCopyMax ?? PART_LIMITS.s3.maxPart,
+    gate: (options.gates ?? destinationGates).gateFor(destination.endpointKey, destination.bucket),
+  };
+}
+
+/**
+ * Copies one object and verifies it: the destination holds exactly the source's bytes (size always; MD5 where
+ * the source exposes a comparable one; otherwise a SHA-256 computed while streaming, kept in the destination's
+ * `cumulo-sha256` metadata). Resolves only for a verified copy; rejects with CopyError, or with the task
+ * signal's reason when aborted. An aborted or failed parts copy leaves its upload and ledger in place for the
+ * next attempt to resume from (the executor may call abandonCopy instead); `task.item` is kept in step with the
+ * ledger (method, uploadId, partSize).
+ */
+export async function copyObject(task: CopyTask, options: CopyOptions = {}): Promise<CopyResult> {
+  const settings = settingsOf(task, options);
+  try {
+    task.signal.throwIfAborted();
+    return await chooseAndCopy(task, settings);
+  } catch (error) {
+    throw failure(task, error);
+  }
+}
+
+async function chooseAndCopy(task: CopyTask, settings: Settings): Promise<CopyResult> {
+  const { item, source, destination } = task;
+  const parts = destination.store.capabilities.parts;
+  if (parts && item.uploadId && item.method === 'parts') return copyInParts(task, parts, settings);
+  if (source.endpointKey === destination.endpointKey) {
+    const copied = await serverCopy(task, settings);
+    if (copied) return copied;
+  }
+  if (item.size <= settings.singleMax) return copySingle(task, settings.gate);
+  if (parts) return copyInParts(task, parts, settings);
+  return copyStream(task, settings.gate);
+}
+
+/**
+ * Same endpoint and credentials: the store copies by itself and no byte passes through the worker. Null when
+ * the store cannot (the caller then copies the bytes).
+ */
+async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResult | null> {
+  const { item, source, destination } = task;
+  const parts = destination.store.capabilities.parts;
+  const info = await statSource(task);
+  const resuming = item.method === 'server-copy' && item.uploadId !== null;
+  // Azure's copy from URL runs inside Azure for any size; S3's CopyObject stops at serverCopyMax.
+  const inOneCall =
+    !resuming && (destination.store.provider === 'azure' || item.size <= settings.serverCopyMax);
+  if (!inOneCall) {
+    return parts ? serverCopyInParts(task, parts, settings, info, isUnsupported) : null;
+  }
+  try {
+    await settings.gate.call(
+      () =>
+        destination.store.copy(
+          { bucket: source.bucket, key: item.sourceKey },
+          { bucket: destination.bucket, key: item.destinationKey },
+        ),
+      task.signal,
+    );
+  } catch (error) {
+    if (isUnsupported(error)) return null;
+    throw error;
+  }
+  task.onBytes(item.size);
+  const written = await statDestination(task);
+  const expected = sourceChecksums(info, item.sourceMd5);
+  // A single CopyObject of a single-part object keeps its MD5 ETag: compare when both sides expose one.
+  const comparable = expected.md5 !== null && written.md5 !== null;
+  if (comparable && written.md5 !== expected.md5) {
+    await discardDestination(task);
+    throw new CopyError(CHECKSUM_MISMATCH, true);
+  }
+  return {
+    method: 'server-copy',
+    md5: comparable ? expected.md5 : null,
+    sha256: expected.sha256,
+    verifiedBy: comparable ? 'md5' : 'server-copy',
+  };
+}
+
+/**
+ * Small objects: read whole into memory, checked against the source's checksums before anything is written,
+ * then written in one request whose Content-MD5 the store checks on arrival.
+ */
+async function copySingle(task: CopyTask, gate: ThrottleGate): Promise<CopyResult> {
+  const { item, destination } = task;
+  // One GET tells the source's info with its bytes (S3, Azure); a store whose read answer lacks it is asked after.
+  let reported: ObjectInfo | undefined;
+  const bytes = await readSource(task, null, task.signal, (info) => (reported = info));
+  const info = reported ? unchangedSource(task, reported) : await statSource(task);
+  const expected = sourceChecksums(info, item.sourceMd5);
+  const md5 = createHash('md5').update(bytes).digest('hex');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if ((expected.md5 && md5 !== expected.md5) || (expected.sha256 && sha256 !== expected.sha256)) {
+    throw new CopyError(CHECKSUM_MISMATCH, true);
+  }
+  const written = await gate.call(
+    () =>
+      destination.store.write(destination.bucket, item.destinationKey, bytes, {
+        contentType: info.contentType ?? undefined,
+        md5,
+        metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
+        size: bytes.length,
+        signal: task.signal,
+      }),
+    task.signal,
+  );
+  task.onBytes(bytes.length);
+  // The store checked our MD5 against what it received and stored: the destination holds exactly these bytes,
+  // and a HEAD would tell nothing more. Otherwise look.
+  if (!written.md5Checked) {
+    const stored = await statDestination(task);
+    if (stored.md5 !== null && stored.md5 !== md5) {
+      await discardDestination(task);
+      throw new CopyError(CHECKSUM_MISMATCH, true);
+    }
+  }
+  return { method: 'single', md5, sha256, verifiedBy: expected.md5 ? 'md5' : 'sha256' };
+}
+
+/**
+ * Destinations without parts (GCS): one streaming write with the bytes hashed on the way. Not resumable across
+ * a crash (GCS resumable sessions are not exposed by the contract), and the SHA-256 is known only once the object
+ * exists, too late for its metadata: such objects carry `cumulo-md5` (when the source had one) and GCS's own MD5,
+ * which is comparable. A mismatch found after the write removes the object.
+ */
+async function copyStream(task: CopyTask, gate: ThrottleGate): Promise<CopyResult> {
+  const { item, source, destination } = task;
+  const info = await statSource(task);
+  const expected = sourceChecksums(info, item.sourceMd5);
+  let reported = 0;
+  const digest = await gate.call(async () => {
+    // A throttled attempt starts the stream over, so the hashes start over with it.
+    const md5 = createHash('md5');
+    const sha256 = createHash('sha256');
+    const body = await source.store.read(source.bucket, item.sourceKey, { signal: task.signal });
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk);
+        sha256.update(chunk);
+        done(null, chunk);
+      },
+    });
+    body.on('error', (error) => hashing.destroy(error));
+    await destination.store.write(destination.bucket, item.destinationKey, body.pipe(hashing), {
+      contentType: info.contentType ?? undefined,
+      metadata: { ...carriedMetadata(info), ...(expected.md5 ? { [MD5_METADATA]: expected.md5 } : {}) },
+      size: item.size,
+      signal: task.signal,
+      onProgress: (written) => {
+        if (written > reported) task.onBytes(written - reported);
+        reported = Math.max(reported, written);
+      },
+    });
+    return { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  }, task.signal);
+  const written = await statDestination(task);
+  if ((expected.md5 && digest.md5 !== expected.md5) || (written.md5 && written.md5 !== digest.md5)) {
+    await discardDestination(task);
+    throw new CopyError(CHECKSUM_MISMATCH, true);
+  }
+  return {
+    method: 'stream',
+    md5: digest.md5,
+    sha256: digest.sha256,
+    verifiedBy: expected.md5 ? 'md5' : 'sha256',
+  };
+}
+
+/**
+ * Gives up on an interrupted copy: aborts the destination's multipart upload (its parts are billed storage until
+ * then) and clears the ledger. For cancel, or when the executor decides not to resume.
+ */
+export async function abandonCopy(task: CopyTask): Promise<void> {
+  const { item, destination } = task;
+  const parts = destination.store.capabilities.parts;
+  if (parts && item.uploadId) {
+    await parts.abort({ bucket: destination.bucket, key: item.destinationKey, uploadId: item.uploadId });
+  }
+  await forget(task);
+}

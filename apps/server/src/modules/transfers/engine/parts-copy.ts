@@ -1,0 +1,371 @@
+import {
+  StorageError,
+  type ObjectInfo,
+  type ObjectStoreCapabilities,
+  type PartsStartOptions,
+  type PartsUploadRef,
+} from '@cumulo/storage';
+import {
+  CHECKSUM_MISMATCH,
+  MD5_METADATA,
+  SHA256_METADATA,
+  SOURCE_CHANGED,
+  carriedMetadata,
+  md5Hex,
+  readSource,
+  sourceChecksums,
+  statDestination,
+  statSource,
+} from './copy-steps.ts';
+import {
+  CopyError,
+  type CopyMethod,
+  type CopyResult,
+  type CopyTask,
+  type FinishedPart,
+} from './copy-task.ts';
+import { PartHasher } from './part-hasher.ts';
+import type { ThrottleGate } from './throttle.ts';
+
+export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
+
+const MiB = 1024 * 1024;
+/** Below this, per-request overhead dominates a cross-cloud copy; providers' own minimums are lower. */
+export const MIN_COPY_PART = 8 * MiB;
+
+export interface PartsSettings {
+  /** Forced part size (tests, tuning); still raised to the provider minimum and the part-count limit. */
+  partSize?: number;
+  /** Parts in flight. */
+  concurrency: number;
+  gate: ThrottleGate;
+}
+
+/** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
+export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
+  const needed = Math.ceil(Math.ceil(size / limits.maxParts) / MiB) * MiB;
+  const partSize = Math.max(forced ?? MIN_COPY_PART, limits.minPart, needed);
+  if (partSize > limits.maxPart) {
+    throw new CopyError(`An object of ${size} bytes is larger than the destination accepts`, false);
+  }
+  return partSize;
+}
+
+interface PartRange {
+  partNumber: number;
+  start: number;
+  end: number;
+}
+
+function rangesOf(size: number, partSize: number): PartRange[] {
+  return Array.from({ length: Math.ceil(size / partSize) }, (_, index) => ({
+    partNumber: index + 1,
+    start: index * partSize,
+    end: Math.min(size, (index + 1) * partSize) - 1,
+  }));
+}
+
+/** An open upload at the destination and the parts of it that are already done. */
+interface UploadSession {
+  upload: PartsUploadRef;
+  partSize: number;
+  finished: Map<number, FinishedPart>;
+}
+
+const uploadRef = (task: CopyTask, uploadId: string): PartsUploadRef => ({
+  bucket: task.destination.bucket,
+  key: task.item.destinationKey,
+  uploadId,
+});
+
+/**
+ * The parts an earlier attempt finished, as both the ledger and the store know them: the ledger may hold a part
+ * the store lost (upload expired) and the store may hold a part whose recording was cut short by the crash; only
+ * parts both agree on (number, size, ETag) are skipped. Null when the upload itself is gone.
+ */
+async function resumedSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+): Promise<UploadSession | null> {
+  const { item, ledger } = task;
+  if (item.method !== method || !item.uploadId || !item.partSize) return null;
+  const upload = uploadRef(task, item.uploadId);
+  let held;
+  try {
+    held = await parts.listParts(upload);
+  } catch (error) {
+    if (error instanceof StorageError && error.code === 'ObjectNotFound') {
+      await forget(task);
+      return null;
+    }
+    throw error;
+  }
+  const heldByNumber = new Map(held.map((part) => [part.partNumber, part]));
+  const ranges = rangesOf(item.size, item.partSize);
+  const finished = new Map<number, FinishedPart>();
+  for (const recorded of await ledger.finishedParts(item.id)) {
+    const range = ranges[recorded.partNumber - 1];
+    const stored = heldByNumber.get(recorded.partNumber);
+    const sameSize =
+      range && stored && recorded.size === range.end - range.start + 1 && stored.size === recorded.size;
+    const sameEtag = !recorded.etag || !stored?.etag || recorded.etag === stored.etag;
+    if (sameSize && sameEtag)
+      finished.set(recorded.partNumber, { ...recorded, etag: recorded.etag ?? stored.etag });
+  }
+  return { upload, partSize: item.partSize, finished };
+}
+
+async function openSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+  startOptions: PartsStartOptions,
+  settings: PartsSettings,
+): Promise<UploadSession> {
+  const resumed = await resumedSession(task, parts, method);
+  if (resumed) return resumed;
+  const { item, destination, ledger } = task;
+  const partSize = partSizeOf(parts.limits, item.size, settings.partSize);
+  const uploadId = await settings.gate.call(
+    () => parts.start(destination.bucket, item.destinationKey, startOptions),
+    task.signal,
+  );
+  await ledger.begin(item.id, method, uploadId, partSize);
+  // The task's item mirrors the ledger, so abandonCopy(task) finds this upload even if the executor never re-reads.
+  Object.assign(item, { method, uploadId, partSize });
+  return { upload: uploadRef(task, uploadId), partSize, finished: new Map() };
+}
+
+/** Forgets the upload in the ledger and on the task's item (after complete, abort, or when it is gone). */
+export async function forget(task: CopyTask): Promise<void> {
+  await task.ledger.clear(task.item.id);
+  Object.assign(task.item, { uploadId: null, partSize: null });
+}
+
+/** Aborts the destination upload and forgets it: what is there cannot become a verified object. */
+export async function discardUpload(
+  task: CopyTask,
+  parts: PartsCapability,
+  upload: PartsUploadRef,
+): Promise<void> {
+  await parts.abort(upload).catch(() => undefined);
+  await forget(task);
+}
+
+/**
+ * Runs `work` over the parts with at most `concurrency` in flight, in part order. The first failure stops the
+ * others (their in-flight calls are aborted) and is thrown once all have settled, so nothing is left running.
+ */
+async function runParts(
+  ranges: PartRange[],
+  concurrency: number,
+  outer: AbortSignal,
+  work: (range: PartRange, signal: AbortSignal) => Promise<void>,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  const inner = new AbortController();
+  const stop = () => inner.abort(outer.reason);
+  outer.addEventListener('abort', stop, { once: true });
+  let next = 0;
+  let failed: { error: unknown } | null = null;
+  const worker = async () => {
+    while (!failed && next < ranges.length) {
+      const range = ranges[next++] as PartRange;
+      try {
+        await work(range, inner.signal);
+      } catch (error) {
+        if (!failed) {
+          failed = { error };
+          inner.abort(error);
+          onFailure(error);
+        }
+        return;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, worker));
+  } finally {
+    outer.removeEventListener('abort', stop);
+  }
+  if (failed) throw (failed as { error: unknown }).error;
+}
+
+/** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
+const spoilsUpload = (error: unknown) =>
+  error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
+
+/**
+ * Ranged reads of the source → parallel part uploads, each with its Content-MD5, each recorded in the ledger once
+ * the store has it. The whole-object MD5 and SHA-256 are computed in part order as parts come in (PartHasher) and
+ * checked against the source BEFORE the upload is completed, so a bad copy never becomes an object.
+ */
+export async function copyInParts(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: PartsSettings,
+): Promise<CopyResult> {
+  const { item } = task;
+  const info = await statSource(task).catch(async (error: unknown) => {
+    // The object an earlier attempt was copying is gone or replaced: its parts are of no use any more.
+    if (item.method === 'parts' && item.uploadId && spoilsUpload(error)) {
+      await discardUpload(task, parts, uploadRef(task, item.uploadId));
+    }
+    throw error;
+  });
+  const expected = sourceChecksums(info, item.sourceMd5);
+  // S3 fixes metadata when the upload starts: give it every checksum known now. Azure takes it at complete.
+  const startMetadata: Record<string, string> = {
+    ...carriedMetadata(info),
+    ...(expected.md5 ? { [MD5_METADATA]: expected.md5 } : {}),
+    ...(expected.sha256 ? { [SHA256_METADATA]: expected.sha256 } : {}),
+  };
+  const contentType = info.contentType ?? undefined;
+  const session = await openSession(task, parts, 'parts', { contentType, metadata: startMetadata }, settings);
+  const { upload, finished } = session;
+  const ranges = rangesOf(item.size, session.partSize);
+  const hasher = new PartHasher(ranges.length, 2 * settings.concurrency);
+
+  try {
+    await runParts(
+      ranges,
+      settings.concurrency,
+      task.signal,
+      async (range, signal) => {
+        await hasher.waitForRoom(range.partNumber, signal);
+        const bytes = await readSource(task, range, signal);
+        const md5 = md5Hex(bytes);
+        const done = finished.get(range.partNumber);
+        if (done) {
+          // Resuming: this part is already at the destination and is NOT sent again, but its bytes are read
+          // once more for the whole-object checksums. Hash state cannot survive a crash, so re-reading the
+          // finished parts is the honest cost of a checksum that covers every byte of a resumed copy.
+          if (done.md5 && done.md5 !== md5) throw new CopyError(CHECKSUM_MISMATCH, true);
+        } else {
+          const { etag } = await settings.gate.call(
+            () => parts.uploadPart(upload, range.partNumber, bytes, { md5, signal }),
+            signal,
+          );
+          const part: FinishedPart = { partNumber: range.partNumber, size: bytes.length, etag, md5 };
+          await task.ledger.recordPart(item.id, part);
+          finished.set(range.partNumber, part);
+          task.onBytes(bytes.length);
+        }
+        hasher.add(range.partNumber, bytes);
+      },
+      (error) => hasher.fail(error),
+    );
+    const digest = hasher.digest();
+    if (
+      (expected.md5 && digest.md5 !== expected.md5) ||
+      (expected.sha256 && digest.sha256 !== expected.sha256)
+    ) {
+      throw new CopyError(CHECKSUM_MISMATCH, true);
+    }
+    // Ranged reads of an object replaced mid-copy would mix two versions: the ETag must not have moved.
+    const now = await statSource(task);
+    if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
+
+    // A checksum already set at start (the source's MD5 or SHA-256) is what later syncs compare; only a copy whose
+    // source had none gets the digests computed here. Azure applies metadata at completion anyway; S3 fixed it at
+    // start, so its adapter adds late metadata with a server-side self CopyObject — worth paying only when needed.
+    const knownAtStart = MD5_METADATA in startMetadata || SHA256_METADATA in startMetadata;
+    const metadata = knownAtStart
+      ? startMetadata
+      : { ...startMetadata, [MD5_METADATA]: digest.md5, [SHA256_METADATA]: digest.sha256 };
+    await settings.gate.call(
+      () =>
+        parts.complete(upload, partList(finished, ranges.length), { contentType, metadata, md5: digest.md5 }),
+      task.signal,
+    );
+    await forget(task);
+    await statDestination(task);
+    return {
+      method: 'parts',
+      md5: digest.md5,
+      sha256: digest.sha256,
+      verifiedBy: expected.md5 ? 'md5' : 'sha256',
+    };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  }
+}
+
+function partList(finished: Map<number, FinishedPart>, count: number) {
+  return Array.from({ length: count }, (_, index) => {
+    const part = finished.get(index + 1);
+    if (!part) throw new CopyError(`Part ${index + 1} of the copy is missing`, true);
+    return { partNumber: part.partNumber, etag: part.etag };
+  });
+}
+
+/**
+ * Server-side copy in parallel part ranges (S3 UploadPartCopy, Azure Put Block From URL): no bytes through the
+ * worker, resumable through the ledger like a parts copy. Returns null when the store turns out not to copy parts
+ * (s3rver answers 501), after discarding the upload, so the caller copies the bytes itself.
+ */
+export async function serverCopyInParts(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: PartsSettings,
+  info: ObjectInfo,
+  isUnsupported: (error: unknown) => boolean,
+): Promise<CopyResult | null> {
+  const copyPart = parts.copyPart?.bind(parts);
+  if (!copyPart) return null;
+  const { item, source } = task;
+  const contentType = info.contentType ?? undefined;
+  const metadata = info.metadata;
+  const session = await openSession(task, parts, 'server-copy', { contentType, metadata }, settings);
+  const { upload, finished } = session;
+  const ranges = rangesOf(item.size, session.partSize);
+  try {
+    await runParts(
+      ranges.filter((range) => !finished.has(range.partNumber)),
+      settings.concurrency,
+      task.signal,
+      async (range, signal) => {
+        const { etag } = await settings.gate.call(
+          () =>
+            copyPart(
+              upload,
+              range.partNumber,
+              { bucket: source.bucket, key: item.sourceKey },
+              { start: range.start, end: range.end },
+              { signal },
+            ),
+          signal,
+        );
+        const part: FinishedPart = {
+          partNumber: range.partNumber,
+          size: range.end - range.start + 1,
+          etag,
+          md5: null,
+        };
+        await task.ledger.recordPart(item.id, part);
+        finished.set(range.partNumber, part);
+        task.onBytes(part.size);
+      },
+      () => undefined,
+    );
+    const now = await statSource(task);
+    if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    await settings.gate.call(
+      () => parts.complete(upload, partList(finished, ranges.length), { contentType, metadata }),
+      task.signal,
+    );
+    await forget(task);
+    await statDestination(task);
+    const checksums = sourceChecksums(info, null);
+    return { method: 'server-copy', md5: null, sha256: checksums.sha256, verifiedBy: 'server-copy' };
+  } catch (error) {
+    if (!task.signal.aborted && isUnsupported(error)) {
+      await discardUpload(task, parts, upload);
+      return null;
+    }
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  }
+}

@@ -1,0 +1,105 @@
+import { BATCH_STATUS } from '@cumulo/contract';
+import type { ObjectInfo, ObjectStore } from '@cumulo/storage';
+import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
+import { compareKeys, destinationFolder, relativeKey, sameContent, sourceBase } from './keys.ts';
+
+/** Items written per transaction: memory stays one listing page plus one chunk whatever the bucket size. */
+const PLAN_CHUNK = 500;
+
+export interface PlanEndpoints {
+  source: ObjectStore;
+  destination: ObjectStore;
+  /** Same endpoint and credentials: ETags of both sides are comparable. */
+  sameEndpoint: boolean;
+}
+
+async function* objectsOf(store: ObjectStore, bucket: string, prefix: string): AsyncGenerator<ObjectInfo> {
+  for await (const page of store.list(bucket, { prefix })) yield* page.objects;
+}
+
+/**
+ * The source objects of one listing, each with the destination object of the same relative key when "Skip
+ * Existing Files" is on: a merge of the two sorted listings, one page of each in memory.
+ */
+async function* pairedObjects(
+  endpoints: PlanEndpoints,
+  batch: BatchRow,
+  sourcePrefix: string,
+  base: string,
+  destinationBase: string,
+): AsyncGenerator<{ source: ObjectInfo; destination: ObjectInfo | null }> {
+  const sources = objectsOf(endpoints.source, batch.sourceBucket, sourcePrefix);
+  if (!batch.skipExisting) {
+    for await (const source of sources) yield { source, destination: null };
+    return;
+  }
+  const destinationPrefix = destinationBase + relativeKey(sourcePrefix, base);
+  const destinations = objectsOf(endpoints.destination, batch.destinationBucket, destinationPrefix);
+  let next = await destinations.next();
+  for await (const source of sources) {
+    const relative = relativeKey(source.key, base);
+    while (!next.done && compareKeys(relativeKey(next.value.key, destinationBase), relative) < 0) {
+      next = await destinations.next();
+    }
+    const match = !next.done && relativeKey(next.value.key, destinationBase) === relative ? next.value : null;
+    yield { source, destination: match };
+  }
+  await destinations.return(undefined);
+}
+
+/**
+ * Streams the source listing into the batch's items, a chunk per transaction, saving the last planned key as the
+ * plan cursor: a planner killed mid-way is re-run by the job's retry and skips what was planned (the unique
+ * (batch, key) index also makes any overlap harmless). Answers false when the batch was canceled meanwhile.
+ */
+export async function planBatch(
+  repo: TransfersRepo,
+  batch: BatchRow,
+  endpoints: PlanEndpoints,
+): Promise<boolean> {
+  const base = sourceBase(batch.sourcePath);
+  const destinationBase = destinationFolder(batch.destinationPath);
+  const cursor = batch.planCursor;
+  // A selection plans each key and folder in key order, so one cursor still says how far planning went.
+  const entries = batch.sourceSelection
+    ? [...new Set(batch.sourceSelection)].sort(compareKeys)
+    : [batch.sourcePath];
+  let chunk: PlannedItem[] = [];
+  let last: string | null = null;
+
+  const flush = async () => {
+    const status = await repo.insertPlanned(batch.id, chunk, last);
+    chunk = [];
+    return status === BATCH_STATUS.ongoing;
+  };
+
+  for (const entry of entries) {
+    const exact = batch.sourceSelection !== null && !entry.endsWith('/');
+    for await (const { source, destination } of pairedObjects(
+      endpoints,
+      batch,
+      entry,
+      base,
+      destinationBase,
+    )) {
+      if (exact && source.key !== entry) continue;
+      // Folder placeholders ("a/" of zero bytes) carry no content; the keys below them recreate the folder.
+      if (source.key.endsWith('/') && source.size === 0) continue;
+      if (cursor !== null && compareKeys(source.key, cursor) <= 0) continue;
+      const skipped = destination !== null && sameContent(source, destination, endpoints.sameEndpoint);
+      chunk.push({
+        sourceKey: source.key,
+        destinationKey: destinationBase + relativeKey(source.key, base),
+        size: source.size,
+        sourceEtag: source.etag,
+        sourceMd5: source.md5,
+        status: skipped ? 'skipped' : 'pending',
+      });
+      last = source.key;
+      if (chunk.length >= PLAN_CHUNK && !(await flush())) return false;
+    }
+  }
+  if (!(await flush())) return false;
+  await repo.finishPlanning(batch.id);
+  return true;
+}

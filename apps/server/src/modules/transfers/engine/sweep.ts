@@ -1,0 +1,68 @@
+import { BATCH_STATUS } from '@cumulo/contract';
+import type { Logger } from '../../../logger.ts';
+import type { CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
+import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
+import type { TransfersRepo } from '../transfers.repo.ts';
+import type { CopyTask } from './copy-task.ts';
+import { endpointKeyOf, type Copier, type TransferExecutor } from './executor.ts';
+
+/** Queues one job of a batch, after `delaySeconds` when its items are leased and may yet come back. */
+export type EnqueueBatchJob = (batchId: string, delaySeconds: number) => Promise<void>;
+
+const UPLOADS_PER_SWEEP = 200;
+
+/**
+ * Recovers what dead workers left: a live batch with no job waiting gets one (claimable items now, or live
+ * leases: a job that starts when they would run out, and finds them renewed if their worker lives); a Canceling
+ * batch is settled; the uploads of canceled and failed items are aborted so their parts stop costing.
+ */
+export async function sweepTransfers(deps: {
+  repo: TransfersRepo;
+  executor: TransferExecutor;
+  accounts: CloudAccountsRepo;
+  stores: StoreRegistry;
+  copier: Copier;
+  enqueue: EnqueueBatchJob;
+  log: Logger;
+}) {
+  const { repo, executor, accounts, stores, copier, enqueue, log } = deps;
+  let queued = 0;
+  for (const batch of await repo.batchesToResume()) {
+    if (batch.status === BATCH_STATUS.canceling) await executor.settleCancel(batch.id);
+    if ((await repo.statusOf(batch.id)) !== BATCH_STATUS.ongoing) continue;
+    await enqueue(batch.id, batch.leaseEndsIn === null ? 0 : Math.ceil(batch.leaseEndsIn) + 1);
+    queued += 1;
+  }
+  let aborted = 0;
+  for (const item of await repo.abandonedUploads(UPLOADS_PER_SWEEP)) {
+    const account = item.batch.destinationCloudAccountId
+      ? await accounts.find(item.batch.organizationId, item.batch.destinationCloudAccountId)
+      : undefined;
+    if (!account) {
+      await repo.forgetUpload(item.id);
+      continue;
+    }
+    const destination = {
+      store: stores.storeFor(account),
+      accountId: account.id,
+      bucket: item.batch.destinationBucket,
+      endpointKey: endpointKeyOf(account, stores),
+    };
+    const task: CopyTask = {
+      item: { ...item, method: item.method ?? null },
+      source: destination,
+      destination,
+      ledger: repo.ledger(''),
+      signal: AbortSignal.abort(),
+      onBytes: () => undefined,
+    };
+    try {
+      await copier.abandonCopy(task);
+      await repo.forgetUpload(item.id);
+      aborted += 1;
+    } catch (error) {
+      log.warn({ err: error, itemId: item.id }, 'could not abort the upload of a transfer item');
+    }
+  }
+  return { queued, aborted };
+}

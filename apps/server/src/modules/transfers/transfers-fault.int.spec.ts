@@ -1,0 +1,205 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_STATUS, type TransferList, type TransferStarted } from '@cumulo/contract';
+import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import {
+  AZURITE_ACCOUNT,
+  AZURITE_KEY,
+  S3RVER_KEY,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+/**
+ * THE FAULT TEST: the worker role runs as its own OS process (`main.ts worker`, as deployed), is killed with
+ * SIGKILL while a 64 MiB object is copied in parts, and a new worker process finishes the batch from the parts
+ * the first one recorded. Real s3rver, Azurite and embedded PostgreSQL; the web role serves the API in this process.
+ */
+const MiB = 1024 * 1024;
+const mainTs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../main.ts');
+const masterKey = randomBytes(32).toString('base64');
+let server: TestServer;
+let s3rver: S3rverServer;
+let azurite: TestStoreServer;
+let dataDir: string;
+let s3: S3ObjectStore;
+let blob: AzureObjectStore;
+const workers: ChildProcess[] = [];
+const workerLog: string[] = [];
+
+function startWorker(): ChildProcess {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', mainTs, 'worker'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: server.databaseUrl,
+      MASTER_KEY: masterKey,
+      DATA_DIR: dataDir,
+      PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
+      TRANSFER_LEASE_SECONDS: '3',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => workerLog.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => workerLog.push(chunk.toString()));
+  workers.push(child);
+  return child;
+}
+
+async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`${what} did not happen; worker said: ${workerLog.join('').slice(-3000)}`);
+}
+
+beforeAll(async () => {
+  [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-fault-'));
+  server = await startTestServer({
+    MASTER_KEY: masterKey,
+    PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
+  });
+  s3 = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver.endpoint,
+    region: 'us-east-1',
+  });
+  blob = new AzureObjectStore({
+    provider: 'azure',
+    accountName: AZURITE_ACCOUNT,
+    accountKey: AZURITE_KEY,
+    endpoint: azurite.endpoint,
+  });
+});
+afterAll(async () => {
+  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+  await s3?.close();
+  await blob?.close();
+  await server?.stop();
+  await Promise.all([s3rver?.stop(), azurite?.stop()]);
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('transfer engine fault tolerance: worker process SIGKILLed mid-object (s3rver → Azurite)', () => {
+  it('resumes the large object from its finished parts in a new worker, and every object verifies once', async () => {
+    const owner = await signedInMember(server, 'fault');
+    await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
+      owner.principal.organizationId,
+    ]);
+    const account = async (body: Record<string, unknown>) =>
+      ((await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, body)).body as { id: string })
+        .id;
+    const awsId = await account({ cloudType: 1, name: 'Src', accessKey: S3RVER_KEY, secretKey: S3RVER_KEY });
+    const azureId = await account({
+      cloudType: 4,
+      name: 'Dst',
+      accessKey: AZURITE_ACCOUNT,
+      secretKey: AZURITE_KEY,
+    });
+
+    const big = randomBytes(64 * MiB);
+    const files: Record<string, Buffer> = {
+      'a-small.txt': randomBytes(1000),
+      'big/movie.bin': big,
+      'z-small.txt': randomBytes(2000),
+    };
+    await s3.createBucket('fault-src');
+    await blob.createBucket('fault-dst');
+    for (const [key, body] of Object.entries(files))
+      await s3.write('fault-src', key, body, { size: body.length });
+
+    const first = startWorker();
+    const started = await callApi(server, 'POST', '/api/transfer/transfer', owner.token, {
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'fault-src',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'fault-dst',
+    });
+    expect(started.status, started.raw).toBe(200);
+    const batchId = (started.body as TransferStarted).batch.id;
+
+    // Kill the worker once some, not all, parts of the big object are recorded.
+    const before = await poll(async () => {
+      const { rows } = await server.db.pool.query<{
+        id: string;
+        upload_id: string;
+        part_size: string;
+        parts: number;
+      }>(
+        `select i.id, i.upload_id, i.part_size, (select count(*)::int from transfer_parts p where p.item_id = i.id) as parts
+         from transfer_items i where i.batch_id = $1 and i.source_key = 'big/movie.bin'`,
+        [batchId],
+      );
+      const row = rows[0];
+      return row && row.upload_id && row.parts >= 1 ? row : undefined;
+    }, 'a finished part of the big object');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const totalParts = Math.ceil(big.length / Number(before.part_size));
+    const { rows: kept } = await server.db.pool.query<{ part_number: number; etag: string | null }>(
+      'select part_number, etag from transfer_parts where item_id = $1 order by part_number',
+      [before.id],
+    );
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(totalParts);
+
+    startWorker();
+    // While the new worker finishes it, the big object keeps the same upload: it resumed, it did not restart.
+    const uploadsSeen = new Set<string>();
+    const finished = await poll(async () => {
+      const { rows } = await server.db.pool.query<{ upload_id: string | null; status: string }>(
+        'select upload_id, status from transfer_items where id = $1',
+        [before.id],
+      );
+      if (rows[0]?.upload_id) uploadsSeen.add(rows[0].upload_id);
+      const list = (await callApi(server, 'GET', '/api/transfer/get_all', owner.token)).body as TransferList;
+      const batch = list.items.find((b) => b.id === batchId);
+      return batch && batch.transferStatus !== BATCH_STATUS.ongoing ? batch : undefined;
+    }, 'the batch finishing');
+    expect(finished).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      total: 3,
+      transferred: 3,
+      failed: 0,
+    });
+    expect([...uploadsSeen]).toEqual([before.upload_id]);
+
+    const { rows: items } = await server.db.pool.query<{
+      source_key: string;
+      status: string;
+      attempts: number;
+    }>('select source_key, status, attempts from transfer_items where batch_id = $1 order by source_key', [
+      batchId,
+    ]);
+    expect(items.map((item) => [item.source_key, item.status])).toEqual([
+      ['a-small.txt', 'done'],
+      ['big/movie.bin', 'done'],
+      ['z-small.txt', 'done'],
+    ]);
+    // Claimed by the killed worker, then once more by its successor.
+    expect(items.find((item) => item.source_key === 'big/movie.bin')?.attempts).toBe(2);
+    for (const [key, body] of Object.entries(files)) {
+      expect((await readAll(blob, 'fault-dst', key)).equals(body), key).toBe(true);
+    }
+  }, 180_000);
+});

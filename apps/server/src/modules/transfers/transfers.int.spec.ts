@@ -1,0 +1,470 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  BATCH_STATUS,
+  TRANSFER_EVENTS,
+  transferMessages,
+  type MigrationProgress,
+  type TransferBatch,
+  type TransferList,
+  type TransferStarted,
+} from '@cumulo/contract';
+import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import {
+  AZURITE_ACCOUNT,
+  AZURITE_KEY,
+  S3RVER_KEY,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+/**
+ * The transfer engine end to end: the API queues a batch, the worker role (pg-boss handlers in this process)
+ * plans and copies it between real stores — s3rver (aws) and Azurite (azure) — on embedded PostgreSQL.
+ */
+const MiB = 1024 * 1024;
+let server: TestServer;
+let s3rver: S3rverServer;
+let azurite: TestStoreServer;
+let owner: Awaited<ReturnType<typeof signedInMember>>;
+let stranger: Awaited<ReturnType<typeof signedInMember>>;
+let awsId: string;
+let azureId: string;
+let s3: S3ObjectStore;
+let blob: AzureObjectStore;
+let wsBase: string;
+
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) =>
+  callApi(server, method, url, token, body);
+
+async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function keysOf(store: ObjectStore, bucket: string, prefix = ''): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const page of store.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
+  return keys;
+}
+
+async function fill(store: ObjectStore, bucket: string, files: Record<string, Buffer>) {
+  for (const [key, body] of Object.entries(files))
+    await store.write(bucket, key, body, { size: body.length });
+}
+
+async function batchOf(id: string, token = owner.token): Promise<TransferBatch> {
+  const list = (await call('GET', '/api/transfer/get_all?type=1&pagesize=200', token)).body as TransferList;
+  const batch = list.items.find((b) => b.id === id);
+  if (!batch) throw new Error(`batch ${id} not listed`);
+  return batch;
+}
+
+/** Polls the history until the batch reaches one of `statuses`; fails with the last state seen. */
+async function until(id: string, statuses: number[], timeoutMs = 60_000): Promise<TransferBatch> {
+  const deadline = Date.now() + timeoutMs;
+  let last: TransferBatch | undefined;
+  while (Date.now() < deadline) {
+    last = await batchOf(id);
+    if (statuses.includes(last.transferStatus)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const items = await itemStatuses(id);
+  throw new Error(
+    `batch never reached ${statuses.join('/')}: ${JSON.stringify(last)} ${JSON.stringify(items)}`,
+  );
+}
+
+async function transfer(body: Record<string, unknown>, token = owner.token) {
+  return call('POST', '/api/transfer/transfer', token, body);
+}
+
+async function started(body: Record<string, unknown>): Promise<TransferBatch> {
+  const res = await transfer(body);
+  expect(res.status, res.raw).toBe(200);
+  expect((res.body as TransferStarted).message).toBe(transferMessages.enqueued);
+  return (res.body as TransferStarted).batch;
+}
+
+async function itemStatuses(batchId: string) {
+  const { rows } = await server.db.pool.query<{ source_key: string; status: string; attempts: number }>(
+    'select source_key, status, attempts from transfer_items where batch_id = $1 order by source_key',
+    [batchId],
+  );
+  return rows;
+}
+
+/** The confirmation is PUT /organizations/_me (another module's call); here the flag is set as that call does. */
+async function confirmCharge(confirmed: boolean) {
+  await server.db.pool.query('update organizations set confirmed_c2c = $2 where id = $1', [
+    owner.principal.organizationId,
+    confirmed,
+  ]);
+}
+
+beforeAll(async () => {
+  [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
+  server = await startTestServer(
+    {
+      PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
+      TRANSFER_LEASE_SECONDS: '6',
+      TRANSFER_OBJECT_CONCURRENCY: '4',
+    },
+    undefined,
+    { jobs: true },
+  );
+  wsBase = (await server.app.listen({ port: 0, host: '127.0.0.1' })).replace('http', 'ws');
+  owner = await signedInMember(server, 'mover');
+  stranger = await signedInMember(server, 'stranger');
+  await confirmCharge(true);
+  const aws = await call('POST', '/api/cloudaccount/insert', owner.token, {
+    cloudType: 1,
+    name: 'Lab AWS',
+    accessKey: S3RVER_KEY,
+    secretKey: S3RVER_KEY,
+  });
+  awsId = (aws.body as { id: string }).id;
+  const azure = await call('POST', '/api/cloudaccount/insert', owner.token, {
+    cloudType: 4,
+    name: 'Lab Blob',
+    accessKey: AZURITE_ACCOUNT,
+    secretKey: AZURITE_KEY,
+  });
+  azureId = (azure.body as { id: string }).id;
+  s3 = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver.endpoint,
+    region: 'us-east-1',
+  });
+  blob = new AzureObjectStore({
+    provider: 'azure',
+    accountName: AZURITE_ACCOUNT,
+    accountKey: AZURITE_KEY,
+    endpoint: azurite.endpoint,
+  });
+});
+afterAll(async () => {
+  await s3?.close();
+  await blob?.close();
+  await server?.stop();
+  await Promise.all([s3rver?.stop(), azurite?.stop()]);
+});
+
+describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in process, embedded PostgreSQL', () => {
+  it('refuses a transfer until the organisation confirmed the transfer charge', async () => {
+    await confirmCharge(false);
+    await s3.createBucket('unconfirmed');
+    const res = await transfer({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'unconfirmed',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'anywhere',
+    });
+    expect(res.status).toBe(403);
+    expect((res.body as { message: string }).message).toBe(transferMessages.chargeNotConfirmed);
+    await confirmCharge(true);
+  });
+
+  it('refuses a copy onto itself or inside its own source, and an unknown source bucket', async () => {
+    await s3.createBucket('self');
+    const same = await transfer({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'self',
+      sourcePath: 'docs/',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'self',
+      destinationPath: 'docs',
+    });
+    expect(same.status).toBe(400);
+    expect((same.body as { message: string }).message).toBe(transferMessages.sameBucket);
+    const nested = await transfer({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'self',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'self',
+      destinationPath: 'copy/',
+    });
+    expect(nested.status).toBe(400);
+    expect((nested.body as { message: string }).message).toBe(transferMessages.nestedDestination);
+    const missing = await transfer({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'no-such-bucket',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'x',
+    });
+    expect(missing.status).toBe(400);
+  });
+
+  it('copies a bucket with nested prefixes to Azurite, byte-identical, counted, listed, with live progress', async () => {
+    const files: Record<string, Buffer> = {
+      'top.txt': Buffer.from('top level'),
+      'docs/readme.md': Buffer.from('# readme'),
+      'docs/deep/er/note.txt': randomBytes(3000),
+      'media/clip.bin': randomBytes(20 * MiB),
+      'empty.dat': Buffer.alloc(0),
+    };
+    for (let i = 0; i < 30; i++)
+      files[`many/file-${String(i).padStart(2, '0')}.bin`] = randomBytes(10_000 + i);
+    await s3.createBucket('nested-src');
+    await blob.createBucket('nested-dst');
+    await fill(s3, 'nested-src', files);
+
+    const socket = new WebSocket(`${wsBase}/rm?access_token=${encodeURIComponent(owner.token)}`);
+    const events: Array<{ type: string; data: unknown }> = [];
+    socket.on('message', (raw) => events.push(JSON.parse(raw.toString()) as { type: string; data: unknown }));
+    await new Promise<void>((resolve) => socket.once('message', () => resolve()));
+
+    const batch = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'nested-src',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'nested-dst',
+    });
+    const done = await until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
+    const totalSize = Object.values(files).reduce((sum, body) => sum + body.length, 0);
+    expect(done).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      phase: 'finished',
+      total: Object.keys(files).length,
+      totalSize,
+      transferred: Object.keys(files).length,
+      transferredSize: totalSize,
+      failed: 0,
+      skipped: 0,
+      bytesDone: totalSize,
+      sourceCloudAccount: { id: awsId, name: 'Lab AWS' },
+      destinationCloudAccount: { id: azureId, name: 'Lab Blob' },
+    });
+    expect(done.averageSpeed).toBeGreaterThan(0);
+    expect((await keysOf(blob, 'nested-dst')).sort()).toEqual(Object.keys(files).sort());
+    for (const [key, body] of Object.entries(files)) {
+      expect((await readAll(blob, 'nested-dst', key)).equals(body), key).toBe(true);
+    }
+
+    const progress = events
+      .filter((e) => e.type === TRANSFER_EVENTS.progress)
+      .map((e) => e.data as MigrationProgress);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((p) => p.id === batch.id && p.size === totalSize)).toBe(true);
+    const batchEvents = events
+      .filter((e) => e.type === TRANSFER_EVENTS.batch)
+      .map((e) => e.data as TransferBatch);
+    expect(batchEvents.at(-1)).toMatchObject({ id: batch.id, transferStatus: BATCH_STATUS.completed });
+    socket.close();
+
+    // The stranger sees none of it, and any call on the batch answers 404.
+    const theirs = (await call('GET', '/api/transfer/get_all', stranger.token)).body as TransferList;
+    expect(theirs.items).toEqual([]);
+    for (const url of ['cancel_transfer', 'retry_transfer', 'download_failed_files']) {
+      expect((await call('POST', `/api/transfer/${url}`, stranger.token, { Id: batch.id })).status).toBe(404);
+    }
+    const foreign = await transfer(
+      {
+        sourceCloudAccountId: awsId,
+        sourceBucket: 'nested-src',
+        destinationCloudAccountId: azureId,
+        destinationBucket: 'nested-dst',
+      },
+      stranger.token,
+    );
+    expect(foreign.status).toBe(404);
+  });
+
+  it('with Skip Existing Files copies only new and changed objects of a prefix', async () => {
+    await s3.createBucket('skip-src');
+    await blob.createBucket('skip-dst');
+    const first: Record<string, Buffer> = {};
+    for (let i = 0; i < 12; i++) first[`photos/p-${i}.jpg`] = randomBytes(5000 + i);
+    first['other/not-copied.txt'] = Buffer.from('outside the prefix');
+    await fill(s3, 'skip-src', first);
+    const initial = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'skip-src',
+      sourcePath: 'photos/',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'skip-dst',
+      destinationPath: 'backup',
+    });
+    expect((await until(initial.id, [BATCH_STATUS.completed])).transferred).toBe(12);
+    expect((await keysOf(blob, 'skip-dst')).every((key) => key.startsWith('backup/p-'))).toBe(true);
+
+    const changed = randomBytes(5003);
+    const added = randomBytes(777);
+    await fill(s3, 'skip-src', { 'photos/p-3.jpg': changed, 'photos/new.jpg': added });
+    const again = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'skip-src',
+      sourcePath: 'photos/',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'skip-dst',
+      destinationPath: 'backup/',
+      allowSkip: true,
+    });
+    const second = await until(again.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
+    expect(second).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      total: 13,
+      transferred: 2,
+      skipped: 11,
+    });
+    const statuses = await itemStatuses(again.id);
+    expect(statuses.filter((s) => s.status === 'done').map((s) => s.source_key)).toEqual([
+      'photos/new.jpg',
+      'photos/p-3.jpg',
+    ]);
+    expect((await readAll(blob, 'skip-dst', 'backup/p-3.jpg')).equals(changed)).toBe(true);
+    expect((await readAll(blob, 'skip-dst', 'backup/new.jpg')).equals(added)).toBe(true);
+  });
+
+  it('moves a prefix: sources deleted once their copies verified', async () => {
+    await blob.createBucket('move-src');
+    await s3.createBucket('move-dst');
+    const files: Record<string, Buffer> = { 'keep/stay.txt': Buffer.from('stays') };
+    for (let i = 0; i < 8; i++) files[`go/${i}.bin`] = randomBytes(4000 + i);
+    files['go/large.bin'] = randomBytes(18 * MiB);
+    await fill(blob, 'move-src', files);
+    const batch = await started({
+      sourceCloudAccountId: azureId,
+      sourceBucket: 'move-src',
+      sourcePath: 'go/',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'move-dst',
+      operation: 'move',
+    });
+    const done = await until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
+    expect(done).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 9, deleted: 9 });
+    expect(await keysOf(blob, 'move-src')).toEqual(['keep/stay.txt']);
+    for (const [key, body] of Object.entries(files)) {
+      if (!key.startsWith('go/')) continue;
+      expect((await readAll(s3, 'move-dst', key.slice(3))).equals(body), key).toBe(true);
+    }
+    expect(await s3rver.openUploads('move-dst')).toEqual([]);
+  });
+
+  it('cancels a running transfer: Canceling, then Canceled, nothing copied after, no upload left open', async () => {
+    await blob.createBucket('cancel-src');
+    await s3.createBucket('cancel-dst');
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 6; i++) files[`big-${i}.bin`] = randomBytes(24 * MiB);
+    await fill(blob, 'cancel-src', files);
+    const batch = await started({
+      sourceCloudAccountId: azureId,
+      sourceBucket: 'cancel-src',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'cancel-dst',
+    });
+    // Cancel once bytes are moving (a part of some object is written).
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const { rows } = await server.db.pool.query(
+        `select 1 from transfer_parts p join transfer_items i on i.id = p.item_id where i.batch_id = $1 limit 1`,
+        [batch.id],
+      );
+      if (rows.length) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const cancel = await call('POST', '/api/transfer/cancel_transfer', owner.token, { Id: batch.id });
+    expect(cancel.status).toBe(200);
+    expect((cancel.body as { message: string }).message).toBe(transferMessages.canceled);
+    expect([BATCH_STATUS.canceling, BATCH_STATUS.canceled]).toContain(
+      (await batchOf(batch.id)).transferStatus,
+    );
+    const canceled = await until(batch.id, [
+      BATCH_STATUS.canceled,
+      BATCH_STATUS.completed,
+      BATCH_STATUS.failed,
+    ]);
+    expect(canceled.transferStatus).toBe(BATCH_STATUS.canceled);
+
+    const statuses = await itemStatuses(batch.id);
+    const done = statuses.filter((s) => s.status === 'done').map((s) => s.source_key);
+    expect(statuses.filter((s) => s.status === 'canceled').length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s.status === 'done' || s.status === 'canceled')).toBe(true);
+    expect(canceled.transferred).toBe(done.length);
+    expect((await keysOf(s3, 'cancel-dst')).sort()).toEqual(done.sort());
+    expect(await s3rver.openUploads('cancel-dst')).toEqual([]);
+    const { rows } = await server.db.pool.query(
+      'select count(*)::int as n from transfer_items where batch_id = $1 and upload_id is not null',
+      [batch.id],
+    );
+    expect(rows[0]).toEqual({ n: 0 });
+    // A finished transfer cannot be canceled again.
+    const late = await call('POST', '/api/transfer/cancel_transfer', owner.token, { Id: batch.id });
+    expect(late.status).toBe(400);
+    expect((late.body as { message: string }).message).toBe(transferMessages.notCancelable);
+  });
+
+  it('fails items whose destination vanished, lists them as CSV, and retries only those', async () => {
+    await s3.createBucket('retry-src');
+    await blob.createBucket('retry-dst');
+    const files: Record<string, Buffer> = {};
+    for (let i = 0; i < 5; i++) files[`r-${i}.txt`] = randomBytes(2000 + i);
+    await fill(s3, 'retry-src', files);
+    // The destination bucket does not exist yet: every copy fails with the store's own message.
+    const batch = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'retry-src',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'retry-late',
+    });
+    const failed = await until(batch.id, [BATCH_STATUS.failed, BATCH_STATUS.completed]);
+    expect(failed).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 5, transferred: 0 });
+
+    const early = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: batch.id });
+    expect(early.status).toBe(200);
+    const firstRetry = (early.body as TransferStarted).batch;
+    expect(firstRetry).toMatchObject({ retryOf: batch.id, total: 5 });
+    await until(firstRetry.id, [BATCH_STATUS.failed]);
+    expect((await batchOf(batch.id)).Retried).toBe(true);
+
+    const csv = await server.app.inject({
+      method: 'POST',
+      url: '/api/transfer/download_failed_files',
+      headers: { authorization: `Bearer ${owner.token}` },
+      payload: { Id: firstRetry.id },
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    expect(csv.headers['content-disposition']).toContain('attachment');
+    const lines = csv.body.trim().split('\n');
+    expect(lines[0]).toBe('key,size,error');
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.split(',')[0])
+        .sort(),
+    ).toEqual(Object.keys(files).sort());
+    expect(lines.slice(1).every((line) => line.split(',').slice(2).join(',').length > 0)).toBe(true);
+
+    await blob.createBucket('retry-late');
+    const retry = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: firstRetry.id });
+    expect(retry.status).toBe(200);
+    expect((retry.body as TransferStarted).message).toBe(transferMessages.retryStarted);
+    const second = (retry.body as TransferStarted).batch;
+    const done = await until(second.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
+    expect(done).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      transferred: 5,
+      retryOf: firstRetry.id,
+    });
+    for (const [key, body] of Object.entries(files)) {
+      expect((await readAll(blob, 'retry-late', key)).equals(body)).toBe(true);
+    }
+    const again = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: firstRetry.id });
+    expect(again.status).toBe(400);
+    expect((again.body as { message: string }).message).toBe(transferMessages.nothingToRetry);
+  });
+
+  it('answers the live batches on GET /transfer/ongoing', async () => {
+    const ongoing = await call('GET', '/api/transfer/ongoing', owner.token);
+    expect(ongoing.status).toBe(200);
+    expect(ongoing.body).toEqual({ items: [] });
+  });
+});

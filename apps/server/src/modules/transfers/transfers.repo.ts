@@ -1,0 +1,604 @@
+import type pg from 'pg';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { BATCH_STATUS } from '@cumulo/contract';
+import type { Database } from '../../db/client.ts';
+import {
+  cloudAccounts,
+  organizations,
+  transferBatches,
+  transferItems,
+  transferParts,
+} from '../../db/schema/index.ts';
+import type { CopyItem, CopyMethod, FinishedPart, PartLedger } from './engine/copy-task.ts';
+
+export type BatchRow = typeof transferBatches.$inferSelect;
+export type ItemRow = typeof transferItems.$inferSelect;
+/** A batch as the screens read it: with its accounts' names and the bytes of objects still in flight. */
+export type BatchView = BatchRow & {
+  sourceAccountName: string | null;
+  destinationAccountName: string | null;
+  bytesDone: number;
+};
+
+/** A planned object, before it has an id. */
+export interface PlannedItem {
+  sourceKey: string;
+  destinationKey: string;
+  size: number;
+  sourceEtag: string | null;
+  sourceMd5: string | null;
+  /** 'skipped' when "Skip Existing Files" found it already at the destination. */
+  status: 'pending' | 'skipped';
+}
+
+/** A claimed item: what the copier needs, plus the bytes its finished parts already hold. */
+export interface ClaimedItem extends CopyItem {
+  batchId: string;
+  partsDone: number;
+  /** Checksums recorded once the copy verified (a move whose source delete was interrupted). */
+  md5: string | null;
+  sha256: string | null;
+}
+
+export type ItemOutcome =
+  | {
+      status: 'done';
+      method: CopyMethod | null;
+      md5: string | null;
+      sha256: string | null;
+      sourceDeleted: boolean;
+    }
+  | { status: 'failed'; error: string }
+  | { status: 'canceled' };
+
+const LIVE = [BATCH_STATUS.ongoing, BATCH_STATUS.canceling];
+const sourceAccount = alias(cloudAccounts, 'source_account');
+const destinationAccount = alias(cloudAccounts, 'destination_account');
+const num = (value: unknown) => Number(value ?? 0);
+
+/**
+ * SQL of transfer batches, their items and parts. Calls from the API take the organisation and filter by it;
+ * the engine's calls take a batch or item id it got from a job (ids only travel in job payloads) and, for item
+ * state, the worker's lease owner: a worker whose lease was lost can no longer change an item.
+ */
+export class TransfersRepo {
+  constructor(
+    private readonly orm: Database,
+    /** For the planning lock, which must stay on one connection. */
+    private readonly pool: pg.Pool,
+  ) {}
+
+  async createBatch(values: typeof transferBatches.$inferInsert): Promise<BatchRow> {
+    const [row] = await this.orm.insert(transferBatches).values(values).returning();
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  #viewQuery() {
+    return this.orm
+      .select({
+        batch: transferBatches,
+        sourceAccountName: sourceAccount.name,
+        destinationAccountName: destinationAccount.name,
+        bytesDone: sql<string>`${transferBatches.transferredSize} + coalesce((select sum(i.bytes_done) from transfer_items i where i.batch_id = ${transferBatches.id} and i.status = 'copying'), 0)`,
+      })
+      .from(transferBatches)
+      .leftJoin(sourceAccount, eq(sourceAccount.id, transferBatches.sourceCloudAccountId))
+      .leftJoin(destinationAccount, eq(destinationAccount.id, transferBatches.destinationCloudAccountId));
+  }
+
+  static #view(row: {
+    batch: BatchRow;
+    sourceAccountName: string | null;
+    destinationAccountName: string | null;
+    bytesDone: string;
+  }): BatchView {
+    return {
+      ...row.batch,
+      sourceAccountName: row.sourceAccountName,
+      destinationAccountName: row.destinationAccountName,
+      bytesDone: num(row.bytesDone),
+    };
+  }
+
+  /** One page of the organisation's batches of a transfer type, newest first. */
+  async list(
+    organizationId: string,
+    transferType: number,
+    page: number,
+    pageSize: number,
+  ): Promise<{ rows: BatchView[]; total: number }> {
+    const where = and(
+      eq(transferBatches.organizationId, organizationId),
+      eq(transferBatches.transferType, transferType),
+    );
+    const rows = await this.#viewQuery()
+      .where(where)
+      .orderBy(desc(transferBatches.requestedAt), desc(transferBatches.id))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize);
+    const [total] = await this.orm.select({ value: count() }).from(transferBatches).where(where);
+    return { rows: rows.map((r) => TransfersRepo.#view(r)), total: total?.value ?? 0 };
+  }
+
+  /** The organisation's Ongoing and Canceling batches, oldest first. */
+  async live(organizationId: string): Promise<BatchView[]> {
+    const rows = await this.#viewQuery()
+      .where(and(eq(transferBatches.organizationId, organizationId), inArray(transferBatches.status, LIVE)))
+      .orderBy(transferBatches.requestedAt);
+    return rows.map((r) => TransfersRepo.#view(r));
+  }
+
+  async find(organizationId: string, id: string): Promise<BatchView | undefined> {
+    const [row] = await this.#viewQuery().where(
+      and(eq(transferBatches.organizationId, organizationId), eq(transferBatches.id, id)),
+    );
+    return row && TransfersRepo.#view(row);
+  }
+
+  /** The engine's read of a batch it got from a job. */
+  async findForEngine(id: string): Promise<BatchView | undefined> {
+    const [row] = await this.#viewQuery().where(eq(transferBatches.id, id));
+    return row && TransfersRepo.#view(row);
+  }
+
+  async statusOf(id: string): Promise<number | null> {
+    const [row] = await this.orm
+      .select({ status: transferBatches.status })
+      .from(transferBatches)
+      .where(eq(transferBatches.id, id));
+    return row?.status ?? null;
+  }
+
+  async chargeConfirmed(organizationId: string): Promise<boolean> {
+    const [row] = await this.orm
+      .select({ confirmedC2c: organizations.confirmedC2c, isCbs: organizations.isCbs })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId));
+    return row ? row.confirmedC2c || row.isCbs : false;
+  }
+
+  /**
+   * Inserts a chunk of planned items and moves the plan cursor, in one transaction. Keys planned before (a
+   * planner that ran twice) are ignored, and only the rows actually inserted count in the batch's totals.
+   * Answers the batch status, so the planner stops when the batch is canceled.
+   */
+  async insertPlanned(batchId: string, items: PlannedItem[], cursor: string | null): Promise<number | null> {
+    return this.orm.transaction(async (tx) => {
+      const inserted = items.length
+        ? await tx
+            .insert(transferItems)
+            .values(items.map((item) => ({ batchId, ...item })))
+            .onConflictDoNothing({ target: [transferItems.batchId, transferItems.sourceKey] })
+            .returning({ size: transferItems.size, status: transferItems.status })
+        : [];
+      const skipped = inserted.filter((row) => row.status === 'skipped');
+      const [batch] = await tx
+        .update(transferBatches)
+        .set({
+          totalNumber: sql`${transferBatches.totalNumber} + ${inserted.length}`,
+          totalSize: sql`${transferBatches.totalSize} + ${inserted.reduce((sum, row) => sum + row.size, 0)}`,
+          skippedNumber: sql`${transferBatches.skippedNumber} + ${skipped.length}`,
+          skippedSize: sql`${transferBatches.skippedSize} + ${skipped.reduce((sum, row) => sum + row.size, 0)}`,
+          ...(cursor === null ? {} : { planCursor: cursor }),
+          updatedAt: new Date(),
+        })
+        .where(eq(transferBatches.id, batchId))
+        .returning({ status: transferBatches.status });
+      return batch?.status ?? null;
+    });
+  }
+
+  /**
+   * Runs `plan` under the batch's planning lock, a session advisory lock held by one pooled connection: a
+   * planner that dies loses its connection and with it the lock. `locked: false` when another planner holds it.
+   */
+  async withPlanningLock(batchId: string, plan: () => Promise<void>): Promise<{ locked: boolean }> {
+    const client = await this.pool.connect();
+    try {
+      const key = `transfer-plan:${batchId}`;
+      const { rows } = await client.query<{ locked: boolean }>(
+        'select pg_try_advisory_lock(hashtext($1)) as locked',
+        [key],
+      );
+      if (!rows[0]?.locked) return { locked: false };
+      try {
+        await plan();
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtext($1))', [key]);
+      }
+      return { locked: true };
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Ends planning; answers false when another planner already did. */
+  async finishPlanning(batchId: string): Promise<boolean> {
+    const rows = await this.orm
+      .update(transferBatches)
+      .set({ phase: 'copying', updatedAt: new Date() })
+      .where(and(eq(transferBatches.id, batchId), eq(transferBatches.phase, 'planning')))
+      .returning({ id: transferBatches.id });
+    return rows.length > 0;
+  }
+
+  async markStarted(batchId: string): Promise<void> {
+    await this.orm
+      .update(transferBatches)
+      .set({ startedAt: sql`coalesce(${transferBatches.startedAt}, now())` })
+      .where(eq(transferBatches.id, batchId));
+  }
+
+  /**
+   * Claims up to `limit` claimable items of an Ongoing batch for `owner`: pending ones, and copying ones whose
+   * lease ran out (their worker died). SKIP LOCKED lets any number of workers claim side by side, each getting
+   * different rows.
+   */
+  async claim(batchId: string, owner: string, leaseSeconds: number, limit: number): Promise<ClaimedItem[]> {
+    const result = await this.orm.execute(sql`
+      update transfer_items set status = 'copying', lease_owner = ${owner},
+        lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1,
+        started_at = coalesce(started_at, now()), updated_at = now()
+      where id in (
+        select id from transfer_items
+        where batch_id = ${batchId}
+          and (status = 'pending' or (status = 'copying' and lease_until < now()))
+          and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
+        order by id limit ${limit}
+        for update skip locked)
+      returning id, batch_id, source_key, destination_key, size, source_etag, source_md5, method, upload_id,
+        part_size, md5, sha256,
+        (select coalesce(sum(p.size), 0) from transfer_parts p where p.item_id = transfer_items.id) as parts_done`);
+    return result.rows.map((row) => ({
+      id: num(row.id),
+      batchId: String(row.batch_id),
+      sourceKey: String(row.source_key),
+      destinationKey: String(row.destination_key),
+      size: num(row.size),
+      sourceEtag: (row.source_etag as string | null) ?? null,
+      sourceMd5: (row.source_md5 as string | null) ?? null,
+      method: (row.method as CopyMethod | null) ?? null,
+      uploadId: (row.upload_id as string | null) ?? null,
+      partSize: row.part_size === null ? null : num(row.part_size),
+      md5: (row.md5 as string | null) ?? null,
+      sha256: (row.sha256 as string | null) ?? null,
+      partsDone: num(row.parts_done),
+    }));
+  }
+
+  /** Extends the leases `owner` still holds among `ids`; answers those ids (a missing one was lost). */
+  async renewLeases(ids: number[], owner: string, leaseSeconds: number): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.orm
+      .update(transferItems)
+      .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
+      .where(
+        and(
+          inArray(transferItems.id, ids),
+          eq(transferItems.status, 'copying'),
+          eq(transferItems.leaseOwner, owner),
+        ),
+      )
+      .returning({ id: transferItems.id });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Records the bytes of objects in flight, for the batch's progress read from the database. */
+  async recordBytes(bytes: Array<{ itemId: number; bytes: number }>): Promise<void> {
+    if (bytes.length === 0) return;
+    await this.orm.execute(sql`
+      update transfer_items i set bytes_done = v.bytes
+      from unnest(${`{${bytes.map((b) => b.itemId).join(',')}}`}::bigint[], ${`{${bytes.map((b) => Math.round(b.bytes)).join(',')}}`}::bigint[]) as v(id, bytes)
+      where i.id = v.id and i.status = 'copying'`);
+  }
+
+  /**
+   * The copy verified, the source is not deleted yet (a move): kept so that a successor of a worker killed
+   * between the copy and the delete finishes the delete instead of copying again from a source already gone.
+   */
+  async markVerified(
+    itemId: number,
+    owner: string,
+    result: { method: CopyMethod | null; md5: string | null; sha256: string | null },
+  ): Promise<boolean> {
+    const rows = await this.orm
+      .update(transferItems)
+      .set({
+        method: result.method,
+        // A server-side copy exposes no checksum of its own: the source's listed MD5 is what it was checked by.
+        md5: result.md5 ?? (result.sha256 ? null : sql`coalesce(${transferItems.sourceMd5}, '')`),
+        sha256: result.sha256,
+        bytesDone: sql`${transferItems.size}`,
+      })
+      .where(
+        and(
+          eq(transferItems.id, itemId),
+          eq(transferItems.status, 'copying'),
+          eq(transferItems.leaseOwner, owner),
+        ),
+      )
+      .returning({ id: transferItems.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * Settles an item and counts it in its batch, in one statement, only while `owner` still holds its lease:
+   * an item is counted once, however many workers touched it.
+   */
+  async finishItem(itemId: number, owner: string, outcome: ItemOutcome): Promise<boolean> {
+    const done = outcome.status === 'done' ? outcome : null;
+    const error = outcome.status === 'failed' ? outcome.error.slice(0, 2000) : null;
+    const result = await this.orm.execute(sql`
+      with item as (
+        update transfer_items set status = ${outcome.status}, error = ${error},
+          method = coalesce(${done?.method ?? null}, method),
+          md5 = case when ${done !== null} then coalesce(${done?.md5 ?? null}, md5) else md5 end,
+          sha256 = case when ${done !== null} then coalesce(${done?.sha256 ?? null}, sha256) else sha256 end,
+          bytes_done = case when ${done !== null} then size else bytes_done end,
+          source_deleted = ${done?.sourceDeleted ?? false},
+          lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
+        where id = ${itemId} and status = 'copying' and lease_owner = ${owner}
+        returning batch_id, size)
+      update transfer_batches b set
+        transferred_number = transferred_number + ${done ? 1 : 0},
+        transferred_size = transferred_size + case when ${done !== null} then item.size else 0 end,
+        failed_number = failed_number + ${error === null ? 0 : 1},
+        deleted_number = deleted_number + ${done?.sourceDeleted ? 1 : 0},
+        updated_at = now()
+      from item where b.id = item.batch_id
+      returning b.id`);
+    return result.rows.length > 0;
+  }
+
+  /** Cancels the batch's items nobody works on: pending ones, and copying ones whose lease ran out. */
+  async cancelIdleItems(batchId: string): Promise<void> {
+    await this.orm.execute(sql`
+      update transfer_items set status = 'canceled', lease_owner = null, lease_until = null, updated_at = now()
+      where batch_id = ${batchId}
+        and (status = 'pending' or (status = 'copying' and lease_until < now()))`);
+  }
+
+  /** Asks an Ongoing batch to stop; answers false when it was not Ongoing. */
+  async requestCancel(organizationId: string, batchId: string): Promise<boolean> {
+    const rows = await this.orm
+      .update(transferBatches)
+      .set({ status: BATCH_STATUS.canceling, updatedAt: new Date() })
+      .where(
+        and(
+          eq(transferBatches.organizationId, organizationId),
+          eq(transferBatches.id, batchId),
+          eq(transferBatches.status, BATCH_STATUS.ongoing),
+        ),
+      )
+      .returning({ id: transferBatches.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends a batch once no item is left to copy: Canceling becomes Canceled, an Ongoing batch Completed, or Failed
+   * when an item failed. Conditional, so it happens once whoever calls it; answers the batch when it did.
+   */
+  async finalize(batchId: string): Promise<BatchRow | undefined> {
+    const result = await this.orm.execute(sql`
+      update transfer_batches set
+        status = (case when status = ${BATCH_STATUS.canceling} then ${BATCH_STATUS.canceled}
+                       when failed_number > 0 then ${BATCH_STATUS.failed}
+                       else ${BATCH_STATUS.completed} end)::smallint,
+        phase = 'finished', finished_at = now(), updated_at = now()
+      where id = ${batchId}
+        and (status = ${BATCH_STATUS.canceling} or (status = ${BATCH_STATUS.ongoing} and phase = 'copying'))
+        and not exists (select 1 from transfer_items i
+                        where i.batch_id = ${batchId} and i.status in ('pending', 'copying'))
+      returning id`);
+    if (result.rows.length === 0) return undefined;
+    const [row] = await this.orm.select().from(transferBatches).where(eq(transferBatches.id, batchId));
+    return row;
+  }
+
+  async failBatch(batchId: string, error: string): Promise<BatchRow | undefined> {
+    await this.cancelIdleItems(batchId);
+    const [row] = await this.orm
+      .update(transferBatches)
+      .set({
+        status: BATCH_STATUS.failed,
+        phase: 'finished',
+        error,
+        finishedAt: new Date(),
+        updatedAt: new Date(),
+      })
+      .where(and(eq(transferBatches.id, batchId), inArray(transferBatches.status, LIVE)))
+      .returning();
+    return row;
+  }
+
+  async setAverageSpeed(batchId: string, bytesPerSecond: number): Promise<void> {
+    await this.orm
+      .update(transferBatches)
+      .set({ averageSpeed: Math.round(bytesPerSecond) })
+      .where(eq(transferBatches.id, batchId));
+  }
+
+  /** Items in flight, for a page opened mid-transfer. */
+  async inFlight(batchId: string, limit: number): Promise<ItemRow[]> {
+    return this.orm
+      .select()
+      .from(transferItems)
+      .where(and(eq(transferItems.batchId, batchId), eq(transferItems.status, 'copying')))
+      .orderBy(transferItems.id)
+      .limit(limit);
+  }
+
+  /** The failed items of a batch, a page at a time (key order by id), for the CSV. */
+  async *failedItems(batchId: string, pageSize = 1000): AsyncGenerator<ItemRow[]> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.orm
+        .select()
+        .from(transferItems)
+        .where(
+          and(
+            eq(transferItems.batchId, batchId),
+            eq(transferItems.status, 'failed'),
+            sql`${transferItems.id} > ${after}`,
+          ),
+        )
+        .orderBy(transferItems.id)
+        .limit(pageSize);
+      if (rows.length === 0) return;
+      yield rows;
+      after = rows[rows.length - 1]?.id ?? after;
+      if (rows.length < pageSize) return;
+    }
+  }
+
+  /**
+   * Creates the retry of a finished batch: a new batch holding only its failed items, already planned, and marks
+   * the old one retried, in one transaction. Answers undefined when another retry won the race.
+   */
+  async createRetry(old: BatchRow, userId: string | null): Promise<BatchRow | undefined> {
+    return this.orm.transaction(async (tx) => {
+      const marked = await tx
+        .update(transferBatches)
+        .set({ retried: true, updatedAt: new Date() })
+        .where(and(eq(transferBatches.id, old.id), eq(transferBatches.retried, false)))
+        .returning({ id: transferBatches.id });
+      if (marked.length === 0) return undefined;
+      const [batch] = await tx
+        .insert(transferBatches)
+        .values({
+          organizationId: old.organizationId,
+          userId,
+          transferType: old.transferType,
+          operation: old.operation,
+          sourceCloudAccountId: old.sourceCloudAccountId,
+          sourceBucket: old.sourceBucket,
+          sourcePath: old.sourcePath,
+          sourceSelection: old.sourceSelection,
+          destinationCloudAccountId: old.destinationCloudAccountId,
+          destinationBucket: old.destinationBucket,
+          destinationPath: old.destinationPath,
+          skipExisting: false,
+          phase: 'copying',
+          retryOfId: old.id,
+          syncJobId: old.syncJobId,
+        })
+        .returning();
+      if (!batch) throw new Error('insert returned no row');
+      await tx.execute(sql`
+        insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5)
+        select ${batch.id}, source_key, destination_key, size, source_etag, source_md5
+        from transfer_items where batch_id = ${old.id} and status = 'failed' order by id`);
+      const [counted] = await tx
+        .update(transferBatches)
+        .set({
+          totalNumber: sql`(select count(*) from transfer_items where batch_id = ${batch.id})`,
+          totalSize: sql`(select coalesce(sum(size), 0) from transfer_items where batch_id = ${batch.id})`,
+        })
+        .where(eq(transferBatches.id, batch.id))
+        .returning();
+      return counted;
+    });
+  }
+
+  /** Canceled and failed items still holding a destination upload (their parts wait to be discarded). */
+  async abandonedUploads(limit: number): Promise<Array<ItemRow & { batch: BatchRow }>> {
+    const rows = await this.orm
+      .select({ item: transferItems, batch: transferBatches })
+      .from(transferItems)
+      .innerJoin(transferBatches, eq(transferBatches.id, transferItems.batchId))
+      .where(
+        and(
+          inArray(transferItems.status, ['canceled', 'failed']),
+          sql`${transferItems.uploadId} is not null`,
+        ),
+      )
+      .limit(limit);
+    return rows.map((row) => ({ ...row.item, batch: row.batch }));
+  }
+
+  async forgetUpload(itemId: number): Promise<void> {
+    await this.orm.transaction(async (tx) => {
+      await tx.delete(transferParts).where(eq(transferParts.itemId, itemId));
+      await tx.update(transferItems).set({ uploadId: null }).where(eq(transferItems.id, itemId));
+    });
+  }
+
+  /**
+   * Live batches that may have nobody working on them: with claimable items, items leased by workers that may
+   * have died, or still to be finalized; and no job of theirs waiting in the queue. `leaseEndsIn`: seconds
+   * until the earliest live lease runs out (null when none).
+   */
+  async batchesToResume(): Promise<Array<{ id: string; status: number; leaseEndsIn: number | null }>> {
+    const result = await this.orm.execute(sql`
+      select b.id, b.status,
+        (select extract(epoch from min(i.lease_until) - now()) from transfer_items i
+          where i.batch_id = b.id and i.status = 'copying' and i.lease_until >= now()) as lease_ends_in,
+        exists (select 1 from transfer_items i where i.batch_id = b.id
+          and (i.status = 'pending' or (i.status = 'copying' and i.lease_until < now()))) as claimable
+      from transfer_batches b
+      where b.status in (${BATCH_STATUS.ongoing}, ${BATCH_STATUS.canceling})
+        and not exists (select 1 from pgboss.job j
+          where j.name = 'transfers.batch' and j.state in ('created', 'retry') and j.data->>'batchId' = b.id::text)`);
+    return result.rows.map((row) => ({
+      id: String(row.id),
+      status: num(row.status),
+      leaseEndsIn: row.claimable || row.lease_ends_in === null ? null : num(row.lease_ends_in),
+    }));
+  }
+
+  /** The durable record of parts copies, bound to one worker's leases. */
+  ledger(owner: string): PartLedger {
+    const orm = this.orm;
+    const leased = (itemId: number) =>
+      and(
+        eq(transferItems.id, itemId),
+        eq(transferItems.status, 'copying'),
+        eq(transferItems.leaseOwner, owner),
+      );
+    const lost = (itemId: number) => new Error(`lease of transfer item ${itemId} was lost`);
+    return {
+      async begin(itemId, method, uploadId, partSize) {
+        const rows = await orm
+          .update(transferItems)
+          .set({ method, uploadId, partSize })
+          .where(leased(itemId))
+          .returning({ id: transferItems.id });
+        if (rows.length === 0) throw lost(itemId);
+      },
+      async finishedParts(itemId): Promise<FinishedPart[]> {
+        const rows = await orm
+          .select()
+          .from(transferParts)
+          .where(eq(transferParts.itemId, itemId))
+          .orderBy(transferParts.partNumber);
+        return rows.map((row) => ({
+          partNumber: row.partNumber,
+          size: row.size,
+          etag: row.etag,
+          md5: row.md5,
+        }));
+      },
+      async recordPart(itemId, part) {
+        const result = await orm.execute(sql`
+          insert into transfer_parts (item_id, part_number, size, etag, md5)
+          select ${itemId}, ${part.partNumber}, ${part.size}, ${part.etag}, ${part.md5}
+          where exists (select 1 from transfer_items where id = ${itemId} and status = 'copying'
+                          and lease_owner = ${owner})
+          on conflict (item_id, part_number) do update set size = excluded.size, etag = excluded.etag,
+            md5 = excluded.md5`);
+        if (result.rowCount === 0) throw lost(itemId);
+      },
+      async clear(itemId) {
+        await orm.transaction(async (tx) => {
+          await tx.delete(transferParts).where(eq(transferParts.itemId, itemId));
+          await tx
+            .update(transferItems)
+            .set({ uploadId: null, partSize: null })
+            .where(eq(transferItems.id, itemId));
+        });
+      },
+    };
+  }
+}

@@ -1,0 +1,261 @@
+import { Readable } from 'node:stream';
+import {
+  BATCH_STATUS,
+  TRANSFER_EVENTS,
+  TRANSFER_TYPE,
+  transferMessages,
+  type MigrationFile,
+  type MigrationProgress,
+  type TransferBatch,
+  type TransferList,
+  type TransferStarted,
+} from '@cumulo/contract';
+import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { BusMessage } from '../../realtime/events.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import { endpointKeyOf } from './engine/executor.ts';
+import { destinationFolder, sourceBase } from './engine/keys.ts';
+import type { BatchView, TransfersRepo } from './transfers.repo.ts';
+import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
+
+/** Who starts or manages a transfer: a signed-in member (a Principal fits), or the system for a sync job. */
+export interface TransferCaller {
+  organizationId: string;
+  userId: string | null;
+}
+
+/** A transfer to start; the c2c calls and sync jobs map their payloads onto it. */
+export interface TransferRequest {
+  sourceCloudAccountId: string;
+  sourceBucket: string;
+  /** A prefix ('' = whole bucket); keys keep their path relative to its folder. */
+  sourcePath?: string;
+  destinationCloudAccountId: string;
+  destinationBucket: string;
+  /** A folder ('' = bucket root). */
+  destinationPath?: string;
+  operation?: 'copy' | 'move';
+  /** "Skip Existing Files". */
+  skipExisting?: boolean;
+  /** Only these keys and folders (ending in '/'), relative to the bucket; all under sourcePath when omitted. */
+  files?: string[];
+  transferType?: number;
+  syncJobId?: string | null;
+}
+
+/** Queues the jobs that work on a batch (engine fan-out). */
+export type EnqueueBatch = (batchId: string) => Promise<void>;
+
+const LIVE_FILES = 20;
+const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.failed] as number[];
+
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+
+/** Cloud-to-cloud transfers: starting, listing, canceling and retrying batches (the engine copies them). */
+export class TransfersService {
+  constructor(
+    private readonly repo: TransfersRepo,
+    private readonly accounts: CloudAccountsRepo,
+    private readonly stores: StoreRegistry,
+    private readonly enqueue: EnqueueBatch,
+    private readonly publish: (message: BusMessage) => Promise<void>,
+    private readonly log: Logger,
+  ) {}
+
+  async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
+    const [source, destination] = await Promise.all([
+      this.#account(caller.organizationId, request.sourceCloudAccountId),
+      this.#account(caller.organizationId, request.destinationCloudAccountId),
+    ]);
+    if (!(await this.repo.chargeConfirmed(caller.organizationId))) {
+      throw forbidden(transferMessages.chargeNotConfirmed, 'CHARGE_NOT_CONFIRMED');
+    }
+    const sourcePath = request.sourcePath ?? '';
+    const destinationPath = destinationFolder(request.destinationPath ?? '');
+    const files = request.files?.length ? request.files.map((file) => file.replace(/^\/+/, '')) : null;
+    this.#refuseOverlap(source, destination, request, sourcePath, destinationPath, files);
+    await this.#bucketExists(source, request.sourceBucket);
+
+    const batch = await this.repo.createBatch({
+      organizationId: caller.organizationId,
+      userId: caller.userId,
+      transferType: request.transferType ?? TRANSFER_TYPE.migration,
+      operation: request.operation ?? 'copy',
+      sourceCloudAccountId: source.id,
+      sourceBucket: request.sourceBucket,
+      sourcePath,
+      sourceSelection: files,
+      destinationCloudAccountId: destination.id,
+      destinationBucket: request.destinationBucket,
+      destinationPath,
+      skipExisting: request.skipExisting ?? false,
+      syncJobId: request.syncJobId ?? null,
+    });
+    return this.#launch(batch.id, caller.organizationId, transferMessages.enqueued);
+  }
+
+  async list(
+    caller: TransferCaller,
+    query: { type: number; page: number; pagesize: number },
+  ): Promise<TransferList> {
+    const { rows, total } = await this.repo.list(
+      caller.organizationId,
+      query.type,
+      query.page,
+      query.pagesize,
+    );
+    return { items: rows.map(toTransferBatch), total, page: query.page, pagesize: query.pagesize };
+  }
+
+  /** The organisation's live batches as the progress events describe them, for a page opened mid-transfer. */
+  async ongoing(caller: TransferCaller): Promise<{ items: MigrationProgress[] }> {
+    const batches = await this.repo.live(caller.organizationId);
+    const now = new Date();
+    const items = await Promise.all(
+      batches.map(async (batch) => {
+        const seconds = batch.startedAt ? Math.max(1, (now.getTime() - batch.startedAt.getTime()) / 1000) : 0;
+        const rate = seconds ? batch.bytesDone / seconds : 0;
+        const files: Record<string, MigrationFile> = {};
+        for (const item of await this.repo.inFlight(batch.id, LIVE_FILES)) {
+          files[String(item.id)] = toMigrationFile(batch, { ...item, status: 'Processing' }, 0, now);
+        }
+        return toMigrationProgress(batch, rate, files, now);
+      }),
+    );
+    return { items };
+  }
+
+  async find(caller: TransferCaller, batchId: string): Promise<TransferBatch> {
+    return toTransferBatch(await this.#batch(caller, batchId));
+  }
+
+  /** Status 32 Canceling now; the workers abort what is in flight and the batch becomes 8 Canceled. */
+  async cancel(caller: TransferCaller, batchId: string): Promise<{ message: string }> {
+    const batch = await this.#batch(caller, batchId);
+    if (batch.status !== BATCH_STATUS.canceling) {
+      if (!(await this.repo.requestCancel(caller.organizationId, batch.id))) {
+        throw badRequest(transferMessages.notCancelable);
+      }
+    }
+    await this.repo.cancelIdleItems(batch.id);
+    await this.repo.finalize(batch.id);
+    await this.publishBatch(batch.id);
+    return { message: transferMessages.canceled };
+  }
+
+  /** A new batch holding only the failed items of a finished one; the old one is marked Retried. */
+  async retry(caller: TransferCaller, batchId: string): Promise<TransferStarted> {
+    const batch = await this.#batch(caller, batchId);
+    if (!FINISHED.includes(batch.status)) throw badRequest(transferMessages.notFinished);
+    if (batch.failedNumber === 0 || batch.retried) throw badRequest(transferMessages.nothingToRetry);
+    if (!(await this.repo.chargeConfirmed(caller.organizationId))) {
+      throw forbidden(transferMessages.chargeNotConfirmed, 'CHARGE_NOT_CONFIRMED');
+    }
+    const created = await this.repo.createRetry(batch, caller.userId);
+    if (!created) throw badRequest(transferMessages.nothingToRetry);
+    await this.publishBatch(batch.id);
+    return this.#launch(created.id, caller.organizationId, transferMessages.retryStarted);
+  }
+
+  /** The failed items as CSV (key,size,error), streamed a page of rows at a time. */
+  async failedFilesCsv(
+    caller: TransferCaller,
+    batchId: string,
+  ): Promise<{ fileName: string; body: Readable }> {
+    const batch = await this.#batch(caller, batchId);
+    const repo = this.repo;
+    async function* lines() {
+      yield 'key,size,error\n';
+      for await (const rows of repo.failedItems(batch.id)) {
+        yield rows
+          .map((row) => `${csvField(row.sourceKey)},${row.size},${csvField(row.error ?? '')}\n`)
+          .join('');
+      }
+    }
+    return { fileName: `failed-files-${batch.id}.csv`, body: Readable.from(lines()) };
+  }
+
+  /** Tells the organisation's browsers a batch changed (`transfer.batch`). */
+  async publishBatch(batchId: string): Promise<void> {
+    const batch = await this.repo.findForEngine(batchId);
+    if (!batch) return;
+    await this.publish({
+      organizationId: batch.organizationId,
+      type: TRANSFER_EVENTS.batch,
+      data: toTransferBatch(batch),
+    }).catch((error: unknown) =>
+      this.log.warn({ err: error, batchId }, 'transfer batch event not published'),
+    );
+  }
+
+  async #launch(batchId: string, organizationId: string, message: string): Promise<TransferStarted> {
+    try {
+      await this.enqueue(batchId);
+    } catch (error) {
+      this.log.error({ err: error, batchId }, 'transfer could not be queued');
+      await this.repo.failBatch(batchId, transferMessages.enqueueFailed);
+      throw badRequest(transferMessages.enqueueFailed);
+    }
+    await this.publishBatch(batchId);
+    const batch = await this.repo.find(organizationId, batchId);
+    if (!batch) throw notFound();
+    return { message, batch: toTransferBatch(batch) };
+  }
+
+  async #batch(caller: TransferCaller, batchId: string): Promise<BatchView> {
+    const batch = await this.repo.find(caller.organizationId, batchId);
+    if (!batch) throw notFound();
+    return batch;
+  }
+
+  async #account(organizationId: string, accountId: string): Promise<CloudAccountRow> {
+    const account = await this.accounts.find(organizationId, accountId);
+    if (!account) throw notFound();
+    return account;
+  }
+
+  /**
+   * Same bucket of the same store: refused when the copies would land on their own sources, or inside the
+   * source (the listing would pick them up and copy them again).
+   */
+  #refuseOverlap(
+    source: CloudAccountRow,
+    destination: CloudAccountRow,
+    request: TransferRequest,
+    sourcePath: string,
+    destinationPath: string,
+    files: string[] | null,
+  ) {
+    if (request.sourceBucket !== request.destinationBucket) return;
+    const sameStore =
+      source.id === destination.id ||
+      endpointKeyOf(source, this.stores) === endpointKeyOf(destination, this.stores);
+    if (!sameStore) return;
+    // Every key keeps its path relative to the folder of sourcePath (engine/keys.ts), selections included.
+    if (sourceBase(sourcePath) === destinationPath) {
+      throw badRequest(transferMessages.sameBucket, { destinationPath: [transferMessages.sameBucket] });
+    }
+    const roots = files ? files.filter((file) => file.endsWith('/')) : [sourcePath];
+    if (roots.some((root) => destinationPath.startsWith(root))) {
+      throw badRequest(transferMessages.nestedDestination, {
+        destinationPath: [transferMessages.nestedDestination],
+      });
+    }
+  }
+
+  async #bucketExists(account: CloudAccountRow, bucket: string) {
+    let found: { region: string | null } | null;
+    try {
+      found = await this.stores.storeFor(account).headBucket(bucket);
+    } catch (error) {
+      throw providerError(error);
+    }
+    if (!found) {
+      const message = `The bucket ${bucket} does not exist in ${account.name}.`;
+      throw badRequest(message, { sourceBucket: [message] });
+    }
+  }
+}
