@@ -19,4 +19,11 @@ export const queryKeys = {
   sharesPage: (page: number) => ['shares', page] as const,
   chatWebhook: ['organizations', '_me', 'chat_webhook'] as const,
   publicShare: (token: string) => ['sharing', token] as const,
+  /** The organisation's live batches, seeded by GET /transfer/ongoing and kept current by /rm messages. */
+  transfersOngoing: ['transfer', 'ongoing'] as const,
+  /** Every page of every batch history (status page, dashboard): the prefix to invalidate. */
+  transferLists: ['transfer', 'get_all'] as const,
+  transferList: (type: number, pagesize: number, page: number) =>
+    ['transfer', 'get_all', type, pagesize, page] as const,
+  c2cHistory: ['c2c', 'history'] as const,
 };

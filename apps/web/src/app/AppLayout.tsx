@@ -20,6 +20,8 @@ import { USER_TYPE_ALL_PROVIDERS } from '@cumulo/contract';
 import { useRealtimeConnection } from '../api/realtime.ts';
 import { useProfile } from '../features/profile/useProfile.ts';
 import { NotificationBell } from '../features/notifications/NotificationBell.tsx';
+import { TransferIndicator } from '../features/transfers/TransferIndicator.tsx';
+import { useLiveTransferFeed } from '../features/transfers/live-transfers.ts';
 import { useSignOut } from '../features/auth/useSignOut.ts';
 import { PageSpinner } from '../ui/PageSpinner.tsx';
 
@@ -48,6 +50,7 @@ export function AppLayout() {
   const { pathname } = useLocation();
   const signOut = useSignOut();
   useRealtimeConnection();
+  useLiveTransferFeed();
 
   const entries = useMemo<NavEntry[]>(() => {
     const list: NavEntry[] = [
@@ -117,6 +120,7 @@ export function AppLayout() {
           }}
         >
           {profile && <Typography.Text>Hello, {profile.first_name}</Typography.Text>}
+          <TransferIndicator />
           <NotificationBell />
         </Layout.Header>
         <Layout.Content style={{ padding: 24 }}>

@@ -83,9 +83,9 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
   it.each([
     ['/Sync', 'Sync'],
     ['/sync', 'Sync'],
-    ['/calc', 'Migration Cost Calculator'],
-    ['/migration', 'Migration'],
-    ['/mboard?sync=true', 'Replication Status'],
+    ['/replication', 'Replication'],
+    ['/hybrik', 'Hybrik Encoding'],
+    ['/encoding', 'Encoding Jobs'],
     ['/security-credentials', 'Access Keys'],
   ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {
     localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');

@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { useSearchParams, type RouteObject } from 'react-router';
+import type { RouteObject } from 'react-router';
 import { RequireAuth } from './RequireAuth.tsx';
 import { RootShell } from './RootShell.tsx';
 import { RouteErrorPage } from './RouteErrorPage.tsx';
@@ -85,15 +85,22 @@ const AlertsPage = lazy(() =>
 const BrowsePage = lazy(() =>
   import('../features/browser/BrowsePage.tsx').then((m) => ({ default: m.BrowsePage })),
 );
+const TransferStatusPage = lazy(() =>
+  import('../features/transfers/TransferStatusPage.tsx').then((m) => ({ default: m.TransferStatusPage })),
+);
+
+const MigrationPage = lazy(() =>
+  import('../features/migration/MigrationPage.tsx').then((m) => ({ default: m.MigrationPage })),
+);
+const C2cTransferPage = lazy(() =>
+  import('../features/migration/C2cTransferPage.tsx').then((m) => ({ default: m.C2cTransferPage })),
+);
+const CostCalculatorPage = lazy(() =>
+  import('../features/migration/CostCalculatorPage.tsx').then((m) => ({ default: m.CostCalculatorPage })),
+);
 
 function soon(path: string, title: string): RouteObject {
   return { path, element: <ComingSoon title={title} /> };
-}
-
-/** /mboard is the Transfer Status page; with ?sync it is the replication variant (spec 002 §2). */
-function TransferStatusSoon() {
-  const [params] = useSearchParams();
-  return <ComingSoon title={params.get('sync') ? 'Replication Status' : 'Transfer Status'} />;
 }
 
 const ADMINS = ['Owner', 'Admin'] as const;
@@ -134,11 +141,12 @@ export const appRoutes: RouteObject[] = [
               { path: 'cloud-compare/:id', element: <CloudComparePage /> },
               { path: 'browse', element: <BrowsePage /> },
               { path: 'sharing', element: <SharesPage /> },
-              { path: 'mboard', element: <TransferStatusSoon /> },
-              soon('rboard', 'Replication History'),
-              soon('calc', 'Migration Cost Calculator'),
-              soon('migration', 'Migration'),
-              soon('c2c', 'Transfers'),
+              // With ?sync (and /rboard) the Transfer Status page is its replication variant.
+              { path: 'mboard', element: <TransferStatusPage /> },
+              { path: 'rboard', element: <TransferStatusPage /> },
+              { path: 'calc', element: <CostCalculatorPage /> },
+              { path: 'migration', element: <MigrationPage /> },
+              { path: 'c2c', element: <C2cTransferPage variant="c2c" /> },
               // Paths match case-insensitively, so this is also /Sync.
               soon('sync', 'Sync'),
               soon('replication', 'Replication'),
@@ -160,7 +168,7 @@ export const appRoutes: RouteObject[] = [
               },
               soon('encoding', 'Encoding Jobs'),
               soon('hybrik', 'Hybrik Encoding'),
-              soon('transfers', 'Transfers'),
+              { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
               soon('wbrstatus', 'Wasabi Migration Status'),
               soon('awstboard', 'AWS Transfer Status'),
               soon('prod2', 'Cloud to Cloud Transfers'),

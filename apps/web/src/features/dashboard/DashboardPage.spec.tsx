@@ -5,6 +5,7 @@ import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
 import { GB, buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
+import { buildBatch } from '../transfers/transfer-factories.ts';
 
 const owner = buildProfile();
 const member = buildProfile({ role: { id: 3, title: 'User' } });
@@ -67,6 +68,7 @@ function stubDashboard(
     'GET /api/users/_me': { status: 200, body: options.profile ?? owner },
     'GET /api/cloud_accounts/': Array.isArray(list) ? { status: 200, body: list } : list,
     'GET /api/cloud_accounts/access_info': { status: 200, body: { userType: 4, providers: PROVIDER_NAMES } },
+    'GET /api/transfer/get_all': { status: 200, body: { items: [], total: 0, page: 1, pagesize: 20 } },
     ...extra,
   });
 }
@@ -79,7 +81,7 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
   });
 
   it('lists the accounts, expands one at a time and collapses the open one on a second click', async () => {
-    const calls = stubDashboard();
+    stubDashboard();
     const { user } = renderAt('/dashboard');
 
     expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
@@ -117,13 +119,70 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
       expect(screen.queryByRole('table', { name: 'Buckets of Blob store' })).not.toBeInTheDocument(),
     );
     expect(screen.getByRole('button', { name: 'Blob store' })).toHaveAttribute('aria-expanded', 'false');
+  });
 
-    // The transfers API does not exist yet: an empty table, and no call for it.
-    expect(screen.getByText('No transfers yet')).toBeInTheDocument();
-    for (const title of ['Source', 'Destination', 'Total size', 'Transferred size', 'Requested', 'Failed']) {
-      expect(screen.getByRole('columnheader', { name: title })).toBeInTheDocument();
+  it('lists the 20 newest migrations in Recent Transfers (GET /transfer/get_all stubbed)', async () => {
+    const newest = buildBatch({
+      id: 'batch-0',
+      sourceCloudAccount: { id: 'aws-1', name: 'Main archive' },
+      sourceBucket: 'logs',
+      destinationCloudAccount: { id: 'azure-1', name: 'Blob store' },
+      destinationBucket: 'logs-copy',
+      totalSize: 3 * GB,
+      transferredSize: 2 * GB,
+      requestDate: '2025-05-01T12:00:00.000Z',
+      transferred: 1200,
+      skipped: 30,
+      failed: 4,
+    });
+    const older = Array.from({ length: 20 }, (_, index) =>
+      buildBatch({ id: `batch-${index + 1}`, sourceBucket: `older-${index + 1}` }),
+    );
+    const calls = stubDashboard(
+      {},
+      {
+        'GET /api/transfer/get_all': {
+          status: 200,
+          body: { items: [newest, ...older], total: 21, page: 1, pagesize: 20 },
+        },
+      },
+    );
+    renderAt('/dashboard');
+
+    // With a fixed scroll height antd draws the header and the body as two tables: read them together.
+    const [headerTable] = await screen.findAllByRole('table', { name: 'Recent Transfers' });
+    const table = headerTable?.closest('.ant-table') as HTMLElement;
+    for (const title of [
+      'Source',
+      'Destination',
+      'Total size',
+      'Transferred size',
+      'Requested',
+      'Transferred',
+      'Skipped',
+      'Failed',
+    ]) {
+      expect(within(table).getByRole('columnheader', { name: title })).toBeInTheDocument();
     }
-    expect(calls.filter((call) => /transfer|migration|history/i.test(call.path))).toEqual([]);
+    const row = (await within(table).findByText('logs')).closest('tr') as HTMLElement;
+    for (const text of [
+      'Main archive',
+      'Blob store',
+      'logs-copy',
+      '3 GB',
+      '2 GB',
+      'May-01-25',
+      '1,200',
+      '30',
+      '4',
+    ]) {
+      expect(within(row).getByText(text)).toBeInTheDocument();
+    }
+    // At most 20 rows, even if the answer held more.
+    expect(within(table).getByText('older-19')).toBeInTheDocument();
+    expect(within(table).queryByText('older-20')).toBeNull();
+    const request = calls.find((call) => call.path === '/api/transfer/get_all');
+    expect(request?.search).toBe('?type=1&pagesize=20&page=1');
   });
 
   it('asks the exact confirmation, then deletes the account and shows the server message', async () => {

@@ -1,27 +1,13 @@
-import { Card, Table, Typography, type TableColumnsType } from 'antd';
+import { Alert, Card, Table, Typography, type TableColumnsType } from 'antd';
 import dayjs from 'dayjs';
+import { RECENT_TRANSFERS_LIMIT, TRANSFER_TYPE, type TransferBatch } from '@cumulo/contract';
+import { describeError } from '../../api/client.ts';
 import { ByteSize } from '../../ui/ByteSize.tsx';
+import { useTransferList } from '../transfers/transfers-api.ts';
 
-/** Spec 000 §9: the recent transfers table shows at most 20 rows. */
-export const RECENT_TRANSFERS_LIMIT = 20;
 const SCROLL_HEIGHT = 400;
 /** Spec 000 §9: history dates read like MMM-DD-YY. */
 const HISTORY_DATE_FORMAT = 'MMM-DD-YY';
-
-/** One migration history item (spec 000 §3), as the transfers API will answer it. */
-export interface RecentTransfer {
-  id: string;
-  sourceCloudAccount: { name: string };
-  sourceBucket: string;
-  destinationCloudAccount: { name: string };
-  destinationBucket: string;
-  totalSize: number;
-  transferredSize: number;
-  requestDate: string;
-  transferred: number;
-  skipped: number;
-  failed: number;
-}
 
 function AccountBucket({ account, bucket }: { account: string; bucket: string }) {
   return (
@@ -34,7 +20,8 @@ function AccountBucket({ account, bucket }: { account: string; bucket: string })
 
 const count = (value: number) => value.toLocaleString('en-US');
 
-const columns: TableColumnsType<RecentTransfer> = [
+/** The migration history item's columns (spec 000 §3). */
+const columns: TableColumnsType<TransferBatch> = [
   {
     title: 'Source',
     key: 'source',
@@ -70,22 +57,22 @@ const columns: TableColumnsType<RecentTransfer> = [
   { title: 'Failed', key: 'failed', align: 'right', render: (_, item) => count(item.failed) },
 ];
 
-interface RecentTransfersProps {
-  /** Newest first; until the transfers API exists the dashboard passes none. */
-  transfers?: readonly RecentTransfer[];
-  loading?: boolean;
-}
-
-/** The dashboard's Recent Transfers table (spec 000 §2): at most 20 rows, scroll height 400. */
-export function RecentTransfers({ transfers = [], loading = false }: RecentTransfersProps) {
+/**
+ * The dashboard's Recent Transfers table (spec 000 §2): the newest migrations from GET /transfer/get_all, at most
+ * 20 rows, scroll height 400.
+ */
+export function RecentTransfers() {
+  const recent = useTransferList(TRANSFER_TYPE.migration, 1, RECENT_TRANSFERS_LIMIT);
   return (
     <Card title="Recent Transfers">
-      <Table<RecentTransfer>
+      {recent.isError && <Alert type="error" showIcon title={describeError(recent.error)} />}
+      <Table<TransferBatch>
+        aria-label="Recent Transfers"
         rowKey="id"
         size="small"
-        loading={loading}
+        loading={recent.isPending}
         columns={columns}
-        dataSource={transfers.slice(0, RECENT_TRANSFERS_LIMIT)}
+        dataSource={(recent.data?.items ?? []).slice(0, RECENT_TRANSFERS_LIMIT)}
         pagination={false}
         scroll={{ y: SCROLL_HEIGHT, x: 'max-content' }}
         locale={{ emptyText: 'No transfers yet' }}

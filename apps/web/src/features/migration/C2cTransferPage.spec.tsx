@@ -1,0 +1,290 @@
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { AUTH_STORAGE_KEY, C2C_TYPE, transferMessages } from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+import { migrationTexts } from './migration-texts.ts';
+import {
+  AWS_ID,
+  WASABI_ID,
+  accounts,
+  findDialog,
+  listingHandlers,
+  pick,
+  queryDialog,
+  selectedValue,
+  startedAnswer,
+} from './migration-test-kit.ts';
+import { transferScreenStore } from './transfer-screen-store.ts';
+import { PANEL_DRAG_TYPE } from './PanelFileList.tsx';
+
+const confirmedProfile = () =>
+  buildProfile({
+    organization: { ...buildProfile().organization, confirmed_c2c: true },
+  });
+
+type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
+
+function stubC2c(extra: Record<string, Handler> = {}, profile = confirmedProfile()) {
+  return stubApi({
+    'GET /api/users/_me': { status: 200, body: profile },
+    'GET /api/cloud_accounts/': { status: 200, body: accounts },
+    ...listingHandlers(),
+    'POST /api/c2c/moveaws': { status: 201, body: startedAnswer() },
+    ...extra,
+  });
+}
+
+/** Holds the answers of POST /c2c/moveaws until `release()`, so the optimistic state can be seen. */
+function holdTransferAnswers() {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const inner = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+    if (String(input).includes('/c2c/moveaws')) await gate;
+    return inner(input, init);
+  });
+  return () => release();
+}
+
+const source = () => screen.getByRole('region', { name: 'Source files' });
+const destination = () => screen.getByRole('region', { name: 'Destination files' });
+
+type User = ReturnType<typeof renderAt>['user'];
+
+/** Source Main AWS/photos (its first bucket), destination Cold Wasabi/archive. */
+async function pickBothSides(user: User) {
+  await pick(user, 'Source Account', 'Main AWS');
+  await pick(user, 'Destination Account', 'Cold Wasabi');
+  await within(await screen.findByRole('region', { name: 'Source files' })).findByText('clip.mp4');
+  await within(await screen.findByRole('region', { name: 'Destination files' })).findByText('old.txt');
+}
+
+function fakeDataTransfer() {
+  const data = new Map<string, string>();
+  return {
+    setData: (type: string, value: string) => void data.set(type, value),
+    getData: (type: string) => data.get(type) ?? '',
+    get types() {
+      return [...data.keys()];
+    },
+    effectAllowed: 'all',
+    dropEffect: 'none',
+  };
+}
+
+const row = (region: HTMLElement, key: string) => {
+  const found = region.querySelector<HTMLElement>(`tr[data-row-key="${key}"]`);
+  if (!found) throw new Error(`no row ${key}`);
+  return found;
+};
+
+const rowKeys = (region: HTMLElement) =>
+  Array.from(region.querySelectorAll('tr[data-row-key]')).map((tr) => tr.getAttribute('data-row-key'));
+
+describe('Two-panel transfer page /c2c (fetch stubbed with vi.stubGlobal)', () => {
+  beforeAll(async () => {
+    await import('./C2cTransferPage.tsx');
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+    transferScreenStore('c2c').reset(null);
+    transferScreenStore('transfers').reset(null);
+  });
+
+  it('enables Move and Copy only when exactly one side has selected files, and warns when none has', async () => {
+    stubC2c();
+    const { user } = renderAt('/c2c');
+    expect(await screen.findByText('Step 1: Select Source')).toBeInTheDocument();
+    expect(screen.getByText('Step 2: Select Destination')).toBeInTheDocument();
+    await pickBothSides(user);
+
+    const move = screen.getByRole('button', { name: 'Move' });
+    const copy = screen.getByRole('button', { name: 'Copy' });
+    expect(screen.getByText(transferMessages.selectFiles)).toBeInTheDocument();
+    expect(move).toBeDisabled();
+    expect(copy).toBeDisabled();
+
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    expect(move).toBeEnabled();
+    expect(copy).toBeEnabled();
+    expect(screen.queryByText(transferMessages.selectFiles)).toBeNull();
+
+    await user.click(within(destination()).getByRole('checkbox', { name: 'Select old.txt' }));
+    expect(move).toBeDisabled();
+    expect(copy).toBeDisabled();
+    expect(screen.getByText(migrationTexts.oneSideOnly)).toBeInTheDocument();
+
+    // Only the destination side selected: the transfer goes right to left.
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    expect(move).toBeEnabled();
+  });
+
+  it('copies with POST /c2c/moveaws: the files show in the destination at once, then the toast and the popup', async () => {
+    const calls = stubC2c();
+    const { user, location } = renderAt('/c2c');
+    await pickBothSides(user);
+    const release = holdTransferAnswers();
+
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    // Optimistic: in the destination before the server answers, still in the source (a copy).
+    expect(await within(destination()).findByText('Transferring')).toBeInTheDocument();
+    expect(within(destination()).getByText('clip.mp4')).toBeInTheDocument();
+    expect(within(source()).getByText('clip.mp4')).toBeInTheDocument();
+    release();
+
+    expect(await screen.findByText(transferMessages.enqueued)).toBeInTheDocument();
+    const popup = await findDialog(transferMessages.started);
+    const post = calls.find((call) => call.path === '/api/c2c/moveaws');
+    expect(post?.body).toEqual({
+      files: [{ path: 'clip.mp4', bucket_name: 'photos' }],
+      cloud_id: AWS_ID,
+      type: C2C_TYPE.copy,
+      destination: { cloud_id: WASABI_ID, bucket_name: 'archive', path: '' },
+      skip_active: false,
+    });
+    await user.click(within(popup).getByRole('button', { name: 'Transfer Status' }));
+    await waitFor(() => expect(location()).toBe('/mboard'));
+  });
+
+  it('moves optimistically and puts the files back with the server message when the transfer fails', async () => {
+    stubC2c({
+      'POST /api/c2c/moveaws': { status: 502, body: { message: 'The destination is unreachable.' } },
+    });
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    const release = holdTransferAnswers();
+
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    await user.click(screen.getByRole('button', { name: 'Move' }));
+    expect(await within(destination()).findByText('clip.mp4')).toBeInTheDocument();
+    expect(within(source()).queryByText('clip.mp4')).toBeNull();
+    release();
+
+    expect(await screen.findByText('The destination is unreachable.')).toBeInTheDocument();
+    expect(await within(source()).findByText('clip.mp4')).toBeInTheDocument();
+    expect(within(destination()).queryByText('clip.mp4')).toBeNull();
+    // Put back selected, so the user can try again.
+    expect(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' })).toBeChecked();
+    expect(queryDialog(transferMessages.started)).toBeNull();
+  });
+
+  it("shows the spec's enqueue failure text when the server gives no message", async () => {
+    stubC2c({ 'POST /api/c2c/moveaws': { status: 500 } });
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await screen.findByText(transferMessages.enqueueFailed)).toBeInTheDocument();
+  });
+
+  it('ignores a Direct transfer within the same account and bucket', async () => {
+    const calls = stubC2c();
+    const { user } = renderAt('/c2c');
+    await pick(user, 'Source Account', 'Main AWS');
+    await pick(user, 'Destination Account', 'Main AWS');
+    await within(await screen.findByRole('region', { name: 'Source files' })).findByText('clip.mp4');
+    await within(await screen.findByRole('region', { name: 'Destination files' })).findByText('clip.mp4');
+
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await screen.findByText(migrationTexts.sameBucketIgnored)).toBeInTheDocument();
+    expect(calls.some((call) => call.path === '/api/c2c/moveaws')).toBe(false);
+    expect(within(destination()).queryByText('Transferring')).toBeNull();
+  });
+
+  it("resets the bucket to the account's first bucket when the account changes, and a bucket change clears the path", async () => {
+    stubC2c();
+    const { user } = renderAt('/c2c');
+    await pick(user, 'Source Account', 'Main AWS');
+    await waitFor(() => expect(selectedValue('Source Bucket')).toBe('photos'));
+
+    await user.click(
+      await within(await screen.findByRole('region', { name: 'Source files' })).findByRole('button', {
+        name: /docs/,
+      }),
+    );
+    expect(await within(source()).findByText('inner.txt')).toBeInTheDocument();
+    await pick(user, 'Source Bucket', 'backup');
+    expect(await within(source()).findByText('old-backup.tar')).toBeInTheDocument();
+    await pick(user, 'Source Bucket', 'photos');
+    // The path was cleared: the bucket opens at its root, not in docs/.
+    expect(await within(source()).findByText('clip.mp4')).toBeInTheDocument();
+
+    await pick(user, 'Source Bucket', 'backup');
+    await pick(user, 'Source Account', 'Cold Wasabi');
+    await waitFor(() => expect(selectedValue('Source Bucket')).toBe('archive'));
+    await pick(user, 'Source Account', 'Main AWS');
+    await waitFor(() => expect(selectedValue('Source Bucket')).toBe('photos'));
+  });
+
+  it('keeps the screen when the user leaves and returns', async () => {
+    stubC2c();
+    const { user, router } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('button', { name: /docs/ }));
+    await user.click(await within(source()).findByRole('checkbox', { name: 'Select inner.txt' }));
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeEnabled();
+
+    await router.navigate('/calc');
+    expect(await screen.findByRole('heading', { name: 'Migration Cost Calculator' })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Source files' })).toBeNull();
+
+    await router.navigate('/c2c');
+    const back = await screen.findByRole('region', { name: 'Source files' });
+    expect(await within(back).findByRole('checkbox', { name: 'Select inner.txt' })).toBeChecked();
+    expect(selectedValue('Source Account')).toBe('Main AWS');
+    expect(selectedValue('Destination Bucket')).toBe('archive');
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeEnabled();
+  });
+
+  it('copies the dragged files when they are dropped on the other panel; a same-side drop only reorders', async () => {
+    const calls = stubC2c();
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+
+    const sameSide = fakeDataTransfer();
+    fireEvent.dragStart(row(source(), 'a.txt'), { dataTransfer: sameSide });
+    expect(sameSide.types).toContain(PANEL_DRAG_TYPE);
+    fireEvent.dragOver(source(), { dataTransfer: sameSide });
+    fireEvent.drop(row(source(), 'docs/'), { dataTransfer: sameSide });
+    await waitFor(() => expect(rowKeys(source())).toEqual(['a.txt', 'docs/', 'clip.mp4']));
+    expect(calls.some((call) => call.path === '/api/c2c/moveaws')).toBe(false);
+
+    const across = fakeDataTransfer();
+    fireEvent.dragStart(row(source(), 'clip.mp4'), { dataTransfer: across });
+    fireEvent.dragOver(destination(), { dataTransfer: across });
+    fireEvent.drop(destination(), { dataTransfer: across });
+    expect(await findDialog(transferMessages.started)).toBeInTheDocument();
+    const post = calls.find((call) => call.path === '/api/c2c/moveaws');
+    expect(post?.body).toMatchObject({
+      files: [{ path: 'clip.mp4', bucket_name: 'photos' }],
+      type: C2C_TYPE.copy,
+    });
+  });
+
+  it('with ftX shows that the agent is not part of this build and cannot start; Local shows the upload area', async () => {
+    stubC2c();
+    const { user } = renderAt('/transfers');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+
+    await pick(user, 'Transfer Type', 'ftX');
+    expect(await screen.findByText(migrationTexts.ftxUnavailable)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Move' })).toBeDisabled();
+    // Spec 001 §4: switching to ftX clears the left account.
+    expect(screen.queryByRole('region', { name: 'Source files' })).toBeNull();
+
+    await pick(user, 'Source Account', 'Local');
+    expect(await screen.findByRole('region', { name: 'Drop files or folders here' })).toBeInTheDocument();
+    // Choosing Local sets the type back to Direct.
+    expect(selectedValue('Transfer Type')).toBe('Direct');
+    expect(screen.queryByText(migrationTexts.ftxUnavailable)).toBeNull();
+  });
+});

@@ -1,0 +1,279 @@
+import { useCallback, useEffect, useState } from 'react';
+import { App, Button, Col, Row, Space, Typography } from 'antd';
+import { useQueryClient } from '@tanstack/react-query';
+import { C2C_TYPE, transferMessages, uploadMessages } from '@cumulo/contract';
+import { queryKeys } from '../../api/query-keys.ts';
+import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
+import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { useResetBucket } from '../browser/browser-api.ts';
+import { useProfile } from '../profile/useProfile.ts';
+import { LocalUploadPane } from '../upload/LocalUploadPane.tsx';
+import { UploadList } from '../upload/UploadList.tsx';
+import type { UploadFileView } from '../upload/upload-engine.ts';
+import { applyBucketCors } from '../upload/upload-transport.ts';
+import { useUploadEngine } from '../upload/useUploadEngine.ts';
+import { ChargeConfirmModal } from './ChargeConfirmModal.tsx';
+import { KnowYourChargesLink } from './KnowYourChargesLink.tsx';
+import { chargeConfirmed, enqueueFailureText, isChargeRefusal, useC2cMove } from './migration-api.ts';
+import { migrationTexts } from './migration-texts.ts';
+import { TransferPanel } from './TransferPanel.tsx';
+import { TransferStartedModal } from './TransferStartedModal.tsx';
+import { TransferTypeControls } from './TransferTypeControls.tsx';
+import {
+  LOCAL_ACCOUNT,
+  SIDES,
+  applyOptimistic,
+  chooseAccount,
+  chooseBucket,
+  chooseTransferType,
+  openFolder,
+  otherSide,
+  revertOptimistic,
+  selectFiles,
+  setOrder,
+  transferDirection,
+  type PanelFile,
+  type Side,
+} from './transfer-screen-state.ts';
+import { transferScreenStore, useTransferScreen } from './transfer-screen-store.ts';
+
+/** Spec 001 §2/§9: the account list is initialised after a 500 ms delay. */
+export const ACCOUNT_LIST_DELAY_MS = 500;
+
+export type TransferScreenVariant = 'c2c' | 'transfers';
+
+/**
+ * /c2c and /transfers (spec 001 §2 "Two-panel file transfer page", §4 "Transfer flow"): pick files on one side,
+ * then Move or Copy them (or drag them) to the other side's open folder with POST /c2c/moveaws. A "Local" source
+ * uploads through the direct-upload engine into the destination folder. The state lives in a module-level store,
+ * so it is kept when the user leaves and returns.
+ */
+export function C2cTransferPage({ variant }: { variant: TransferScreenVariant }) {
+  useDocumentTitle('Transfers');
+  const store = transferScreenStore(variant);
+  const state = useTransferScreen(store);
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const profile = useProfile().data;
+  const accountsQuery = useCloudAccounts();
+  const move = useC2cMove();
+  const resetBucket = useResetBucket();
+  const [chargeOpen, setChargeOpen] = useState(false);
+  const [startedOpen, setStartedOpen] = useState(false);
+  const [applyingId, setApplyingId] = useState<string | null>(null);
+
+  // Another user signing in on this tab must not find the previous user's panels.
+  useEffect(() => {
+    if (!profile) return;
+    const owner = store.get().userId;
+    if (owner === null) store.update((current) => ({ ...current, userId: profile.id }));
+    else if (owner !== profile.id) store.reset(profile.id);
+  }, [profile, store]);
+
+  useEffect(() => {
+    if (state.accountsReady) return;
+    const timer = setTimeout(
+      () => store.update((current) => ({ ...current, accountsReady: true })),
+      ACCOUNT_LIST_DELAY_MS,
+    );
+    return () => clearTimeout(timer);
+  }, [state.accountsReady, store]);
+
+  const accounts = state.accountsReady ? (accountsQuery.data ?? []) : [];
+  const destination = state.panels.destination;
+  const localSource = state.panels.source.accountId === LOCAL_ACCOUNT;
+
+  const onUploadsSettled = useCallback(() => {
+    const target = store.get().panels.destination;
+    if (target.accountId && target.bucket) void resetBucket(target.accountId, target.bucket);
+  }, [resetBucket, store]);
+  const { engine, snapshot } = useUploadEngine(onUploadsSettled);
+
+  const uploadLocal = () => {
+    if (!destination.accountId || !destination.bucket) {
+      void message.warning(uploadMessages.selectBucket);
+      return;
+    }
+    engine.enqueue(state.localChosen, {
+      cloudAccountId: destination.accountId,
+      bucketName: destination.bucket,
+      path: destination.path,
+      acl: 'private',
+      s3Acceleration: false,
+    });
+    store.update((current) => ({ ...current, localChosen: [] }));
+  };
+
+  const applyCors = async (file: UploadFileView) => {
+    setApplyingId(file.id);
+    try {
+      await applyBucketCors(file.cloudAccountId, file.bucketName);
+      engine.retry(file.id);
+    } catch {
+      void message.error(uploadMessages.corsFailed);
+    } finally {
+      setApplyingId(null);
+    }
+  };
+
+  const transfer = async (from: Side, files: PanelFile[], operation: 'move' | 'copy') => {
+    const current = store.get();
+    const source = current.panels[from];
+    const target = current.panels[otherSide(from)];
+    if (current.transferType === 'ftX') {
+      void message.warning(migrationTexts.ftxUnavailable);
+      return;
+    }
+    if (files.length === 0) {
+      void message.warning(transferMessages.selectFiles);
+      return;
+    }
+    if (source.accountId === LOCAL_ACCOUNT || target.accountId === LOCAL_ACCOUNT) {
+      void message.info(migrationTexts.localIsSourceOnly);
+      return;
+    }
+    if (!source.accountId || !source.bucket || !target.accountId || !target.bucket) {
+      void message.warning(migrationTexts.chooseBuckets);
+      return;
+    }
+    // Spec 001 §4: a Direct transfer within the same account and bucket is ignored.
+    if (source.accountId === target.accountId && source.bucket === target.bucket) {
+      void message.info(migrationTexts.sameBucketIgnored);
+      return;
+    }
+    // The check comes before the optimistic move, so the files never visibly jump and back.
+    if (profile && !chargeConfirmed(profile)) {
+      setChargeOpen(true);
+      return;
+    }
+    const folder = target.path;
+    store.update((now) => applyOptimistic(now, from, files, operation));
+    try {
+      const answer = await move.mutateAsync({
+        files: files.map((file) => ({ path: file.key, bucket_name: source.bucket ?? '' })),
+        cloud_id: source.accountId,
+        type: operation === 'move' ? C2C_TYPE.move : C2C_TYPE.copy,
+        destination: { cloud_id: target.accountId, bucket_name: target.bucket, path: folder },
+        skip_active: false,
+      });
+      void message.success(answer.message || transferMessages.enqueued);
+      setStartedOpen(true);
+    } catch (error) {
+      store.update((now) => revertOptimistic(now, from, files, folder));
+      if (isChargeRefusal(error)) {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
+        setChargeOpen(true);
+        return;
+      }
+      void message.error(enqueueFailureText(error));
+    }
+  };
+
+  const direction = transferDirection(state);
+  const ftx = state.transferType === 'ftX';
+  const intoLocal = direction !== null && state.panels[direction.to].accountId === LOCAL_ACCOUNT;
+  const buttonsEnabled = direction !== null && !ftx && !intoLocal;
+  const runButton = (operation: 'move' | 'copy') => {
+    if (!direction) {
+      void message.warning(transferMessages.selectFiles);
+      return;
+    }
+    void transfer(direction.from, state.selected[direction.from], operation);
+  };
+
+  const noSelection = SIDES.every((side) => state.selected[side].length === 0);
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Transfers
+      </Typography.Title>
+      <KnowYourChargesLink />
+      <Row gutter={[16, 16]}>
+        {SIDES.map((side) => (
+          <Col key={side} xs={24} lg={12}>
+            <TransferPanel
+              side={side}
+              accounts={accounts}
+              accountsLoading={!state.accountsReady || accountsQuery.isPending}
+              location={state.panels[side]}
+              selected={state.selected[side]}
+              order={state.order[side]}
+              overlay={state.overlay[side]}
+              onAccountChange={(accountId) => {
+                const account = accounts.find((candidate) => candidate.id === accountId);
+                store.update((now) =>
+                  chooseAccount(now, side, accountId, account?.storages[0]?.bucket_name ?? null),
+                );
+              }}
+              onBucketChange={(bucket) => store.update((now) => chooseBucket(now, side, bucket))}
+              onOpenFolder={(path) => store.update((now) => openFolder(now, side, path))}
+              onSelect={(files) => store.update((now) => selectFiles(now, side, files))}
+              onReorder={(order) => store.update((now) => setOrder(now, side, order))}
+              // A drag copies: dropping never deletes data; Move is one button away.
+              onDropFromOther={(from, files) => void transfer(from, files, 'copy')}
+              localArea={
+                side === 'source' ? (
+                  <LocalUploadPane
+                    title="Local"
+                    chosen={state.localChosen}
+                    onChoose={(files) =>
+                      store.update((now) => ({ ...now, localChosen: [...now.localChosen, ...files] }))
+                    }
+                    onClear={() => store.update((now) => ({ ...now, localChosen: [] }))}
+                    onUpload={uploadLocal}
+                  />
+                ) : undefined
+              }
+              extra={
+                side === 'destination' ? (
+                  <TransferTypeControls
+                    value={state.transferType}
+                    onChange={(kind) => store.update((now) => chooseTransferType(now, kind))}
+                  />
+                ) : undefined
+              }
+            />
+          </Col>
+        ))}
+      </Row>
+      <Space wrap>
+        <Button
+          type="primary"
+          disabled={!buttonsEnabled}
+          loading={move.isPending}
+          onClick={() => runButton('move')}
+        >
+          Move
+        </Button>
+        <Button
+          type="primary"
+          disabled={!buttonsEnabled}
+          loading={move.isPending}
+          onClick={() => runButton('copy')}
+        >
+          Copy
+        </Button>
+        {noSelection && !localSource ? (
+          <Typography.Text type="warning">{transferMessages.selectFiles}</Typography.Text>
+        ) : direction === null && !noSelection ? (
+          <Typography.Text type="warning">{migrationTexts.oneSideOnly}</Typography.Text>
+        ) : intoLocal ? (
+          <Typography.Text type="secondary">{migrationTexts.localIsSourceOnly}</Typography.Text>
+        ) : null}
+      </Space>
+      {localSource || snapshot.files.length > 0 || snapshot.directories.length > 0 ? (
+        <UploadList
+          snapshot={snapshot}
+          onCancel={(id) => engine.cancel(id)}
+          onCancelDirectory={(id) => engine.cancelDirectory(id)}
+          onApplyCors={(file) => void applyCors(file)}
+          onDismiss={(id) => engine.dismiss(id)}
+          applyingId={applyingId}
+        />
+      ) : null}
+      <ChargeConfirmModal open={chargeOpen} onClose={() => setChargeOpen(false)} />
+      <TransferStartedModal open={startedOpen} onClose={() => setStartedOpen(false)} />
+    </Space>
+  );
+}

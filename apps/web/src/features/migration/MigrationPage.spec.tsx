@@ -1,0 +1,176 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import { AUTH_STORAGE_KEY, transferMessages, type UserProfile } from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+import { migrationTexts } from './migration-texts.ts';
+import {
+  AWS_ID,
+  WASABI_ID,
+  accounts,
+  contentPath,
+  findDialog,
+  listingHandlers,
+  pick,
+  queryDialog,
+  selectedValue,
+  startedAnswer,
+} from './migration-test-kit.ts';
+
+type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
+
+const withOrganization = (
+  flags: Partial<UserProfile['organization']>,
+  overrides: Partial<UserProfile> = {},
+) => buildProfile({ ...overrides, organization: { ...buildProfile().organization, ...flags } });
+
+function stubMigration(profile: UserProfile, extra: Record<string, Handler> = {}) {
+  return stubApi({
+    'GET /api/users/_me': { status: 200, body: profile },
+    'GET /api/cloud_accounts/': { status: 200, body: accounts },
+    ...listingHandlers(),
+    'POST /api/transfer/transfer': { status: 201, body: startedAnswer() },
+    ...extra,
+  });
+}
+
+type User = ReturnType<typeof renderAt>['user'];
+
+async function pickBuckets(user: User) {
+  await pick(user, 'Source Account', 'Main AWS');
+  await pick(user, 'Destination Account', 'Cold Wasabi');
+  await waitFor(() => expect(selectedValue('Destination Bucket')).toBe('archive'));
+}
+
+describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
+  beforeAll(async () => {
+    await import('./MigrationPage.tsx');
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  it('enables the prefix field only when ticked, lists the objects under it and copies using the prefix', async () => {
+    const calls = stubMigration(withOrganization({ confirmed_c2c: true }));
+    const { user } = renderAt('/migration');
+    expect(await screen.findByText('1 Select Source')).toBeInTheDocument();
+    expect(screen.getByText('2 Select Destination')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: migrationTexts.chargesLink })).toHaveAttribute('href', '/calc');
+    await pickBuckets(user);
+    expect(selectedValue('Source Bucket')).toBe('photos');
+
+    const prefix = screen.getByRole('textbox', { name: 'Prefix' });
+    const copyUsingPrefix = screen.getByRole('button', { name: 'Copy Using Prefix' });
+    expect(prefix).toBeDisabled();
+    expect(copyUsingPrefix).toBeDisabled();
+    await user.click(screen.getByRole('checkbox', { name: 'Use a prefix' }));
+    expect(prefix).toBeEnabled();
+    await user.type(prefix, 'docs');
+    expect(copyUsingPrefix).toBeEnabled();
+
+    await user.click(screen.getByRole('button', { name: 'List Objects' }));
+    const objects = await screen.findByRole('region', { name: 'Objects' });
+    expect(await within(objects).findByText('inner.txt')).toBeInTheDocument();
+    const listCall = calls.find((call) => call.path === contentPath(AWS_ID, 'photos'));
+    expect(new URLSearchParams(listCall?.search).get('path')).toBe('docs/');
+
+    await user.click(screen.getByRole('checkbox', { name: 'Skip Existing Files' }));
+    await user.click(copyUsingPrefix);
+    expect(await screen.findByText(transferMessages.enqueued)).toBeInTheDocument();
+    const popup = await findDialog(transferMessages.started);
+    expect(within(popup).getByRole('button', { name: 'Transfer Status' })).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/transfer/transfer')?.body).toEqual({
+      sourceCloudAccountId: AWS_ID,
+      sourceBucket: 'photos',
+      sourcePath: 'docs',
+      destinationCloudAccountId: WASABI_ID,
+      destinationBucket: 'archive',
+      destinationPath: '',
+      transferType: 1,
+      allowSkip: true,
+      operation: 'copy',
+    });
+
+    // Unticking disables the field again.
+    await user.click(screen.getByRole('checkbox', { name: 'Use a prefix' }));
+    expect(prefix).toBeDisabled();
+    expect(copyUsingPrefix).toBeDisabled();
+  });
+
+  it('copies entire buckets, and shows the server message when the enqueue fails', async () => {
+    const calls = stubMigration(withOrganization({ is_cbs: true }), {
+      'POST /api/transfer/transfer': {
+        status: 400,
+        body: { message: transferMessages.sameBucket },
+      },
+    });
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
+    expect(await screen.findByText(transferMessages.sameBucket)).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/transfer/transfer')?.body).toMatchObject({
+      sourcePath: '',
+      allowSkip: false,
+    });
+    expect(queryDialog(transferMessages.started)).toBeNull();
+  });
+
+  it('asks the Owner to confirm the charge first; Confirm sets confirmed_c2c and reads the profile again', async () => {
+    let profileReads = 0;
+    const calls = stubMigration(withOrganization({ confirmed_c2c: false }), {
+      'GET /api/users/_me': () => {
+        profileReads += 1;
+        return { status: 200, body: withOrganization({ confirmed_c2c: profileReads > 1 }) };
+      },
+      'PUT /api/organizations/_me': {
+        status: 200,
+        body: { is_cbs: false, confirmed_c2c: true, confirmed_ftx: false, confirmed_wasabi: false },
+      },
+    });
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
+
+    const modal = await findDialog('Cloud To Cloud Transfer');
+    expect(modal).toHaveStyle({ width: '700px' });
+    expect(within(modal).getByText(migrationTexts.chargeRate)).toHaveTextContent('$0.15 per GB');
+    expect(within(modal).getByText(migrationTexts.chargeBulk)).toBeInTheDocument();
+    expect(within(modal).getByText(migrationTexts.chargeNoBilling)).toBeInTheDocument();
+    expect(calls.some((call) => call.path === '/api/transfer/transfer')).toBe(false);
+
+    await user.click(within(modal).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText(migrationTexts.chargeConfirmed)).toBeInTheDocument();
+    expect(calls.find((call) => call.method === 'PUT')?.body).toEqual({ confirmed_c2c: true });
+    await waitFor(() => expect(profileReads).toBeGreaterThan(1));
+
+    await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
+    expect(await findDialog(transferMessages.started)).toBeInTheDocument();
+  });
+
+  it('tells a User that the Owner must confirm, with no Confirm button', async () => {
+    const calls = stubMigration(
+      withOrganization({ confirmed_c2c: false }, { role: { id: 3, title: 'User' } }),
+    );
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
+
+    const modal = await findDialog('Cloud To Cloud Transfer');
+    expect(within(modal).getByText(transferMessages.ownerConfirms)).toBeInTheDocument();
+    expect(within(modal).queryByRole('button', { name: 'Confirm' })).toBeNull();
+    expect(within(modal).queryByText(migrationTexts.chargeNoBilling)).toBeNull();
+    expect(calls.some((call) => call.method === 'PUT')).toBe(false);
+  });
+
+  it('with ftX says the agent is not part of this build and cannot start', async () => {
+    stubMigration(withOrganization({ confirmed_c2c: true }));
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    expect(screen.getByRole('button', { name: 'Copy Entire Buckets' })).toBeEnabled();
+    await pick(user, 'Transfer Type', 'ftX');
+    expect(await screen.findByText(migrationTexts.ftxUnavailable)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Copy Entire Buckets' })).toBeDisabled();
+  });
+});

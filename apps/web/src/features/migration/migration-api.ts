@@ -1,0 +1,73 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import {
+  costEstimate,
+  transferMessages,
+  transferStarted,
+  type C2cMoveBody,
+  type CostEstimate,
+  type TransferBody,
+  type TransferStarted,
+  type UserProfile,
+} from '@cumulo/contract';
+import { ApiError, api } from '../../api/client.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+
+// The screens show every failure of these calls themselves (toasts), so none opens the shared 400 modal.
+
+/** POST /transfer/transfer — a whole bucket, or everything under a prefix (/migration). */
+export function useStartMigration() {
+  return useMutation({
+    mutationFn: async (body: TransferBody): Promise<TransferStarted> =>
+      transferStarted.parse(await api.post('/transfer/transfer', body, { silent: true })),
+  });
+}
+
+/** POST /c2c/moveaws — the chosen files and folders of the two-panel screen (type 0 move, 1 copy). */
+export function useC2cMove() {
+  return useMutation({
+    mutationFn: async (body: C2cMoveBody): Promise<TransferStarted> =>
+      transferStarted.parse(await api.post('/c2c/moveaws', body, { silent: true })),
+  });
+}
+
+/** PUT /organizations/_me {confirmed_c2c: true} (Owner only), then the profile is read again. */
+export function useConfirmC2cCharge() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => api.put('/organizations/_me', { confirmed_c2c: true }, { silent: true }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.profile }),
+  });
+}
+
+/** POST /transfer/calculate_cost (the Migration Cost Calculator). */
+export function useCalculateCost() {
+  return useMutation({
+    mutationFn: async (body: {
+      sourceCloudAccountId: string;
+      destinationCloudAccountId: string;
+      size: number;
+    }): Promise<CostEstimate> =>
+      costEstimate.parse(await api.post('/transfer/calculate_cost', body, { silent: true })),
+  });
+}
+
+/** Spec 001 §4/§6: a transfer needs the organisation's confirmation of the charge, unless it is flagged is_cbs. */
+export function chargeConfirmed(profile: UserProfile | undefined): boolean {
+  return profile !== undefined && (profile.organization.confirmed_c2c || profile.organization.is_cbs);
+}
+
+/** The server refused because the charge is not confirmed (another tab may have had a stale profile). */
+export function isChargeRefusal(error: unknown): boolean {
+  return (
+    error instanceof ApiError && error.status === 403 && error.message === transferMessages.chargeNotConfirmed
+  );
+}
+
+/** Spec 001 §8: the server's message, or the spec's enqueue failure text (network failure, no message). */
+export function enqueueFailureText(error: unknown): string {
+  if (error instanceof ApiError && error.body && typeof error.body === 'object' && 'message' in error.body) {
+    const { message } = error.body;
+    if (typeof message === 'string' && message) return message;
+  }
+  return transferMessages.enqueueFailed;
+}

@@ -1,0 +1,169 @@
+import { useState, type ReactNode } from 'react';
+import { Alert, App, Button, Card, Flex, Table, Tag, Typography, type TableColumnsType } from 'antd';
+import dayjs from 'dayjs';
+import {
+  BATCH_STATUS,
+  BATCH_STATUS_LABEL,
+  TRANSFER_HISTORY_PAGE_SIZE,
+  formatBytes,
+  transferMessages,
+  type BatchStatusCode,
+  type TransferBatch,
+} from '@cumulo/contract';
+import { describeError } from '../../api/client.ts';
+import { endpointLabel } from './transfer-labels.ts';
+import { formatSpeed } from './transfer-stats.ts';
+import { useDownloadFailedFiles, useRetryTransfer, useTransferList } from './transfers-api.ts';
+
+/** Spec 000 §9: timestamps read MM/DD/YYYY - HH:mm in local time. */
+const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
+const count = (value: number) => value.toLocaleString('en-US');
+
+function Endpoint({ account, bucket, path }: { account: string; bucket: string; path: string }) {
+  return (
+    <>
+      <div>{endpointLabel(account, bucket)}</div>
+      {path && <Typography.Text type="secondary">{path}</Typography.Text>}
+    </>
+  );
+}
+
+function CountAndSize({ files, bytes }: { files: number; bytes?: number }) {
+  return (
+    <>
+      <div>{count(files)}</div>
+      {bytes !== undefined && <Typography.Text type="secondary">{formatBytes(bytes)}</Typography.Text>}
+    </>
+  );
+}
+
+/** Spec 001 §4: only a Failed batch with failed files can be retried, and only once. */
+const canRetry = (batch: TransferBatch) =>
+  batch.transferStatus === BATCH_STATUS.failed && batch.failed > 0 && !batch.Retried;
+
+function BatchActions({ batch }: { batch: TransferBatch }) {
+  const { message } = App.useApp();
+  const retry = useRetryTransfer();
+  const download = useDownloadFailedFiles();
+  const act = (run: () => Promise<unknown>, success: string) => async () => {
+    try {
+      await run();
+      void message.success(success);
+    } catch (error) {
+      void message.error(describeError(error));
+    }
+  };
+  if (batch.failed === 0) return null;
+  return (
+    <Flex gap={8} wrap>
+      {canRetry(batch) && (
+        <Button
+          size="small"
+          loading={retry.isPending}
+          onClick={act(() => retry.mutateAsync(batch.id), transferMessages.retryStarted)}
+        >
+          Retry Failed Files
+        </Button>
+      )}
+      <Button
+        size="small"
+        loading={download.isPending}
+        onClick={act(() => download.mutateAsync(batch.id), transferMessages.downloadFailedStarted)}
+      >
+        Download Failed Files
+      </Button>
+    </Flex>
+  );
+}
+
+const statusCell = (batch: TransferBatch): ReactNode => (
+  <Flex gap={4} wrap>
+    <span>{BATCH_STATUS_LABEL[batch.transferStatus as BatchStatusCode] ?? String(batch.transferStatus)}</span>
+    {batch.Retried && <Tag>Retried</Tag>}
+  </Flex>
+);
+
+const columns: TableColumnsType<TransferBatch> = [
+  {
+    title: 'Source',
+    key: 'source',
+    render: (_, batch) => (
+      <Endpoint account={batch.sourceCloudAccount.name} bucket={batch.sourceBucket} path={batch.sourcePath} />
+    ),
+  },
+  {
+    title: 'Destination',
+    key: 'destination',
+    render: (_, batch) => (
+      <Endpoint
+        account={batch.destinationCloudAccount.name}
+        bucket={batch.destinationBucket}
+        path={batch.destinationPath}
+      />
+    ),
+  },
+  { title: 'Status', key: 'status', render: (_, batch) => statusCell(batch) },
+  {
+    title: 'Total',
+    key: 'total',
+    align: 'right',
+    render: (_, batch) => <CountAndSize files={batch.total} bytes={batch.totalSize} />,
+  },
+  {
+    title: 'Transferred',
+    key: 'transferred',
+    align: 'right',
+    render: (_, batch) => <CountAndSize files={batch.transferred} bytes={batch.transferredSize} />,
+  },
+  { title: 'Failed', key: 'failed', align: 'right', render: (_, batch) => count(batch.failed) },
+  {
+    title: 'Skipped',
+    key: 'skipped',
+    align: 'right',
+    render: (_, batch) => <CountAndSize files={batch.skipped} bytes={batch.skippedSize} />,
+  },
+  {
+    title: 'Average speed',
+    key: 'averageSpeed',
+    align: 'right',
+    render: (_, batch) => formatSpeed(batch.averageSpeed),
+  },
+  {
+    title: 'Requested',
+    key: 'requestDate',
+    render: (_, batch) => {
+      const date = dayjs(batch.requestDate);
+      return <time dateTime={date.toISOString()}>{date.format(TIMESTAMP_FORMAT)}</time>;
+    },
+  },
+  { title: 'Actions', key: 'actions', render: (_, batch) => <BatchActions batch={batch} /> },
+];
+
+/** The batch history of the Transfer Status page: GET /transfer/get_all, 50 per page, newest first. */
+export function BatchHistoryTable({ type }: { type: number }) {
+  const [page, setPage] = useState(1);
+  const list = useTransferList(type, page);
+  return (
+    <Card title="Transfer history">
+      {list.isError && <Alert type="error" showIcon title={describeError(list.error)} />}
+      <Table<TransferBatch>
+        aria-label="Transfer history"
+        rowKey="id"
+        size="small"
+        loading={list.isFetching && (list.isPending || list.isPlaceholderData)}
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: 'No transfers yet' }}
+        pagination={{
+          current: page,
+          pageSize: TRANSFER_HISTORY_PAGE_SIZE,
+          total: list.data?.total ?? 0,
+          showSizeChanger: false,
+          hideOnSinglePage: false,
+          onChange: setPage,
+        }}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,397 @@
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import {
+  AUTH_STORAGE_KEY,
+  BATCH_STATUS,
+  transferMessages,
+  type HistoryEntry,
+  type MigrationProgress,
+  type TransferBatch,
+} from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+import { buildBatch, buildMigration, buildMigrationFile, MB } from './transfer-factories.ts';
+
+const RUNNING_ID = '11111111-1111-4111-8111-111111111111';
+const FAILED_ID = '22222222-2222-4222-8222-222222222222';
+const QUEUED_ID = '33333333-3333-4333-8333-333333333333';
+const DONE_ID = '44444444-4444-4444-8444-444444444444';
+
+const running = buildMigration({
+  id: RUNNING_ID,
+  status: 'Processing',
+  percent: 40,
+  rate: (12.5 * MB) / 8,
+  transferred: 40 * MB,
+  size: 100 * MB,
+  time_left: 200,
+  files: {
+    'videos/intro.mp4': buildMigrationFile({ path: 'videos/intro.mp4', status: 'Processing', percent: 50 }),
+    'videos/outro.mp4': buildMigrationFile({
+      path: 'videos/outro.mp4',
+      status: 'Succeeded',
+      percent: 100,
+      size: 3 * MB,
+      transferred: 3 * MB,
+      started: '2025-05-01T10:00:00.000Z',
+      ended: '2025-05-01T10:00:45.000Z',
+    }),
+    'videos/broken.mp4': buildMigrationFile({
+      path: 'videos/broken.mp4',
+      status: 'Failed',
+      percent: 10,
+      message: 'The destination refused the object',
+    }),
+  },
+});
+const failedLive = buildMigration({
+  id: FAILED_ID,
+  status: 'Failed',
+  transferStatus: BATCH_STATUS.failed,
+  percent: 70,
+  cloud: 'Cold storage',
+  bucket: 'backup',
+});
+const queued = buildMigration({
+  id: QUEUED_ID,
+  status: 'Enqueued',
+  percent: 0,
+  transferred: 0,
+  rate: 0,
+  cloud: 'Cold storage',
+  bucket: 'archive',
+});
+
+const runningBatch = buildBatch({
+  id: RUNNING_ID,
+  transferStatus: BATCH_STATUS.ongoing,
+  phase: 'copying',
+  sourceCloudAccount: { id: 'aws-1', name: 'Main archive' },
+  sourceBucket: 'media',
+  destinationCloudAccount: { id: 'azure-1', name: 'Blob store' },
+  destinationBucket: 'media-copy',
+});
+const failedBatch = buildBatch({
+  id: FAILED_ID,
+  transferStatus: BATCH_STATUS.failed,
+  sourceBucket: 'logs',
+  destinationCloudAccount: { id: 'wasabi-1', name: 'Cold storage' },
+  destinationBucket: 'backup',
+  total: 12,
+  transferred: 9,
+  failed: 2,
+  skipped: 1,
+  skippedSize: MB,
+  error: 'The destination server did not answer',
+});
+const queuedBatch = buildBatch({
+  id: QUEUED_ID,
+  transferStatus: BATCH_STATUS.ongoing,
+  phase: 'planning',
+  sourceBucket: 'photos',
+  destinationCloudAccount: { id: 'wasabi-1', name: 'Cold storage' },
+  destinationBucket: 'archive',
+});
+const doneBatch = buildBatch({ id: DONE_ID, sourceBucket: 'docs', destinationBucket: 'docs-copy' });
+
+function historyEntry(overrides: Partial<HistoryEntry>): HistoryEntry {
+  return {
+    id: DONE_ID,
+    cloud: 'Main archive',
+    bucket: 'docs',
+    destination: { cloud: 'Blob store', bucket_name: 'docs-copy' },
+    size: 5 * MB,
+    created: new Date().toISOString(),
+    status: BATCH_STATUS.completed,
+    files: [],
+    ...overrides,
+  };
+}
+
+interface PageWorld {
+  ongoing?: MigrationProgress[];
+  batches?: TransferBatch[];
+  total?: number;
+  extra?: Record<string, FakeReply | ((call: RecordedCall) => FakeReply)>;
+}
+
+function stubStatusPage(world: PageWorld = {}) {
+  const batches = world.batches ?? [runningBatch, failedBatch, queuedBatch, doneBatch];
+  return stubApi({
+    'GET /api/users/_me': { status: 200, body: buildProfile() },
+    'GET /api/transfer/ongoing': {
+      status: 200,
+      body: { items: world.ongoing ?? [running, failedLive, queued] },
+    },
+    'GET /api/transfer/get_all': (call) => {
+      const page = Number(new URLSearchParams(call.search).get('page'));
+      return {
+        status: 200,
+        body: { items: page === 1 ? batches : [], total: world.total ?? batches.length, page, pagesize: 50 },
+      };
+    },
+    'GET /api/c2c/history': {
+      status: 200,
+      body: {
+        today: [historyEntry({})],
+        yesterday: [
+          historyEntry({
+            id: 'y-1',
+            bucket: 'invoices',
+            destination: { cloud: 'Cold storage', bucket_name: 'invoices' },
+          }),
+        ],
+        thisWeek: [],
+        total: 2,
+      },
+    },
+    ...world.extra,
+  });
+}
+
+const ongoingRow = (name: string) =>
+  within(screen.getByRole('list', { name: 'Ongoing transfers' })).getByRole('listitem', { name });
+const historyRow = (text: string) =>
+  within(screen.getByRole('table', { name: 'Transfer history' }))
+    .getByText(text)
+    .closest('tr') as HTMLElement;
+
+describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2c/history stubbed)', () => {
+  beforeAll(async () => {
+    // Load the lazy route's modules once up front, so the first test does not spend its wait on transforming them.
+    await Promise.all([
+      import('./TransferStatusPage.tsx'),
+      import('./SpeedChart.tsx'),
+      import('../../app/AppLayout.tsx'),
+    ]);
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  it('shows the tiles, the speed chart and the ongoing transfers with their status texts', async () => {
+    stubStatusPage();
+    renderAt('/mboard');
+
+    expect(await screen.findByRole('heading', { name: 'Migration Status' })).toBeInTheDocument();
+    for (const tile of ['Speed', 'Transferred', 'Remaining']) {
+      expect(screen.getByRole('group', { name: tile })).toBeInTheDocument();
+    }
+    expect(screen.getByRole('figure', { name: 'Transfer speed' })).toBeInTheDocument();
+
+    // The first 1 s tick of the stats loop sums the one Processing migration.
+    await waitFor(() =>
+      expect(within(screen.getByRole('group', { name: 'Speed' })).getByText('12.5 Mbps')).toBeInTheDocument(),
+    );
+    expect(within(screen.getByRole('group', { name: 'Transferred' })).getByText('40 MB')).toBeInTheDocument();
+    expect(within(screen.getByRole('group', { name: 'Remaining' })).getByText('60 MB')).toBeInTheDocument();
+
+    const live = ongoingRow('Main archive / media → Blob store / media-copy');
+    expect(
+      within(live).getByRole('progressbar', {
+        name: 'Progress of Main archive / media → Blob store / media-copy',
+      }),
+    ).toHaveAttribute('aria-valuenow', '40');
+    // A spinner for the batch and for its file in flight.
+    expect(within(live).getAllByRole('img', { name: 'Processing' })).toHaveLength(2);
+    expect(within(live).getByText('40 MB of 100 MB')).toBeInTheDocument();
+    expect(within(live).getByText('12.5 Mbps')).toBeInTheDocument();
+    expect(within(live).getByText('ETA 3m 20s')).toBeInTheDocument();
+    const files = within(live).getByRole('list', { name: /^Files of / });
+    expect(within(files).getByText('transferred 3 MB in 45s')).toBeInTheDocument();
+    expect(
+      within(files).getByText('Transfer did not succeed - The destination refused the object'),
+    ).toBeInTheDocument();
+
+    const failed = ongoingRow('Main archive / logs → Cold storage / backup');
+    expect(within(failed).getByRole('img', { name: 'Failed' })).toBeInTheDocument();
+    expect(
+      within(failed).getByText('Transfer did not succeed - The destination server did not answer'),
+    ).toBeInTheDocument();
+    expect(
+      within(ongoingRow('Main archive / photos → Cold storage / archive')).getByText('- enqueued'),
+    ).toBeInTheDocument();
+  });
+
+  it('lists Today, Yesterday and This Week, and the batch history with its columns', async () => {
+    const calls = stubStatusPage();
+    renderAt('/mboard');
+
+    const today = await screen.findByRole('list', { name: 'Today' });
+    expect(within(today).getByText('Main archive / docs → Blob store / docs-copy')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('list', { name: 'Yesterday' })).getByText(
+        'Main archive / invoices → Cold storage / invoices',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'This Week' })).toBeInTheDocument();
+
+    const table = screen.getByRole('table', { name: 'Transfer history' });
+    for (const title of [
+      'Source',
+      'Destination',
+      'Status',
+      'Total',
+      'Transferred',
+      'Failed',
+      'Skipped',
+      'Average speed',
+      'Requested',
+      'Actions',
+    ]) {
+      expect(within(table).getByRole('columnheader', { name: title })).toBeInTheDocument();
+    }
+    const failedRow = historyRow('Main archive / logs');
+    expect(within(failedRow).getByText('Failed')).toBeInTheDocument();
+    expect(within(failedRow).getByText('16 Mbps')).toBeInTheDocument();
+    expect(within(historyRow('Main archive / docs')).getByText('Completed')).toBeInTheDocument();
+    const list = calls.filter((call) => call.path === '/api/transfer/get_all');
+    expect(list.map((call) => call.search)).toContain('?type=1&pagesize=50&page=1');
+  });
+
+  it('asks before canceling a running transfer, and only Yes calls cancel_transfer', async () => {
+    const calls = stubStatusPage({
+      extra: {
+        'POST /api/transfer/cancel_transfer': { status: 200, body: { message: 'Transfer canceled.' } },
+      },
+    });
+    const { user } = renderAt('/mboard');
+
+    const cancel = await screen.findByRole('button', {
+      name: 'Cancel transfer Main archive / media → Blob store / media-copy',
+    });
+    await user.click(cancel);
+    const confirm = await screen.findByRole('tooltip');
+    expect(within(confirm).getByText(transferMessages.cancelConfirm)).toBeInTheDocument();
+    await user.click(within(confirm).getByRole('button', { name: 'No' }));
+    expect(calls.some((call) => call.path === '/api/transfer/cancel_transfer')).toBe(false);
+
+    await user.click(cancel);
+    const again = await screen.findByRole('tooltip');
+    await user.click(within(again).getByRole('button', { name: 'Yes' }));
+
+    expect(await screen.findByText('Transfer canceled.')).toBeInTheDocument();
+    expect(
+      calls.filter((call) => call.path === '/api/transfer/cancel_transfer').map((call) => call.body),
+    ).toEqual([{ Id: RUNNING_ID }]);
+  });
+
+  it('clears a transfer that is no longer running from the list without calling the server', async () => {
+    const calls = stubStatusPage();
+    const { user } = renderAt('/mboard');
+
+    await user.click(
+      await screen.findByRole('button', {
+        name: 'Cancel transfer Main archive / logs → Cold storage / backup',
+      }),
+    );
+
+    await waitFor(() =>
+      expect(
+        screen.queryByRole('listitem', { name: 'Main archive / logs → Cold storage / backup' }),
+      ).not.toBeInTheDocument(),
+    );
+    expect(screen.queryByRole('tooltip')).toBeNull();
+    expect(calls.some((call) => call.method === 'POST')).toBe(false);
+  });
+
+  it('retries the failed files of a Failed batch only', async () => {
+    const retried = buildBatch({
+      id: '55555555-5555-4555-8555-555555555555',
+      retryOf: FAILED_ID,
+      transferStatus: 2,
+    });
+    const calls = stubStatusPage({
+      extra: {
+        'POST /api/transfer/retry_transfer': {
+          status: 200,
+          body: { message: 'Transfer enqueue successfully', batch: retried },
+        },
+      },
+    });
+    const { user } = renderAt('/mboard');
+
+    await screen.findByRole('table', { name: 'Transfer history' });
+    const failedRow = await waitFor(() => historyRow('Main archive / logs'));
+    expect(
+      within(historyRow('Main archive / docs')).queryByRole('button', { name: 'Retry Failed Files' }),
+    ).toBeNull();
+    expect(
+      within(historyRow('Main archive / media')).queryByRole('button', { name: 'Retry Failed Files' }),
+    ).toBeNull();
+
+    const before = calls.filter((call) => call.path === '/api/transfer/get_all').length;
+    await user.click(within(failedRow).getByRole('button', { name: 'Retry Failed Files' }));
+
+    expect(await screen.findByText(transferMessages.retryStarted)).toBeInTheDocument();
+    expect(
+      calls.filter((call) => call.path === '/api/transfer/retry_transfer').map((call) => call.body),
+    ).toEqual([{ Id: FAILED_ID }]);
+    // The new batch shows up: the history is read again.
+    await waitFor(() =>
+      expect(calls.filter((call) => call.path === '/api/transfer/get_all').length).toBeGreaterThan(before),
+    );
+  });
+
+  it('downloads the failed files as a CSV file', async () => {
+    // jsdom has no object URLs: the test provides them and catches the link click the browser would turn into a save.
+    const createObjectURL = vi.fn((blob: Blob) => {
+      saved.push(blob);
+      return 'blob:failed-files';
+    });
+    const saved: Blob[] = [];
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
+    const clicked: HTMLAnchorElement[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this);
+    });
+    const csv = 'key,size,error\nlogs/a.log,10,The destination server did not answer\n';
+    const calls = stubStatusPage({
+      extra: { 'POST /api/transfer/download_failed_files': { status: 200, body: csv } },
+    });
+    const { user } = renderAt('/mboard');
+
+    await screen.findByRole('table', { name: 'Transfer history' });
+    const failedRow = await waitFor(() => historyRow('Main archive / logs'));
+    await user.click(within(failedRow).getByRole('button', { name: 'Download Failed Files' }));
+
+    expect(await screen.findByText(transferMessages.downloadFailedStarted)).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/transfer/download_failed_files')?.body).toEqual({
+      Id: FAILED_ID,
+    });
+    expect(clicked.map((link) => link.download)).toEqual([`failed-files-${FAILED_ID}.csv`]);
+    expect(saved).toHaveLength(1);
+    expect(await saved[0]?.text()).toBe(csv);
+    expect(saved[0]?.type).toBe('text/csv');
+  });
+
+  it('pages the batch history 50 at a time', async () => {
+    const calls = stubStatusPage({ total: 120 });
+    const { user } = renderAt('/mboard');
+
+    await screen.findByRole('table', { name: 'Transfer history' });
+    await user.click(await screen.findByRole('listitem', { name: '3' }));
+
+    await waitFor(() =>
+      expect(
+        calls.filter((call) => call.path === '/api/transfer/get_all').map((call) => call.search),
+      ).toContain('?type=1&pagesize=50&page=3'),
+    );
+    expect(await screen.findByText('No transfers yet')).toBeInTheDocument();
+  });
+
+  it('is the Replication Status page with ?sync=true, listing replication batches (type 2)', async () => {
+    const calls = stubStatusPage({ ongoing: [] });
+    renderAt('/rboard?sync=true');
+
+    expect(await screen.findByRole('heading', { name: 'Replication Status' })).toBeInTheDocument();
+    expect(await screen.findByText('No ongoing transfers')).toBeInTheDocument();
+    await waitFor(() =>
+      expect(
+        calls.filter((call) => call.path === '/api/transfer/get_all').map((call) => call.search),
+      ).toContain('?type=2&pagesize=50&page=1'),
+    );
+  });
+});

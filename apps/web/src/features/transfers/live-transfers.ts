@@ -1,0 +1,144 @@
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import {
+  BATCH_STATUS,
+  TRANSFER_EVENTS,
+  migrationProgress,
+  ongoingTransfers,
+  transferBatch,
+  type MigrationProgress,
+  type MigrationStatus,
+  type TransferBatch,
+} from '@cumulo/contract';
+import { api } from '../../api/client.ts';
+import { getStoredToken } from '../../api/auth-token.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+import { useRealtimeMessage } from '../../api/realtime.ts';
+import { useInvalidateTransferHistory } from './transfers-api.ts';
+
+/** The live status a finished batch code stands for; other codes leave the live status to progress messages. */
+const FINAL_STATUS: Partial<Record<number, MigrationStatus>> = {
+  [BATCH_STATUS.completed]: 'Succeeded',
+  [BATCH_STATUS.canceled]: 'Canceled',
+  [BATCH_STATUS.failed]: 'Failed',
+};
+
+/** Adds or replaces one batch's live state; a message older than the state held is dropped. */
+export function upsertMigration(
+  list: readonly MigrationProgress[] | undefined,
+  progress: MigrationProgress,
+): MigrationProgress[] {
+  const current = [...(list ?? [])];
+  const index = current.findIndex((migration) => migration.id === progress.id);
+  const held = current[index];
+  if (!held) return [...current, progress];
+  if (Date.parse(held.updated) > Date.parse(progress.updated)) return current;
+  current[index] = progress;
+  return current;
+}
+
+/** A `transfer.batch` status change applied to the live state it concerns (finished, canceled, failed). */
+export function applyBatchChange(
+  list: MigrationProgress[] | undefined,
+  batch: TransferBatch,
+): MigrationProgress[] | undefined {
+  const status = FINAL_STATUS[batch.transferStatus];
+  if (!list || !status) return list;
+  return list.map((migration) =>
+    migration.id === batch.id
+      ? {
+          ...migration,
+          status,
+          percent: status === 'Succeeded' ? 100 : migration.percent,
+          updated: batch.finishedAt ?? migration.updated,
+        }
+      : migration,
+  );
+}
+
+const MISSED_MESSAGE_POLL_MS = 15_000;
+
+/** Still queued or copying on the server. */
+export function isInFlight(migration: MigrationProgress): boolean {
+  return (
+    migration.status === 'Enqueued' || migration.status === 'Started' || migration.status === 'Processing'
+  );
+}
+
+/** Live states the user cleared from the list (finished or failed ones): they stay cleared for the session. */
+const dismissedByClient = new WeakMap<QueryClient, Set<string>>();
+
+function dismissedIds(queryClient: QueryClient): Set<string> {
+  let ids = dismissedByClient.get(queryClient);
+  if (!ids) {
+    ids = new Set();
+    dismissedByClient.set(queryClient, ids);
+  }
+  return ids;
+}
+
+export async function fetchOngoingTransfers(): Promise<MigrationProgress[]> {
+  return ongoingTransfers.parse(await api.get('/transfer/ongoing')).items;
+}
+
+/** The organisation's live batches: GET /transfer/ongoing, then kept current by `useLiveTransferFeed`. */
+export function useOngoingTransfers() {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: queryKeys.transfersOngoing,
+    queryFn: async () => {
+      const dismissed = dismissedIds(queryClient);
+      return (await fetchOngoingTransfers()).filter((migration) => !dismissed.has(migration.id));
+    },
+    enabled: getStoredToken() !== null,
+    // The /rm feed keeps this current; re-reading it on every page would only repeat what the feed said.
+    staleTime: Infinity,
+    // A slow re-read while something is in flight covers messages missed while the socket was reconnecting.
+    refetchInterval: (query) => (query.state.data?.some(isInFlight) ? MISSED_MESSAGE_POLL_MS : false),
+  });
+}
+
+/** Clears a live state from this browser's list (spec 001 §4: cancel of a row that is not running). */
+export function useDismissTransfer() {
+  const queryClient = useQueryClient();
+  return (batchId: string) => {
+    dismissedIds(queryClient).add(batchId);
+    queryClient.setQueryData<MigrationProgress[]>(queryKeys.transfersOngoing, (list) =>
+      list?.filter((migration) => migration.id !== batchId),
+    );
+  };
+}
+
+/**
+ * Feeds the live list from the /rm hub for as long as the signed-in layout is mounted: `transfer.progress`
+ * replaces one batch's live state, `transfer.batch` marks it finished and refreshes the history lists.
+ */
+export function useLiveTransferFeed(): void {
+  const queryClient = useQueryClient();
+  const invalidateHistory = useInvalidateTransferHistory();
+
+  useRealtimeMessage(TRANSFER_EVENTS.progress, (data) => {
+    const parsed = migrationProgress.safeParse(data);
+    if (!parsed.success || dismissedIds(queryClient).has(parsed.data.id)) return;
+    queryClient.setQueryData<MigrationProgress[]>(queryKeys.transfersOngoing, (list) =>
+      upsertMigration(list, parsed.data),
+    );
+  });
+
+  useRealtimeMessage(TRANSFER_EVENTS.batch, (data) => {
+    const parsed = transferBatch.safeParse(data);
+    if (!parsed.success) return;
+    const batch = parsed.data;
+    const list = queryClient.getQueryData<MigrationProgress[]>(queryKeys.transfersOngoing);
+    if (
+      batch.transferStatus === BATCH_STATUS.ongoing &&
+      !list?.some((migration) => migration.id === batch.id)
+    ) {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.transfersOngoing });
+    } else {
+      queryClient.setQueryData<MigrationProgress[]>(queryKeys.transfersOngoing, (held) =>
+        applyBatchChange(held, batch),
+      );
+    }
+    invalidateHistory();
+  });
+}

@@ -1,0 +1,91 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  TRANSFER_HISTORY_PAGE_SIZE,
+  c2cHistory,
+  messageAnswer,
+  transferList,
+  transferStarted,
+  type TransferList,
+  type TransferStarted,
+} from '@cumulo/contract';
+import { api } from '../../api/client.ts';
+import { getStoredToken } from '../../api/auth-token.ts';
+import { queryKeys } from '../../api/query-keys.ts';
+import { saveTextFile } from './save-text-file.ts';
+
+export interface TransferListQuery {
+  /** 1 migration, 2 replication (spec 001 §4). */
+  type: number;
+  pagesize: number;
+  page: number;
+}
+
+export async function fetchTransferList(query: TransferListQuery): Promise<TransferList> {
+  return transferList.parse(await api.get('/transfer/get_all', { query: { ...query } }));
+}
+
+/** One page of the batch history, newest first (GET /transfer/get_all?type&pagesize&page). */
+export function useTransferList(type: number, page: number, pagesize: number = TRANSFER_HISTORY_PAGE_SIZE) {
+  return useQuery({
+    queryKey: queryKeys.transferList(type, pagesize, page),
+    queryFn: () => fetchTransferList({ type, pagesize, page }),
+    // The pager keeps showing the page it leaves until the next one arrives.
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The Today / Yesterday / This Week lists (GET /c2c/history). */
+export function useC2cHistory() {
+  return useQuery({
+    queryKey: queryKeys.c2cHistory,
+    queryFn: async () =>
+      c2cHistory.parse(
+        await api.get('/c2c/history', {
+          query: { order: 'desc', skip: 0, take: TRANSFER_HISTORY_PAGE_SIZE },
+        }),
+      ),
+    enabled: getStoredToken() !== null,
+  });
+}
+
+/** A batch changed: every history list and the dashboard's recent transfers read it again. */
+export function useInvalidateTransferHistory() {
+  const queryClient = useQueryClient();
+  return () => {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.transferLists });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.c2cHistory });
+  };
+}
+
+/** POST /transfer/cancel_transfer {Id}: the batch goes Canceling, then Canceled. */
+export function useCancelTransfer() {
+  const invalidate = useInvalidateTransferHistory();
+  return useMutation({
+    mutationFn: async (batchId: string) =>
+      messageAnswer.parse(await api.post('/transfer/cancel_transfer', { Id: batchId }, { silent: true })),
+    onSuccess: invalidate,
+  });
+}
+
+/** POST /transfer/retry_transfer {Id}: a new batch copies only the failed files; the old one reads Retried. */
+export function useRetryTransfer() {
+  const invalidate = useInvalidateTransferHistory();
+  return useMutation({
+    mutationFn: async (batchId: string): Promise<TransferStarted> =>
+      transferStarted.parse(await api.post('/transfer/retry_transfer', { Id: batchId }, { silent: true })),
+    onSuccess: invalidate,
+  });
+}
+
+/** The file name the browser saves the failed files of a batch under. */
+export const failedFilesName = (batchId: string) => `failed-files-${batchId}.csv`;
+
+/** POST /transfer/download_failed_files {Id}: the answer is a CSV (key,size,error), saved as a file. */
+export function useDownloadFailedFiles() {
+  return useMutation({
+    mutationFn: async (batchId: string) => {
+      const csv = await api.post('/transfer/download_failed_files', { Id: batchId }, { silent: true });
+      saveTextFile(failedFilesName(batchId), typeof csv === 'string' ? csv : '', 'text/csv');
+    },
+  });
+}
