@@ -18,6 +18,28 @@ export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'REQUEST_SEND_ERROR',
 ]);
 
+const NETWORK_CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'it refused the connection',
+  ECONNRESET: 'the connection was cut off',
+  EPIPE: 'the connection was cut off',
+  UND_ERR_SOCKET: 'the connection was cut off',
+  ENOTFOUND: 'its address could not be found',
+  EAI_AGAIN: 'its address could not be found',
+  ETIMEDOUT: 'it did not answer in time',
+  TimeoutError: 'it did not answer in time',
+  EHOSTUNREACH: 'no network route leads to it',
+  ENETUNREACH: 'no network route leads to it',
+};
+
+/**
+ * The message of a 'Network' StorageError: what a user can act on, in words. The socket's own text
+ * ("connect ECONNREFUSED 127.0.0.1:4568") ends up in transfer items, CSVs and API answers otherwise.
+ */
+export function networkMessage(code: string | undefined): string {
+  const cause = code ? NETWORK_CAUSES[code] : undefined;
+  return cause ? `The provider could not be reached: ${cause}` : 'The provider could not be reached';
+}
+
 /** Reads a small stream whole (callers bound it by SINGLE_REQUEST_MAX) so an SDK can re-send it on retry. */
 export async function bufferSmall(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

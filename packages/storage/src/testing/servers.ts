@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,70 @@ export async function startS3rver(): Promise<S3rverServer> {
     ...multipartUploadsView(endpoint, S3RVER_KEY),
     stop: async () => {
       await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a hold hook sees of a request that reached s3rver. */
+export interface S3rverRequest {
+  method: string;
+  path: string;
+  query: Record<string, string | string[] | undefined>;
+}
+
+/** An s3rver that a test stops and starts again mid-run: an outage of the store, then its recovery. */
+export interface RestartableS3rver extends S3rverServer {
+  /** Stops at once, as a crashed server does: requests in flight lose their connection, new ones are refused. */
+  halt(): Promise<void>;
+  /** Serves again on the same port from the same directory (what was stored before the halt is still there). */
+  resume(): Promise<void>;
+}
+
+/**
+ * s3rver on a port and directory kept across halt/resume (with the multipart calls of startS3rver). `hold`, when
+ * it answers a promise for a request, keeps that request unanswered until the promise settles: a test stops the
+ * server at an exact point (say, while a part upload is in flight) rather than at some moment it polls for.
+ */
+export async function startRestartableS3rver(
+  options: { hold?: (request: S3rverRequest) => Promise<void> | undefined } = {},
+): Promise<RestartableS3rver> {
+  const directory = await mkdtemp(join(tmpdir(), 'cumulo-s3rver-'));
+  let port = 0;
+  let running: S3rver | null = null;
+  const start = async () => {
+    const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true });
+    addMultipartCalls(server);
+    const { hold } = options;
+    if (hold) {
+      // Koa composes its middleware when the server starts listening; the hold runs before anything else.
+      const { middleware } = server as unknown as { middleware: unknown[] };
+      middleware.unshift(async (ctx: S3rverRequest, next: () => Promise<unknown>) => {
+        await hold({ method: ctx.method, path: ctx.path, query: ctx.query });
+        return next();
+      });
+    }
+    port = (await server.run()).port;
+    running = server;
+  };
+  const halt = async () => {
+    const server = running;
+    running = null;
+    if (!server) return;
+    const { httpServer } = server as unknown as { httpServer: Server };
+    const closed = server.close();
+    httpServer.closeAllConnections();
+    await closed;
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    ...multipartUploadsView(endpoint, S3RVER_KEY),
+    halt,
+    resume: start,
+    stop: async () => {
+      await halt();
       await rm(directory, { recursive: true, force: true });
     },
   };

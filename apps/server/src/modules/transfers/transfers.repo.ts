@@ -236,7 +236,14 @@ export class TransfersRepo {
    * lease ran out (their worker died). SKIP LOCKED lets any number of workers claim side by side, each getting
    * different rows.
    */
-  async claim(batchId: string, owner: string, leaseSeconds: number, limit: number): Promise<ClaimedItem[]> {
+  async claim(
+    batchId: string,
+    owner: string,
+    leaseSeconds: number,
+    limit: number,
+    /** An item claimed this many times already is not claimed again (see failAbandoned). */
+    maxClaims: number,
+  ): Promise<ClaimedItem[]> {
     const result = await this.orm.execute(sql`
       update transfer_items set status = 'copying', lease_owner = ${owner},
         lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1,
@@ -244,7 +251,7 @@ export class TransfersRepo {
       where id in (
         select id from transfer_items
         where batch_id = ${batchId}
-          and (status = 'pending' or (status = 'copying' and lease_until < now()))
+          and (status = 'pending' or (status = 'copying' and lease_until < now() and attempts < ${maxClaims}))
           and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
         order by id limit ${limit}
         for update skip locked)
@@ -266,6 +273,29 @@ export class TransfersRepo {
       sha256: (row.sha256 as string | null) ?? null,
       partsDone: num(row.parts_done),
     }));
+  }
+
+  /**
+   * Fails the batch's items whose lease ran out for the `maxClaims`-th time. Every claim counts in `attempts`, and a
+   * claim that ends without settling the item is a worker that stopped on it: an object that stops every worker
+   * (out of memory, a crash in a dependency) would otherwise be reclaimed forever and hold its batch Ongoing.
+   * Counted in the batch in the same statement, like finishItem; answers how many items it failed.
+   */
+  async failAbandoned(batchId: string, maxClaims: number, error: string): Promise<number> {
+    const result = await this.orm.execute(sql`
+      with item as (
+        update transfer_items set status = 'failed', error = ${error.slice(0, 2000)},
+          lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
+        where id in (
+          select id from transfer_items
+          where batch_id = ${batchId} and status = 'copying' and lease_until < now() and attempts >= ${maxClaims}
+          order by id
+          for update skip locked)
+        returning id)
+      update transfer_batches b set failed_number = failed_number + (select count(*) from item), updated_at = now()
+      where b.id = ${batchId} and exists (select 1 from item)
+      returning (select count(*) from item) as failed`);
+    return num(result.rows[0]?.failed);
   }
 
   /** Extends the leases `owner` still holds among `ids`; answers those ids (a missing one was lost). */

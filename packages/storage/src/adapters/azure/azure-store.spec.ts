@@ -50,5 +50,6 @@ describe('Azure errors as StorageError', () => {
     const error = toStorageError(new RestError('connect ECONNREFUSED 127.0.0.1:9', { code: 'ECONNREFUSED' }));
     expect(error.code).toBe('Network');
     expect(error.status).toBeNull();
+    expect(error.message).toBe('The provider could not be reached: it refused the connection');
   });
 });

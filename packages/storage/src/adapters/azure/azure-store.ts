@@ -27,7 +27,7 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
-import { NETWORK_ERROR_CODES } from '../shared.ts';
+import { NETWORK_ERROR_CODES, networkMessage } from '../shared.ts';
 import { azureDirectUpload } from './azure-direct-upload.ts';
 import { azureParts } from './azure-parts.ts';
 import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
@@ -96,8 +96,12 @@ export function toStorageError(error: unknown): StorageError {
       else if (status === 404) code = 'ObjectNotFound';
       else if (status === 429 || status === 503) code = 'Throttled';
     }
-    // HEAD answers carry no body, so the SDK has no service message to give; say what the code means.
-    const message = firstLine(error.message) || serviceCode || `Azure answered HTTP ${status ?? 'error'}`;
+    // HEAD answers carry no body, so the SDK has no service message to give; say what the code means. No answer
+    // at all: the socket's text ("connect ECONNREFUSED …") says nothing to a user.
+    const message =
+      code === 'Network'
+        ? networkMessage(serviceCode)
+        : firstLine(error.message) || serviceCode || `Azure answered HTTP ${status ?? 'error'}`;
     return new StorageError(code, message, 'azure', status, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,4 @@
-import { NETWORK_ERROR_CODES } from '../shared.ts';
+import { NETWORK_ERROR_CODES, networkMessage } from '../shared.ts';
 import { StorageError, type Provider, type StorageErrorCode } from '../../object-store.ts';
 
 interface SdkErrorShape {
@@ -80,6 +80,11 @@ export function toStorageError(error: unknown, provider: Provider, onHead = fals
   if (!isSdkError(error)) return new StorageError('Unknown', String(error), provider, null, { cause: error });
   const status = httpStatusOf(error);
   const code = codeOf(error, status, onHead);
+  // No answer arrived: the socket's text ("connect ECONNREFUSED 127.0.0.1:4568") says nothing to a user.
+  if (code === 'Network') {
+    const message = networkMessage(error.name === 'TimeoutError' ? error.name : error.code);
+    return new StorageError(code, message, provider, status, { cause: error });
+  }
   // Bodiless answers (HEAD) surface as the SDK's placeholder names rather than a provider message.
   const placeholder = !error.message || error.message === 'UnknownError' || error.message === error.name;
   const message = placeholder ? FALLBACK_MESSAGES[code] : error.message;

@@ -338,7 +338,10 @@ describe('S3 adapter against a server that accepts connections and never answers
     requests = 0;
     const error = await firstPage(store, 'silent').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageError);
-    expect(error).toMatchObject({ code: 'Network' });
+    expect(error).toMatchObject({
+      code: 'Network',
+      message: 'The provider could not be reached: it did not answer in time',
+    });
     expect(requests).toBe(2);
   });
 });

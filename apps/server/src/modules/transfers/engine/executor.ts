@@ -19,7 +19,11 @@ export interface ExecutorOptions {
   claimChunk: number;
   /** Attempts of one item on a retryable error before it is marked failed. */
   attempts: number;
+  /** Claims of one item whose worker stopped each time (its lease ran out) before it is failed (default 5). */
+  maxClaims?: number;
 }
+
+export const DEFAULT_MAX_CLAIMS = 5;
 
 /** The per-object copier (engine/object-copier.ts), injectable for tests of the executor alone. */
 export interface Copier {
@@ -31,6 +35,8 @@ export const transferErrors = {
   sourceAccountGone: 'The source cloud account of this transfer was removed.',
   destinationAccountGone: 'The destination cloud account of this transfer was removed.',
   unknown: 'The object could not be copied.',
+  workerStopped: (times: number) =>
+    `The copy of this object was interrupted ${times} times: the worker copying it stopped each time. It was set aside so that the rest of the transfer could finish.`,
 };
 
 const CANCELED = 'transfer canceled';
@@ -158,6 +164,7 @@ export class TransferExecutor {
 
   async #copyAll(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
     const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
+    const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const ledger = this.repo.ledger(owner);
     const queue: ClaimedItem[] = [];
@@ -194,8 +201,10 @@ export class TransferExecutor {
     try {
       for (;;) {
         while (!canceled && running.size < objectConcurrency) {
-          if (queue.length === 0)
-            queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk)));
+          if (queue.length === 0) {
+            await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
+            queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
+          }
           const item = queue.shift();
           if (!item) break;
           const controller = new AbortController();

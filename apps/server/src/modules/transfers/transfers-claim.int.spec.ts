@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BATCH_STATUS, type TransferList } from '@cumulo/contract';
+import { S3ObjectStore } from '@cumulo/storage';
+import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { DEFAULT_MAX_CLAIMS, transferErrors } from './engine/executor.ts';
+
+/**
+ * The bound on reclaims: an item whose worker stopped on it (its lease ran out) DEFAULT_MAX_CLAIMS times is
+ * failed with a readable message instead of being handed to the next worker forever; an item below the bound is
+ * still copied. The dead workers are played by claims whose leases are then moved into the past (as a worker that
+ * stopped renewing them leaves them); the executor is the real one, on s3rver and embedded PostgreSQL. No jobs
+ * role here, so nothing but the test claims these items.
+ */
+let server: TestServer;
+let s3rver: S3rverServer;
+let store: S3ObjectStore;
+let owner: Awaited<ReturnType<typeof signedInMember>>;
+
+beforeAll(async () => {
+  s3rver = await startS3rver();
+  server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
+  owner = await signedInMember(server, 'poison');
+  store = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver.endpoint,
+    region: 'us-east-1',
+  });
+});
+afterAll(async () => {
+  await store?.close();
+  await server?.stop();
+  await s3rver?.stop();
+});
+
+describe('transfer items whose worker stops every time', () => {
+  it(`are failed after ${DEFAULT_MAX_CLAIMS} expired leases with a readable message, not reclaimed forever`, async () => {
+    const repo = server.services.transfersRepo;
+    const account = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
+      cloudType: 1,
+      name: 'Lab',
+      accessKey: S3RVER_KEY,
+      secretKey: S3RVER_KEY,
+    });
+    expect(account.status, account.raw).toBe(201);
+    const accountId = (account.body as { id: string }).id;
+    const files = { 'poison.bin': randomBytes(3000), 'fine.txt': randomBytes(2000) };
+    await store.createBucket('poison-src');
+    await store.createBucket('poison-dst');
+    for (const [key, body] of Object.entries(files))
+      await store.write('poison-src', key, body, { size: body.length });
+
+    const batch = await repo.createBatch({
+      organizationId: owner.principal.organizationId,
+      operation: 'copy',
+      sourceCloudAccountId: accountId,
+      sourceBucket: 'poison-src',
+      destinationCloudAccountId: accountId,
+      destinationBucket: 'poison-dst',
+    });
+    // poison.bin first: claims go by id, so a claim of one item takes it.
+    await repo.insertPlanned(
+      batch.id,
+      Object.entries(files).map(([key, body]) => ({
+        sourceKey: key,
+        destinationKey: key,
+        size: body.length,
+        sourceEtag: null,
+        sourceMd5: null,
+        status: 'pending' as const,
+      })),
+      'poison.bin',
+    );
+    expect(await repo.finishPlanning(batch.id)).toBe(true);
+    const expireLeases = () =>
+      server.db.pool.query(
+        `update transfer_items set lease_until = now() - interval '1 second'
+         where batch_id = $1 and status = 'copying'`,
+        [batch.id],
+      );
+    const message = transferErrors.workerStopped(DEFAULT_MAX_CLAIMS);
+
+    // Workers that each claimed and died: poison.bin DEFAULT_MAX_CLAIMS times, fine.txt two times less.
+    for (let worker = 1; worker <= DEFAULT_MAX_CLAIMS; worker++) {
+      const both = worker <= DEFAULT_MAX_CLAIMS - 2;
+      const claimed = await repo.claim(batch.id, `dead-${worker}`, 60, both ? 2 : 1, DEFAULT_MAX_CLAIMS);
+      expect(claimed.map((item) => item.sourceKey)).toEqual(
+        both ? ['poison.bin', 'fine.txt'] : ['poison.bin'],
+      );
+      // A lease still running is its worker's: nothing is failed under it, whatever its count.
+      expect(await repo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message)).toBe(0);
+      await expireLeases();
+    }
+
+    // The next claim passes over the item at the bound; the one below it is claimed once more (and dies again).
+    const next = await repo.claim(batch.id, 'dead-again', 60, 10, DEFAULT_MAX_CLAIMS);
+    expect(next.map((item) => item.sourceKey)).toEqual(['fine.txt']);
+    await expireLeases();
+
+    // A real job on the batch: fails the poison item, copies the other, ends the batch Failed.
+    const result = await server.services.transferExecutor.run(batch.id);
+    expect(result.copied).toBe(1);
+    const { rows } = await server.db.pool.query<{
+      source_key: string;
+      status: string;
+      error: string | null;
+      attempts: number;
+    }>('select source_key, status, error, attempts from transfer_items where batch_id = $1 order by id', [
+      batch.id,
+    ]);
+    expect(rows).toEqual([
+      { source_key: 'poison.bin', status: 'failed', error: message, attempts: DEFAULT_MAX_CLAIMS },
+      { source_key: 'fine.txt', status: 'done', error: null, attempts: DEFAULT_MAX_CLAIMS },
+    ]);
+    expect(message).toBe(
+      'The copy of this object was interrupted 5 times: the worker copying it stopped each time. It was set aside so that the rest of the transfer could finish.',
+    );
+    // Failed once, counted once.
+    expect(await repo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message)).toBe(0);
+
+    const list = await callApi(server, 'GET', '/api/transfer/get_all?type=1', owner.token);
+    expect((list.body as TransferList).items.find((b) => b.id === batch.id)).toMatchObject({
+      transferStatus: BATCH_STATUS.failed,
+      total: 2,
+      transferred: 1,
+      failed: 1,
+    });
+    const csv = await server.app.inject({
+      method: 'POST',
+      url: '/api/transfer/download_failed_files',
+      headers: { authorization: `Bearer ${owner.token}` },
+      payload: { Id: batch.id },
+    });
+    expect(csv.body.trim().split('\n')).toEqual(['key,size,error', `poison.bin,3000,${csvField(message)}`]);
+    expect(await store.stat('poison-dst', 'poison.bin')).toBeNull();
+    expect((await store.stat('poison-dst', 'fine.txt'))?.size).toBe(2000);
+  });
+});
+
+/** RFC 4180: a field with a comma or quote is quoted, its quotes doubled. */
+function csvField(value: string): string {
+  return /[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
