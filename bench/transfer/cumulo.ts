@@ -1,0 +1,198 @@
+// Cumulo's side of bench/transfer: the product's own code end to end. An embedded PostgreSQL, the services as
+// `npm start` builds them (accounts sealed and checked with a real call, batches started through
+// TransfersService), and the worker role as its own OS process (`main.ts worker`), whose peak RSS is what the
+// benchmark compares with rclone's.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BATCH_STATUS, INSERT_CLOUD_TYPE } from '@cumulo/contract';
+import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { loadConfig } from '@cumulo/server/src/config.ts';
+import { createLogger } from '@cumulo/server/src/logger.ts';
+import { openDb, runMigrations, type Db } from '@cumulo/server/src/db/client.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
+import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
+import { buildServices } from '@cumulo/server/src/app.ts';
+import type { Principal } from '@cumulo/server/src/http/auth.ts';
+import { repoRoot } from '../inventory/s3rver-process.ts';
+
+export interface WorkerSettings {
+  /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
+  objectConcurrency: number;
+  jobsPerBatch: number;
+}
+
+export interface CumuloRun {
+  seconds: number;
+  peakRssMb: number;
+  transferred: number;
+  failed: number;
+}
+
+export class CumuloBench {
+  private constructor(
+    private readonly pg: EmbeddedPostgres,
+    private readonly db: Db,
+    private readonly stop: () => Promise<void>,
+    readonly services: ReturnType<typeof buildServices>,
+    readonly principal: Principal,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  get databaseUrl(): string {
+    return this.pg.url;
+  }
+
+  static async start(dataDir: string): Promise<CumuloBench> {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.mkdirSync(dataDir, { recursive: true });
+    const log = createLogger('warn');
+    const pg = await startEmbeddedPostgres({
+      dataDir: path.join(dataDir, 'postgres'),
+      port: 0,
+      database: 'cumulo',
+      log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
+    });
+    const masterKey = randomBytes(32);
+    const env = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: pg.url,
+      MASTER_KEY: masterKey.toString('base64'),
+      PUBLIC_URL: 'http://cumulo.bench',
+      LOG_LEVEL: 'warn',
+    };
+    const config = loadConfig(env);
+    const db = openDb(pg.url, 5);
+    await runMigrations(db);
+    const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
+    const services = buildServices({ config, db, log, masterKey, boss });
+    const email = `bench.${randomBytes(3).toString('hex')}@example.com`;
+    const password = 'Bench#mark7';
+    await services.identity.signup(
+      { email, password, first_name: 'Bench', last_name: 'Mark' },
+      { ip: '127.0.0.1' },
+    );
+    await db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
+    const login = await services.identity.login(email, password, { ip: '127.0.0.1' });
+    if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
+    const principal = await services.auth.verifyBearer(login.jwtToken);
+    if (!principal) throw new Error('bench sign-in failed');
+    await db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
+      principal.organizationId,
+    ]);
+    const stop = async () => {
+      services.mail.close();
+      await services.stores.closeAll();
+      await boss.stop({ graceful: false });
+    };
+    return new CumuloBench(pg, db, stop, services, principal, { ...process.env, ...env });
+  }
+
+  /** A generic S3 account on an s3rver, connected the way a user connects one (a real call checks the keys). */
+  async connectS3rver(name: string, endpoint: string): Promise<string> {
+    const account = await this.services.cloudAccounts.insert(this.principal, {
+      cloudType: INSERT_CLOUD_TYPE.genericS3OrFilebase,
+      name,
+      accessKey: S3RVER_KEY,
+      secretKey: S3RVER_KEY,
+      serviceUrl: endpoint,
+      signatureVersion: 'v4',
+    });
+    return String(account.id);
+  }
+
+  /** Starts a worker process, runs one batch to its end, and answers the time and the worker's peak RSS. */
+  async copy(
+    request: {
+      sourceCloudAccountId: string;
+      sourceBucket: string;
+      destinationCloudAccountId: string;
+      destinationBucket: string;
+    },
+    settings: WorkerSettings,
+  ): Promise<CumuloRun> {
+    const worker = await startWorker({
+      ...this.env,
+      TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
+      TRANSFER_JOBS_PER_BATCH: String(settings.jobsPerBatch),
+    });
+    try {
+      const started = performance.now();
+      const { batch } = await this.services.transfers.start(this.principal, request);
+      for (;;) {
+        const { rows } = await this.db.pool.query<{
+          status: number;
+          transferred_number: number;
+          failed_number: number;
+        }>('select status, transferred_number, failed_number from transfer_batches where id = $1', [
+          batch.id,
+        ]);
+        const row = rows[0];
+        if (row && row.status !== BATCH_STATUS.ongoing && row.status !== BATCH_STATUS.canceling) {
+          const seconds = (performance.now() - started) / 1000;
+          return {
+            seconds,
+            peakRssMb: peakRssMb(worker),
+            transferred: row.transferred_number,
+            failed: row.failed_number,
+          };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await stopWorker(worker);
+    }
+  }
+
+  async close() {
+    await this.stop();
+    await this.db.close();
+    await this.pg.stop();
+  }
+}
+
+/** The worker role in its own process, ready once it says its handlers are registered. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--openssl-legacy-provider',
+      '--import',
+      'tsx',
+      path.join(repoRoot, 'apps/server/src/main.ts'),
+      'worker',
+    ],
+    { cwd: repoRoot, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('job handlers registered')) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready\n${output}`)));
+  });
+  return child;
+}
+
+/** The process's high-water mark of resident memory (VmHWM), read before it stops. */
+function peakRssMb(child: ChildProcess): number {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kib = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN);
+  return kib / 1024;
+}
+
+async function stopWorker(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,280 @@
+// bench/transfer: Cumulo's transfer engine next to rclone 1.60 (Debian), both between local s3rver instances on
+// this machine, in the same run (issue 5 "Benchmarks"):
+//   (a) 1000 × 64 KiB across endpoints: time ≤ 0.75 × rclone tuned (--transfers 64 --checkers 64
+//       --s3-no-check-bucket --s3-no-head)
+//   (b) 2 × 1 GiB across endpoints: time ≤ 0.6 × rclone, peak RSS ≤ rclone's
+//   (c) 2 × 1 GiB within one endpoint (server-side copy): time ≤ 0.5 × rclone
+//   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 150 MB
+//   (e) the ceiling: the same objects written to the destination by a bare SDK client at the same concurrency;
+//       Cumulo's copy throughput as a fraction of it (goal ≥ 0.85)
+// Cumulo runs as the product runs: an embedded PostgreSQL, accounts connected through the service, the batch
+// started through TransfersService and copied by the worker role in its own process (its peak RSS is measured).
+//
+//   npm run transfer -w bench [-- --only a,b,c,d]
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createObjectStore, type ObjectStore } from '@cumulo/storage';
+import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
+import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
+import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
+import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
+import {
+  LARGE_BUCKET,
+  MiB,
+  SMALL_BUCKET,
+  largeBody,
+  seedLarge,
+  seedSmall,
+  smallBody,
+  smallKeys,
+} from './seed.ts';
+
+const { values: options } = parseArgs({
+  options: {
+    only: { type: 'string', default: 'a,b,c,d' },
+    keys: { type: 'string', default: '1000000' },
+    /** V8 old-space cap (MB) for the planning process, as a worker could be started with. */
+    heap: { type: 'string' },
+  },
+});
+const only = new Set((options.only ?? '').split(','));
+const dataDir = path.join(repoRoot, 'bench/.data/transfer');
+
+const SMALL_SETTINGS: WorkerSettings = { objectConcurrency: 32, jobsPerBatch: 2 };
+const LARGE_SETTINGS: WorkerSettings = { objectConcurrency: 16, jobsPerBatch: 2 };
+/** The copier's parts in flight per object and its smallest copy part (engine/object-copier.ts, parts-copy.ts). */
+const LARGE_PARTS_IN_FLIGHT = 4;
+const LARGE_PART_SIZE = 8 * MiB;
+
+const results: string[] = [];
+const report = (line: string) => {
+  console.log(line);
+  results.push(line);
+};
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+const mb = (value: number) => `${value.toFixed(1)} MB`;
+
+function storeOf(endpoint: string): ObjectStore {
+  return createObjectStore({
+    provider: 'genericS3',
+    endpoint,
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    forcePathStyle: true,
+  });
+}
+
+/** Objects and bytes in a bucket, to check that every copy is complete before its time counts. */
+async function contentsOf(endpoint: string, bucket: string) {
+  const store = storeOf(endpoint);
+  let objects = 0;
+  let bytes = 0;
+  for await (const page of store.list(bucket)) {
+    objects += page.objects.length;
+    for (const object of page.objects) bytes += object.size;
+  }
+  await store.close();
+  return { objects, bytes };
+}
+
+async function createBuckets(endpoint: string, names: string[]) {
+  const store = storeOf(endpoint);
+  for (const name of names) await store.createBucket(name);
+  await store.close();
+}
+
+async function freshServer(name: string): Promise<S3rverProcess> {
+  const directory = path.join(dataDir, name);
+  fs.rmSync(directory, { recursive: true, force: true });
+  fs.mkdirSync(directory, { recursive: true });
+  return startS3rverProcess(directory);
+}
+
+async function expectComplete(
+  what: string,
+  endpoint: string,
+  bucket: string,
+  expected: { objects: number; bytes: number },
+) {
+  const got = await contentsOf(endpoint, bucket);
+  if (got.objects !== expected.objects || got.bytes !== expected.bytes) {
+    throw new Error(
+      `${what} is incomplete: ${JSON.stringify(got)} where ${JSON.stringify(expected)} was expected`,
+    );
+  }
+}
+
+function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
+  const ratio = cumulo.seconds / peer.seconds;
+  report(
+    `${what}: Cumulo ${cumulo.seconds.toFixed(2)} s (worker peak RSS ${mb(cumulo.peakRssMb)}), rclone ` +
+      `${peer.seconds.toFixed(2)} s (peak RSS ${mb(peer.peakRssMb)}): time ratio ${ratio.toFixed(2)} ` +
+      `(goal ≤ ${goal}) ${verdict(ratio <= goal)}`,
+  );
+  return ratio;
+}
+
+async function main() {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
+  try {
+    if (only.has('a')) {
+      const seed = await seedSmall(path.join(dataDir, 'seeds'));
+      const source = await startS3rverProcess(seed.directory);
+      const destination = await freshServer('small-destination');
+      try {
+        await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
+        const expected = { objects: seed.objects, bytes: seed.bytes };
+        const peer = await rcloneCopy(
+          { endpoint: source.endpoint, bucket: SMALL_BUCKET },
+          { endpoint: destination.endpoint, bucket: 'rclone' },
+        );
+        await expectComplete('rclone (a)', destination.endpoint, 'rclone', expected);
+        const sourceId = await cumulo.connectS3rver('small source', source.endpoint);
+        const destinationId = await cumulo.connectS3rver('small destination', destination.endpoint);
+        const run = await cumulo.copy(
+          {
+            sourceCloudAccountId: sourceId,
+            sourceBucket: SMALL_BUCKET,
+            destinationCloudAccountId: destinationId,
+            destinationBucket: 'cumulo',
+          },
+          SMALL_SETTINGS,
+        );
+        await expectComplete('Cumulo (a)', destination.endpoint, 'cumulo', expected);
+        line('(a) 1000 × 64 KiB across endpoints', run, peer, 0.75);
+        const inFlight = SMALL_SETTINGS.objectConcurrency * SMALL_SETTINGS.jobsPerBatch;
+        const bare = await bareSmallWrites(destination.endpoint, 'bare', smallKeys(), smallBody, inFlight);
+        const fraction = bare / run.seconds;
+        report(
+          `(e) ceiling for (a): bare PUTs at ${inFlight} in flight ${bare.toFixed(2)} s; Cumulo's throughput is ` +
+            `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
+        );
+      } finally {
+        await source.stop();
+        await destination.stop();
+      }
+    }
+
+    if (only.has('b') || only.has('c')) {
+      const seed = await seedLarge(path.join(dataDir, 'seeds'));
+      const source = await startS3rverProcess(seed.directory);
+      const destination = await freshServer('large-destination');
+      const expected = { objects: seed.objects, bytes: seed.bytes };
+      const sameEndpointBuckets = ['same-rclone', 'same-cumulo'];
+      try {
+        const sourceId = await cumulo.connectS3rver('large source', source.endpoint);
+        if (only.has('b')) {
+          await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
+          const peer = await rcloneCopy(
+            { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+            { endpoint: destination.endpoint, bucket: 'rclone' },
+          );
+          await expectComplete('rclone (b)', destination.endpoint, 'rclone', expected);
+          const destinationId = await cumulo.connectS3rver('large destination', destination.endpoint);
+          const run = await cumulo.copy(
+            {
+              sourceCloudAccountId: sourceId,
+              sourceBucket: LARGE_BUCKET,
+              destinationCloudAccountId: destinationId,
+              destinationBucket: 'cumulo',
+            },
+            LARGE_SETTINGS,
+          );
+          await expectComplete('Cumulo (b)', destination.endpoint, 'cumulo', expected);
+          line('(b) 2 × 1 GiB across endpoints', run, peer, 0.6);
+          report(
+            `(b) peak RSS: Cumulo worker ${mb(run.peakRssMb)} vs rclone ${mb(peer.peakRssMb)} ` +
+              `${verdict(run.peakRssMb <= peer.peakRssMb)}`,
+          );
+          const bodies = [0, 1].map((index) => ({
+            key: `large/object-${index}.bin`,
+            body: largeBody(index),
+          }));
+          const bare = await bareLargeWrites(
+            destination.endpoint,
+            'bare',
+            bodies,
+            LARGE_PART_SIZE,
+            LARGE_PARTS_IN_FLIGHT,
+          );
+          const fraction = bare / run.seconds;
+          report(
+            `(e) ceiling for (b): bare multipart writes (${LARGE_PART_SIZE / MiB} MiB parts, ` +
+              `${LARGE_PARTS_IN_FLIGHT} per object) ${bare.toFixed(2)} s; Cumulo's throughput is ` +
+              `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
+          );
+        }
+        if (only.has('c')) {
+          await createBuckets(source.endpoint, sameEndpointBuckets);
+          const peer = await rcloneCopy(
+            { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+            { endpoint: source.endpoint, bucket: 'same-rclone' },
+            { sameRemote: true },
+          );
+          await expectComplete('rclone (c)', source.endpoint, 'same-rclone', expected);
+          const run = await cumulo.copy(
+            {
+              sourceCloudAccountId: sourceId,
+              sourceBucket: LARGE_BUCKET,
+              destinationCloudAccountId: sourceId,
+              destinationBucket: 'same-cumulo',
+            },
+            LARGE_SETTINGS,
+          );
+          await expectComplete('Cumulo (c)', source.endpoint, 'same-cumulo', expected);
+          line('(c) 2 × 1 GiB within one endpoint (server-side)', run, peer, 0.5);
+        }
+      } finally {
+        await source.stop();
+        await destination.stop();
+        // The same-endpoint copies were written into the cached seed: take them out again.
+        for (const bucket of sameEndpointBuckets)
+          fs.rmSync(path.join(seed.directory, bucket), { recursive: true, force: true });
+      }
+    }
+
+    if (only.has('d')) {
+      const keys = Number(options.keys);
+      const answer = await planChild(cumulo, keys);
+      report(
+        `(d) planning ${keys} keys (listing stub): ${answer.seconds.toFixed(1)} s, ${answer.planned} items, ` +
+          `peak RSS ${mb(answer.peakRssMb)} (goal ≤ 150 MB) ${verdict(answer.peakRssMb <= 150 && answer.planned === keys)}`,
+      );
+    }
+  } finally {
+    await cumulo.close();
+  }
+  console.log('\nbench/transfer summary');
+  for (const result of results) console.log(`  ${result}`);
+}
+
+async function planChild(cumulo: CumuloBench, keys: number) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.heap ? [`--max-old-space-size=${options.heap}`] : []),
+      '--import',
+      'tsx',
+      path.join(repoRoot, 'bench/transfer/plan-million.ts'),
+      cumulo.databaseUrl,
+      cumulo.principal.organizationId,
+      String(keys),
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the planning process exited ${code}`);
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
+    seconds: number;
+    peakRssMb: number;
+    planned: number;
+  };
+}
+
+await main();

@@ -1,0 +1,46 @@
+// The source buckets of bench/transfer, seeded straight into s3rver's disk layout (bench/shared/s3rver-seed.ts):
+// 1000 objects of 64 KiB under nested prefixes, and two objects of 1 GiB.
+import { createCipheriv } from 'node:crypto';
+import { ensureS3rverSeed, type Seed, type SeedLayout } from '../shared/s3rver-seed.ts';
+
+export const SMALL_BUCKET = 'bench-small';
+export const LARGE_BUCKET = 'bench-large';
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+export const GiB = 1024 * MiB;
+
+/** Incompressible, deterministic bytes: AES-256-CTR of zeros under a key derived from `index`. */
+export function bodyBytes(index: number, size: number): Buffer {
+  const key = Buffer.alloc(32, index % 256);
+  key.writeUInt32BE(index, 0);
+  const cipher = createCipheriv('aes-256-ctr', key, Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(size)), cipher.final()]);
+}
+
+const SMALL_LAYOUT: SeedLayout = {
+  name: 'transfer-small',
+  version: 1,
+  bucket: SMALL_BUCKET,
+  // Nested prefixes, ten per level, as real buckets hold them.
+  keyOf: (index) =>
+    `set-${index % 10}/part-${Math.floor(index / 10) % 10}/object-${String(index).padStart(5, '0')}.bin`,
+  bodyOf: (index) => bodyBytes(index, 64 * KiB),
+  samples: [3],
+};
+
+const LARGE_LAYOUT: SeedLayout = {
+  name: 'transfer-large',
+  version: 1,
+  bucket: LARGE_BUCKET,
+  keyOf: (index) => `large/object-${index}.bin`,
+  bodyOf: (index) => bodyBytes(1000 + index, GiB),
+  // The layout is the same writer as the small seed's, which is checked against a real PUT; a 1 GiB PUT sample
+  // would go multipart and could not be compared file for file.
+  samples: [],
+};
+
+export const seedSmall = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, SMALL_LAYOUT, 1000);
+export const seedLarge = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, LARGE_LAYOUT, 2);
+export const smallKeys = () => Array.from({ length: 1000 }, (_, i) => SMALL_LAYOUT.keyOf(i));
+export const largeBody = (index: number) => LARGE_LAYOUT.bodyOf(index);
+export const smallBody = (index: number) => SMALL_LAYOUT.bodyOf(index);
