@@ -164,30 +164,51 @@ export class TransfersRepo {
    * planner that ran twice) are ignored, and only the rows actually inserted count in the batch's totals.
    * Answers the batch status, so the planner stops when the batch is canceled.
    */
+  /**
+   * Inserts one chunk of planned items and adds them to the batch's totals, in one transaction. The rows travel as
+   * seven arrays through `unnest` — one statement with seven parameters whatever the chunk size, where a
+   * multi-row VALUES would bind seven per row — and the totals are summed by the database from what was really
+   * inserted (a re-planned key already present counts once).
+   */
   async insertPlanned(batchId: string, items: PlannedItem[], cursor: string | null): Promise<number | null> {
-    return this.orm.transaction(async (tx) => {
-      const inserted = items.length
-        ? await tx
-            .insert(transferItems)
-            .values(items.map((item) => ({ batchId, ...item })))
-            .onConflictDoNothing({ target: [transferItems.batchId, transferItems.sourceKey] })
-            .returning({ size: transferItems.size, status: transferItems.status })
-        : [];
-      const skipped = inserted.filter((row) => row.status === 'skipped');
-      const [batch] = await tx
-        .update(transferBatches)
-        .set({
-          totalNumber: sql`${transferBatches.totalNumber} + ${inserted.length}`,
-          totalSize: sql`${transferBatches.totalSize} + ${inserted.reduce((sum, row) => sum + row.size, 0)}`,
-          skippedNumber: sql`${transferBatches.skippedNumber} + ${skipped.length}`,
-          skippedSize: sql`${transferBatches.skippedSize} + ${skipped.reduce((sum, row) => sum + row.size, 0)}`,
-          ...(cursor === null ? {} : { planCursor: cursor }),
-          updatedAt: new Date(),
-        })
-        .where(eq(transferBatches.id, batchId))
-        .returning({ status: transferBatches.status });
-      return batch?.status ?? null;
-    });
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ status: number }>(
+        `with inserted as (
+           insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5, status)
+           select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+           on conflict (batch_id, source_key) do nothing
+           returning size, status
+         )
+         update transfer_batches set
+           total_number = total_number + (select count(*) from inserted),
+           total_size = total_size + (select coalesce(sum(size), 0) from inserted),
+           skipped_number = skipped_number + (select count(*) from inserted where status = 'skipped'),
+           skipped_size = skipped_size + (select coalesce(sum(size), 0) from inserted where status = 'skipped'),
+           plan_cursor = coalesce($8, plan_cursor),
+           updated_at = now()
+         where id = $1
+         returning status`,
+        [
+          batchId,
+          items.map((item) => item.sourceKey),
+          items.map((item) => item.destinationKey),
+          items.map((item) => item.size),
+          items.map((item) => item.sourceEtag),
+          items.map((item) => item.sourceMd5),
+          items.map((item) => item.status),
+          cursor,
+        ],
+      );
+      await client.query('commit');
+      return rows[0]?.status ?? null;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /**

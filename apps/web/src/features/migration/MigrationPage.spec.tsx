@@ -117,6 +117,20 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(queryDialog(transferMessages.started)).toBeNull();
   });
 
+  it('copies a nested prefix into the same folder, so the keys keep their names', async () => {
+    const calls = stubMigration(withOrganization({ confirmed_c2c: true }));
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('checkbox', { name: 'Use a prefix' }));
+    await user.type(screen.getByRole('textbox', { name: 'Prefix' }), 'docs/deep/in');
+    await user.click(screen.getByRole('button', { name: 'Copy Using Prefix' }));
+    await findDialog(transferMessages.started);
+    expect(calls.find((call) => call.path === '/api/transfer/transfer')?.body).toMatchObject({
+      sourcePath: 'docs/deep/in',
+      destinationPath: 'docs/deep/',
+    });
+  });
+
   it('asks the Owner to confirm the charge first; Confirm sets confirmed_c2c and reads the profile again', async () => {
     let profileReads = 0;
     const calls = stubMigration(withOrganization({ confirmed_c2c: false }), {

@@ -36,6 +36,15 @@ function folderOf(prefix: string): string {
 }
 
 /**
+ * Where a prefix copy writes, so that every key keeps its name: the engine keeps keys relative to the folder the
+ * source path names ('reports/2024/' or 'reports/2024/q' → 'reports/2024/'), so the destination path is that
+ * folder. A prefix chooses files (spec 001 §1); it does not move them to the bucket root.
+ */
+function prefixFolder(sourcePath: string): string {
+  return sourcePath.slice(0, sourcePath.lastIndexOf('/') + 1);
+}
+
+/**
  * /migration (spec 001 §2 "Migration page (two panels)"): copy a whole bucket, or the objects under a prefix, from
  * one account to another with POST /transfer/transfer.
  */
@@ -87,7 +96,7 @@ export function MigrationPage() {
         sourcePath,
         destinationCloudAccountId: destination.accountId,
         destinationBucket: destination.bucket,
-        destinationPath: '',
+        destinationPath: prefixFolder(sourcePath),
         transferType: TRANSFER_TYPE.migration,
         allowSkip,
         operation: 'copy',

@@ -4,7 +4,7 @@ import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts'
 import { compareKeys, destinationFolder, relativeKey, sameContent, sourceBase } from './keys.ts';
 
 /** Items written per transaction: memory stays one listing page plus one chunk whatever the bucket size. */
-const PLAN_CHUNK = 500;
+const PLAN_CHUNK = 2000;
 
 export interface PlanEndpoints {
   source: ObjectStore;
