@@ -70,6 +70,8 @@ function filesUnder(dir: string): Map<string, string> {
 
 /** PUTs the layout's samples through s3rver and checks the direct writer produces the same files. */
 async function verifyLayout(scratch: string, layout: SeedLayout): Promise<void> {
+  // A layout without samples relies on another layout's check of the same writer (see its definition).
+  if (layout.samples.length === 0) return;
   const viaApi = path.join(scratch, 'via-api');
   const direct = path.join(scratch, 'direct');
   fs.mkdirSync(viaApi, { recursive: true });

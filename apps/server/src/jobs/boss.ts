@@ -40,6 +40,8 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.transfersBatch]: {
     policy: 'standard',
+    // A transfer the user just started should begin now, not at the worker's next poll.
+    notify: true,
     expireInSeconds: 24 * HOUR,
     heartbeatSeconds: MINUTE,
     retryLimit: 10,
@@ -70,6 +72,8 @@ export async function startBoss(options: BossOptions, log: Logger): Promise<PgBo
     schedule: options.schedule,
     supervise: options.schedule,
     max: 5,
+    // Queues marked `notify` wake their workers at once instead of at the next poll (2 s by default).
+    useListenNotify: true,
   });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
   await boss.start();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { BATCH_STATUS } from '@cumulo/contract';
+import { AVERAGE_SPEED_CAP_BYTES, BATCH_STATUS } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import {
   cloudAccounts,
@@ -437,7 +437,10 @@ export class TransfersRepo {
         status = (case when status = ${BATCH_STATUS.canceling} then ${BATCH_STATUS.canceled}
                        when failed_number > 0 then ${BATCH_STATUS.failed}
                        else ${BATCH_STATUS.completed} end)::smallint,
-        phase = 'finished', finished_at = now(), updated_at = now()
+        phase = 'finished', finished_at = now(), updated_at = now(),
+        -- The final average is settled with the status, not left to a later progress flush of another job.
+        average_speed = least(${AVERAGE_SPEED_CAP_BYTES}::bigint, round(transferred_size /
+          greatest(1, extract(epoch from now() - coalesce(started_at, requested_at))))::bigint)
       where id = ${batchId}
         and (status = ${BATCH_STATUS.canceling} or (status = ${BATCH_STATUS.ongoing} and phase = 'copying'))
         and not exists (select 1 from transfer_items i
