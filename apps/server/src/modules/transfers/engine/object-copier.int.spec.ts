@@ -306,7 +306,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       const result = await copyObject(task, { partSize, partConcurrency: 3 });
 
-      expect(result).toEqual({ method: 'parts', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
+      expect(result).toEqual({ method: 'parts', md5: md5(large), sha256: null, verifiedBy: 'md5' });
       expect((await readAll(storeB, bucket, 'large/video.mp4')).equals(large)).toBe(true);
       const copied = await storeB.stat(bucket, 'large/video.mp4');
       expect(copied?.contentType).toBe('video/mp4');
@@ -418,7 +418,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       const result = await copyObject(second, { partSize, partConcurrency: 2 });
 
-      expect(result).toMatchObject({ method: 'parts', md5: md5(large), sha256: sha256(large) });
+      expect(result).toMatchObject({ method: 'parts', md5: md5(large), sha256: null });
       expect(sentSecond.filter((partNumber) => finishedBefore.includes(partNumber))).toEqual([]);
       expect([...finishedBefore, ...sentSecond].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect((await readAll(storeB, bucket, 'resumed/video.mp4')).equals(large)).toBe(true);

@@ -8,7 +8,8 @@ interface RoomWaiter {
 
 export interface ContentDigest {
   md5: string;
-  sha256: string;
+  /** Null when the hasher was told SHA-256 is not needed (the source's MD5 already verifies the copy). */
+  sha256: string | null;
 }
 
 /**
@@ -19,7 +20,7 @@ export interface ContentDigest {
  */
 export class PartHasher {
   private readonly md5: Hash = createHash('md5');
-  private readonly sha256: Hash = createHash('sha256');
+  private readonly sha256: Hash | null;
   private readonly waiting = new Map<number, Buffer>();
   private readonly waiters: RoomWaiter[] = [];
   private nextPart = 1;
@@ -28,8 +29,11 @@ export class PartHasher {
   constructor(
     private readonly partCount: number,
     private readonly window: number,
+    /** SHA-256 costs more CPU than the copy's network work on small machines: computed only when it is needed. */
+    options: { sha256?: boolean } = {},
   ) {
     if (!Number.isInteger(window) || window < 1) throw new RangeError('the hashing window must hold a part');
+    this.sha256 = options.sha256 === false ? null : createHash('sha256');
   }
 
   /** The next part number to be hashed (1-based); partCount + 1 once every part is in. */
@@ -71,7 +75,7 @@ export class PartHasher {
     this.waiting.set(partNumber, bytes);
     for (let ready = this.waiting.get(this.nextPart); ready; ready = this.waiting.get(this.nextPart)) {
       this.md5.update(ready);
-      this.sha256.update(ready);
+      this.sha256?.update(ready);
       this.waiting.delete(this.nextPart);
       this.nextPart += 1;
     }
@@ -90,7 +94,7 @@ export class PartHasher {
     if (this.nextPart !== this.partCount + 1) {
       throw new Error(`only ${this.nextPart - 1} of ${this.partCount} parts were hashed`);
     }
-    return { md5: this.md5.digest('hex'), sha256: this.sha256.digest('hex') };
+    return { md5: this.md5.digest('hex'), sha256: this.sha256?.digest('hex') ?? null };
   }
 
   private wake(): void {

@@ -225,7 +225,8 @@ export async function copyInParts(
   const session = await openSession(task, parts, 'parts', { contentType, metadata: startMetadata }, settings);
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
-  const hasher = new PartHasher(ranges.length, 2 * settings.concurrency);
+  // The source's MD5, when it has one, verifies the copy: the SHA-256 pass (the dearest one) is then skipped.
+  const hasher = new PartHasher(ranges.length, 2 * settings.concurrency, { sha256: expected.md5 === null });
 
   try {
     await runParts(
@@ -259,7 +260,7 @@ export async function copyInParts(
     const digest = hasher.digest();
     if (
       (expected.md5 && digest.md5 !== expected.md5) ||
-      (expected.sha256 && digest.sha256 !== expected.sha256)
+      (expected.sha256 && digest.sha256 !== null && digest.sha256 !== expected.sha256)
     ) {
       throw new CopyError(CHECKSUM_MISMATCH, true);
     }
@@ -273,7 +274,11 @@ export async function copyInParts(
     const knownAtStart = MD5_METADATA in startMetadata || SHA256_METADATA in startMetadata;
     const metadata = knownAtStart
       ? startMetadata
-      : { ...startMetadata, [MD5_METADATA]: digest.md5, [SHA256_METADATA]: digest.sha256 };
+      : {
+          ...startMetadata,
+          [MD5_METADATA]: digest.md5,
+          ...(digest.sha256 ? { [SHA256_METADATA]: digest.sha256 } : {}),
+        };
     await settings.gate.call(
       () =>
         parts.complete(upload, partList(finished, ranges.length), { contentType, metadata, md5: digest.md5 }),
