@@ -46,6 +46,8 @@ async function openBucket(page: Page, accountName: string, bucket: string) {
     await page.getByRole('combobox', { name: 'Cloud account' }).click();
     await page.locator('.ant-select-item-option').filter({ hasText: accountName }).first().click();
     await page.getByRole('combobox', { name: 'Bucket' }).click();
+    // The list is virtual: with many buckets (other specs leave theirs) only the first few options exist.
+    await page.getByRole('combobox', { name: 'Bucket' }).fill(bucket);
     await page
       .locator('.ant-select-item-option')
       .filter({ hasText: bucket })
