@@ -2,7 +2,6 @@ import { useEffect, useMemo, useRef, useState, type Key, type UIEvent } from 're
 import {
   App,
   Alert,
-  Breadcrumb,
   Button,
   Empty,
   Input,
@@ -14,7 +13,6 @@ import {
   type TableColumnsType,
 } from 'antd';
 import {
-  ArrowLeftOutlined,
   CopyOutlined,
   DeleteOutlined,
   DownloadOutlined,
@@ -48,6 +46,7 @@ import {
   type BrowserRow,
 } from './browser-api.ts';
 import { CreateFolderModal } from './CreateFolderModal.tsx';
+import { FolderTrail } from './FolderTrail.tsx';
 import { copyText, startDownload } from './file-links.ts';
 
 export interface BrowserLocation {
@@ -157,12 +156,6 @@ interface FolderViewProps {
   onLocationChange(location: BrowserLocation): void;
   refreshToken?: number;
   onShare?: (files: BrowserFile[]) => void;
-}
-
-function parentOf(path: string): string {
-  const trimmed = path.slice(0, -1);
-  const slash = trimmed.lastIndexOf('/');
-  return slash < 0 ? '' : trimmed.slice(0, slash + 1);
 }
 
 function FolderView({ location, onLocationChange, refreshToken, onShare }: FolderViewProps) {
@@ -376,36 +369,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
     },
   ];
 
-  const segments = path.split('/').filter(Boolean);
-
   return (
     <Space orientation="vertical" size="small" style={{ width: '100%' }}>
       <Space wrap style={{ justifyContent: 'space-between', width: '100%' }}>
         <Space wrap>
-          <Button
-            aria-label="Back"
-            icon={<ArrowLeftOutlined />}
-            disabled={path === ''}
-            onClick={() => go(parentOf(path))}
-          />
-          <Breadcrumb
-            items={[
-              { title: <Typography.Link onClick={() => go('')}>{bucket}</Typography.Link> },
-              ...segments.map((segment, index) => {
-                const target = `${segments.slice(0, index + 1).join('/')}/`;
-                return {
-                  title:
-                    target === path ? (
-                      <span title={segment}>{displayName(segment)}</span>
-                    ) : (
-                      <Typography.Link title={segment} onClick={() => go(target)}>
-                        {displayName(segment)}
-                      </Typography.Link>
-                    ),
-                };
-              }),
-            ]}
-          />
+          <FolderTrail bucket={bucket} path={path} onOpenFolder={go} />
         </Space>
         <Space wrap>
           <Input.Search

@@ -1,10 +1,11 @@
 import { useMemo, useState, type DragEvent } from 'react';
-import { Alert, Breadcrumb, Button, Space, Table, Tag, Typography, type TableColumnsType } from 'antd';
-import { ArrowLeftOutlined, FileOutlined, FolderOutlined, ReloadOutlined } from '@ant-design/icons';
+import { Alert, Button, Space, Table, Tag, Typography, type TableColumnsType } from 'antd';
+import { FileOutlined, FolderOutlined, ReloadOutlined } from '@ant-design/icons';
 import { DISPLAY_NAME_MAX, FS_FILE_TYPE, displayName } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { ByteSize } from '../../ui/ByteSize.tsx';
 import { useFolderContent, useResetBucket } from '../browser/browser-api.ts';
+import { FolderTrail } from '../browser/FolderTrail.tsx';
 import {
   reorderKeys,
   visibleRows,
@@ -30,12 +31,6 @@ function readPayload(event: DragEvent): DragPayload | null {
   } catch {
     return null;
   }
-}
-
-function parentOf(path: string): string {
-  const trimmed = path.slice(0, -1);
-  const slash = trimmed.lastIndexOf('/');
-  return slash < 0 ? '' : trimmed.slice(0, slash + 1);
 }
 
 const LIST_HEIGHT = 420;
@@ -168,8 +163,6 @@ export function PanelFileList({
     },
   ];
 
-  const segments = path.split('/').filter(Boolean);
-
   return (
     <div
       role="region"
@@ -186,29 +179,11 @@ export function PanelFileList({
       <Space orientation="vertical" size="small" style={{ width: '100%' }}>
         <Space wrap style={{ justifyContent: 'space-between', width: '100%' }}>
           <Space wrap>
-            <Button
-              aria-label={`Back (${label})`}
-              icon={<ArrowLeftOutlined />}
-              disabled={path === ''}
-              onClick={() => onOpenFolder(parentOf(path))}
-            />
-            <Breadcrumb
-              items={[
-                { title: <Typography.Link onClick={() => onOpenFolder('')}>{bucket}</Typography.Link> },
-                ...segments.map((segment, index) => {
-                  const target = `${segments.slice(0, index + 1).join('/')}/`;
-                  return {
-                    title:
-                      target === path ? (
-                        <span>{displayName(segment)}</span>
-                      ) : (
-                        <Typography.Link onClick={() => onOpenFolder(target)}>
-                          {displayName(segment)}
-                        </Typography.Link>
-                      ),
-                  };
-                }),
-              ]}
+            <FolderTrail
+              bucket={bucket}
+              path={path}
+              onOpenFolder={onOpenFolder}
+              backLabel={`Back (${label})`}
             />
           </Space>
           <Button
