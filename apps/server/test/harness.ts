@@ -13,6 +13,8 @@ import { openDb, runMigrations, type Db } from '../src/db/client.ts';
 import { startBoss } from '../src/jobs/boss.ts';
 import { registerJobs } from '../src/jobs/register.ts';
 import { buildApp, type Services } from '../src/app.ts';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
+import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 
 export interface ReceivedMail {
   to: string[];
@@ -187,4 +189,48 @@ export async function callApi(
     headers: { authorization: `Bearer ${token}` },
   });
   return { status: res.statusCode, body: res.body ? (res.json() as unknown) : undefined, raw: res.body };
+}
+
+/**
+ * The two lab accounts most integration tests need, connected through the API as a user connects them — aws
+ * (s3rver) and azure (Azurite), which the server reaches through PROVIDER_ENDPOINTS — plus direct stores on the
+ * same servers for arranging and checking objects behind the product's back.
+ */
+export async function connectLabAccounts(
+  server: TestServer,
+  token: string,
+  endpoints: { s3rver: string; azurite: string },
+  names: { aws: string; azure: string } = { aws: 'Lab AWS', azure: 'Lab Blob' },
+) {
+  const connect = async (body: object) => {
+    const res = await callApi(server, 'POST', '/api/cloudaccount/insert', token, body);
+    if (res.status !== 201) throw new Error(`connecting a lab account answered ${res.status}: ${res.raw}`);
+    return (res.body as { id: string }).id;
+  };
+  const awsId = await connect({
+    cloudType: 1,
+    name: names.aws,
+    accessKey: S3RVER_KEY,
+    secretKey: S3RVER_KEY,
+  });
+  const azureId = await connect({
+    cloudType: 4,
+    name: names.azure,
+    accessKey: AZURITE_ACCOUNT,
+    secretKey: AZURITE_KEY,
+  });
+  const s3 = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: endpoints.s3rver,
+    region: 'us-east-1',
+  });
+  const blob = new AzureObjectStore({
+    provider: 'azure',
+    accountName: AZURITE_ACCOUNT,
+    accountKey: AZURITE_KEY,
+    endpoint: endpoints.azurite,
+  });
+  return { awsId, azureId, s3, blob };
 }

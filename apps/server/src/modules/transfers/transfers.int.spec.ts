@@ -11,16 +11,14 @@ import {
   type TransferStarted,
 } from '@cumulo/contract';
 import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
 import {
-  AZURITE_ACCOUNT,
-  AZURITE_KEY,
-  S3RVER_KEY,
-  startAzurite,
-  startS3rver,
-  type S3rverServer,
-  type TestStoreServer,
-} from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+  callApi,
+  connectLabAccounts,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 /**
  * The transfer engine end to end: the API queues a batch, the worker role (pg-boss handlers in this process)
@@ -122,33 +120,10 @@ beforeAll(async () => {
   owner = await signedInMember(server, 'mover');
   stranger = await signedInMember(server, 'stranger');
   await confirmCharge(true);
-  const aws = await call('POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  awsId = (aws.body as { id: string }).id;
-  const azure = await call('POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 4,
-    name: 'Lab Blob',
-    accessKey: AZURITE_ACCOUNT,
-    secretKey: AZURITE_KEY,
-  });
-  azureId = (azure.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
-  blob = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite.endpoint,
-  });
+  ({ awsId, azureId, s3, blob } = await connectLabAccounts(server, owner.token, {
+    s3rver: s3rver.endpoint,
+    azurite: azurite.endpoint,
+  }));
 });
 afterAll(async () => {
   await s3?.close();
