@@ -65,6 +65,8 @@ export const notificationItem = z.object({
   status: z.enum(NOTIFICATION_STATUSES),
   last_notified: z.string(),
   avatar: z.string().nullable(),
+  /** A path of the web app where the notification's action is (e.g. a sync waiting for approval). */
+  link: z.string().nullable().optional(),
 });
 export type NotificationItem = z.infer<typeof notificationItem>;
 

@@ -14,3 +14,4 @@ export * from './uploads.ts';
 export * from './sharing.ts';
 export * from './objects.ts';
 export * from './transfers.ts';
+export * from './sync.ts';

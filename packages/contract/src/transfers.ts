@@ -32,7 +32,7 @@ export const BATCH_STATUS_LABEL: Record<BatchStatusCode, string> = {
 /** Spec 001 §4: transfer type 1 = migration, 2 = replication. */
 export const TRANSFER_TYPE = { migration: 1, replication: 2 } as const;
 /** Where an Ongoing batch is. */
-export const BATCH_PHASES = ['planning', 'copying', 'finished'] as const;
+export const BATCH_PHASES = ['held', 'planning', 'copying', 'finished'] as const;
 export type BatchPhase = (typeof BATCH_PHASES)[number];
 
 /** Spec 001 §4 "Migration statuses" of the live (ongoing) view. */
@@ -92,7 +92,10 @@ export const transferMessages = {
   chargeNotConfirmed: 'The cloud to cloud transfer charge has not been confirmed for your organisation yet.',
   ownerConfirms: 'Only the Owner of the organisation can confirm transfer charges.',
   calculatorSizeMin: 'Transfer Size(GB) must be at least 1.',
+  bandwidthMin: 'The bandwidth limit must be at least 1 MiB/s.',
 } as const;
+/** The lowest bandwidth limit a transfer takes: 1 MiB/s. */
+export const TRANSFER_BANDWIDTH_MIN = 1_048_576;
 
 const accountId = z.uuid({ message: 'Choose a cloud account.' });
 const bucketName = z.string().min(1, { message: 'Choose a bucket.' }).max(255);
@@ -118,6 +121,13 @@ export const transferBody = z.object({
   allowSkip: z.boolean().default(false),
   operation: z.enum(['copy', 'move']).default('copy'),
   files: z.array(z.string().min(1).max(1024)).min(1).max(10_000).optional(),
+  /** Bytes per second the transfer may read at most (rclone's --bwlimit, DataSync's bandwidth limit); none = unlimited. */
+  bandwidthLimit: z
+    .number()
+    .int()
+    .min(TRANSFER_BANDWIDTH_MIN, { message: transferMessages.bandwidthMin })
+    .nullable()
+    .optional(),
 });
 export type TransferBody = z.input<typeof transferBody>;
 
@@ -183,6 +193,11 @@ export const transferBatch = z.object({
   sourcePath: z.string(),
   destinationPath: z.string(),
   skipExisting: z.boolean(),
+  /** Bytes per second the batch may read at most; null is unlimited. */
+  bandwidthLimit: z.number().nullable(),
+  /** The sync job and cycle this batch copies for (replication, transfer type 2); null for a one-off transfer. */
+  syncJobId: z.string().nullable(),
+  syncCycleId: z.string().nullable(),
   /** The batch whose failed files this one retries, and whether this one was retried. */
   retryOf: z.string().nullable(),
   Retried: z.boolean(),

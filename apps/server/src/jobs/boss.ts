@@ -13,6 +13,12 @@ export const QUEUES = {
   transfersBatch: 'transfers.batch',
   /** Re-queues batches whose workers died (expired item leases, no job running) and aborts orphaned uploads. */
   transfersSweep: 'transfers.sweep',
+  /** A sync job's schedule (one per active job, keyed by its id): starts a cycle unless one is unfinished. */
+  syncTrigger: 'sync.trigger',
+  /** Advances one sync cycle (diff, hand-over to the transfer engine, guardrail, deletes); keyed by cycle id. */
+  syncCycle: 'sync.cycle',
+  /** Re-queues cycles left without a job, moves cycles whose batch finished on, purges expired quarantine. */
+  syncSweep: 'sync.sweep',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -49,6 +55,17 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.syncTrigger]: { policy: 'standard', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
+  [QUEUES.syncCycle]: {
+    policy: 'stately',
+    notify: true,
+    expireInSeconds: 24 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+  },
+  [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
 };
 
 /** Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). */

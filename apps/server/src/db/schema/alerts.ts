@@ -56,6 +56,12 @@ export const notifications = pgTable(
     status: text('status', { enum: ['normal', 'processing', 'error', 'warning', 'alerts'] }).notNull(),
     avatar: text('avatar'),
     alertId: uuid('alert_id').references(() => alerts.id, { onDelete: 'set null' }),
+    /** Who sees it in the bell: every member, or only Owners and Admins (e.g. a sync's delete approval). */
+    audience: text('audience', { enum: ['members', 'approvers'] })
+      .notNull()
+      .default('members'),
+    /** Where the bell entry leads (a path of the web app), when it asks for an action. */
+    link: text('link'),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),

@@ -5,3 +5,4 @@ export * from './alerts.ts';
 export * from './uploads.ts';
 export * from './sharing.ts';
 export * from './transfers.ts';
+export * from './sync.ts';

@@ -30,7 +30,10 @@ export const shares = pgTable(
       .references(() => cloudAccounts.id, { onDelete: 'cascade' }),
     tokenHash: text('token_hash').notNull().unique(),
     files: jsonb('files').$type<SharedFile[]>().notNull(),
-    recipients: text('recipients').array().notNull().default(sql`'{}'::text[]`),
+    recipients: text('recipients')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** 'email' or 'chat'. */
     channel: text('channel', { enum: ['email', 'chat'] }).notNull(),
     passwordHash: text('password_hash'),

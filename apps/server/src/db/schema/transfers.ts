@@ -52,7 +52,8 @@ export const transferBatches = pgTable(
     /** "Skip Existing Files": objects whose size and checksum already match at the destination are skipped. */
     skipExisting: boolean('skip_existing').notNull().default(false),
     status: smallint('status').notNull().default(2),
-    phase: text('phase', { enum: ['planning', 'copying', 'finished'] })
+    /** `held`: a sync cycle's diff is writing the items (issue 6); no transfer job plans or claims it yet. */
+    phase: text('phase', { enum: ['held', 'planning', 'copying', 'finished'] })
       .notNull()
       .default('planning'),
     /** The last source key planned, so a planner killed mid-listing resumes after it. */
@@ -73,6 +74,10 @@ export const transferBatches = pgTable(
     retried: boolean('retried').notNull().default(false),
     /** The sync job whose cycle started this batch (issue 6), null for a one-off transfer. */
     syncJobId: uuid('sync_job_id'),
+    /** Bytes per second the whole batch may read at most (all its jobs together); null is unlimited. */
+    bandwidthLimit: bigint('bandwidth_limit', { mode: 'number' }),
+    /** The sync cycle this batch copies for (issue 6). */
+    syncCycleId: uuid('sync_cycle_id'),
     error: text('error'),
     requestedAt: timestamp('requested_at', { withTimezone: true })
       .notNull()

@@ -29,7 +29,9 @@ export const uploadSessions = pgTable(
     contentType: text('content_type'),
     /** The provider's handle, encrypted at rest (a GCS session URL is a bearer credential). */
     providerUploadId: text('provider_upload_id').notNull(),
-    status: text('status', { enum: ['active', 'complete', 'aborted'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'complete', 'aborted'] })
+      .notNull()
+      .default('active'),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),

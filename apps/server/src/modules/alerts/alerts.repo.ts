@@ -76,10 +76,14 @@ export class AlertsRepo {
     return row;
   }
 
-  /** The organisation's notifications, newest first, each with whether `userId` has read it. */
+  /**
+   * The organisation's notifications, newest first, each with whether `userId` has read it; those meant for
+   * Owners and Admins only (`audience` approvers) when `approver`.
+   */
   async notifications(
     organizationId: string,
     userId: string,
+    approver: boolean,
     limit?: number,
   ): Promise<MemberNotificationRow[]> {
     const query = this.orm
@@ -91,6 +95,8 @@ export class AlertsRepo {
         status: notifications.status,
         avatar: notifications.avatar,
         alertId: notifications.alertId,
+        audience: notifications.audience,
+        link: notifications.link,
         createdAt: notifications.createdAt,
         read: sql<boolean>`${notificationReads.userId} is not null`,
       })
@@ -99,7 +105,12 @@ export class AlertsRepo {
         notificationReads,
         and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId)),
       )
-      .where(eq(notifications.organizationId, organizationId))
+      .where(
+        and(
+          eq(notifications.organizationId, organizationId),
+          approver ? undefined : eq(notifications.audience, 'members'),
+        ),
+      )
       .orderBy(desc(notifications.createdAt), desc(notifications.id));
     return limit ? query.limit(limit) : query;
   }

@@ -99,7 +99,8 @@ export class AlertsService {
 
   async notifications(principal: Principal, all: boolean): Promise<NotificationItem[]> {
     const limit = all ? undefined : BELL_LIMIT;
-    return (await this.repo.notifications(principal.organizationId, principal.userId, limit)).map(
+    const approver = principal.role === 'Owner' || principal.role === 'Admin';
+    return (await this.repo.notifications(principal.organizationId, principal.userId, approver, limit)).map(
       notificationView,
     );
   }
@@ -207,5 +208,6 @@ function notificationView(row: MemberNotificationRow): NotificationItem {
     status: row.status,
     last_notified: row.createdAt.toISOString(),
     avatar: row.avatar,
+    link: row.link,
   };
 }

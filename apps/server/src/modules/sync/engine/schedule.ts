@@ -1,0 +1,37 @@
+import { SYNC_FREQUENCY } from '@cumulo/contract';
+import type { SyncJobRow } from '../sync.views.ts';
+
+type ScheduledJob = Pick<SyncJobRow, 'frequency' | 'createdAt'>;
+
+/**
+ * The cron expression (UTC) of a job's schedule: at the minute and hour it was created, every day, every week on
+ * the weekday it was created, or every month on the day it was created (capped at the 28th, so February runs too).
+ * Spreading jobs over their creation times keeps an organisation's syncs from all starting at midnight.
+ */
+export function cronOf(job: ScheduledJob): string {
+  const at = job.createdAt;
+  const time = `${at.getUTCMinutes()} ${at.getUTCHours()}`;
+  if (job.frequency === SYNC_FREQUENCY.weekly) return `${time} * * ${at.getUTCDay()}`;
+  if (job.frequency === SYNC_FREQUENCY.monthly) return `${time} ${Math.min(at.getUTCDate(), 28)} * *`;
+  return `${time} * * *`;
+}
+
+/** When the schedule of `cronOf(job)` fires next after `now`. */
+export function nextRunOf(job: ScheduledJob, now: Date): Date {
+  const at = job.createdAt;
+  const next = new Date(now);
+  next.setUTCSeconds(0, 0);
+  next.setUTCHours(at.getUTCHours(), at.getUTCMinutes());
+  if (job.frequency === SYNC_FREQUENCY.monthly) {
+    next.setUTCDate(Math.min(at.getUTCDate(), 28));
+    if (next <= now) next.setUTCMonth(next.getUTCMonth() + 1);
+    return next;
+  }
+  if (job.frequency === SYNC_FREQUENCY.weekly) {
+    next.setUTCDate(next.getUTCDate() + ((at.getUTCDay() - next.getUTCDay() + 7) % 7));
+    if (next <= now) next.setUTCDate(next.getUTCDate() + 7);
+    return next;
+  }
+  if (next <= now) next.setUTCDate(next.getUTCDate() + 1);
+  return next;
+}
