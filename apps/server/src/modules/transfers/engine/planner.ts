@@ -1,5 +1,5 @@
 import { BATCH_STATUS } from '@cumulo/contract';
-import type { ObjectInfo, ObjectStore } from '@cumulo/storage';
+import { readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
 import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
 import { compareKeys, destinationFolder, relativeKey, sameContent, sourceBase } from './keys.ts';
 
@@ -14,7 +14,8 @@ export interface PlanEndpoints {
 }
 
 async function* objectsOf(store: ObjectStore, bucket: string, prefix: string): AsyncGenerator<ObjectInfo> {
-  for await (const page of store.list(bucket, { prefix })) yield* page.objects;
+  // The next page is fetched while this one is planned (and, with Skip Existing, while the other side is read).
+  for await (const page of readAhead(store.list(bucket, { prefix }))) yield* page.objects;
 }
 
 /**
