@@ -64,6 +64,11 @@ import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
+import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
+import { SyncCycleService } from './modules/sync/sync-cycles.service.ts';
+import { SyncJobsRepo } from './modules/sync/sync-jobs.repo.ts';
+import { SyncService } from './modules/sync/sync.service.ts';
+import { syncRoutes } from './modules/sync/sync.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -152,16 +157,34 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task),
     abandonCopy,
   };
+  const syncCycles = new SyncCycleService({
+    repo: new SyncCyclesRepo(db.orm, db.pool),
+    accounts: cloudAccountsRepo,
+    stores,
+    alertsRepo,
+    mail,
+    boss,
+    publish: (message) => publish(db.pool, message),
+    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    publishBatch: (batchId) => transfers.publishBatch(batchId),
+    publicUrl: config.PUBLIC_URL,
+    log,
+  });
   const transferExecutor = new TransferExecutor(
     transfersRepo,
     cloudAccountsRepo,
     stores,
     new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
-    (batchId) => transfers.publishBatch(batchId),
+    // A finished batch of a sync cycle moves its cycle on (the sync sweep catches what this misses).
+    async (batchId) => {
+      await transfers.publishBatch(batchId);
+      await syncCycles.onBatchFinished(batchId);
+    },
     transferCopier,
     {
       leaseSeconds: config.TRANSFER_LEASE_SECONDS,
       objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
+      jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
       claimChunk: 32,
       attempts: 3,
     },
@@ -170,9 +193,19 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
+  const sync = new SyncService(
+    new SyncJobsRepo(db.orm),
+    cloudAccountsRepo,
+    transfersRepo,
+    stores,
+    syncCycles,
+    log,
+  );
   return {
     transfers,
     transfersRepo,
+    syncCycles,
+    sync,
     transferExecutor,
     transferCopier,
     auth,
@@ -275,6 +308,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(organizationsRoutes(services.organizations, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
+      await api.register(syncRoutes(services.sync, services.auth));
     },
     { prefix: '/api' },
   );

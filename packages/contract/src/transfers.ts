@@ -236,6 +236,8 @@ export const migrationProgress = z.object({
   id: z.string(),
   status: z.enum(MIGRATION_STATUSES),
   transferStatus: z.number(),
+  /** 1 migration, 2 replication: the replication status page lists only its own batches. */
+  transferType: z.number(),
   percent: z.number(),
   /** Destination cloud (account name) and bucket. */
   cloud: z.string(),

@@ -6,6 +6,7 @@ import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.
 import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';
 import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
 import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
+import { registerSyncJobs } from '../modules/sync/sync.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
 export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
@@ -32,4 +33,5 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     log,
     schedule,
   );
+  await registerSyncJobs(boss, services.syncCycles, log, schedule);
 }

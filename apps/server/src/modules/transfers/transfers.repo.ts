@@ -273,7 +273,8 @@ export class TransfersRepo {
         select id from transfer_items
         where batch_id = ${batchId}
           and (status = 'pending' or (status = 'copying' and lease_until < now() and attempts < ${maxClaims}))
-          and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
+          and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing}
+                        and b.phase <> 'held')
         order by id limit ${limit}
         for update skip locked)
       returning id, batch_id, source_key, destination_key, size, source_etag, source_md5, method, upload_id,
@@ -537,6 +538,7 @@ export class TransfersRepo {
           phase: 'copying',
           retryOfId: old.id,
           syncJobId: old.syncJobId,
+          bandwidthLimit: old.bandwidthLimit,
         })
         .returning();
       if (!batch) throw new Error('insert returned no row');
@@ -593,6 +595,9 @@ export class TransfersRepo {
           and (i.status = 'pending' or (i.status = 'copying' and i.lease_until < now()))) as claimable
       from transfer_batches b
       where b.status in (${BATCH_STATUS.ongoing}, ${BATCH_STATUS.canceling})
+        -- A held batch is a sync cycle's diff still writing its items: the cycle releases it, no job may run it
+        -- (a canceled one is still settled here).
+        and not (b.phase = 'held' and b.status = ${BATCH_STATUS.ongoing})
         and not exists (select 1 from pgboss.job j
           where j.name = 'transfers.batch' and j.state in ('created', 'retry') and j.data->>'batchId' = b.id::text)`);
     return result.rows.map((row) => ({

@@ -10,14 +10,13 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
-import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
-import { endpointKeyOf } from './engine/executor.ts';
-import { destinationFolder, sourceBase } from './engine/keys.ts';
+import { destinationFolder } from './engine/keys.ts';
+import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
 import type { BatchView, TransfersRepo } from './transfers.repo.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
@@ -44,6 +43,8 @@ export interface TransferRequest {
   files?: string[];
   transferType?: number;
   syncJobId?: string | null;
+  /** Bytes per second the batch's workers may read at most (null/absent = unlimited; server-side copies are not paced). */
+  bandwidthLimit?: number | null;
 }
 
 /** Queues the jobs that work on a batch (engine fan-out). */
@@ -70,14 +71,12 @@ export class TransfersService {
       this.#account(caller.organizationId, request.sourceCloudAccountId),
       this.#account(caller.organizationId, request.destinationCloudAccountId),
     ]);
-    if (!(await this.repo.chargeConfirmed(caller.organizationId))) {
-      throw forbidden(transferMessages.chargeNotConfirmed, 'CHARGE_NOT_CONFIRMED');
-    }
+    await requireChargeConfirmed(this.repo, caller.organizationId);
     const sourcePath = request.sourcePath ?? '';
     const destinationPath = destinationFolder(request.destinationPath ?? '');
     const files = request.files?.length ? request.files.map((file) => file.replace(/^\/+/, '')) : null;
-    this.#refuseOverlap(source, destination, request, sourcePath, destinationPath, files);
-    await this.#bucketExists(source, request.sourceBucket);
+    refuseOverlap(this.stores, source, destination, { ...request, sourcePath, destinationPath, files });
+    await requireBucket(this.stores, source, request.sourceBucket);
 
     const batch = await this.repo.createBatch({
       organizationId: caller.organizationId,
@@ -93,6 +92,7 @@ export class TransfersService {
       destinationPath,
       skipExisting: request.skipExisting ?? false,
       syncJobId: request.syncJobId ?? null,
+      bandwidthLimit: request.bandwidthLimit ?? null,
     });
     return this.#launch(batch.id, caller.organizationId, transferMessages.enqueued);
   }
@@ -151,9 +151,7 @@ export class TransfersService {
     const batch = await this.#batch(caller, batchId);
     if (!FINISHED.includes(batch.status)) throw badRequest(transferMessages.notFinished);
     if (batch.failedNumber === 0 || batch.retried) throw badRequest(transferMessages.nothingToRetry);
-    if (!(await this.repo.chargeConfirmed(caller.organizationId))) {
-      throw forbidden(transferMessages.chargeNotConfirmed, 'CHARGE_NOT_CONFIRMED');
-    }
+    await requireChargeConfirmed(this.repo, caller.organizationId);
     const created = await this.repo.createRetry(batch, caller.userId);
     if (!created) throw badRequest(transferMessages.nothingToRetry);
     await this.publishBatch(batch.id);
@@ -215,47 +213,5 @@ export class TransfersService {
     const account = await this.accounts.find(organizationId, accountId);
     if (!account) throw notFound();
     return account;
-  }
-
-  /**
-   * Same bucket of the same store: refused when the copies would land on their own sources, or inside the
-   * source (the listing would pick them up and copy them again).
-   */
-  #refuseOverlap(
-    source: CloudAccountRow,
-    destination: CloudAccountRow,
-    request: TransferRequest,
-    sourcePath: string,
-    destinationPath: string,
-    files: string[] | null,
-  ) {
-    if (request.sourceBucket !== request.destinationBucket) return;
-    const sameStore =
-      source.id === destination.id ||
-      endpointKeyOf(source, this.stores) === endpointKeyOf(destination, this.stores);
-    if (!sameStore) return;
-    // Every key keeps its path relative to the folder of sourcePath (engine/keys.ts), selections included.
-    if (sourceBase(sourcePath) === destinationPath) {
-      throw badRequest(transferMessages.sameBucket, { destinationPath: [transferMessages.sameBucket] });
-    }
-    const roots = files ? files.filter((file) => file.endsWith('/')) : [sourcePath];
-    if (roots.some((root) => destinationPath.startsWith(root))) {
-      throw badRequest(transferMessages.nestedDestination, {
-        destinationPath: [transferMessages.nestedDestination],
-      });
-    }
-  }
-
-  async #bucketExists(account: CloudAccountRow, bucket: string) {
-    let found: { region: string | null } | null;
-    try {
-      found = await this.stores.storeFor(account).headBucket(bucket);
-    } catch (error) {
-      throw providerError(error);
-    }
-    if (!found) {
-      const message = `The bucket ${bucket} does not exist in ${account.name}.`;
-      throw badRequest(message, { sourceBucket: [message] });
-    }
   }
 }

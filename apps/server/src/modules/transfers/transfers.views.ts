@@ -81,6 +81,7 @@ export function toMigrationProgress(
     id: batch.id,
     status: migrationStatus(batch),
     transferStatus: batch.status,
+    transferType: batch.transferType,
     percent:
       size > 0 ? Math.min(100, Math.floor((moved / size) * 100)) : batch.phase === 'finished' ? 100 : 0,
     cloud: batch.destinationAccountName ?? '',

@@ -124,6 +124,8 @@ export async function readSource(
     }
     chunk.copy(bytes, filled);
     filled += chunk.length;
+    // The stream stays paused while the limit holds it back, so the source slows down with it.
+    if (task.pace) await task.pace(chunk.length, signal);
   }
   if (filled !== expected) {
     throw new CopyError(`The source sent ${filled} bytes where ${expected} were asked for`, true);

@@ -58,6 +58,12 @@ export interface CopyTask {
   signal: AbortSignal;
   /** Bytes newly written to the destination (for progress); may be called often, must be cheap. */
   onBytes(delta: number): void;
+  /**
+   * The batch's bandwidth limit: called with each chunk of source bytes read through the worker, resolves when
+   * the next may be read (rejects with the signal's reason when aborted). Absent = unlimited. Server-side copies
+   * move no byte through the worker and are not paced.
+   */
+  pace?(bytes: number, signal: AbortSignal): Promise<void>;
 }
 
 /** What was verified: the destination holds `size` bytes whose checksum matched by the named rule. */

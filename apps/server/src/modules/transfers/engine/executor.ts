@@ -8,6 +8,7 @@ import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cl
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
 import type { BatchView, ClaimedItem, TransfersRepo } from '../transfers.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
+import { BatchBandwidth } from './bandwidth.ts';
 import { planBatch } from './planner.ts';
 import type { TransferProgress } from './progress.ts';
 
@@ -21,6 +22,8 @@ export interface ExecutorOptions {
   attempts: number;
   /** Claims of one item whose worker stopped each time (its lease ran out) before it is failed (default 5). */
   maxClaims?: number;
+  /** Jobs queued per batch (`TRANSFER_JOBS_PER_BATCH`): each gets an even share of the batch's bandwidth limit. */
+  jobsPerBatch?: number;
 }
 
 export const DEFAULT_MAX_CLAIMS = 5;
@@ -62,6 +65,8 @@ function retryable(error: unknown): boolean {
  * number of processes; each may die at any point (see README "Guarantees").
  */
 export class TransferExecutor {
+  readonly #bandwidth: BatchBandwidth;
+
   constructor(
     private readonly repo: TransfersRepo,
     private readonly accounts: CloudAccountsRepo,
@@ -71,7 +76,9 @@ export class TransferExecutor {
     private readonly copier: Copier,
     private readonly options: ExecutorOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.#bandwidth = new BatchBandwidth(options.jobsPerBatch ?? 1);
+  }
 
   async run(batchId: string): Promise<{ copied: number; failed: number }> {
     const batch = await this.repo.findForEngine(batchId);
@@ -81,6 +88,8 @@ export class TransferExecutor {
       return { copied: 0, failed: 0 };
     }
     if (batch.status !== BATCH_STATUS.ongoing) return { copied: 0, failed: 0 };
+    // A sync cycle's diff is still writing its items; the cycle queues jobs when it releases it.
+    if (batch.phase === 'held') return { copied: 0, failed: 0 };
 
     const endpoints = await this.#endpoints(batch);
     if (!endpoints) return { copied: 0, failed: 0 };
@@ -171,6 +180,8 @@ export class TransferExecutor {
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
     let canceled = false;
+    const bucket = this.#bandwidth.acquire(batch.id, batch.bandwidthLimit);
+    const pace = bucket ? { pace: (bytes: number, signal: AbortSignal) => bucket.take(bytes, signal) } : {};
 
     const renew = setInterval(
       () =>
@@ -215,6 +226,7 @@ export class TransferExecutor {
             ledger,
             signal: controller.signal,
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
+            ...pace,
           };
           const done = this.#copyItem(batch, task, item, owner)
             .then((outcome) => {
@@ -234,6 +246,7 @@ export class TransferExecutor {
       clearInterval(renew);
       clearInterval(watchCancel);
       await Promise.all([...running.values()].map((copy) => copy.done));
+      this.#bandwidth.release(batch.id);
       for (const item of queue.splice(0)) await this.repo.finishItem(item.id, owner, { status: 'canceled' });
     }
     return counts;

@@ -186,7 +186,11 @@ async function copyStream(task: CopyTask, gate: ThrottleGate): Promise<CopyResul
       transform(chunk: Buffer, _encoding, done) {
         md5.update(chunk);
         sha256.update(chunk);
-        done(null, chunk);
+        if (!task.pace) return done(null, chunk);
+        task.pace(chunk.length, task.signal).then(
+          () => done(null, chunk),
+          (error: unknown) => done(error as Error),
+        );
       },
     });
     body.on('error', (error) => hashing.destroy(error));

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import type { ListOptions, ListPage, ObjectInfo, ObjectStore } from '@cumulo/storage';
+import { compareKeys } from '../../transfers/engine/keys.ts';
+import { diffListings, ListingError, type DiffEntry } from './diff.ts';
+
+/**
+ * The merge alone, on listings held in memory: only `list` is implemented (sorted UTF-8, paged like the stores),
+ * which is all the diff may call — any other call would throw. The real stores run in sync-cycles.int.spec.ts.
+ */
+function listingStore(objects: Array<Partial<ObjectInfo> & { key: string }>, pageSize = 2) {
+  const calls: string[] = [];
+  const sorted = objects
+    .map((object) => ({
+      size: 1,
+      lastModified: null,
+      etag: null,
+      md5: null,
+      contentType: null,
+      metadata: {},
+      ...object,
+    }))
+    .sort((a, b) => compareKeys(a.key, b.key));
+  const store = {
+    provider: 'aws',
+    async *list(_bucket: string, options: ListOptions = {}): AsyncGenerator<ListPage> {
+      calls.push(`list ${options.prefix ?? ''}`);
+      const under = sorted.filter((object) => object.key.startsWith(options.prefix ?? ''));
+      for (let at = 0; at < under.length; at += pageSize) {
+        yield { objects: under.slice(at, at + pageSize), prefixes: [], continuationToken: null };
+      }
+    },
+  };
+  return { store: store as unknown as ObjectStore, calls };
+}
+
+async function collect(entries: AsyncGenerator<DiffEntry>) {
+  const out: Array<[string, string]> = [];
+  for await (const entry of entries) out.push([entry.kind, entry.key]);
+  return out;
+}
+
+describe('diffListings: the merge of two sorted listings', () => {
+  it('tells unchanged, copy and delete apart by size then checksum, in UTF-8 key order', async () => {
+    const source = listingStore([
+      { key: 'a.txt', size: 3, md5: 'aaa' },
+      { key: 'b.txt', size: 3, md5: 'bbb' },
+      { key: 'c.txt', size: 4, md5: 'ccc' },
+      { key: 'é.txt', size: 1, md5: 'eee' },
+      { key: 'z.txt', size: 1, md5: 'zzz' },
+      { key: 'sha.bin', size: 5, metadata: { 'cumulo-sha256': 'AB' } },
+    ]);
+    const destination = listingStore([
+      { key: 'a.txt', size: 3, md5: 'aaa' },
+      { key: 'b.txt', size: 3, md5: 'b00' },
+      { key: 'c.txt', size: 5, md5: 'ccc' },
+      { key: 'gone.txt', size: 9 },
+      { key: 'sha.bin', size: 5, metadata: { 'cumulo-sha256': 'ab' } },
+      { key: 'é.txt', size: 1, metadata: { 'cumulo-md5': 'EEE' } },
+    ]);
+    const entries = await collect(
+      diffListings({
+        source: { store: source.store, bucket: 's', path: '' },
+        destination: { store: destination.store, bucket: 'd', path: '' },
+        sameEndpoint: false,
+      }),
+    );
+    expect(entries).toEqual([
+      ['unchanged', 'a.txt'],
+      ['copy', 'b.txt'],
+      ['copy', 'c.txt'],
+      ['delete', 'gone.txt'],
+      ['unchanged', 'sha.bin'],
+      ['copy', 'z.txt'],
+      ['unchanged', 'é.txt'],
+    ]);
+    // Listings only: not one request per object.
+    expect([...source.calls, ...destination.calls]).toEqual(['list ', 'list ']);
+  });
+
+  it('compares ETags only between the same endpoint', async () => {
+    const source = listingStore([{ key: 'x', size: 2, etag: 'e-1' }]);
+    const destination = listingStore([{ key: 'x', size: 2, etag: 'e-1' }]);
+    const sides = {
+      source: { store: source.store, bucket: 's', path: '' },
+      destination: { store: destination.store, bucket: 'd', path: '' },
+    };
+    expect(await collect(diffListings({ ...sides, sameEndpoint: true }))).toEqual([['unchanged', 'x']]);
+    expect(await collect(diffListings({ ...sides, sameEndpoint: false }))).toEqual([['copy', 'x']]);
+  });
+
+  it('maps a source prefix onto a destination folder and skips the quarantine and folder placeholders', async () => {
+    const source = listingStore([
+      { key: 'photos/2024/a.jpg', md5: '1' },
+      { key: 'photos/2024/', size: 0 },
+      { key: 'photos/2024/b.jpg', md5: '2' },
+      { key: 'other/c.jpg', md5: '3' },
+    ]);
+    const destination = listingStore([
+      { key: 'backup/2024/a.jpg', md5: '1' },
+      { key: 'backup/2024/old.jpg', md5: '4' },
+      { key: 'backup/2024/', size: 0 },
+      { key: '.cumulo-quarantine/2024-01-01/c/backup/2024/x.jpg', md5: '5' },
+      { key: 'backup/elsewhere.jpg', md5: '6' },
+    ]);
+    const entries = await collect(
+      diffListings({
+        source: { store: source.store, bucket: 's', path: 'photos/20' },
+        destination: { store: destination.store, bucket: 'd', path: 'backup' },
+        sameEndpoint: false,
+      }),
+    );
+    expect(entries).toEqual([
+      ['unchanged', '2024/a.jpg'],
+      ['copy', '2024/b.jpg'],
+      ['delete', '2024/old.jpg'],
+    ]);
+    expect(destination.calls).toEqual(['list backup/20']);
+  });
+
+  it('resumes after a cursor: entries up to it are not yielded again', async () => {
+    const keys = ['a', 'b', 'c', 'd', 'e'];
+    const source = listingStore(keys.map((key) => ({ key, md5: key })));
+    const destination = listingStore([{ key: 'b', md5: 'b' }, { key: 'bb' }, { key: 'f' }]);
+    const entries = await collect(
+      diffListings({
+        source: { store: source.store, bucket: 's', path: '' },
+        destination: { store: destination.store, bucket: 'd', path: '' },
+        sameEndpoint: false,
+        after: 'bb',
+      }),
+    );
+    expect(entries).toEqual([
+      ['copy', 'c'],
+      ['copy', 'd'],
+      ['copy', 'e'],
+      ['delete', 'f'],
+    ]);
+  });
+
+  it('says which side a failed listing was', async () => {
+    const source = listingStore([{ key: 'a' }]);
+    const broken = {
+      provider: 'aws',
+      // eslint-disable-next-line require-yield
+      async *list(): AsyncGenerator<ListPage> {
+        throw new Error('The specified bucket does not exist');
+      },
+    } as unknown as ObjectStore;
+    const entries = diffListings({
+      source: { store: source.store, bucket: 's', path: '' },
+      destination: { store: broken, bucket: 'd', path: '' },
+      sameEndpoint: false,
+    });
+    const error = await collect(entries).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ListingError);
+    expect(error).toMatchObject({ side: 'destination', message: 'The specified bucket does not exist' });
+  });
+});

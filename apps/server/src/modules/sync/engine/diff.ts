@@ -1,0 +1,121 @@
+import { SYNC_QUARANTINE_PREFIX } from '@cumulo/contract';
+import { readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
+import {
+  compareKeys,
+  destinationFolder,
+  relativeKey,
+  sameContent,
+  sourceBase,
+} from '../../transfers/engine/keys.ts';
+
+/** One side of a sync: a store, a bucket and the path under it (a prefix for a source, a folder for a destination). */
+export interface DiffSide {
+  store: ObjectStore;
+  bucket: string;
+  path: string;
+}
+
+export interface DiffOptions {
+  source: DiffSide;
+  destination: DiffSide;
+  /** Same endpoint and credentials on both sides: their ETags are comparable. */
+  sameEndpoint: boolean;
+  /** A relative key already handled (a diff resumed after its cursor): entries up to it are not yielded. */
+  after?: string | null;
+}
+
+/**
+ * One relative key of the merge. `key` is relative to the source's folder and the destination's folder alike, so
+ * the destination key of a copy is `destinationFolder(path) + key`.
+ */
+export type DiffEntry =
+  | { kind: 'unchanged'; key: string; source: ObjectInfo; destination: ObjectInfo }
+  | { kind: 'copy'; key: string; source: ObjectInfo; destination: ObjectInfo | null }
+  | { kind: 'delete'; key: string; destination: ObjectInfo };
+
+/** A listing of one side failed: which side, and the store's own error. */
+export class ListingError extends Error {
+  constructor(
+    readonly side: 'source' | 'destination',
+    readonly storeError: unknown,
+  ) {
+    super(storeError instanceof Error ? storeError.message : String(storeError));
+    this.name = 'ListingError';
+  }
+}
+
+/**
+ * What a sync never copies nor deletes: the quarantine (a diff of a destination must not delete its own
+ * quarantine, nor copy another job's quarantine along), and zero-byte folder placeholders, which carry no content
+ * (the keys below them recreate the folder).
+ */
+function ignored(object: ObjectInfo): boolean {
+  return object.key.startsWith(SYNC_QUARANTINE_PREFIX) || (object.key.endsWith('/') && object.size === 0);
+}
+
+async function* objectsOf(
+  side: DiffSide,
+  prefix: string,
+  base: string,
+  which: 'source' | 'destination',
+): AsyncGenerator<{ key: string; object: ObjectInfo }> {
+  try {
+    // The next page of each side is fetched while the merge works on the current ones.
+    for await (const page of readAhead(side.store.list(side.bucket, { prefix }))) {
+      for (const object of page.objects) {
+        if (!ignored(object)) yield { key: relativeKey(object.key, base), object };
+      }
+    }
+  } catch (error) {
+    throw new ListingError(which, error);
+  }
+}
+
+/**
+ * The merge of the two sorted listings (UTF-8 byte order), a page of each side in memory and no request per
+ * object: the same relative key with the same content is unchanged, a source key missing or different at the
+ * destination is a copy, and a destination key missing at the source is a delete (whether a delete is allowed is
+ * the caller's rule). Shared by cycles, dry runs and the bench.
+ */
+export async function* diffListings(options: DiffOptions): AsyncGenerator<DiffEntry> {
+  const { source, destination, sameEndpoint } = options;
+  const after = options.after ?? null;
+  const base = sourceBase(source.path);
+  const destinationBase = destinationFolder(destination.path);
+  const sources = objectsOf(source, source.path, base, 'source');
+  const destinations = objectsOf(
+    destination,
+    destinationBase + relativeKey(source.path, base),
+    destinationBase,
+    'destination',
+  );
+  const done = (key: string) => after !== null && compareKeys(key, after) <= 0;
+  try {
+    let s = await sources.next();
+    let d = await destinations.next();
+    while (!s.done || !d.done) {
+      const order = s.done ? 1 : d.done ? -1 : compareKeys(s.value.key, d.value.key);
+      if (order < 0 && !s.done) {
+        const { key, object } = s.value;
+        if (!done(key)) yield { kind: 'copy', key, source: object, destination: null };
+        s = await sources.next();
+      } else if (order > 0 && !d.done) {
+        const { key, object } = d.value;
+        if (!done(key)) yield { kind: 'delete', key, destination: object };
+        d = await destinations.next();
+      } else if (!s.done && !d.done) {
+        const { key, object } = s.value;
+        if (!done(key)) {
+          yield sameContent(object, d.value.object, sameEndpoint)
+            ? { kind: 'unchanged', key, source: object, destination: d.value.object }
+            : { kind: 'copy', key, source: object, destination: d.value.object };
+        }
+        s = await sources.next();
+        d = await destinations.next();
+      }
+    }
+  } finally {
+    await sources.return(undefined);
+    await destinations.return(undefined);
+  }
+}

@@ -1,0 +1,515 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BATCH_STATUS,
+  ROLE_ID,
+  SYNC_CYCLE_STATUS,
+  SYNC_EVENTS,
+  SYNC_QUARANTINE_PREFIX,
+  formatBytes,
+  syncMessages,
+  type NotificationItem,
+  type SyncCycle,
+} from '@cumulo/contract';
+import type { ObjectStore } from '@cumulo/storage';
+import {
+  startAzurite,
+  startRestartableS3rver,
+  type RestartableS3rver,
+  type S3rverRequest,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
+import { AppError } from '../../http/errors.ts';
+import { eq } from 'drizzle-orm';
+import { syncCycles, syncJobs } from '../../db/schema/index.ts';
+import {
+  callApi,
+  connectLabAccounts,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
+import { quarantineKey } from './engine/deletions.ts';
+import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
+
+/**
+ * The cycle engine against real stores — s3rver (aws, every request seen by a hold hook that only counts) and
+ * Azurite (azure) — on embedded PostgreSQL with an SMTP sink. No worker role runs here: the test advances each
+ * cycle (`syncCycles.advance`) and runs its batch (`transferExecutor.run`) itself, exactly what the `sync.cycle`
+ * and `transfers.batch` jobs do, so each phase's requests can be counted on their own.
+ */
+type Member = Awaited<ReturnType<typeof signedInMember>>;
+let server: TestServer;
+let s3rver: RestartableS3rver;
+let azurite: TestStoreServer;
+let owner: Member;
+let user: Member;
+let lab: Awaited<ReturnType<typeof connectLabAccounts>>;
+let listener: pg.Client;
+const requests: S3rverRequest[] = [];
+const events: SyncCycle[] = [];
+
+const body = (text: string) => Buffer.from(text);
+
+async function job(values: Partial<typeof syncJobs.$inferInsert>): Promise<SyncJobRow> {
+  const [row] = await server.db.orm
+    .insert(syncJobs)
+    .values({
+      organizationId: owner.principal.organizationId,
+      createdBy: owner.principal.userId,
+      kind: 'replication',
+      sourceCloudAccountId: lab.awsId,
+      sourceBucket: 'unset',
+      destinationCloudAccountId: lab.awsId,
+      destinationBucket: 'unset',
+      ...values,
+    })
+    .returning();
+  if (!row) throw new Error('no job row');
+  return row;
+}
+
+async function cycleRow(id: string): Promise<SyncCycleRow> {
+  const [cycle] = await server.db.orm.select().from(syncCycles).where(eq(syncCycles.id, id));
+  if (!cycle) throw new Error('cycle gone');
+  return cycle;
+}
+
+/** What the `sync.cycle` and `transfers.batch` jobs would do, one after the other, until the cycle waits or ends. */
+async function runCycle(syncJob: SyncJobRow, counted?: { diffHeads: number }) {
+  const started = await server.services.syncCycles.runNow(syncJob, { dryRun: false });
+  const before = requests.length;
+  await server.services.syncCycles.advance(started.id);
+  if (counted) counted.diffHeads = heads(requests.slice(before)).length;
+  let cycle = await cycleRow(started.id);
+  if (cycle.phase === 'copying' && cycle.batchId) {
+    await server.services.transferExecutor.run(cycle.batchId);
+    await server.services.syncCycles.advance(started.id);
+    cycle = await cycleRow(started.id);
+  }
+  return cycle;
+}
+
+async function keysOf(store: ObjectStore, bucket: string, prefix = ''): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const page of store.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
+  return keys;
+}
+
+async function readAll(store: ObjectStore, bucket: string, key: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+/** HEAD requests on objects (a bucket HEAD is `/bucket`, an object's `/bucket/key`). */
+const heads = (seen: S3rverRequest[]) =>
+  seen.filter((r) => r.method === 'HEAD' && r.path.split('/').filter(Boolean).length > 1);
+/** Requests that write an object of `bucket` (PUT of a body or a server-side copy). */
+const writesTo = (seen: S3rverRequest[], bucket: string) =>
+  seen
+    .filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/`))
+    .map((r) => decodeURIComponent(r.path.slice(bucket.length + 2)));
+
+async function batchItems(batchId: string) {
+  const { rows } = await server.db.pool.query<{ source_key: string; status: string }>(
+    'select source_key, status from transfer_items where batch_id = $1 order by source_key',
+    [batchId],
+  );
+  return rows;
+}
+
+beforeAll(async () => {
+  s3rver = await startRestartableS3rver({
+    hold: (request) => {
+      requests.push(request);
+      return undefined;
+    },
+  });
+  azurite = await startAzurite();
+  server = await startTestServer({
+    PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
+  });
+  owner = await signedInMember(server, 'owner');
+  user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
+  lab = await connectLabAccounts(server, owner.token, { s3rver: s3rver.endpoint, azurite: azurite.endpoint });
+  listener = new pg.Client({ connectionString: server.databaseUrl });
+  await listener.connect();
+  listener.on('notification', (message) => {
+    const event = JSON.parse(message.payload ?? '{}') as { type?: string; data?: SyncCycle };
+    if (event.type === SYNC_EVENTS.cycle && event.data) events.push(event.data);
+  });
+  await listener.query('listen cumulo_events');
+});
+afterAll(async () => {
+  await listener?.end();
+  await lab?.s3.close();
+  await lab?.blob.close();
+  await server?.stop();
+  await Promise.all([s3rver?.stop(), azurite?.stop()]);
+});
+
+describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () => {
+  it.each([
+    ['s3rver → s3rver', 'aws'],
+    ['s3rver → Azurite', 'azure'],
+  ] as const)(
+    '%s: copies exactly the 3 changed and 2 new objects, with no HEAD per object in the diff',
+    async (_name, destinationKind) => {
+      const source = `inc-src-${destinationKind}`;
+      const destination = `inc-dst-${destinationKind}`;
+      const destinationStore = destinationKind === 'aws' ? lab.s3 : lab.blob;
+      await lab.s3.createBucket(source);
+      await destinationStore.createBucket(destination);
+      const keys = Array.from({ length: 20 }, (_, i) => `docs/file-${String(i).padStart(2, '0')}.txt`);
+      for (const key of keys) await lab.s3.write(source, key, body(`first ${key}`));
+      const syncJob = await job({
+        kind: 'sync',
+        sourceBucket: source,
+        destinationCloudAccountId: destinationKind === 'aws' ? lab.awsId : lab.azureId,
+        destinationBucket: destination,
+      });
+
+      const first = await runCycle(syncJob);
+      expect(first).toMatchObject({ status: SYNC_CYCLE_STATUS.completed, copyCount: 20, unchangedCount: 0 });
+
+      const changed = [keys[2], keys[7], keys[13]] as string[];
+      // Same size, different content: only a checksum tells them apart.
+      for (const key of changed) await lab.s3.write(source, key, body(`FIRST ${key}`));
+      const added = ['docs/new-a.txt', 'docs/new-b.txt'];
+      for (const key of added) await lab.s3.write(source, key, body(`new ${key}`));
+
+      const before = requests.length;
+      const counted = { diffHeads: -1 };
+      const second = await runCycle(syncJob, counted);
+      expect(counted.diffHeads).toBe(0);
+      expect(second).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        phase: 'finished',
+        sourceCount: 22,
+        destinationCount: 20,
+        copyCount: 5,
+        unchangedCount: 17,
+        deleteCount: 0,
+      });
+      const expected = [...changed, ...added].sort();
+      const items = await batchItems(second.batchId ?? '');
+      expect(items).toEqual(expected.map((key) => ({ source_key: key, status: 'done' })));
+      if (destinationKind === 'aws') {
+        // The unchanged 17 were neither copied nor rewritten.
+        expect(writesTo(requests.slice(before), destination).sort()).toEqual(expected);
+      }
+      for (const key of [...changed, ...added]) {
+        expect(await readAll(destinationStore, destination, key)).toBe(await readAll(lab.s3, source, key));
+      }
+      const [batch] = (
+        await server.db.pool.query<{ transfer_type: number; status: number; sync_job_id: string }>(
+          'select transfer_type, status, sync_job_id from transfer_batches where id = $1',
+          [second.batchId],
+        )
+      ).rows;
+      expect(batch).toEqual({ transfer_type: 2, status: BATCH_STATUS.completed, sync_job_id: syncJob.id });
+
+      const third = await runCycle(syncJob);
+      expect(third).toMatchObject({ status: SYNC_CYCLE_STATUS.noChange, copyCount: 0, batchId: null });
+      expect(events.filter((e) => e.id === second.id).map((e) => e.phase)).toEqual(
+        expect.arrayContaining(['diffing', 'copying', 'finished']),
+      );
+    },
+    120_000,
+  );
+
+  describe('replication with "Sync Deleted objects!"', () => {
+    const source = 'repl-src';
+    const destination = 'repl-dst';
+    const all = Array.from({ length: 1000 }, (_, i) => `objects/${String(i).padStart(4, '0')}.bin`);
+    let replication: SyncJobRow;
+
+    beforeAll(async () => {
+      await lab.s3.createBucket(source);
+      await lab.s3.createBucket(destination);
+      // Arranged behind the product's back: both sides hold the same 1000 objects.
+      for (let at = 0; at < all.length; at += 50) {
+        await Promise.all(
+          all
+            .slice(at, at + 50)
+            .flatMap((key) => [
+              lab.s3.write(source, key, body(`${key}!`)),
+              lab.s3.write(destination, key, body(`${key}!`)),
+            ]),
+        );
+      }
+      replication = await job({ sourceBucket: source, destinationBucket: destination, allowDelete: true });
+    }, 120_000);
+
+    it('waits for approval above the threshold, tells the approvers only, and approval deletes exactly those', async () => {
+      const gone = all.filter((_, i) => i % 2 === 0);
+      await lab.s3.deleteMany(source, gone);
+      const waiting = await runCycle(replication);
+      expect(waiting).toMatchObject({
+        phase: 'awaiting_approval',
+        approval: 'waiting',
+        deleteCount: 500,
+        deleteBytes: 500 * `${all[0]}!`.length,
+        copyCount: 0,
+        destinationCount: 1000,
+      });
+      expect(await keysOf(lab.s3, destination)).toHaveLength(1000);
+
+      const description = syncMessages.waitingApproval(500, formatBytes(500 * `${all[0]}!`.length));
+      const ownerBell = (await callApi(server, 'GET', '/api/notifications', owner.token))
+        .body as NotificationItem[];
+      expect(ownerBell).toEqual(
+        expect.arrayContaining([expect.objectContaining({ description, link: '/replication' })]),
+      );
+      const userBell = (await callApi(server, 'GET', '/api/notifications', user.token))
+        .body as NotificationItem[];
+      expect(userBell.some((n) => n.description === description)).toBe(false);
+      const mail = await server.mail.waitFor(
+        owner.email,
+        syncMessages.approvalSubject(`${source} to ${destination}`),
+      );
+      expect(mail.body).toContain(description);
+      expect(server.mail.received.some((m) => m.to.includes(user.email) && m.subject === mail.subject)).toBe(
+        false,
+      );
+
+      await expect(server.services.syncCycles.runNow(replication, { dryRun: false })).rejects.toMatchObject({
+        statusCode: 409,
+        message: syncMessages.alreadyRunning,
+      });
+
+      const approved = await server.services.syncCycles.decide(waiting, owner.principal.userId, true);
+      expect(approved).toMatchObject({
+        phase: 'deleting',
+        approval: 'approved',
+        decidedBy: owner.principal.userId,
+      });
+      await server.services.syncCycles.advance(waiting.id);
+      expect(await cycleRow(waiting.id)).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        deletedCount: 500,
+        approval: 'approved',
+      });
+      expect((await keysOf(lab.s3, destination)).sort()).toEqual(all.filter((_, i) => i % 2 === 1));
+      await expect(
+        server.services.syncCycles.decide(waiting, owner.principal.userId, true),
+      ).rejects.toMatchObject({ statusCode: 409, message: syncMessages.notWaiting });
+    }, 120_000);
+
+    it('rejection deletes nothing and completes the cycle as rejected', async () => {
+      const remaining = await keysOf(lab.s3, destination);
+      await lab.s3.deleteMany(source, remaining.slice(0, 200));
+      const waiting = await runCycle(replication);
+      expect(waiting).toMatchObject({ phase: 'awaiting_approval', deleteCount: 200 });
+      const rejected = await server.services.syncCycles.decide(waiting, owner.principal.userId, false);
+      expect(rejected).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        phase: 'finished',
+        approval: 'rejected',
+        deletedCount: 0,
+      });
+      expect((await keysOf(lab.s3, destination)).sort()).toEqual(remaining.sort());
+      const { rows } = await server.db.pool.query<{ status: string; n: string }>(
+        'select status, count(*) as n from sync_deletions where cycle_id = $1 group by status',
+        [waiting.id],
+      );
+      expect(rows).toEqual([{ status: 'kept', n: '200' }]);
+    }, 120_000);
+
+    it('deletes at once under the threshold', async () => {
+      const remaining = (await keysOf(lab.s3, source)).sort();
+      const destinationBefore = (await keysOf(lab.s3, destination)).sort();
+      // The 200 kept by the rejection are deleted too now: 205 is above 100, so lift the guard for this job.
+      await server.db.pool.query(
+        'update sync_jobs set delete_threshold_count = 300, delete_threshold_percent = 50 where id = $1',
+        [replication.id],
+      );
+      await lab.s3.deleteMany(source, remaining.slice(0, 5));
+      const cycle = await runCycle({ ...replication, deleteThresholdCount: 300, deleteThresholdPercent: 50 });
+      expect(cycle).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        approval: null,
+        deleteCount: 205,
+        deletedCount: 205,
+      });
+      expect((await keysOf(lab.s3, destination)).sort()).toEqual(remaining.slice(5));
+      expect(destinationBefore).toHaveLength(500);
+    }, 120_000);
+
+    it('a dry run counts and samples, and changes nothing', async () => {
+      const remaining = (await keysOf(lab.s3, source)).sort();
+      await lab.s3.deleteMany(source, remaining.slice(0, 3));
+      await lab.s3.write(source, 'objects/zz-new.bin', body('new'));
+      const dry = await server.services.syncCycles.runNow(replication, { dryRun: true });
+      expect(dry.batchId).toBeNull();
+      await server.services.syncCycles.advance(dry.id);
+      const done = await cycleRow(dry.id);
+      expect(done).toMatchObject({
+        dryRun: true,
+        status: SYNC_CYCLE_STATUS.completed,
+        copyCount: 1,
+        deleteCount: 3,
+        sample: {
+          copy: [{ key: 'objects/zz-new.bin', size: 3 }],
+          delete: remaining.slice(0, 3).map((key) => ({ key, size: `${key}!`.length })),
+        },
+      });
+      const { rows } = await server.db.pool.query<{ n: string }>(
+        'select count(*) as n from sync_deletions where cycle_id = $1',
+        [dry.id],
+      );
+      expect(rows[0]?.n).toBe('0');
+      expect(await keysOf(lab.s3, destination)).toContain(remaining[0]);
+      expect(await keysOf(lab.s3, destination)).not.toContain('objects/zz-new.bin');
+    }, 60_000);
+
+    it('quarantines instead of deleting, and purges the quarantine after its days', async () => {
+      await server.db.pool.query('update sync_jobs set quarantine_days = 7 where id = $1', [replication.id]);
+      const quarantined = {
+        ...replication,
+        quarantineDays: 7,
+        deleteThresholdCount: 300,
+        deleteThresholdPercent: 50,
+      };
+      const cycle = await runCycle(quarantined);
+      const gone = cycle.deleteCount;
+      expect(cycle).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        deleteCount: 3,
+        deletedCount: 3,
+        copyCount: 1,
+      });
+      const { rows } = await server.db.pool.query<{ key: string; status: string }>(
+        'select key, status from sync_deletions where cycle_id = $1 order by key',
+        [cycle.id],
+      );
+      expect(rows.map((row) => row.status)).toEqual(['quarantined', 'quarantined', 'quarantined']);
+      const inQuarantine = await keysOf(lab.s3, destination, SYNC_QUARANTINE_PREFIX);
+      expect(inQuarantine.sort()).toEqual(rows.map((row) => quarantineKey(cycle, row.key)).sort());
+      expect(inQuarantine[0]).toMatch(
+        new RegExp(`^\\.cumulo-quarantine/\\d{4}-\\d{2}-\\d{2}/${cycle.id}/objects/`),
+      );
+      const left = await keysOf(lab.s3, destination);
+      for (const row of rows) expect(left).not.toContain(row.key);
+      expect(gone).toBe(3);
+
+      // The next cycle neither copies its own quarantine back nor counts it as a destination object to delete.
+      const next = await runCycle(quarantined);
+      expect(next).toMatchObject({ status: SYNC_CYCLE_STATUS.noChange, deleteCount: 0, copyCount: 0 });
+
+      const finishedAt = (await cycleRow(cycle.id)).finishedAt ?? new Date();
+      const day = 24 * 3600 * 1000;
+      expect(await server.services.syncCycles.purgeQuarantine(new Date(finishedAt.getTime() + 6 * day))).toBe(
+        0,
+      );
+      expect(await keysOf(lab.s3, destination, SYNC_QUARANTINE_PREFIX)).toHaveLength(3);
+      expect(
+        await server.services.syncCycles.purgeQuarantine(new Date(finishedAt.getTime() + 7 * day + 1000)),
+      ).toBe(3);
+      expect(await keysOf(lab.s3, destination, SYNC_QUARANTINE_PREFIX)).toEqual([]);
+    }, 120_000);
+
+    it('a sync job and a replication without allowDelete never delete', async () => {
+      const destinationKeys = await keysOf(lab.s3, destination);
+      for (const values of [
+        { kind: 'sync' as const, allowDelete: true },
+        { kind: 'replication' as const, allowDelete: false },
+      ]) {
+        const other = await job({
+          ...values,
+          sourceBucket: source,
+          destinationBucket: destination,
+          deleteThresholdCount: 0,
+        });
+        await lab.s3.deleteMany(source, [(await keysOf(lab.s3, source))[0] ?? '']);
+        const cycle = await runCycle(other);
+        expect(cycle).toMatchObject({ deleteCount: 0, deletedCount: 0, approval: null });
+        expect(cycle.status).toBe(SYNC_CYCLE_STATUS.noChange);
+      }
+      expect((await keysOf(lab.s3, destination)).sort()).toEqual(destinationKeys.sort());
+    }, 60_000);
+  });
+
+  it("never overlaps a job's cycles; an inactive job runs none", async () => {
+    await lab.s3.createBucket('overlap-src');
+    await lab.s3.createBucket('overlap-dst');
+    const overlap = await job({ sourceBucket: 'overlap-src', destinationBucket: 'overlap-dst' });
+    const first = await server.services.syncCycles.runNow(overlap, { dryRun: false });
+    // Its batch is held while the diff has not run: no transfer job plans, claims or re-queues it.
+    const heldId = first.batchId ?? '';
+    expect((await server.services.transfersRepo.batchesToResume()).map((b) => b.id)).not.toContain(heldId);
+    expect(await server.services.transferExecutor.run(heldId)).toEqual({ copied: 0, failed: 0 });
+    const { rows: held } = await server.db.pool.query<{ phase: string }>(
+      'select phase from transfer_batches where id = $1',
+      [heldId],
+    );
+    expect(held).toEqual([{ phase: 'held' }]);
+    const refused = await server.services.syncCycles
+      .runNow(overlap, { dryRun: false })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ statusCode: 409, message: syncMessages.alreadyRunning });
+    expect(await server.services.syncCycles.trigger(overlap.id)).toBeNull();
+    // A dry run does not count against the rule.
+    const dry = await server.services.syncCycles.runNow(overlap, { dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    await server.services.syncCycles.advance(first.id);
+    expect((await cycleRow(first.id)).status).toBe(SYNC_CYCLE_STATUS.noChange);
+
+    const inactive = await job({
+      sourceBucket: 'overlap-src',
+      destinationBucket: 'overlap-dst',
+      active: false,
+    });
+    expect(await server.services.syncCycles.trigger(inactive.id)).toBeNull();
+    await expect(server.services.syncCycles.runNow(inactive, { dryRun: false })).rejects.toMatchObject({
+      statusCode: 409,
+      message: syncMessages.inactive,
+    });
+    const { rows } = await server.db.pool.query<{ n: string }>(
+      'select count(*) as n from sync_cycles where sync_job_id = $1 and not dry_run',
+      [inactive.id],
+    );
+    expect(rows[0]?.n).toBe('0');
+    // The schedule follows the row: cronOf(job) while active, none once deactivated or deleted.
+    await server.services.syncCycles.scheduleJob(overlap);
+    const { rows: scheduled } = await server.db.pool.query<{ key: string; cron: string }>(
+      "select key, cron from pgboss.schedule where name = 'sync.trigger' and key = $1",
+      [overlap.id],
+    );
+    expect(scheduled).toHaveLength(1);
+    await server.services.syncCycles.scheduleJob({ ...overlap, active: false });
+    const { rows: after } = await server.db.pool.query(
+      "select key from pgboss.schedule where name = 'sync.trigger' and key = $1",
+      [overlap.id],
+    );
+    expect(after).toHaveLength(0);
+    expect(await server.services.syncCycles.trigger(randomUUID())).toBeNull();
+  }, 60_000);
+
+  it("faults with the provider's words: a missing source bucket, an unreachable store", async () => {
+    await lab.s3.createBucket('fault-dst');
+    const missing = await job({ sourceBucket: 'no-such-bucket', destinationBucket: 'fault-dst' });
+    const faulted = await runCycle(missing);
+    expect(faulted).toMatchObject({
+      status: SYNC_CYCLE_STATUS.faulted,
+      error: 'The source bucket no-such-bucket does not exist in Lab AWS.',
+      batchId: null,
+    });
+
+    const unreachable = await job({ sourceBucket: 'fault-dst', destinationBucket: 'fault-dst-2' });
+    await s3rver.halt();
+    try {
+      const cycle = await runCycle(unreachable);
+      expect(cycle.status).toBe(SYNC_CYCLE_STATUS.faulted);
+      expect(cycle.error).toMatch(
+        /^The source bucket fault-dst in Lab AWS could not be read: The provider could not be reached/,
+      );
+      expect(cycle.error).not.toMatch(/ECONNREFUSED|\n\s+at /);
+    } finally {
+      await s3rver.resume();
+    }
+  }, 120_000);
+});

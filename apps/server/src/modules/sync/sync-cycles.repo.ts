@@ -1,0 +1,471 @@
+import type pg from 'pg';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { BATCH_STATUS, ROLE_ID, TRANSFER_TYPE } from '@cumulo/contract';
+import type { Database } from '../../db/client.ts';
+import { syncCycles, syncDeletions, syncJobs, transferBatches, users } from '../../db/schema/index.ts';
+import type { SyncCyclePhase } from '../../db/schema/sync.ts';
+import { destinationFolder } from '../transfers/engine/keys.ts';
+import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
+
+export type SyncDeletionRow = typeof syncDeletions.$inferSelect;
+
+/** A copy the diff found: an item of the cycle's batch. */
+export interface DiffCopy {
+  sourceKey: string;
+  destinationKey: string;
+  size: number;
+  sourceEtag: string | null;
+  sourceMd5: string | null;
+}
+
+/** A destination object gone from the source. */
+export interface DiffDeletion {
+  key: string;
+  size: number;
+  etag: string | null;
+}
+
+/** What one chunk of the diff adds to its cycle, written with the cursor in one transaction. */
+export interface DiffChunk {
+  copies: DiffCopy[];
+  deletions: DiffDeletion[];
+  sourceCount: number;
+  destinationCount: number;
+  destinationBytes: number;
+  unchangedCount: number;
+  /** The last relative key the chunk covers. */
+  cursor: string;
+}
+
+/** How the batch of a cycle stands, as the cycle reads it. */
+export interface CycleBatchState {
+  status: number;
+  phase: string;
+  error: string | null;
+  failedNumber: number;
+}
+
+export type DeletionOutcome = { key: string; status: 'deleted' | 'quarantined' | 'failed'; error?: string };
+
+const UNIQUE_VIOLATION = '23505';
+const ONE_LIVE_INDEX = 'sync_cycles_one_live_idx';
+const num = (value: unknown) => Number(value ?? 0);
+
+/** Whether an error is the partial unique index refusing a second unfinished cycle of a job. */
+export function isOverlap(error: unknown): boolean {
+  const pgError = error as { code?: string; constraint?: string; cause?: unknown };
+  if (pgError?.code === UNIQUE_VIOLATION && pgError.constraint === ONE_LIVE_INDEX) return true;
+  return pgError?.cause !== undefined && isOverlap(pgError.cause);
+}
+
+/**
+ * SQL of sync cycles, their deletion candidates and the rows of their transfer batch. The engine's calls take ids
+ * from job payloads (never from a request): the job API checked the organisation before anything got here.
+ */
+export class SyncCyclesRepo {
+  constructor(
+    private readonly orm: Database,
+    /** For transactions and the cycle lock, which must stay on one connection. */
+    private readonly pool: pg.Pool,
+  ) {}
+
+  /**
+   * Creates a cycle, and for a real one its batch in phase `held` (no transfer job plans or claims it while the
+   * diff fills it), in one transaction. null when the job already has an unfinished real cycle (the partial
+   * unique index decides, whoever starts it).
+   */
+  async startCycle(
+    job: SyncJobRow,
+    trigger: 'schedule' | 'manual',
+    dryRun: boolean,
+  ): Promise<SyncCycleRow | null> {
+    try {
+      return await this.orm.transaction(async (tx) => {
+        const [cycle] = await tx
+          .insert(syncCycles)
+          .values({ syncJobId: job.id, organizationId: job.organizationId, trigger, dryRun })
+          .returning();
+        if (!cycle) throw new Error('insert returned no row');
+        if (dryRun) return cycle;
+        const [batch] = await tx
+          .insert(transferBatches)
+          .values({
+            organizationId: job.organizationId,
+            userId: job.createdBy,
+            transferType: TRANSFER_TYPE.replication,
+            operation: 'copy',
+            sourceCloudAccountId: job.sourceCloudAccountId,
+            sourceBucket: job.sourceBucket,
+            sourcePath: job.sourcePath,
+            destinationCloudAccountId: job.destinationCloudAccountId,
+            destinationBucket: job.destinationBucket,
+            destinationPath: destinationFolder(job.destinationPath),
+            skipExisting: false,
+            phase: 'held',
+            syncJobId: job.id,
+            syncCycleId: cycle.id,
+          })
+          .returning({ id: transferBatches.id });
+        if (!batch) throw new Error('insert returned no row');
+        const [linked] = await tx
+          .update(syncCycles)
+          .set({ batchId: batch.id })
+          .where(eq(syncCycles.id, cycle.id))
+          .returning();
+        return linked ?? cycle;
+      });
+    } catch (error) {
+      if (isOverlap(error)) return null;
+      throw error;
+    }
+  }
+
+  async find(cycleId: string): Promise<SyncCycleRow | undefined> {
+    const [row] = await this.orm.select().from(syncCycles).where(eq(syncCycles.id, cycleId));
+    return row;
+  }
+
+  async findJob(jobId: string): Promise<SyncJobRow | undefined> {
+    const [row] = await this.orm.select().from(syncJobs).where(eq(syncJobs.id, jobId));
+    return row;
+  }
+
+  /** The unfinished cycle copying with this batch, once the batch has finished. */
+  async cycleOfFinishedBatch(batchId: string): Promise<string | undefined> {
+    const result = await this.pool.query<{ id: string }>(
+      `select c.id from sync_cycles c join transfer_batches b on b.id = c.batch_id
+       where b.id = $1 and b.phase = 'finished' and c.phase = 'copying' and c.finished_at is null`,
+      [batchId],
+    );
+    return result.rows[0]?.id;
+  }
+
+  /**
+   * Writes one chunk of the diff: its copies as pending items of the batch, its deletion candidates, its counts and
+   * the cursor, in one transaction. Rows already there (a diff that ran twice over a key) are ignored and only what
+   * was inserted is counted. undefined when the cycle stopped diffing meanwhile (nothing is written then).
+   */
+  async writeDiffChunk(
+    cycleId: string,
+    batchId: string,
+    chunk: DiffChunk,
+  ): Promise<{ cycle: SyncCycleRow; batchStatus: number | null } | undefined> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ id: string; batch_status: number | null }>(
+        `with items as (
+           insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5)
+           select $2, * from unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+           on conflict (batch_id, source_key) do nothing
+           returning size
+         ), deletions as (
+           insert into sync_deletions (cycle_id, key, size, etag)
+           select $1, * from unnest($8::text[], $9::bigint[], $10::text[])
+           on conflict (cycle_id, key) do nothing
+           returning size
+         )
+         update sync_cycles set
+           source_count = source_count + $11, destination_count = destination_count + $12,
+           destination_bytes = destination_bytes + $13, unchanged_count = unchanged_count + $14,
+           copy_count = copy_count + (select count(*) from items),
+           copy_bytes = copy_bytes + (select coalesce(sum(size), 0) from items),
+           delete_count = delete_count + (select count(*) from deletions),
+           delete_bytes = delete_bytes + (select coalesce(sum(size), 0) from deletions),
+           diff_cursor = $15, updated_at = now()
+         where id = $1 and phase = 'diffing' and finished_at is null
+         returning id, (select status from transfer_batches where id = $2) as batch_status`,
+        [
+          cycleId,
+          batchId,
+          chunk.copies.map((copy) => copy.sourceKey),
+          chunk.copies.map((copy) => copy.destinationKey),
+          chunk.copies.map((copy) => copy.size),
+          chunk.copies.map((copy) => copy.sourceEtag),
+          chunk.copies.map((copy) => copy.sourceMd5),
+          chunk.deletions.map((deletion) => deletion.key),
+          chunk.deletions.map((deletion) => deletion.size),
+          chunk.deletions.map((deletion) => deletion.etag),
+          chunk.sourceCount,
+          chunk.destinationCount,
+          chunk.destinationBytes,
+          chunk.unchangedCount,
+          chunk.cursor,
+        ],
+      );
+      if (rows.length === 0) {
+        await client.query('rollback');
+        return undefined;
+      }
+      await client.query('commit');
+      const cycle = await this.find(cycleId);
+      return cycle && { cycle, batchStatus: rows[0]?.batch_status ?? null };
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Moves an unfinished cycle on, only from one of the phases `from`: whoever calls it, a step happens once.
+   * Answers the row when it did.
+   */
+  async advance(
+    cycleId: string,
+    from: SyncCyclePhase[],
+    set: Partial<typeof syncCycles.$inferInsert>,
+  ): Promise<SyncCycleRow | undefined> {
+    const [row] = await this.orm
+      .update(syncCycles)
+      .set({ ...set, updatedAt: new Date() })
+      .where(and(eq(syncCycles.id, cycleId), inArray(syncCycles.phase, from), isNull(syncCycles.finishedAt)))
+      .returning();
+    return row;
+  }
+
+  /** Ends an unfinished cycle (once), only from one of the phases `from` when given. */
+  async finish(
+    cycleId: string,
+    status: number,
+    set: Partial<typeof syncCycles.$inferInsert> = {},
+    from?: SyncCyclePhase[],
+  ): Promise<SyncCycleRow | undefined> {
+    const [row] = await this.orm
+      .update(syncCycles)
+      .set({ ...set, status, phase: 'finished', finishedAt: new Date(), updatedAt: new Date() })
+      .where(
+        and(
+          eq(syncCycles.id, cycleId),
+          isNull(syncCycles.finishedAt),
+          from ? inArray(syncCycles.phase, from) : undefined,
+        ),
+      )
+      .returning();
+    return row;
+  }
+
+  async batchState(batchId: string): Promise<CycleBatchState | undefined> {
+    const [row] = await this.orm
+      .select({
+        status: transferBatches.status,
+        phase: transferBatches.phase,
+        error: transferBatches.error,
+        failedNumber: transferBatches.failedNumber,
+      })
+      .from(transferBatches)
+      .where(eq(transferBatches.id, batchId));
+    return row;
+  }
+
+  /**
+   * Hands a held batch to the transfer engine: its totals from its items, phase `copying` (the executor claims
+   * from there; no planning). Conditional, so it happens once; answers whether it did.
+   */
+  async releaseBatch(batchId: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `update transfer_batches set phase = 'copying', updated_at = now(),
+         total_number = (select count(*) from transfer_items where batch_id = $1),
+         total_size = (select coalesce(sum(size), 0) from transfer_items where batch_id = $1)
+       where id = $1 and phase = 'held' and status = $2`,
+      [batchId, BATCH_STATUS.ongoing],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Drops a held batch: a cycle with nothing to copy (the history shows no empty transfer), or one that faulted
+   * mid-diff (its partial list of copies is nothing anyone asked for). Its items go with it.
+   */
+  async dropHeldBatch(batchId: string): Promise<void> {
+    await this.pool.query(`delete from transfer_batches where id = $1 and phase = 'held'`, [batchId]);
+  }
+
+  /** Held batches whose cycle is gone (its job was deleted mid-diff) are dropped the same way. */
+  async dropOrphanBatches(): Promise<number> {
+    const result = await this.pool.query(
+      `delete from transfer_batches b where b.phase = 'held' and b.sync_cycle_id is not null
+         and not exists (select 1 from sync_cycles c where c.id = b.sync_cycle_id)`,
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async pendingDeletions(cycleId: string, limit: number): Promise<SyncDeletionRow[]> {
+    return this.orm
+      .select()
+      .from(syncDeletions)
+      .where(and(eq(syncDeletions.cycleId, cycleId), eq(syncDeletions.status, 'pending')))
+      .orderBy(syncDeletions.key)
+      .limit(limit);
+  }
+
+  /**
+   * Settles deletion rows after their chunk ran and counts the settled ones in the cycle, in one statement: only
+   * rows still pending change, so a chunk settled twice counts once.
+   */
+  async settleDeletions(cycleId: string, outcomes: DeletionOutcome[]): Promise<SyncCycleRow | undefined> {
+    if (outcomes.length === 0) return this.find(cycleId);
+    await this.pool.query(
+      `with settled as (
+         update sync_deletions d set status = v.status, error = v.error
+         from unnest($2::text[], $3::text[], $4::text[]) as v(key, status, error)
+         where d.cycle_id = $1 and d.key = v.key and d.status = 'pending'
+         returning d.status)
+       update sync_cycles set updated_at = now(),
+         deleted_count = deleted_count + (select count(*) from settled where status <> 'failed')
+       where id = $1`,
+      [
+        cycleId,
+        outcomes.map((outcome) => outcome.key),
+        outcomes.map((outcome) => outcome.status),
+        outcomes.map((outcome) => outcome.error?.slice(0, 2000) ?? null),
+      ],
+    );
+    return this.find(cycleId);
+  }
+
+  /** A rejected approval keeps every candidate. */
+  async keepPending(cycleId: string): Promise<void> {
+    await this.orm
+      .update(syncDeletions)
+      .set({ status: 'kept' })
+      .where(and(eq(syncDeletions.cycleId, cycleId), eq(syncDeletions.status, 'pending')));
+  }
+
+  async failedDeletions(cycleId: string): Promise<{ count: number; error: string | null }> {
+    const result = await this.pool.query<{ count: string; error: string | null }>(
+      `select count(*) as count, min(error) as error from sync_deletions where cycle_id = $1 and status = 'failed'`,
+      [cycleId],
+    );
+    return { count: num(result.rows[0]?.count), error: result.rows[0]?.error ?? null };
+  }
+
+  /** The organisation's active Owners and Admins: who approves deletes, and gets the approval's e-mail and bell. */
+  async approvers(organizationId: string): Promise<Array<{ id: string; email: string; firstName: string }>> {
+    return this.orm
+      .select({ id: users.id, email: users.email, firstName: users.firstName })
+      .from(users)
+      .where(
+        and(
+          eq(users.organizationId, organizationId),
+          inArray(users.roleId, [ROLE_ID.Owner, ROLE_ID.Admin]),
+          eq(users.active, true),
+        ),
+      );
+  }
+
+  /**
+   * Runs `work` under the cycle's lock, a session advisory lock held by one pooled connection: one worker
+   * advances a cycle at a time, and a worker that dies loses its connection and with it the lock. `locked: false`
+   * when another worker holds it.
+   */
+  async withCycleLock<T>(cycleId: string, work: () => Promise<T>): Promise<{ locked: boolean; value?: T }> {
+    const client = await this.pool.connect();
+    const key = `sync-cycle:${cycleId}`;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'select pg_try_advisory_lock(hashtext($1)) as locked',
+        [key],
+      );
+      if (!rows[0]?.locked) return { locked: false };
+      try {
+        return { locked: true, value: await work() };
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtext($1))', [key]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Whether some live session holds the cycle's lock (a worker is advancing it). */
+  async cycleLocked(cycleId: string): Promise<boolean> {
+    const result = await this.pool.query<{ held: boolean }>(
+      `select exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted
+         and l.database = (select oid from pg_database where datname = current_database())
+         and l.objid = (hashtext($1)::bigint & 4294967295)::oid and l.objsubid = 1) as held`,
+      [`sync-cycle:${cycleId}`],
+    );
+    return result.rows[0]?.held === true;
+  }
+
+  /**
+   * Unfinished cycles with work a job must do (diffing, deleting, or copying with a batch that is held or
+   * finished), with the ids of their `sync.cycle` jobs waiting and running.
+   */
+  async cyclesToResume(): Promise<Array<{ id: string; waiting: number; active: string[] }>> {
+    const result = await this.pool.query<{ id: string; waiting: string; active: string[] | null }>(
+      `select c.id,
+         (select count(*) from pgboss.job j where j.name = 'sync.cycle' and j.singleton_key = c.id::text
+            and j.state in ('created', 'retry')) as waiting,
+         (select array_agg(j.id::text) from pgboss.job j where j.name = 'sync.cycle'
+            and j.singleton_key = c.id::text and j.state = 'active') as active
+       from sync_cycles c left join transfer_batches b on b.id = c.batch_id
+       where c.finished_at is null
+         and (c.phase in ('diffing', 'deleting')
+              or (c.phase = 'copying' and (b.id is null or b.phase in ('held', 'finished'))))`,
+    );
+    return result.rows.map((row) => ({ id: row.id, waiting: num(row.waiting), active: row.active ?? [] }));
+  }
+
+  /**
+   * Quarantined objects whose time is up: of cycles of jobs that still quarantine, finished at least
+   * `quarantine_days` before `now`. With what the purge needs to reach them.
+   */
+  async quarantineToPurge(
+    now: Date,
+    limit: number,
+  ): Promise<
+    Array<{
+      cycleId: string;
+      startedAt: Date;
+      organizationId: string;
+      accountId: string;
+      bucket: string;
+      keys: string[];
+    }>
+  > {
+    const result = await this.pool.query<{
+      cycle_id: string;
+      started_at: Date;
+      organization_id: string;
+      account_id: string;
+      bucket: string;
+      keys: string[];
+    }>(
+      `select c.id as cycle_id, c.started_at, j.organization_id, j.destination_cloud_account_id as account_id,
+         j.destination_bucket as bucket,
+         (select array_agg(d.key order by d.key) from (select key from sync_deletions d
+            where d.cycle_id = c.id and d.status = 'quarantined' order by key limit $2) d) as keys
+       from sync_cycles c join sync_jobs j on j.id = c.sync_job_id
+       where j.quarantine_days is not null and c.finished_at is not null
+         and c.finished_at + make_interval(days => j.quarantine_days) <= $1
+         and exists (select 1 from sync_deletions d where d.cycle_id = c.id and d.status = 'quarantined')
+       limit 50`,
+      [now, limit],
+    );
+    return result.rows.map((row) => ({
+      cycleId: row.cycle_id,
+      startedAt: row.started_at,
+      organizationId: row.organization_id,
+      accountId: row.account_id,
+      bucket: row.bucket,
+      keys: row.keys,
+    }));
+  }
+
+  /** Purged quarantine copies: their rows read `deleted` (the object is gone for good). */
+  async markPurged(cycleId: string, keys: string[]): Promise<void> {
+    await this.orm
+      .update(syncDeletions)
+      .set({ status: 'deleted' })
+      .where(
+        and(
+          eq(syncDeletions.cycleId, cycleId),
+          eq(syncDeletions.status, 'quarantined'),
+          inArray(syncDeletions.key, keys),
+        ),
+      );
+  }
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { BatchBandwidth, TokenBucket, type BandwidthClock } from './bandwidth.ts';
+
+const MiB = 1024 * 1024;
+
+/** A clock that only moves when the bucket sleeps (or the test says so): no real time passes in these tests. */
+function fakeClock() {
+  let at = 0;
+  const sleeps: number[] = [];
+  const clock: BandwidthClock = {
+    now: () => at,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      at += ms;
+    },
+  };
+  return { clock, sleeps, elapsed: () => at, advance: (ms: number) => (at += ms) };
+}
+
+describe('TokenBucket: bytes read through the worker, paced to a rate', () => {
+  it('lets a burst of up to one second of bytes through without waiting', async () => {
+    const time = fakeClock();
+    const bucket = new TokenBucket(2 * MiB, undefined, time.clock);
+
+    for (let read = 0; read < 2 * MiB; read += 64 * 1024) await bucket.take(64 * 1024);
+
+    expect(time.sleeps).toEqual([]);
+    expect(bucket.tokens).toBe(0);
+  });
+
+  it('reads 100 MiB at 2 MiB/s in 49 seconds of clock time: the burst, then the rate', async () => {
+    const time = fakeClock();
+    const bucket = new TokenBucket(2 * MiB, undefined, time.clock);
+
+    for (let read = 0; read < 100 * MiB; read += 64 * 1024) await bucket.take(64 * 1024);
+
+    // 2 MiB of burst, then 98 MiB at 2 MiB/s.
+    expect(time.elapsed()).toBeCloseTo(49_000, 6);
+    // Each chunk past the burst waits exactly its own share: 64 KiB at 2 MiB/s.
+    expect(time.sleeps.every((ms) => Math.abs(ms - 31.25) < 1e-9)).toBe(true);
+  });
+
+  it('paces part-sized reads too: an 8 MiB part at 1 MiB/s waits until its debt is paid', async () => {
+    const time = fakeClock();
+    const bucket = new TokenBucket(MiB, undefined, time.clock);
+
+    await bucket.take(8 * MiB);
+    await bucket.take(8 * MiB);
+
+    expect(time.sleeps).toEqual([7000, 8000]);
+  });
+
+  it('refills while idle, never beyond the burst', async () => {
+    const time = fakeClock();
+    const bucket = new TokenBucket(MiB, 512 * 1024, time.clock);
+    await bucket.take(512 * 1024);
+
+    time.advance(250);
+    expect(bucket.tokens).toBe(256 * 1024);
+    time.advance(60_000);
+    expect(bucket.tokens).toBe(512 * 1024);
+  });
+
+  it('queues concurrent readers in arrival order, so their total keeps to the rate', async () => {
+    let at = 0;
+    const waits: number[] = [];
+    const clock: BandwidthClock = {
+      now: () => at,
+      // The readers reserve at the same instant; the clock moves only when the test says.
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    };
+    const bucket = new TokenBucket(MiB, undefined, clock);
+
+    await Promise.all([bucket.take(MiB), bucket.take(MiB), bucket.take(MiB)]);
+
+    expect(waits).toEqual([1000, 2000]);
+    at = 2000;
+    expect(bucket.tokens).toBe(0);
+  });
+
+  it('stops waiting when the copy is aborted', async () => {
+    const clock: BandwidthClock = {
+      now: () => 0,
+      sleep: (_ms, signal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+        ),
+    };
+    const bucket = new TokenBucket(MiB, undefined, clock);
+    const controller = new AbortController();
+    const waiting = bucket.take(10 * MiB, controller.signal);
+
+    controller.abort(new Error('transfer canceled'));
+
+    await expect(waiting).rejects.toThrow('transfer canceled');
+    await expect(bucket.take(1, controller.signal)).rejects.toThrow('transfer canceled');
+  });
+
+  it('refuses a rate that is not positive', () => {
+    expect(() => new TokenBucket(0)).toThrow(RangeError);
+  });
+});
+
+describe('BatchBandwidth: a batch limit split over its jobs', () => {
+  it('gives each job of a limited batch an even share, shared by the jobs of one process', () => {
+    const bandwidth = new BatchBandwidth(2, fakeClock().clock);
+
+    const first = bandwidth.acquire('batch-a', 2 * MiB);
+    const second = bandwidth.acquire('batch-a', 2 * MiB);
+
+    expect(first?.rate).toBe(MiB);
+    expect(second).toBe(first);
+    expect(bandwidth.acquire('batch-b', 4 * MiB)?.rate).toBe(2 * MiB);
+  });
+
+  it('gives an unlimited batch no bucket', () => {
+    expect(new BatchBandwidth(2).acquire('batch-a', null)).toBeNull();
+  });
+
+  it('forgets a batch once its last job released it', () => {
+    const bandwidth = new BatchBandwidth(2, fakeClock().clock);
+    const first = bandwidth.acquire('batch-a', 2 * MiB);
+    bandwidth.acquire('batch-a', 2 * MiB);
+
+    bandwidth.release('batch-a');
+    expect(bandwidth.acquire('batch-a', 2 * MiB)).toBe(first);
+    bandwidth.release('batch-a');
+    bandwidth.release('batch-a');
+
+    expect(bandwidth.acquire('batch-a', 2 * MiB)).not.toBe(first);
+  });
+});

@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Time as the token bucket sees it; replaceable so a test drives it without real waiting. */
+export interface BandwidthClock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+  /** Resolves after `ms`; rejects with the signal's reason when aborted first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: BandwidthClock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+};
+
+/**
+ * Paces bytes to `rate` per second. A reader takes the bytes it just received; the bucket holds at most `burst`
+ * tokens (one second's worth by default), and a take larger than what is held runs the bucket into debt and waits
+ * until the debt is paid back. Reserving before waiting keeps concurrent readers in arrival order and the long-run
+ * rate exact, whatever the chunk sizes.
+ */
+export class TokenBucket {
+  readonly burst: number;
+  #tokens: number;
+  #at: number;
+
+  constructor(
+    readonly rate: number,
+    burst?: number,
+    private readonly clock: BandwidthClock = realClock,
+  ) {
+    if (!(rate > 0)) throw new RangeError('A bandwidth rate must be positive');
+    this.burst = Math.max(1, burst ?? rate);
+    this.#tokens = this.burst;
+    this.#at = clock.now();
+  }
+
+  /** Tokens held now (negative while in debt). */
+  get tokens(): number {
+    this.#refill();
+    return this.#tokens;
+  }
+
+  /** Spends `bytes`; resolves once the bucket is out of debt, rejects with the signal's reason when aborted. */
+  async take(bytes: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    this.#refill();
+    this.#tokens -= bytes;
+    if (this.#tokens >= 0) return;
+    await this.clock.sleep((-this.#tokens / this.rate) * 1000, signal);
+  }
+
+  #refill() {
+    const now = this.clock.now();
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
+    this.#at = now;
+  }
+}
+
+/**
+ * The buckets of the batches this process copies. A batch's limit is split evenly over its
+ * `TRANSFER_JOBS_PER_BATCH` jobs, and the jobs of one batch that run in this process share one bucket of that
+ * share: the batch's rate is exactly its limit when each job runs in its own process, and below it otherwise.
+ */
+export class BatchBandwidth {
+  readonly #held = new Map<string, { bucket: TokenBucket; users: number }>();
+
+  constructor(
+    private readonly jobsPerBatch: number,
+    private readonly clock: BandwidthClock = realClock,
+  ) {}
+
+  /** The bucket a job of the batch reads through, or null when the batch is unlimited; pair with `release`. */
+  acquire(batchId: string, limit: number | null): TokenBucket | null {
+    if (limit === null || limit <= 0) return null;
+    const held = this.#held.get(batchId);
+    if (held) {
+      held.users += 1;
+      return held.bucket;
+    }
+    const bucket = new TokenBucket(limit / Math.max(1, this.jobsPerBatch), undefined, this.clock);
+    this.#held.set(batchId, { bucket, users: 1 });
+    return bucket;
+  }
+
+  release(batchId: string): void {
+    const held = this.#held.get(batchId);
+    if (!held) return;
+    held.users -= 1;
+    if (held.users <= 0) this.#held.delete(batchId);
+  }
+}
