@@ -26,4 +26,9 @@ export const queryKeys = {
   transferList: (type: number, pagesize: number, page: number) =>
     ['transfer', 'get_all', type, pagesize, page] as const,
   c2cHistory: ['c2c', 'history'] as const,
+  /** Every sync job list (the /Sync, /replication and dashboard lists): the prefix to invalidate. */
+  syncJobLists: ['sync', 'jobs'] as const,
+  syncJobs: (kind: 'sync' | 'replication' | 'all') => ['sync', 'jobs', kind] as const,
+  /** One job's cycles, newest first; the prefix ['sync', 'cycles'] covers every job. */
+  syncCycles: (syncJobId: string) => ['sync', 'cycles', syncJobId] as const,
 };

@@ -81,9 +81,6 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
   });
 
   it.each([
-    ['/Sync', 'Sync'],
-    ['/sync', 'Sync'],
-    ['/replication', 'Replication'],
     ['/hybrik', 'Hybrik Encoding'],
     ['/encoding', 'Encoding Jobs'],
     ['/security-credentials', 'Access Keys'],
@@ -95,6 +92,23 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
     expect(await screen.findByRole('heading', { name: title })).toBeInTheDocument();
     expect(screen.getByText('This screen arrives in a later release of Cumulo.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Back to the dashboard' })).toHaveAttribute('href', '/');
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+  });
+
+  it.each([
+    ['/Sync', 'Sync'],
+    ['/sync', 'Sync'],
+    ['/replication', 'Create Replication Job'],
+  ])('opens %s inside the signed-in layout', async (path, heading) => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+      'GET /api/sync/get_jobs': { status: 200, body: { data: [] } },
+    });
+    renderAt(path);
+
+    expect(await screen.findByRole('heading', { name: heading })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Confirm Sync' })).toBeInTheDocument();
     expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
   });
 

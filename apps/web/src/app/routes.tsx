@@ -98,6 +98,10 @@ const C2cTransferPage = lazy(() =>
 const CostCalculatorPage = lazy(() =>
   import('../features/migration/CostCalculatorPage.tsx').then((m) => ({ default: m.CostCalculatorPage })),
 );
+const SyncPage = lazy(() => import('../features/sync/SyncPage.tsx').then((m) => ({ default: m.SyncPage })));
+const ReplicationPage = lazy(() =>
+  import('../features/sync/ReplicationPage.tsx').then((m) => ({ default: m.ReplicationPage })),
+);
 
 function soon(path: string, title: string): RouteObject {
   return { path, element: <ComingSoon title={title} /> };
@@ -148,8 +152,8 @@ export const appRoutes: RouteObject[] = [
               { path: 'migration', element: <MigrationPage /> },
               { path: 'c2c', element: <C2cTransferPage variant="c2c" /> },
               // Paths match case-insensitively, so this is also /Sync.
-              soon('sync', 'Sync'),
-              soon('replication', 'Replication'),
+              { path: 'sync', element: <SyncPage /> },
+              { path: 'replication', element: <ReplicationPage /> },
               {
                 path: 'S3Direct',
                 element: (

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, PROVIDER_NAMES, type CloudAccountView } from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, PROVIDER_NAMES, syncMessages, type CloudAccountView } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
 import { GB, buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
 import { buildBatch } from '../transfers/transfer-factories.ts';
+import { buildSyncJob } from '../sync/sync-factories.ts';
 
 const owner = buildProfile();
 const member = buildProfile({ role: { id: 3, title: 'User' } });
@@ -69,6 +70,7 @@ function stubDashboard(
     'GET /api/cloud_accounts/': Array.isArray(list) ? { status: 200, body: list } : list,
     'GET /api/cloud_accounts/access_info': { status: 200, body: { userType: 4, providers: PROVIDER_NAMES } },
     'GET /api/transfer/get_all': { status: 200, body: { items: [], total: 0, page: 1, pagesize: 20 } },
+    'GET /api/sync/get_jobs': { status: 200, body: { data: [] } },
     ...extra,
   });
 }
@@ -183,6 +185,46 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
     expect(within(table).queryByText('older-20')).toBeNull();
     const request = calls.find((call) => call.path === '/api/transfer/get_all');
     expect(request?.search).toBe('?type=1&pagesize=20&page=1');
+  });
+
+  it('lists every sync and replication job, and activates one after the confirmation', async () => {
+    const replication = buildSyncJob(
+      {
+        id: 'b5e0c1d2-3f4a-4b5c-8d6e-7f8091a2b3c4',
+        kind: 'replication',
+        sourceBucket: 'media',
+        active: false,
+      },
+      { lastCycle: { id: 'c-1', date: '2025-06-03T09:30:00.000Z', status: 8 }, lastError: 'Quota exceeded' },
+    );
+    const calls = stubDashboard(
+      {},
+      {
+        'GET /api/sync/get_jobs': { status: 200, body: { data: [buildSyncJob(), replication] } },
+        'POST /api/sync/activate': { status: 200, body: { message: syncMessages.activated } },
+      },
+    );
+    const { user } = renderAt('/dashboard');
+
+    const table = await screen.findByRole('table', { name: 'Sync Jobs' });
+    const row = (await within(table).findByText('media')).closest('tr') as HTMLElement;
+    expect(within(table).getByText('photos')).toBeInTheDocument();
+    expect(within(row).getByRole('img', { name: 'Faulted' })).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/sync/get_jobs')?.search).toBe('');
+
+    await user.click(within(row).getByRole('switch', { name: 'Active' }));
+    const text = syncMessages.confirmToggle(true, 'Main AWS/media', 'Cold Wasabi/archive');
+    const dialog = await waitFor(() => {
+      const found = screen.getAllByRole('dialog').find((candidate) => within(candidate).queryByText(text));
+      if (!found) throw new Error('no confirmation');
+      return found;
+    });
+    await user.click(within(dialog).getByRole('button', { name: 'Yes' }));
+    expect(await screen.findByText(syncMessages.activated)).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/sync/activate')?.body).toEqual({
+      id: replication.info.id,
+      active: true,
+    });
   });
 
   it('asks the exact confirmation, then deletes the account and shows the server message', async () => {

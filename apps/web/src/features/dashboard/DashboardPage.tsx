@@ -2,9 +2,13 @@ import { Flex, Space, Typography } from 'antd';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { AddAccountButton } from '../accounts/AddAccountButton.tsx';
 import { CloudAccountList } from '../accounts/CloudAccountList.tsx';
+import { DashboardSyncJobs } from '../sync/DashboardSyncJobs.tsx';
 import { RecentTransfers } from './RecentTransfers.tsx';
 
-/** / and /dashboard — the Dashboard / Hybrid view (spec 000 §2): accounts with their buckets, recent transfers. */
+/**
+ * / and /dashboard — the Dashboard / Hybrid view (spec 000 §2): accounts with their buckets, the sync jobs, recent
+ * transfers.
+ */
 export function DashboardPage() {
   useDocumentTitle('Dashboard');
   return (
@@ -16,6 +20,7 @@ export function DashboardPage() {
         <AddAccountButton />
       </Flex>
       <CloudAccountList redirectWhenEmpty />
+      <DashboardSyncJobs />
       <RecentTransfers />
     </Space>
   );

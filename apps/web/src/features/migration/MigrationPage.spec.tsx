@@ -117,6 +117,31 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(queryDialog(transferMessages.started)).toBeNull();
   });
 
+  it('sends an optional bandwidth limit in bytes per second, and waits for a rate when the box is ticked', async () => {
+    const calls = stubMigration(withOrganization({ confirmed_c2c: true }));
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    const rate = screen.getByRole('spinbutton', { name: 'Bandwidth limit (MiB/s)' });
+    const copyAll = screen.getByRole('button', { name: 'Copy Entire Buckets' });
+    expect(rate).toBeDisabled();
+    expect(screen.queryByText(migrationTexts.bandwidthHint)).toBeNull();
+
+    await user.click(screen.getByRole('checkbox', { name: 'Limit bandwidth' }));
+    expect(rate).toBeEnabled();
+    expect(screen.getByText(migrationTexts.bandwidthHint)).toBeInTheDocument();
+    await user.clear(rate);
+    expect(copyAll).toBeDisabled();
+    await user.type(rate, '2');
+    expect(copyAll).toBeEnabled();
+
+    await user.click(copyAll);
+    await findDialog(transferMessages.started);
+    expect(calls.find((call) => call.path === '/api/transfer/transfer')?.body).toMatchObject({
+      sourcePath: '',
+      bandwidthLimit: 2 * 1024 * 1024,
+    });
+  });
+
   it('copies a nested prefix into the same folder, so the keys keep their names', async () => {
     const calls = stubMigration(withOrganization({ confirmed_c2c: true }));
     const { user } = renderAt('/migration');

@@ -7,6 +7,7 @@ import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { AccountBucketSelects } from './AccountBucketSelects.tsx';
+import { BandwidthLimitControl, bandwidthLimitOf, unlimited } from './BandwidthLimitControl.tsx';
 import { ChargeConfirmModal } from './ChargeConfirmModal.tsx';
 import { KnowYourChargesLink } from './KnowYourChargesLink.tsx';
 import { chargeConfirmed, enqueueFailureText, isChargeRefusal, useStartMigration } from './migration-api.ts';
@@ -63,6 +64,7 @@ export function MigrationPage() {
   const [allowSkip, setAllowSkip] = useState(false);
   const [usePrefix, setUsePrefix] = useState(false);
   const [prefix, setPrefix] = useState('');
+  const [bandwidth, setBandwidth] = useState(unlimited);
   const [listed, setListed] = useState<{ accountId: string; bucket: string; path: string } | null>(null);
   const [chargeOpen, setChargeOpen] = useState(false);
   const [startedOpen, setStartedOpen] = useState(false);
@@ -72,6 +74,8 @@ export function MigrationPage() {
     source.accountId && source.bucket && destination.accountId && destination.bucket,
   );
   const direct = transferType === 'Direct';
+  const bandwidthLimit = bandwidthLimitOf(bandwidth);
+  const startable = direct && bucketsChosen && bandwidthLimit !== null;
 
   const changeSource = (next: BucketChoice) => {
     setSource(next);
@@ -100,6 +104,7 @@ export function MigrationPage() {
         transferType: TRANSFER_TYPE.migration,
         allowSkip,
         operation: 'copy',
+        ...(bandwidthLimit ? { bandwidthLimit } : {}),
       });
       void message.success(answer.message || transferMessages.enqueued);
       setStartedOpen(true);
@@ -136,6 +141,7 @@ export function MigrationPage() {
               <Checkbox checked={allowSkip} onChange={(event) => setAllowSkip(event.target.checked)}>
                 Skip Existing Files
               </Checkbox>
+              <BandwidthLimitControl value={bandwidth} onChange={setBandwidth} />
               <Space wrap>
                 <Checkbox checked={usePrefix} onChange={(event) => setUsePrefix(event.target.checked)}>
                   Use a prefix
@@ -185,18 +191,13 @@ export function MigrationPage() {
       <Space wrap>
         <Button
           type="primary"
-          disabled={!direct || !bucketsChosen || trimmedPrefix === ''}
+          disabled={!startable || trimmedPrefix === ''}
           loading={start.isPending}
           onClick={() => void copy(trimmedPrefix)}
         >
           Copy Using Prefix
         </Button>
-        <Button
-          type="primary"
-          disabled={!direct || !bucketsChosen}
-          loading={start.isPending}
-          onClick={() => void copy('')}
-        >
+        <Button type="primary" disabled={!startable} loading={start.isPending} onClick={() => void copy('')}>
           Copy Entire Buckets
         </Button>
         {direct && bucketsChosen && trimmedPrefix === '' ? (

@@ -18,4 +18,6 @@ export const migrationTexts = {
     'Your organisation has no payment method yet. A payment method will be requested once billing is available in Cumulo; you can confirm the charge now.',
   chargeConfirmed: 'Cloud to cloud transfer charge confirmed. You can start your transfer now.',
   noObjects: 'No objects found under this prefix',
+  bandwidthHint:
+    'Paces the bytes Cumulo reads from the source. A copy within one provider account runs server-side and is not limited.',
 } as const;

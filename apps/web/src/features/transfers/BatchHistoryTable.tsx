@@ -18,6 +18,24 @@ import { useDownloadFailedFiles, useRetryTransfer, useTransferList } from './tra
 /** Spec 000 §9: timestamps read MM/DD/YYYY - HH:mm in local time. */
 const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
 const count = (value: number) => value.toLocaleString('en-US');
+const MiB = 1024 * 1024;
+
+/** "≤ 2 MiB/s": the bandwidth limit the batch was started with. */
+export const bandwidthLimitText = (bytesPerSecond: number) =>
+  `≤ ${Number((bytesPerSecond / MiB).toFixed(1)).toLocaleString('en-US')} MiB/s`;
+
+function SpeedCell({ batch }: { batch: TransferBatch }) {
+  return (
+    <>
+      <div>{formatSpeed(batch.averageSpeed)}</div>
+      {batch.bandwidthLimit !== null && (
+        <Typography.Text type="secondary" title="Bandwidth limit (server-side copies are not limited)">
+          {bandwidthLimitText(batch.bandwidthLimit)}
+        </Typography.Text>
+      )}
+    </>
+  );
+}
 
 function Endpoint({ account, bucket, path }: { account: string; bucket: string; path: string }) {
   return (
@@ -126,7 +144,7 @@ const columns: TableColumnsType<TransferBatch> = [
     title: 'Average speed',
     key: 'averageSpeed',
     align: 'right',
-    render: (_, batch) => formatSpeed(batch.averageSpeed),
+    render: (_, batch) => <SpeedCell batch={batch} />,
   },
   {
     title: 'Requested',

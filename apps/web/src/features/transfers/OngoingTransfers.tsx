@@ -69,7 +69,8 @@ function OngoingRow({ migration, batch }: OngoingRowProps) {
   const line = statusLine({ ...migration, message: batch?.error ?? null });
   const files = Object.values(migration.files);
   // Spec 001 §4 asks before canceling a Processing copy; queued ones are live on the server too, so they ask too.
-  const cancelable = isInFlight(migration) && migration.percent !== 100;
+  // A batch at 100 % is still live until the server says it finished: its open confirmation must stay put.
+  const cancelable = isInFlight(migration);
 
   const onConfirmCancel = async () => {
     try {

@@ -382,16 +382,96 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     expect(await screen.findByText('No transfers yet')).toBeInTheDocument();
   });
 
-  it('is the Replication Status page with ?sync=true, listing replication batches (type 2)', async () => {
-    const calls = stubStatusPage({ ongoing: [] });
-    renderAt('/rboard?sync=true');
+  it('keeps the cancel confirmation of a batch at 100 % that is still running', async () => {
+    const almost = buildMigration({ ...running, percent: 100, transferred: 100 * MB, time_left: 0 });
+    const calls = stubStatusPage({
+      ongoing: [almost],
+      extra: {
+        'POST /api/transfer/cancel_transfer': { status: 200, body: { message: 'Transfer canceled.' } },
+      },
+    });
+    const { user } = renderAt('/mboard');
 
-    expect(await screen.findByRole('heading', { name: 'Replication Status' })).toBeInTheDocument();
-    expect(await screen.findByText('No ongoing transfers')).toBeInTheDocument();
-    await waitFor(() =>
-      expect(
-        calls.filter((call) => call.path === '/api/transfer/get_all').map((call) => call.search),
-      ).toContain('?type=2&pagesize=50&page=1'),
+    await user.click(
+      await screen.findByRole('button', {
+        name: 'Cancel transfer Main archive / media → Blob store / media-copy',
+      }),
     );
+    const confirm = await screen.findByRole('tooltip');
+    await user.click(within(confirm).getByRole('button', { name: 'Yes' }));
+
+    expect(await screen.findByText('Transfer canceled.')).toBeInTheDocument();
+    expect(
+      calls.filter((call) => call.path === '/api/transfer/cancel_transfer').map((call) => call.body),
+    ).toEqual([{ Id: RUNNING_ID }]);
+  });
+
+  it('shows the bandwidth limit a batch was started with under its average speed', async () => {
+    stubStatusPage({
+      batches: [buildBatch({ id: DONE_ID, sourceBucket: 'docs', bandwidthLimit: 2 * MB }), failedBatch],
+    });
+    renderAt('/mboard');
+
+    await screen.findByRole('table', { name: 'Transfer history' });
+    const limited = await waitFor(() => historyRow('Main archive / docs'));
+    expect(within(limited).getByText('≤ 2 MiB/s')).toBeInTheDocument();
+    expect(within(historyRow('Main archive / logs')).queryByText(/MiB\/s/)).toBeNull();
+  });
+
+  describe.each(['/rboard?sync=true', '/mboard?sync=true'])('%s', (url) => {
+    it('is the Replication Status page: replication batches (type 2) only, in the history and the live list', async () => {
+      const replicationId = '66666666-6666-4666-8666-666666666666';
+      const replicating = buildMigration({
+        id: replicationId,
+        transferType: 2,
+        percent: 25,
+        rate: MB,
+        transferred: 5 * MB,
+        size: 20 * MB,
+        cloud: 'Mirror',
+        bucket: 'media-mirror',
+      });
+      const replicationBatch = buildBatch({
+        id: replicationId,
+        transferType: 2,
+        transferStatus: BATCH_STATUS.ongoing,
+        phase: 'copying',
+        sourceBucket: 'media',
+        destinationCloudAccount: { id: 'wasabi-2', name: 'Mirror' },
+        destinationBucket: 'media-mirror',
+      });
+      const calls = stubStatusPage({ ongoing: [running, replicating], batches: [replicationBatch] });
+      renderAt(url);
+
+      expect(await screen.findByRole('heading', { name: 'Replication Status' })).toBeInTheDocument();
+      expect(document.title).toContain('Replication Status');
+      const live = await screen.findByRole('list', { name: 'Ongoing transfers' });
+      expect(
+        within(live).getByRole('listitem', { name: 'Main archive / media → Mirror / media-mirror' }),
+      ).toBeInTheDocument();
+      // The migration running at the same time belongs to the Migration Status page.
+      expect(within(live).getAllByRole('listitem', { name: /→/ })).toHaveLength(1);
+      // The tiles count the replication only: 5 MB of 20 MB.
+      await waitFor(() =>
+        expect(
+          within(screen.getByRole('group', { name: 'Transferred' })).getByText('5 MB'),
+        ).toBeInTheDocument(),
+      );
+      expect(screen.queryByRole('list', { name: 'Today' })).toBeNull();
+      const searches = calls
+        .filter((call) => call.path === '/api/transfer/get_all')
+        .map((call) => call.search);
+      expect(searches).toContain('?type=2&pagesize=50&page=1');
+      expect(searches.every((search) => search?.startsWith('?type=2'))).toBe(true);
+      expect(calls.some((call) => call.path === '/api/c2c/history')).toBe(false);
+    });
+  });
+
+  it('lists no replication on the Migration Status page', async () => {
+    stubStatusPage({ ongoing: [buildMigration({ ...running, transferType: 2 })] });
+    renderAt('/mboard');
+
+    expect(await screen.findByRole('heading', { name: 'Migration Status' })).toBeInTheDocument();
+    expect(await screen.findByText('No ongoing transfers')).toBeInTheDocument();
   });
 });

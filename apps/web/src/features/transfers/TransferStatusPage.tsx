@@ -23,7 +23,7 @@ function useReplicationVariant(): boolean {
 }
 
 /**
- * /mboard, Transfer Status (spec 001 §2): live tiles and speed chart from the §4 stats loop, the ongoing transfers,
+ * /mboard, Transfer Status (spec 001 §2); with ?sync or at /rboard, Replication Status over transfer type 2 only: live tiles and speed chart from the §4 stats loop, the ongoing transfers,
  * the Today / Yesterday / This Week lists and the batch history with retry and download of failed files.
  */
 export function TransferStatusPage() {
@@ -33,7 +33,8 @@ export function TransferStatusPage() {
   useDocumentTitle(title);
 
   const ongoing = useOngoingTransfers();
-  const migrations = ongoing.data ?? [];
+  // The live feed carries every batch of the organisation: each variant shows and counts only its own type.
+  const migrations = (ongoing.data ?? []).filter((migration) => migration.transferType === type);
   const { stats, series } = useTransferStats(migrations);
   // Live batches are the newest ones: the first history page names their sources.
   const newest = useTransferList(type, 1);
@@ -56,7 +57,8 @@ export function TransferStatusPage() {
       ) : (
         <OngoingTransfers migrations={migrations} batches={newest.data?.items ?? []} />
       )}
-      <TransferHistoryLists />
+      {/* GET /c2c/history lists migrations only (type 1): the replication variant has its batch history. */}
+      {!replication && <TransferHistoryLists />}
       <BatchHistoryTable type={type} />
     </Space>
   );

@@ -8,6 +8,7 @@ export function buildMigration(overrides: Partial<MigrationProgress> = {}): Migr
     id: '0b4e9a9e-4d0f-4a4c-9d55-0d9f2b1c0001',
     status: 'Processing',
     transferStatus: 2,
+    transferType: 1,
     percent: 40,
     cloud: 'Blob store',
     bucket: 'media-copy',

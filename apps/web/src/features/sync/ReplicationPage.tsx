@@ -1,0 +1,161 @@
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { Alert, Button, Card, Checkbox, Collapse, InputNumber, Space, Typography } from 'antd';
+import {
+  REPLICATION_OPERATION,
+  SYNC_DELETE_GUARD,
+  syncMessages,
+  type SaveReplicationBody,
+} from '@cumulo/contract';
+import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
+import { AccountBucketSelects } from '../migration/AccountBucketSelects.tsx';
+import { ChargeConfirmModal } from '../migration/ChargeConfirmModal.tsx';
+import { SyncJobsTable } from './SyncJobsTable.tsx';
+import { syncTexts } from './sync-texts.ts';
+import { useSyncForm } from './useSyncForm.ts';
+
+const DEFAULT_QUARANTINE_DAYS = 30;
+const MAX_QUARANTINE_DAYS = 3650;
+
+/** The delete safeguards of a replication that follows deletes (the guardrail thresholds and quarantine). */
+function DeleteSafeguards({ guard, onChange }: { guard: Guard; onChange(next: Guard): void }) {
+  return (
+    <Space orientation="vertical" size="middle">
+      <Typography.Text type="secondary">{syncTexts.guardNote}</Typography.Text>
+      <Space wrap>
+        <Checkbox
+          checked={guard.quarantine}
+          onChange={(event) => onChange({ ...guard, quarantine: event.target.checked })}
+        >
+          {syncTexts.quarantine}
+        </Checkbox>
+        <InputNumber
+          aria-label={syncTexts.quarantineDays}
+          min={1}
+          max={MAX_QUARANTINE_DAYS}
+          precision={0}
+          disabled={!guard.quarantine}
+          value={guard.quarantineDays}
+          onChange={(value) => onChange({ ...guard, quarantineDays: value ?? DEFAULT_QUARANTINE_DAYS })}
+        />
+        <Typography.Text>days</Typography.Text>
+      </Space>
+      <Space wrap>
+        <Typography.Text>{syncTexts.thresholdCount}</Typography.Text>
+        <InputNumber
+          aria-label={syncTexts.thresholdCount}
+          min={0}
+          precision={0}
+          value={guard.count}
+          onChange={(value) => onChange({ ...guard, count: value ?? SYNC_DELETE_GUARD.count })}
+        />
+      </Space>
+      <Space wrap>
+        <Typography.Text>{syncTexts.thresholdPercent}</Typography.Text>
+        <InputNumber
+          aria-label={syncTexts.thresholdPercent}
+          min={0}
+          max={100}
+          precision={0}
+          value={guard.percent}
+          onChange={(value) => onChange({ ...guard, percent: value ?? SYNC_DELETE_GUARD.percent })}
+        />
+      </Space>
+    </Space>
+  );
+}
+
+interface Guard {
+  quarantine: boolean;
+  quarantineDays: number;
+  count: number;
+  percent: number;
+}
+
+const defaultGuard: Guard = {
+  quarantine: false,
+  quarantineDays: DEFAULT_QUARANTINE_DAYS,
+  count: SYNC_DELETE_GUARD.count,
+  percent: SYNC_DELETE_GUARD.percent,
+};
+
+/**
+ * /replication (spec 001 §2 "Replication screen"): a scheduled replication sent as the saveSyncWasabi payload;
+ * with "Sync Deleted objects!" it also deletes what is gone from the source, behind the delete safeguards.
+ */
+export function ReplicationPage() {
+  useDocumentTitle('Replication');
+  const navigate = useNavigate();
+  const form = useSyncForm();
+  const [allowDelete, setAllowDelete] = useState(false);
+  const [guard, setGuard] = useState<Guard>(defaultGuard);
+
+  const confirm = () => {
+    if (!form.chosen) return;
+    const body: SaveReplicationBody = {
+      sourceCloudAccountId: form.chosen.sourceAccountId,
+      sourceBucket: form.chosen.sourceBucket,
+      destinationCloudAccountId: form.chosen.destinationAccountId,
+      destinationBucket: form.chosen.destinationBucket,
+      operation: REPLICATION_OPERATION,
+      allowDelete,
+      active: true,
+      ...(allowDelete
+        ? {
+            quarantineDays: guard.quarantine ? guard.quarantineDays : null,
+            deleteThresholdCount: guard.count,
+            deleteThresholdPercent: guard.percent,
+          }
+        : {}),
+    };
+    void form.submit(body);
+  };
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        {syncTexts.createReplication}
+      </Typography.Title>
+      <Card>
+        <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
+          <Alert type="info" showIcon title={syncMessages.anyProvider} />
+          <AccountBucketSelects
+            accountLabel="Source Account"
+            bucketLabel="Source Bucket"
+            {...form.sourceProps}
+          />
+          <AccountBucketSelects
+            accountLabel="Destination Account"
+            bucketLabel="Destination Bucket"
+            {...form.destinationProps}
+          />
+          <Checkbox checked={allowDelete} onChange={(event) => setAllowDelete(event.target.checked)}>
+            {syncTexts.syncDeleted}
+          </Checkbox>
+          {allowDelete ? (
+            <Collapse
+              size="small"
+              items={[
+                {
+                  key: 'safeguards',
+                  label: syncTexts.advanced,
+                  children: <DeleteSafeguards guard={guard} onChange={setGuard} />,
+                },
+              ]}
+            />
+          ) : null}
+          <Button type="primary" disabled={!form.chosen} loading={form.saving} onClick={confirm}>
+            Confirm Sync
+          </Button>
+        </Space>
+      </Card>
+      <Card
+        title={syncTexts.replicationJobs}
+        extra={<Button onClick={() => void navigate('/rboard?sync=true')}>Replication History</Button>}
+      >
+        <SyncJobsTable kind="replication" label={syncTexts.replicationJobs} />
+      </Card>
+      <ChargeConfirmModal open={form.chargeOpen} onClose={form.closeCharge} />
+    </Space>
+  );
+}
