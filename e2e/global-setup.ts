@@ -58,18 +58,22 @@ export default async function globalSetup() {
     ['--openssl-legacy-provider', '--import', 'tsx', path.join(here, 'object-stores.ts')],
     { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const endpoints = await new Promise<{ s3rver: string; azurite: string }>((resolve, reject) => {
-    let out = '';
-    stores.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve(JSON.parse(line) as { s3rver: string; azurite: string });
-    });
-    stores.once('exit', (code) => reject(new Error(`the object stores exited with ${code}`)));
-  });
+  const endpoints = await new Promise<{ s3rver: string; azurite: string; s3rverRequests: string }>(
+    (resolve, reject) => {
+      let out = '';
+      stores.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n') && line)
+          resolve(JSON.parse(line) as { s3rver: string; azurite: string; s3rverRequests: string });
+      });
+      stores.once('exit', (code) => reject(new Error(`the object stores exited with ${code}`)));
+    },
+  );
   // The specs read these (Playwright workers inherit the global setup's environment).
   process.env.E2E_S3RVER = endpoints.s3rver;
   process.env.E2E_AZURITE = endpoints.azurite;
+  process.env.E2E_S3RVER_REQUESTS = endpoints.s3rverRequests;
 
   const server = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
     cwd: root,
