@@ -33,7 +33,7 @@ export interface CumuloRun {
 export class CumuloBench {
   private constructor(
     private readonly pg: EmbeddedPostgres,
-    private readonly db: Db,
+    readonly db: Db,
     private readonly stop: () => Promise<void>,
     readonly services: ReturnType<typeof buildServices>,
     readonly principal: Principal,
@@ -140,6 +140,27 @@ export class CumuloBench {
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    } finally {
+      await stopWorker(worker);
+    }
+  }
+
+  /**
+   * Runs `work` while a worker process with `settings` is up (started before, stopped after, neither timed), and
+   * answers its result with the worker's peak RSS.
+   */
+  async withWorker<T>(
+    settings: WorkerSettings,
+    work: () => Promise<T>,
+  ): Promise<{ result: T; peakRssMb: number }> {
+    const worker = await startWorker({
+      ...this.env,
+      TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
+      TRANSFER_JOBS_PER_BATCH: String(settings.jobsPerBatch),
+    });
+    try {
+      const result = await work();
+      return { result, peakRssMb: peakRssMb(worker) };
     } finally {
       await stopWorker(worker);
     }

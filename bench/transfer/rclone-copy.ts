@@ -6,7 +6,23 @@ import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 
 /** rclone's remotes `src:` and `dst:` from environment variables only (no config file read or written). */
-function remotesEnv(source: string, destination: string): NodeJS.ProcessEnv {
+/**
+ * The tuned rclone of the issue (`--transfers 64 --checkers 64 --s3-no-check-bucket --s3-no-head`), plus
+ * `--fast-list`: rclone 1.60's directory walk finds nothing at the root of an s3rver bucket (it copies "nothing to
+ * transfer"); --fast-list lists the bucket in one recursive listing instead, which is also rclone's advice for S3
+ * when the listing fits in memory, and the fastest setting for it.
+ */
+export const RCLONE_TUNING = [
+  '--transfers',
+  '64',
+  '--checkers',
+  '64',
+  '--s3-no-check-bucket',
+  '--s3-no-head',
+  '--fast-list',
+];
+
+export function remotesEnv(source: string, destination: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, endpoint] of [
     ['SRC', source],
@@ -50,16 +66,7 @@ export function rcloneCopy(
     'copy',
     `src:${source.bucket}`,
     target,
-    '--transfers',
-    '64',
-    '--checkers',
-    '64',
-    '--s3-no-check-bucket',
-    '--s3-no-head',
-    // rclone 1.60's directory walk finds nothing at the root of an s3rver bucket (it copies "nothing to
-    // transfer"); --fast-list lists the bucket in one recursive listing instead, which is also rclone's advice for
-    // S3 when the listing fits in memory, and the fastest setting for it.
-    '--fast-list',
+    ...RCLONE_TUNING,
   ];
   return new Promise((resolve, reject) => {
     const started = performance.now();
