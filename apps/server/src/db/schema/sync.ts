@@ -57,6 +57,8 @@ export const syncJobs = pgTable(
      * destination, waits for an Owner's or Admin's approval. */
     deleteThresholdCount: integer('delete_threshold_count').notNull().default(100),
     deleteThresholdPercent: integer('delete_threshold_percent').notNull().default(10),
+    /** When a cycle last listed the destination itself (instead of trusting `sync_objects`); null: never. */
+    destinationCheckedAt: timestamp('destination_checked_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -102,6 +104,8 @@ export const syncCycles = pgTable(
     phase: text('phase', { enum: SYNC_CYCLE_PHASES }).notNull().default('diffing'),
     /** The transfer batch that copies this cycle's new and changed objects (transfer type 2). */
     batchId: uuid('batch_id').references(() => transferBatches.id, { onDelete: 'set null' }),
+    /** Whether this cycle's diff listed the destination (a full check) or read `sync_objects` instead. */
+    destinationListed: boolean('destination_listed').notNull().default(true),
     /** The last relative key the diff fully handled, so a diff killed mid-way resumes after it. */
     diffCursor: text('diff_cursor'),
     sourceCount: integer('source_count').notNull().default(0),
@@ -170,4 +174,29 @@ export const syncDeletions = pgTable(
     primaryKey({ columns: [t.cycleId, t.key] }),
     index('sync_deletions_status_idx').on(t.cycleId, t.status),
   ],
+);
+
+/**
+ * What a job's destination holds, as far as its cycles know: one row per relative key, with the source object's
+ * size and ETag it was copied from (or, after a full check, found equal to). A cycle that trusts this state lists
+ * only the source: a key whose size and source ETag match its row is unchanged without reading the destination,
+ * which halves the listing requests of every cycle; a full check lists both sides and rewrites the state.
+ */
+export const syncObjects = pgTable(
+  'sync_objects',
+  {
+    syncJobId: uuid('sync_job_id')
+      .notNull()
+      .references(() => syncJobs.id, { onDelete: 'cascade' }),
+    /**
+     * Relative to the job's paths. The migration declares it COLLATE "C" (drizzle cannot say so here): rows come
+     * back in byte order, the order listings are merged in, straight from the primary key.
+     */
+    key: text('key').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    sourceEtag: text('source_etag'),
+    /** The cycle that last wrote the row. */
+    cycleId: uuid('cycle_id'),
+  },
+  (t) => [primaryKey({ columns: [t.syncJobId, t.key] })],
 );
