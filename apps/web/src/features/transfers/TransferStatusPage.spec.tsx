@@ -249,6 +249,9 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     expect(within(historyRow('Main archive / docs')).getByText('Completed')).toBeInTheDocument();
     const list = calls.filter((call) => call.path === '/api/transfer/get_all');
     expect(list.map((call) => call.search)).toContain('?type=1&pagesize=50&page=1');
+    // Today and Yesterday are the user's days: the history call says how far the browser is from UTC.
+    const history = calls.find((call) => call.path === '/api/c2c/history');
+    expect(new URLSearchParams(history?.search).get('tz')).toBe(String(-new Date().getTimezoneOffset()));
   });
 
   it('asks before canceling a running transfer, and only Yes calls cancel_transfer', async () => {

@@ -41,7 +41,13 @@ export function useC2cHistory() {
     queryFn: async () =>
       c2cHistory.parse(
         await api.get('/c2c/history', {
-          query: { order: 'desc', skip: 0, take: TRANSFER_HISTORY_PAGE_SIZE },
+          // Today and Yesterday are the user's days, not UTC's: the offset east of UTC in minutes.
+          query: {
+            order: 'desc',
+            skip: 0,
+            take: TRANSFER_HISTORY_PAGE_SIZE,
+            tz: -new Date().getTimezoneOffset(),
+          },
         }),
       ),
     enabled: getStoredToken() !== null,
