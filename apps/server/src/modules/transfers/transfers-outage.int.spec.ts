@@ -252,4 +252,31 @@ describe('transfer engine: the destination store stops mid-transfer (s3rver → 
     expect(copies.length).toBe(60);
     expect(copies.filter((copy) => copy.done !== 1)).toEqual([]);
   }, 300_000);
+
+  it('a destination that cannot be listed while planning with Skip Existing Files fails the batch in words after a few tries, not for ever', async () => {
+    const accounts = (await call('GET', '/api/cloudaccount/get_all')).body as Array<{
+      id: string;
+      name: string;
+    }>;
+    const idOf = (name: string) => accounts.find((account) => account.name === name)?.id;
+    await destination.halt();
+    try {
+      const started = await call('POST', '/api/transfer/transfer', {
+        sourceCloudAccountId: idOf('Src'),
+        sourceBucket: SOURCE_BUCKET,
+        destinationCloudAccountId: idOf('Dst'),
+        destinationBucket: DESTINATION_BUCKET,
+        allowSkip: true,
+      });
+      expect(started.status, started.raw).toBe(200);
+      const batch = await finished((started.body as TransferStarted).batch.id, 120_000);
+      expect(batch).toMatchObject({ transferStatus: BATCH_STATUS.failed, total: 0, transferred: 0 });
+      expect(batch.error).toMatch(
+        /^The objects to copy could not be listed: The provider could not be reached/,
+      );
+      expect(batch.error).not.toMatch(/ECONN|127\.0\.0\.1/);
+    } finally {
+      await destination.resume();
+    }
+  }, 180_000);
 });

@@ -38,9 +38,14 @@ export const transferErrors = {
   sourceAccountGone: 'The source cloud account of this transfer was removed.',
   destinationAccountGone: 'The destination cloud account of this transfer was removed.',
   unknown: 'The object could not be copied.',
+  planningFailed: (cause: string) => `The objects to copy could not be listed: ${cause}`,
   workerStopped: (times: number) =>
     `The copy of this object was interrupted ${times} times: the worker copying it stopped each time. It was set aside so that the rest of the transfer could finish.`,
 };
+
+/** Tries of a planning that cannot list the source or destination, 2 s, 4 s, 8 s apart. */
+const PLAN_ATTEMPTS = 4;
+const PLAN_RETRY_MS = 2000;
 
 const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
@@ -145,6 +150,7 @@ export class TransferExecutor {
    * stopped being Ongoing.
    */
   async #plan(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
+    let failures = 0;
     for (;;) {
       const fresh = await this.repo.findForEngine(batch.id);
       if (!fresh || fresh.status !== BATCH_STATUS.ongoing) return false;
@@ -160,13 +166,21 @@ export class TransferExecutor {
             sameEndpoint: endpoints.source.endpointKey === endpoints.destination.endpointKey,
           });
         } catch (error) {
-          if (retryable(error)) throw error;
+          // A store that does not answer gets a few more tries (each already retried by the SDK), resuming after
+          // the plan cursor; then the batch fails in words instead of being re-queued by the sweep for ever.
+          failures += 1;
+          if (retryable(error) && failures < PLAN_ATTEMPTS) {
+            this.log.warn({ err: error, batchId: batch.id, failures }, 'planning failed, trying again');
+            return;
+          }
           const message = error instanceof Error ? error.message : String(error);
-          if (await this.repo.failBatch(batch.id, message)) await this.publishBatch(batch.id);
+          if (await this.repo.failBatch(batch.id, transferErrors.planningFailed(message)))
+            await this.publishBatch(batch.id);
           return;
         }
         await this.publishBatch(batch.id);
       });
+      if (attempt.locked && failures > 0) await sleep(PLAN_RETRY_MS * 2 ** (failures - 1));
       if (!attempt.locked) await sleep(1000);
     }
   }
