@@ -46,6 +46,14 @@ async function expectLastCycle(row: Locator, status: string, timeout = 90_000) {
   await expect(row.getByRole('img', { name: status, exact: true })).toBeVisible({ timeout });
 }
 
+/** Run now on a job's row, and the toast that says it started (an earlier one has gone first). */
+async function runNow(page: Page, row: Locator) {
+  const toast = page.getByText(syncMessages.runStarted);
+  await expect(toast).toHaveCount(0);
+  await row.getByRole('button', { name: 'Run now' }).click();
+  await expect(toast).toBeVisible();
+}
+
 async function confirmSync(page: Page) {
   await page.getByRole('button', { name: 'Confirm Sync' }).click();
   const charge = page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' });
@@ -101,8 +109,7 @@ test('a daily sync copies only what changed, a faulted cycle shows its error, a 
     await confirmSync(page);
     const row = jobRow(page, 'Sync Jobs', source);
     await expect(row).toContainText('Every Day');
-    await row.getByRole('button', { name: 'Run now' }).click();
-    await expect(page.getByText(syncMessages.runStarted)).toBeVisible();
+    await runNow(page, row);
     await expectLastCycle(row, 'Completed');
     expect([...(await listSizes(blobs, container)).keys()].sort()).toEqual([...keys].sort());
   });
@@ -124,8 +131,7 @@ test('a daily sync copies only what changed, a faulted cycle shows its error, a 
     const asked = await s3rverRequests(source);
 
     const row = jobRow(page, 'Sync Jobs', source);
-    await row.getByRole('button', { name: 'Run now' }).click();
-    await expect(page.getByText(syncMessages.runStarted)).toBeVisible();
+    await runNow(page, row);
     await expectLastCycle(row, 'Completed');
     await row.getByRole('button', { name: 'History' }).click();
     const history = page.getByRole('dialog', { name: /Cycle history/ });
@@ -170,7 +176,7 @@ test('a daily sync copies only what changed, a faulted cycle shows its error, a 
     await confirmSync(page);
     await s3.client.send(new DeleteBucketCommand({ Bucket: gone }));
     const row = jobRow(page, 'Sync Jobs', gone);
-    await row.getByRole('button', { name: 'Run now' }).click();
+    await runNow(page, row);
     const faulted = row.getByRole('img', { name: 'Faulted', exact: true });
     await expect(faulted).toBeVisible({ timeout: 60_000 });
     await faulted.hover();
@@ -255,7 +261,7 @@ test('a replication that follows deletes waits for approval: rejected deletes no
   await confirmSync(page);
   const table = 'Scheduled Replication Jobs';
   const row = jobRow(page, table, container);
-  await row.getByRole('button', { name: 'Run now' }).click();
+  await runNow(page, row);
   await expectLastCycle(row, 'Completed', 120_000);
   expect((await listSizes(s3, replica)).size).toBe(1000);
 
@@ -265,7 +271,7 @@ test('a replication that follows deletes waits for approval: rejected deletes no
 
   await test.step('500 of 1 000 deleted at the source: the cycle waits, the Owner is told, rejecting deletes none', async () => {
     const mails = mailCount(email);
-    await row.getByRole('button', { name: 'Run now' }).click();
+    await runNow(page, row);
     await expect(banner).toContainText(syncMessages.waitingApproval(500, formatBytes(500 * 4 * KiB)), {
       timeout: 60_000,
     });
@@ -280,7 +286,7 @@ test('a replication that follows deletes waits for approval: rejected deletes no
   });
 
   await test.step('the next cycle asks again; approving deletes exactly the 500', async () => {
-    await row.getByRole('button', { name: 'Run now' }).click();
+    await runNow(page, row);
     await expect(banner).toContainText(syncMessages.waitingApproval(500, formatBytes(500 * 4 * KiB)), {
       timeout: 60_000,
     });

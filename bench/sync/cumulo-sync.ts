@@ -1,6 +1,8 @@
 // Cumulo's side of bench/sync: a replication job that follows deletes, its guardrail set high enough that the
-// run's deletes need no approval, and one cycle started through the product's cycle service (as "run now" does)
-// and advanced by the worker role in its own process. Timed from the start to the cycle's end.
+// run's deletes need no approval, and its cycles started through the product's cycle service (as "run now" does)
+// and advanced by the worker role in its own process. Timed from the start to the cycle's end. The bench runs
+// two: an untimed first one before the source changes (a full check that builds the job's state), then the timed
+// one after.
 import { saveReplicationBody, SYNC_CYCLE_STATUS, type SaveReplicationBody } from '@cumulo/contract';
 import type { SyncCycleRow, SyncJobRow } from '@cumulo/server/src/modules/sync/sync.views.ts';
 import type { CumuloBench, WorkerSettings } from '../transfer/cumulo.ts';
@@ -95,3 +97,4 @@ export async function runCycle(
 }
 
 export const cycleCompleted = (cycle: SyncCycleRow) => cycle.status === SYNC_CYCLE_STATUS.completed;
+export const cycleNoChange = (cycle: SyncCycleRow) => cycle.status === SYNC_CYCLE_STATUS.noChange;

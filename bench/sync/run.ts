@@ -6,7 +6,10 @@
 // S3 operation (Cumulo's diff must read no object metadata one by one: 0 HeadObject). Both destinations are
 // checked against the source afterwards (keys and bytes); a wrong result fails whatever the times.
 // Cumulo runs as the product runs: embedded PostgreSQL, accounts connected through the service, the cycle
-// started through the cycle service and advanced by the worker role in its own process.
+// started through the cycle service and advanced by the worker role in its own process. As in real use, its job
+// has already run once before the change (untimed): that first cycle is a full check, listing both sides and
+// building the job's state, so the timed cycle lists only the source and reads the destination from the state
+// (a full check again only every SYNC_FULL_CHECK_DAYS). rclone keeps no state and needs none: it lists both.
 //
 //   npm run sync -w bench [-- --objects 2000] [-- --only rclone,cumulo]
 import { execFileSync } from 'node:child_process';
@@ -23,10 +26,11 @@ import {
   type RequestWindows,
 } from '../shared/counting-proxy.ts';
 import { CumuloBench, type WorkerSettings } from '../transfer/cumulo.ts';
-import { cycleCompleted, replicationJob, runCycle } from './cumulo-sync.ts';
+import { cycleCompleted, cycleNoChange, replicationJob, runCycle } from './cumulo-sync.ts';
 import { rcloneSync } from './rclone-sync.ts';
 import { changeSource, seedSync, SYNC_BUCKET } from './seed.ts';
 import { differences, type Side } from './verify.ts';
+import type { SyncJobRow } from '@cumulo/server/src/modules/sync/sync.views.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -144,11 +148,6 @@ async function main() {
       stops.push(() => server.stop());
     }
     const [sourceServer, destinationServer] = servers as [S3rverProcess, S3rverProcess];
-    const change = await changeSource(sourceServer.endpoint, objects);
-    report(
-      `${objects} objects of 4 KiB; at the source ${change.changed.length} changed at the same size, ` +
-        `${change.added.length} new, ${change.deleted.length} deleted`,
-    );
     const proxies: CountingProxy[] = [];
     for (const server of servers) {
       const proxy = await startCountingProxy(server.endpoint);
@@ -157,6 +156,33 @@ async function main() {
     }
     const [sourceProxy, destinationProxy] = proxies as [CountingProxy, CountingProxy];
     const resetCounts = () => proxies.forEach((proxy) => proxy.reset());
+
+    let job: SyncJobRow | null = null;
+    if (only.has('cumulo')) {
+      cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
+      const sourceId = await cumulo.connectS3rver('sync source', sourceProxy.endpoint);
+      const destinationId = await cumulo.connectS3rver('sync destination', destinationProxy.endpoint);
+      job = await replicationJob(
+        cumulo,
+        { accountId: sourceId, bucket: SYNC_BUCKET },
+        { accountId: destinationId, bucket: 'cumulo' },
+      );
+      // The job's previous run, before the change: a full check that finds both sides equal and builds the state.
+      const initial = await runCycle(cumulo, job, WORKER_SETTINGS, () => undefined);
+      const i = initial.cycle;
+      if (!cycleNoChange(i) || !i.destinationListed)
+        throw new Error(`the initial full check ended with status ${i.status} (${i.error ?? 'no error'})`);
+      console.log(
+        `Cumulo's initial cycle (untimed, a full check): ${initial.seconds.toFixed(2)} s, ` +
+          `${i.unchangedCount} unchanged, state built`,
+      );
+    }
+
+    const change = await changeSource(sourceServer.endpoint, objects);
+    report(
+      `${objects} objects of 4 KiB; at the source ${change.changed.length} changed at the same size, ` +
+        `${change.added.length} new, ${change.deleted.length} deleted`,
+    );
     const source: Side = { endpoint: sourceServer.endpoint, directory: sourceRoot, bucket: SYNC_BUCKET };
     const destination = (bucket: string): Side => ({
       endpoint: destinationServer.endpoint,
@@ -190,15 +216,7 @@ async function main() {
       );
     }
 
-    if (only.has('cumulo')) {
-      cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
-      const sourceId = await cumulo.connectS3rver('sync source', sourceProxy.endpoint);
-      const destinationId = await cumulo.connectS3rver('sync destination', destinationProxy.endpoint);
-      const job = await replicationJob(
-        cumulo,
-        { accountId: sourceId, bucket: SYNC_BUCKET },
-        { accountId: destinationId, bucket: 'cumulo' },
-      );
+    if (cumulo && job) {
       let start = 0;
       const run = await runCycle(cumulo, job, WORKER_SETTINGS, () => {
         resetCounts();
@@ -214,11 +232,14 @@ async function main() {
         problems.unshift(
           `the cycle ended with status ${run.cycle.status} (${run.cycle.error ?? 'no error'})`,
         );
+      if (run.cycle.destinationListed)
+        problems.unshift('the cycle listed the destination instead of reading the state');
       runs.push(['Cumulo', { seconds: run.seconds, ...counts, problems, timeline }]);
       const c = run.cycle;
       report(
         `Cumulo replication cycle: ${run.seconds.toFixed(2)} s (worker peak RSS ${run.peakRssMb.toFixed(1)} MB), ` +
-          `status ${c.status}, copied ${c.copyCount}, unchanged ${c.unchangedCount}, deleted ${c.deletedCount} ` +
+          `status ${c.status}, ${c.destinationListed ? 'destination listed' : 'source listed, destination read from the state'}, ` +
+          `copied ${c.copyCount}, unchanged ${c.unchangedCount}, deleted ${c.deletedCount} ` +
           `of ${c.deleteCount}; destination ${problems.length ? 'DIFFERS' : 'equals the source'}`,
       );
     }

@@ -51,6 +51,11 @@ export const SYNC_DELETE_GUARD = { count: 100, percent: 10 } as const;
 export const SYNC_QUARANTINE_PREFIX = '.cumulo-quarantine/';
 /** A dry run keeps at most this many keys of each list for the screen (the counts are always complete). */
 export const SYNC_DRY_RUN_SAMPLE = 200;
+/**
+ * Between full checks a cycle lists only the source and trusts what Cumulo wrote to the destination; a weekly
+ * full listing catches changes made at the destination by anyone else.
+ */
+export const SYNC_FULL_CHECK_DAYS = 7;
 
 /** The /rm message a cycle publishes on every change of status, phase or counts. data: `SyncCycle`. */
 export const SYNC_EVENTS = { cycle: 'sync.cycle' } as const;

@@ -76,18 +76,22 @@ async function cycleRow(id: string): Promise<SyncCycleRow> {
   return cycle;
 }
 
-/** What the `sync.cycle` and `transfers.batch` jobs would do, one after the other, until the cycle waits or ends. */
-async function runCycle(syncJob: SyncJobRow, counted?: { diffHeads: number }) {
+/**
+ * What the `sync.cycle` and `transfers.batch` jobs would do, one after the other, until the cycle waits or ends.
+ * `seen` gets the s3rver requests of the diff and of the whole cycle.
+ */
+async function runCycle(syncJob: SyncJobRow, seen?: { diff: S3rverRequest[]; cycle: S3rverRequest[] }) {
   const started = await server.services.syncCycles.runNow(syncJob, { dryRun: false });
   const before = requests.length;
   await server.services.syncCycles.advance(started.id);
-  if (counted) counted.diffHeads = heads(requests.slice(before)).length;
+  if (seen) seen.diff = requests.slice(before);
   let cycle = await cycleRow(started.id);
   if (cycle.phase === 'copying' && cycle.batchId) {
     await server.services.transferExecutor.run(cycle.batchId);
     await server.services.syncCycles.advance(started.id);
     cycle = await cycleRow(started.id);
   }
+  if (seen) seen.cycle = requests.slice(before);
   return cycle;
 }
 
@@ -111,6 +115,35 @@ const writesTo = (seen: S3rverRequest[], bucket: string) =>
   seen
     .filter((r) => r.method === 'PUT' && r.path.startsWith(`/${bucket}/`))
     .map((r) => decodeURIComponent(r.path.slice(bucket.length + 2)));
+
+/** The job's state (`sync_objects`) in key order: relative key, size, source ETag. */
+async function stateOf(syncJobId: string) {
+  const { rows } = await server.db.pool.query<{ key: string; size: string; source_etag: string | null }>(
+    'select key, size, source_etag from sync_objects where sync_job_id = $1 order by key',
+    [syncJobId],
+  );
+  return rows.map((row) => ({ key: row.key, size: Number(row.size), etag: row.source_etag }));
+}
+
+/** What the state must read after a cycle that left the destination equal to the source: the source's listing. */
+async function listingOf(store: ObjectStore, bucket: string) {
+  const objects: Array<{ key: string; size: number; etag: string | null }> = [];
+  for await (const page of store.list(bucket))
+    objects.push(...page.objects.map((o) => ({ key: o.key, size: o.size, etag: o.etag })));
+  return objects;
+}
+
+/** Requests that name `bucket` (its own path or an object's under it). */
+const toBucket = (seen: S3rverRequest[], bucket: string) =>
+  seen.filter((r) => r.path === `/${bucket}` || r.path.startsWith(`/${bucket}/`));
+
+async function checkedAt(syncJobId: string): Promise<Date | null> {
+  const [row] = await server.db.orm
+    .select({ at: syncJobs.destinationCheckedAt })
+    .from(syncJobs)
+    .where(eq(syncJobs.id, syncJobId));
+  return row?.at ?? null;
+}
 
 async function batchItems(batchId: string) {
   const { rows } = await server.db.pool.query<{ source_key: string; status: string }>(
@@ -155,7 +188,7 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     ['s3rver → s3rver', 'aws'],
     ['s3rver → Azurite', 'azure'],
   ] as const)(
-    '%s: copies exactly the 3 changed and 2 new objects, with no HEAD per object in the diff',
+    '%s: a full check first, then a cycle that lists only the source copies exactly the 3 changed and 2 new objects',
     async (_name, destinationKind) => {
       const source = `inc-src-${destinationKind}`;
       const destination = `inc-dst-${destinationKind}`;
@@ -171,8 +204,23 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         destinationBucket: destination,
       });
 
-      const first = await runCycle(syncJob);
-      expect(first).toMatchObject({ status: SYNC_CYCLE_STATUS.completed, copyCount: 20, unchangedCount: 0 });
+      const firstSeen = { diff: [] as S3rverRequest[], cycle: [] as S3rverRequest[] };
+      const first = await runCycle(syncJob, firstSeen);
+      expect(first).toMatchObject({
+        status: SYNC_CYCLE_STATUS.completed,
+        copyCount: 20,
+        unchangedCount: 0,
+        destinationListed: true,
+      });
+      if (destinationKind === 'aws') {
+        // The full check listed the destination (a ListObjectsV2 on its bucket).
+        expect(
+          toBucket(firstSeen.diff, destination).some((r) => r.method === 'GET' && 'list-type' in r.query),
+        ).toBe(true);
+      }
+      // The state holds every key, as the source lists it, and the job remembers its full check.
+      expect(await stateOf(syncJob.id)).toEqual(await listingOf(lab.s3, source));
+      expect(await checkedAt(syncJob.id)).toEqual(first.startedAt);
 
       const changed = [keys[2], keys[7], keys[13]] as string[];
       // Same size, different content: only a checksum tells them apart.
@@ -181,12 +229,16 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       for (const key of added) await lab.s3.write(source, key, body(`new ${key}`));
 
       const before = requests.length;
-      const counted = { diffHeads: -1 };
-      const second = await runCycle(syncJob, counted);
-      expect(counted.diffHeads).toBe(0);
+      const seen = { diff: [] as S3rverRequest[], cycle: [] as S3rverRequest[] };
+      const second = await runCycle(syncJob, seen);
+      // The diff read the state instead of the destination: no request to the destination bucket at all, and
+      // no HEAD anywhere.
+      expect(heads(seen.diff)).toEqual([]);
+      expect(toBucket(seen.diff, destination)).toEqual([]);
       expect(second).toMatchObject({
         status: SYNC_CYCLE_STATUS.completed,
         phase: 'finished',
+        destinationListed: false,
         sourceCount: 22,
         destinationCount: 20,
         copyCount: 5,
@@ -197,9 +249,22 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       const items = await batchItems(second.batchId ?? '');
       expect(items).toEqual(expected.map((key) => ({ source_key: key, status: 'done' })));
       if (destinationKind === 'aws') {
-        // The unchanged 17 were neither copied nor rewritten.
+        // The unchanged 17 were neither copied nor rewritten; the destination saw the 5 writes and, same endpoint
+        // here, the copier's server-side copy verifying each of them (its HEAD of the 5 keys written), nothing else.
         expect(writesTo(requests.slice(before), destination).sort()).toEqual(expected);
+        const others = toBucket(seen.cycle, destination).filter((r) => r.method !== 'PUT');
+        expect(others.every((r) => r.method === 'HEAD')).toBe(true);
+        expect(others.map((r) => decodeURIComponent(r.path.slice(destination.length + 2))).sort()).toEqual(
+          expected,
+        );
+      } else {
+        // Across endpoints the copier reads each source object once (its GET answers the source's info): not
+        // one HEAD in the whole cycle on s3rver.
+        expect(heads(seen.cycle)).toEqual([]);
       }
+      // The state follows what the cycle wrote: the 5 rows carry the source's new ETags.
+      expect(await stateOf(syncJob.id)).toEqual(await listingOf(lab.s3, source));
+      expect(await checkedAt(syncJob.id)).toEqual(first.startedAt);
       for (const key of [...changed, ...added]) {
         expect(await readAll(destinationStore, destination, key)).toBe(await readAll(lab.s3, source, key));
       }
@@ -212,7 +277,13 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       expect(batch).toEqual({ transfer_type: 2, status: BATCH_STATUS.completed, sync_job_id: syncJob.id });
 
       const third = await runCycle(syncJob);
-      expect(third).toMatchObject({ status: SYNC_CYCLE_STATUS.noChange, copyCount: 0, batchId: null });
+      expect(third).toMatchObject({
+        status: SYNC_CYCLE_STATUS.noChange,
+        copyCount: 0,
+        batchId: null,
+        destinationListed: false,
+        destinationCount: 22,
+      });
       expect(events.filter((e) => e.id === second.id).map((e) => e.phase)).toEqual(
         expect.arrayContaining(['diffing', 'copying', 'finished']),
       );
@@ -225,6 +296,8 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     const destination = 'repl-dst';
     const all = Array.from({ length: 1000 }, (_, i) => `objects/${String(i).padStart(4, '0')}.bin`);
     let replication: SyncJobRow;
+    /** The dry run's counts, which the real cycle after it must report too. */
+    let predicted: Partial<SyncCycleRow> = {};
 
     beforeAll(async () => {
       await lab.s3.createBucket(source);
@@ -241,15 +314,27 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         );
       }
       replication = await job({ sourceBucket: source, destinationBucket: destination, allowDelete: true });
+      // Its first cycle lists both sides and finds them equal: the state now holds the 1000 keys.
+      const initial = await runCycle(replication);
+      expect(initial).toMatchObject({
+        status: SYNC_CYCLE_STATUS.noChange,
+        destinationListed: true,
+        unchangedCount: 1000,
+      });
+      expect(await stateOf(replication.id)).toHaveLength(1000);
     }, 120_000);
 
     it('waits for approval above the threshold, tells the approvers only, and approval deletes exactly those', async () => {
       const gone = all.filter((_, i) => i % 2 === 0);
       await lab.s3.deleteMany(source, gone);
-      const waiting = await runCycle(replication);
+      const seen = { diff: [] as S3rverRequest[], cycle: [] as S3rverRequest[] };
+      const waiting = await runCycle(replication, seen);
+      // Found from the state, the destination unlisted; its object count for the guardrail is the state's rows.
+      expect(toBucket(seen.cycle, destination)).toEqual([]);
       expect(waiting).toMatchObject({
         phase: 'awaiting_approval',
         approval: 'waiting',
+        destinationListed: false,
         deleteCount: 500,
         deleteBytes: 500 * `${all[0]}!`.length,
         copyCount: 0,
@@ -293,6 +378,10 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         approval: 'approved',
       });
       expect((await keysOf(lab.s3, destination)).sort()).toEqual(all.filter((_, i) => i % 2 === 1));
+      // The deleted keys left the state with their chunk.
+      expect((await stateOf(replication.id)).map((row) => row.key)).toEqual(
+        all.filter((_, i) => i % 2 === 1),
+      );
       await expect(
         server.services.syncCycles.decide(waiting, owner.principal.userId, true),
       ).rejects.toMatchObject({ statusCode: 409, message: syncMessages.notWaiting });
@@ -316,6 +405,8 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         [waiting.id],
       );
       expect(rows).toEqual([{ status: 'kept', n: '200' }]);
+      // Kept candidates keep their state rows: the next cycle finds them again.
+      expect(await stateOf(replication.id)).toHaveLength(500);
     }, 120_000);
 
     it('deletes at once under the threshold', async () => {
@@ -336,6 +427,8 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       });
       expect((await keysOf(lab.s3, destination)).sort()).toEqual(remaining.slice(5));
       expect(destinationBefore).toHaveLength(500);
+      expect(cycle.destinationListed).toBe(false);
+      expect(await stateOf(replication.id)).toEqual(await listingOf(lab.s3, source));
     }, 120_000);
 
     it('a dry run counts and samples, and changes nothing', async () => {
@@ -346,8 +439,19 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       expect(dry.batchId).toBeNull();
       await server.services.syncCycles.advance(dry.id);
       const done = await cycleRow(dry.id);
+      predicted = {
+        destinationListed: false,
+        sourceCount: done.sourceCount,
+        destinationCount: done.destinationCount,
+        unchangedCount: done.unchangedCount,
+        copyCount: done.copyCount,
+        copyBytes: done.copyBytes,
+        deleteCount: done.deleteCount,
+        deleteBytes: done.deleteBytes,
+      };
       expect(done).toMatchObject({
         dryRun: true,
+        destinationListed: false,
         status: SYNC_CYCLE_STATUS.completed,
         copyCount: 1,
         deleteCount: 3,
@@ -374,6 +478,9 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         deleteThresholdPercent: 50,
       };
       const cycle = await runCycle(quarantined);
+      // The dry run before it, reading the same state, predicted exactly this cycle.
+      expect(predicted.sourceCount).toBeGreaterThan(0);
+      expect(cycle).toMatchObject(predicted);
       const gone = cycle.deleteCount;
       expect(cycle).toMatchObject({
         status: SYNC_CYCLE_STATUS.completed,
@@ -393,6 +500,8 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       );
       const left = await keysOf(lab.s3, destination);
       for (const row of rows) expect(left).not.toContain(row.key);
+      // Quarantined keys left the state too; the new object joined it.
+      expect(await stateOf(replication.id)).toEqual(await listingOf(lab.s3, source));
       expect(gone).toBe(3);
 
       // The next cycle neither copies its own quarantine back nor counts it as a destination object to delete.
@@ -431,6 +540,62 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       expect((await keysOf(lab.s3, destination)).sort()).toEqual(destinationKeys.sort());
     }, 60_000);
   });
+
+  it('a full check every SYNC_FULL_CHECK_DAYS repairs what others changed at the destination', async () => {
+    await lab.s3.createBucket('check-src');
+    await lab.s3.createBucket('check-dst');
+    const keys = Array.from({ length: 10 }, (_, i) => `k/${i}.txt`);
+    for (const key of keys) await lab.s3.write('check-src', key, body(`one ${key}`));
+    const syncJob = await job({ kind: 'sync', sourceBucket: 'check-src', destinationBucket: 'check-dst' });
+    expect(await runCycle(syncJob)).toMatchObject({ copyCount: 10, destinationListed: true });
+    // Gone from the source: a sync never deletes, so the destination and the state keep it.
+    await lab.s3.deleteMany('check-src', ['k/9.txt']);
+    expect(await runCycle(syncJob)).toMatchObject({
+      status: SYNC_CYCLE_STATUS.noChange,
+      destinationListed: false,
+    });
+    expect(await stateOf(syncJob.id)).toHaveLength(10);
+
+    // Someone else, behind the product's back: one object deleted, one overwritten (same size), and the key
+    // only the destination had is deleted too.
+    await lab.s3.deleteMany('check-dst', ['k/0.txt', 'k/9.txt']);
+    await lab.s3.write('check-dst', 'k/1.txt', body(`ONE k/1.txt`));
+    // Until the next full check, a cycle trusts the state and notices nothing: the trade-off.
+    const blind = await server.services.syncCycles.runNow(syncJob, { dryRun: true });
+    await server.services.syncCycles.advance(blind.id);
+    expect(await cycleRow(blind.id)).toMatchObject({ destinationListed: false, copyCount: 0 });
+
+    await server.db.pool.query(
+      `update sync_jobs set destination_checked_at = destination_checked_at - interval '8 days' where id = $1`,
+      [syncJob.id],
+    );
+    const seen = { diff: [] as S3rverRequest[], cycle: [] as S3rverRequest[] };
+    const check = await runCycle(syncJob, seen);
+    expect(check).toMatchObject({
+      status: SYNC_CYCLE_STATUS.completed,
+      destinationListed: true,
+      sourceCount: 9,
+      destinationCount: 8,
+      copyCount: 2,
+      unchangedCount: 7,
+    });
+    expect(heads(seen.diff)).toEqual([]);
+    expect((await batchItems(check.batchId ?? '')).map((item) => item.source_key)).toEqual([
+      'k/0.txt',
+      'k/1.txt',
+    ]);
+    expect(await readAll(lab.s3, 'check-dst', 'k/1.txt')).toBe('one k/1.txt');
+    expect((await keysOf(lab.s3, 'check-dst')).sort()).toEqual(keys.slice(0, 9));
+    // The state is the destination again: k/9.txt, which it lost, has no row any more.
+    expect(await stateOf(syncJob.id)).toEqual(await listingOf(lab.s3, 'check-src'));
+    expect(await checkedAt(syncJob.id)).toEqual(check.startedAt);
+    // And the next cycle trusts it again.
+    expect(await runCycle(syncJob)).toMatchObject({
+      status: SYNC_CYCLE_STATUS.noChange,
+      destinationListed: false,
+      destinationCount: 9,
+    });
+  }, 60_000);
 
   it("never overlaps a job's cycles; an inactive job runs none", async () => {
     await lab.s3.createBucket('overlap-src');

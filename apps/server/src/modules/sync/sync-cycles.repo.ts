@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { BATCH_STATUS, ROLE_ID, TRANSFER_TYPE } from '@cumulo/contract';
+import { BATCH_STATUS, ROLE_ID, SYNC_FULL_CHECK_DAYS, TRANSFER_TYPE } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import { syncCycles, syncDeletions, syncJobs, transferBatches, users } from '../../db/schema/index.ts';
 import type { SyncCyclePhase } from '../../db/schema/sync.ts';
 import { destinationFolder } from '../transfers/engine/keys.ts';
+import type { StateObject } from './engine/diff.ts';
 import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
 
 export type SyncDeletionRow = typeof syncDeletions.$inferSelect;
@@ -33,6 +34,11 @@ export interface DiffChunk {
   destinationCount: number;
   destinationBytes: number;
   unchangedCount: number;
+  /**
+   * A full check's destination keys seen in this chunk, as the job's state must now read them (the state is
+   * upserted with the chunk); empty in a cycle that read the state.
+   */
+  states: StateObject[];
   /** The last relative key the chunk covers. */
   cursor: string;
 }
@@ -50,6 +56,18 @@ export type DeletionOutcome = { key: string; status: 'deleted' | 'quarantined' |
 const UNIQUE_VIOLATION = '23505';
 const ONE_LIVE_INDEX = 'sync_cycles_one_live_idx';
 const num = (value: unknown) => Number(value ?? 0);
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Whether a cycle starting `now` must list the destination itself: the job never did, or not for
+ * `SYNC_FULL_CHECK_DAYS`. Otherwise it lists the source only and reads the destination from the state.
+ */
+export function needsFullCheck(destinationCheckedAt: Date | null, now: Date): boolean {
+  return (
+    destinationCheckedAt === null ||
+    now.getTime() - destinationCheckedAt.getTime() >= SYNC_FULL_CHECK_DAYS * DAY_MS
+  );
+}
 
 /** Whether an error is the partial unique index refusing a second unfinished cycle of a job. */
 export function isOverlap(error: unknown): boolean {
@@ -81,9 +99,22 @@ export class SyncCyclesRepo {
   ): Promise<SyncCycleRow | null> {
     try {
       return await this.orm.transaction(async (tx) => {
+        // Decided once, from the job's row as it is now (the caller's copy may be older than the last full
+        // check), and kept on the cycle: a resumed diff goes on the way it began.
+        const [current] = await tx
+          .select({ checkedAt: syncJobs.destinationCheckedAt })
+          .from(syncJobs)
+          .where(eq(syncJobs.id, job.id));
+        const destinationListed = needsFullCheck(current?.checkedAt ?? null, new Date());
         const [cycle] = await tx
           .insert(syncCycles)
-          .values({ syncJobId: job.id, organizationId: job.organizationId, trigger, dryRun })
+          .values({
+            syncJobId: job.id,
+            organizationId: job.organizationId,
+            trigger,
+            dryRun,
+            destinationListed,
+          })
           .returning();
         if (!cycle) throw new Error('insert returned no row');
         if (dryRun) return cycle;
@@ -146,7 +177,7 @@ export class SyncCyclesRepo {
    * was inserted is counted. undefined when the cycle stopped diffing meanwhile (nothing is written then).
    */
   async writeDiffChunk(
-    cycleId: string,
+    cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
     batchId: string,
     chunk: DiffChunk,
   ): Promise<{ cycle: SyncCycleRow; batchStatus: number | null } | undefined> {
@@ -176,7 +207,7 @@ export class SyncCyclesRepo {
          where id = $1 and phase = 'diffing' and finished_at is null
          returning id, (select status from transfer_batches where id = $2) as batch_status`,
         [
-          cycleId,
+          cycle.id,
           batchId,
           chunk.copies.map((copy) => copy.sourceKey),
           chunk.copies.map((copy) => copy.destinationKey),
@@ -197,15 +228,72 @@ export class SyncCyclesRepo {
         await client.query('rollback');
         return undefined;
       }
+      if (chunk.states.length > 0) await upsertStates(client, cycle, chunk.states);
       await client.query('commit');
-      const cycle = await this.find(cycleId);
-      return cycle && { cycle, batchStatus: rows[0]?.batch_status ?? null };
+      const written = await this.find(cycle.id);
+      return written && { cycle: written, batchStatus: rows[0]?.batch_status ?? null };
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * The end of a full check's diff: the state's rows this cycle did not write are keys the destination no longer
+   * holds, and go; the job remembers when its destination was listed. One transaction, harmless to run twice.
+   */
+  async endFullCheck(cycle: Pick<SyncCycleRow, 'id' | 'syncJobId' | 'startedAt'>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('delete from sync_objects where sync_job_id = $1 and cycle_id is distinct from $2', [
+        cycle.syncJobId,
+        cycle.id,
+      ]);
+      // The cycle's start, not now: whatever changed at the destination while it listed is caught next time.
+      await client.query('update sync_jobs set destination_checked_at = $2 where id = $1', [
+        cycle.syncJobId,
+        cycle.startedAt,
+      ]);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One page of the job's state in key order (byte order: the column is COLLATE "C"), after a relative key. */
+  async statePage(syncJobId: string, after: string | null, limit: number): Promise<StateObject[]> {
+    const result = await this.pool.query<{ key: string; size: string; source_etag: string | null }>(
+      `select key, size, source_etag from sync_objects
+       where sync_job_id = $1 and ($2::text is null or key > $2) order by key limit $3`,
+      [syncJobId, after, limit],
+    );
+    return result.rows.map((row) => ({ key: row.key, size: num(row.size), sourceEtag: row.source_etag }));
+  }
+
+  /**
+   * What a finished batch wrote: each `done` item's relative key now holds the source's size and ETag it was
+   * copied from. Failed and canceled items keep their old row (or none), so the next cycle copies them again.
+   * An upsert: running it twice writes the same rows.
+   */
+  async recordCopies(
+    cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
+    batchId: string,
+    destinationBase: string,
+  ): Promise<void> {
+    await this.pool.query(
+      `insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
+       select $1, substr(destination_key, $4::int + 1), size, source_etag, $2
+       from transfer_items where batch_id = $3 and status = 'done'
+       on conflict (sync_job_id, key) do update
+         set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`,
+      [cycle.syncJobId, cycle.id, batchId, destinationBase.length],
+    );
   }
 
   /**
@@ -304,14 +392,23 @@ export class SyncCyclesRepo {
    * Settles deletion rows after their chunk ran and counts the settled ones in the cycle, in one statement: only
    * rows still pending change, so a chunk settled twice counts once.
    */
-  async settleDeletions(cycleId: string, outcomes: DeletionOutcome[]): Promise<SyncCycleRow | undefined> {
+  async settleDeletions(
+    cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
+    destinationBase: string,
+    outcomes: DeletionOutcome[],
+  ): Promise<SyncCycleRow | undefined> {
+    const cycleId = cycle.id;
     if (outcomes.length === 0) return this.find(cycleId);
+    // A key deleted or quarantined leaves the job's state in the same statement (a failed one keeps its row).
     await this.pool.query(
       `with settled as (
          update sync_deletions d set status = v.status, error = v.error
          from unnest($2::text[], $3::text[], $4::text[]) as v(key, status, error)
          where d.cycle_id = $1 and d.key = v.key and d.status = 'pending'
-         returning d.status)
+         returning d.key, d.status),
+       gone as (
+         delete from sync_objects o using settled s
+         where o.sync_job_id = $5 and s.status <> 'failed' and o.key = substr(s.key, $6::int + 1))
        update sync_cycles set updated_at = now(),
          deleted_count = deleted_count + (select count(*) from settled where status <> 'failed')
        where id = $1`,
@@ -320,6 +417,8 @@ export class SyncCyclesRepo {
         outcomes.map((outcome) => outcome.key),
         outcomes.map((outcome) => outcome.status),
         outcomes.map((outcome) => outcome.error?.slice(0, 2000) ?? null),
+        cycle.syncJobId,
+        destinationBase.length,
       ],
     );
     return this.find(cycleId);
@@ -468,4 +567,25 @@ export class SyncCyclesRepo {
         ),
       );
   }
+}
+
+/** Upserts a full check's view of destination keys into the job's state, marked with the cycle that saw them. */
+async function upsertStates(
+  client: pg.PoolClient,
+  cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
+  states: StateObject[],
+): Promise<void> {
+  await client.query(
+    `insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
+     select $1, * , $2::uuid from unnest($3::text[], $4::bigint[], $5::text[])
+     on conflict (sync_job_id, key) do update
+       set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`,
+    [
+      cycle.syncJobId,
+      cycle.id,
+      states.map((state) => state.key),
+      states.map((state) => state.size),
+      states.map((state) => state.sourceEtag),
+    ],
+  );
 }

@@ -214,6 +214,7 @@ describe('sync cycle fault tolerance: worker process SIGKILLed mid-diff and mid-
           copy_count: number;
           delete_count: number;
           deleted_count: number;
+          destination_listed: boolean;
           error: string | null;
         }>('select * from sync_cycles where id = $1', [id])
       ).rows[0];
@@ -277,5 +278,36 @@ describe('sync cycle fault tolerance: worker process SIGKILLed mid-diff and mid-
       [cycle.id],
     );
     expect(deletions).toEqual([{ status: 'deleted', n: '300' }]);
+
+    // The job's state after the resumed cycle is what an uninterrupted one leaves: the destination equals the
+    // source, so every row is a source object's key, size and ETag (rows written twice by a re-run chunk are
+    // upserts; deleted keys are gone).
+    const { rows: state } = await server.db.pool.query<{ key: string; size: string; source_etag: string }>(
+      'select key, size, source_etag from sync_objects where sync_job_id = $1 order by key',
+      [job.id],
+    );
+    const sourceObjects: Array<{ key: string; size: number; etag: string | null }> = [];
+    for await (const page of sourceStore.list('src'))
+      sourceObjects.push(...page.objects.map((o) => ({ key: o.key, size: o.size, etag: o.etag })));
+    expect(state.map((row) => ({ key: row.key, size: Number(row.size), etag: row.source_etag }))).toEqual(
+      sourceObjects,
+    );
+
+    // The next cycle reads that state instead of listing the destination: nothing to do, not one request there.
+    destinationRequests.length = 0;
+    const next = await server.services.syncCycles.runNow(job, { dryRun: false });
+    const after = await poll(async () => {
+      const row = await cycleState(next.id);
+      return row?.phase === 'finished' ? row : undefined;
+    }, 'the next cycle finishing');
+    expect(after).toMatchObject({
+      status: SYNC_CYCLE_STATUS.noChange,
+      destination_listed: false,
+      source_count: 1202,
+      destination_count: 1202,
+      copy_count: 0,
+      delete_count: 0,
+    });
+    expect(destinationRequests).toEqual([]);
   }, 600_000);
 });

@@ -8,10 +8,12 @@ import { destinationFolder } from '../../transfers/engine/keys.ts';
 import type { DiffChunk, SyncCyclesRepo } from '../sync-cycles.repo.ts';
 import type { SyncCycleRow, SyncJobRow } from '../sync.views.ts';
 import { deleteCandidates } from './deletions.ts';
-import { diffListings, ListingError, type DiffEntry } from './diff.ts';
+import { diffListings, ListingError, type DiffEntry, type DiffOptions, type StateObject } from './diff.ts';
 
 /** Entries of the merge per transaction (each with the cursor): what a killed diff may have to list again. */
 export const DIFF_CHUNK = 1000;
+/** Rows of the job's state read per query in a cycle that does not list the destination. */
+export const STATE_PAGE = 1000;
 
 export const syncErrors = {
   sourceAccountGone: 'The source cloud account of this sync was removed.',
@@ -54,8 +56,36 @@ const emptyChunk = (): DiffChunk => ({
   destinationCount: 0,
   destinationBytes: 0,
   unchangedCount: 0,
+  states: [],
   cursor: '',
 });
+
+/** The job's state in key order, a keyset page of the primary key at a time, after a relative key. */
+async function* statePages(
+  repo: SyncCyclesRepo,
+  syncJobId: string,
+  after: string | null,
+): AsyncGenerator<StateObject[]> {
+  let cursor = after;
+  for (;;) {
+    const page = await repo.statePage(syncJobId, cursor, STATE_PAGE);
+    if (page.length > 0) yield page;
+    if (page.length < STATE_PAGE) return;
+    cursor = page[page.length - 1]?.key ?? null;
+  }
+}
+
+/**
+ * What a full check's entry tells the state about its destination key: an unchanged pair holds the source's size
+ * and ETag; a destination object that differs or is gone from the source holds its own size and no source ETag,
+ * so that no later cycle reading the state takes it for unchanged. A source-only key has no row (yet).
+ */
+function stateOf(entry: DiffEntry): StateObject | null {
+  if (entry.kind === 'unchanged')
+    return { key: entry.key, size: entry.source.size, sourceEtag: entry.source.etag };
+  if (entry.destination) return { key: entry.key, size: entry.destination.size, sourceEtag: null };
+  return null;
+}
 
 /**
  * The phase machine of a cycle (README "How a cycle flows"). `advance` looks at the cycle's phase and moves it on
@@ -142,13 +172,26 @@ export class CycleRunner {
     if (!found) throw new CycleFault(syncErrors.missingBucket(side, endpoint.bucket, endpoint.account.name));
   }
 
+  /**
+   * The merge of this cycle: against the destination's listing in a full check (`destinationListed`), else
+   * against the job's state, without a single request to the destination.
+   */
   async #entries(cycle: SyncCycleRow, job: SyncJobRow): Promise<AsyncGenerator<DiffEntry>> {
     const { source, destination } = await this.#endpoints(job);
     await this.#checkBucket('source', source);
-    await this.#checkBucket('destination', destination);
+    let destinationSide: DiffOptions['destination'];
+    if (cycle.destinationListed) {
+      await this.#checkBucket('destination', destination);
+      destinationSide = { store: destination.store, bucket: destination.bucket, path: job.destinationPath };
+    } else {
+      const repo = this.repo;
+      destinationSide = {
+        state: { path: job.destinationPath, pages: (after) => statePages(repo, job.id, after) },
+      };
+    }
     const entries = diffListings({
       source: { store: source.store, bucket: source.bucket, path: job.sourcePath },
-      destination: { store: destination.store, bucket: destination.bucket, path: job.destinationPath },
+      destination: destinationSide,
       sameEndpoint:
         endpointKeyOf(source.account, this.stores) === endpointKeyOf(destination.account, this.stores),
       after: cycle.dryRun ? null : cycle.diffCursor,
@@ -182,7 +225,7 @@ export class CycleRunner {
     let chunk = emptyChunk();
     let entries = 0;
     const flush = async (): Promise<boolean> => {
-      const written = await this.repo.writeDiffChunk(cycle.id, batchId, chunk);
+      const written = await this.repo.writeDiffChunk(cycle, batchId, chunk);
       chunk = emptyChunk();
       entries = 0;
       if (!written) return false;
@@ -213,6 +256,10 @@ export class CycleRunner {
           etag: entry.destination.etag,
         });
       }
+      if (cycle.destinationListed) {
+        const state = stateOf(entry);
+        if (state) chunk.states.push(state);
+      }
       chunk.cursor = entry.key;
       entries += 1;
       if (entries >= DIFF_CHUNK && !(await flush())) return;
@@ -221,6 +268,7 @@ export class CycleRunner {
 
     const diffed = await this.repo.find(cycle.id);
     if (!diffed || diffed.finishedAt) return;
+    if (cycle.destinationListed) await this.repo.endFullCheck(cycle);
     if (diffed.copyCount > 0) {
       const row = await this.repo.advance(cycle.id, ['diffing'], {
         phase: 'copying',
@@ -293,6 +341,12 @@ export class CycleRunner {
     if (!cycle.batchId) throw new CycleFault(syncErrors.batchGone);
     const batch = await this.repo.batchState(cycle.batchId);
     if (!batch) throw new CycleFault(syncErrors.batchGone);
+    const ended: number[] = [BATCH_STATUS.completed, BATCH_STATUS.failed, BATCH_STATUS.canceled];
+    if (ended.includes(batch.status)) {
+      // Whatever the batch's end, what it copied is at the destination now: the state says so before anything
+      // else happens (upserts, so a step run twice writes the same rows).
+      await this.repo.recordCopies(cycle, cycle.batchId, destinationFolder(job.destinationPath));
+    }
     if (batch.status === BATCH_STATUS.canceled) {
       const row = await this.repo.finish(cycle.id, SYNC_CYCLE_STATUS.cancelled);
       if (row) await this.hooks.publishCycle(row);
@@ -348,7 +402,11 @@ export class CycleRunner {
       await deleteCandidates(
         this.repo,
         cycle,
-        { store: destination.store, bucket: destination.bucket },
+        {
+          store: destination.store,
+          bucket: destination.bucket,
+          base: destinationFolder(job.destinationPath),
+        },
         job.quarantineDays !== null,
         (row) => this.hooks.publishCycle(row),
       );

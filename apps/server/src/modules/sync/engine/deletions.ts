@@ -53,14 +53,15 @@ async function quarantineOne(
 
 /**
  * Deletes (or quarantines, then deletes) the cycle's pending candidates, a chunk at a time, settling each chunk's
- * rows after its requests: a worker killed mid-chunk leaves those rows pending and its successor runs the chunk
+ * rows (and removing the job's state rows of the keys gone) after its requests: a worker killed mid-chunk leaves those rows pending and its successor runs the chunk
  * again (a missing key counts as deleted; a quarantine copy of a key already moved is skipped). Answers the cycle
  * as it stands after the last chunk.
  */
 export async function deleteCandidates(
   repo: SyncCyclesRepo,
   cycle: SyncCycleRow,
-  destination: { store: ObjectStore; bucket: string },
+  /** `base`: the job's destination folder, which the state's relative keys are under. */
+  destination: { store: ObjectStore; bucket: string; base: string },
   quarantine: boolean,
   onChunk: (cycle: SyncCycleRow) => Promise<void>,
 ): Promise<SyncCycleRow> {
@@ -93,7 +94,7 @@ export async function deleteCandidates(
         );
       }
     }
-    current = (await repo.settleDeletions(cycle.id, outcomes)) ?? current;
+    current = (await repo.settleDeletions(cycle, destination.base, outcomes)) ?? current;
     await onChunk(current);
   }
 }

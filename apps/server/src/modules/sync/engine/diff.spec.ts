@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ListOptions, ListPage, ObjectInfo, ObjectStore } from '@cumulo/storage';
 import { compareKeys } from '../../transfers/engine/keys.ts';
-import { diffListings, ListingError, type DiffEntry } from './diff.ts';
+import { diffListings, ListingError, type DiffEntry, type StateObject } from './diff.ts';
 
 /**
  * The merge alone, on listings held in memory: only `list` is implemented (sorted UTF-8, paged like the stores),
@@ -135,6 +135,74 @@ describe('diffListings: the merge of two sorted listings', () => {
       ['copy', 'e'],
       ['delete', 'f'],
     ]);
+  });
+
+  it('merges the source against the state: same size and same source ETag are unchanged, the destination unlisted', async () => {
+    const source = listingStore([
+      { key: 'photos/a', size: 1, etag: 'e-a' },
+      { key: 'photos/b', size: 1, etag: 'e-b2' },
+      { key: 'photos/c', size: 2, etag: 'e-c' },
+      { key: 'photos/d', size: 1, etag: null },
+      { key: 'photos/new', size: 1, etag: 'e-n' },
+      { key: 'photos/é', size: 1, etag: 'e-é' },
+    ]);
+    const rows: StateObject[] = [
+      { key: 'a', size: 1, sourceEtag: 'e-a' },
+      { key: 'b', size: 1, sourceEtag: 'e-b' },
+      { key: 'c', size: 1, sourceEtag: 'e-c' },
+      // A destination key a full check found different or alone: never unchanged, even with a null source ETag.
+      { key: 'd', size: 1, sourceEtag: null },
+      { key: 'gone', size: 7, sourceEtag: 'e-g' },
+      { key: 'é', size: 1, sourceEtag: 'e-é' },
+    ].sort((x, y) => compareKeys(x.key, y.key));
+    const reads: Array<string | null> = [];
+    const state = {
+      path: 'backup',
+      async *pages(after: string | null): AsyncGenerator<StateObject[]> {
+        reads.push(after);
+        const left = rows.filter((row) => after === null || compareKeys(row.key, after) > 0);
+        for (let at = 0; at < left.length; at += 2) yield left.slice(at, at + 2);
+      },
+    };
+    const entries: DiffEntry[] = [];
+    for await (const entry of diffListings({
+      source: { store: source.store, bucket: 's', path: 'photos/' },
+      destination: { state },
+      sameEndpoint: false,
+    }))
+      entries.push(entry);
+    expect(entries.map((entry) => [entry.kind, entry.key])).toEqual([
+      ['unchanged', 'a'],
+      ['copy', 'b'],
+      ['copy', 'c'],
+      ['copy', 'd'],
+      ['delete', 'gone'],
+      ['copy', 'new'],
+      ['unchanged', 'é'],
+    ]);
+    // A state row's destination is the key under the destination folder, with its size and no ETag of its own.
+    expect(entries.find((entry) => entry.key === 'gone')?.destination).toEqual({
+      key: 'backup/gone',
+      size: 7,
+      etag: null,
+    });
+    expect(source.calls).toEqual(['list photos/']);
+
+    // Resumed after a cursor, the state is read from after it.
+    const resumed = await collect(
+      diffListings({
+        source: { store: source.store, bucket: 's', path: 'photos/' },
+        destination: { state },
+        sameEndpoint: false,
+        after: 'd',
+      }),
+    );
+    expect(resumed).toEqual([
+      ['delete', 'gone'],
+      ['copy', 'new'],
+      ['unchanged', 'é'],
+    ]);
+    expect(reads).toEqual([null, 'd']);
   });
 
   it('says which side a failed listing was', async () => {

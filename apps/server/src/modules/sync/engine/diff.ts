@@ -15,9 +15,29 @@ export interface DiffSide {
   path: string;
 }
 
+/** What the job's state (`sync_objects`) says one destination key holds: relative key, and the source's size and
+ * ETag it was copied from (null: never to be taken as unchanged). */
+export interface StateObject {
+  key: string;
+  size: number;
+  sourceEtag: string | null;
+}
+
+/**
+ * The destination as Cumulo knows it, instead of listing it: the state's rows in key order (UTF-8 byte order),
+ * a page at a time, starting after a relative key (null: from the first).
+ */
+export interface DestinationState {
+  /** The job's destination path: a state row's destination key is `destinationFolder(path) + key`. */
+  path: string;
+  pages(after: string | null): AsyncIterable<StateObject[]>;
+}
+
 export interface DiffOptions {
   source: DiffSide;
-  destination: DiffSide;
+  /** A store listing (a full check, compared with `sameContent`) or the job's state (compared by size and
+   * source ETag). */
+  destination: DiffSide | { state: DestinationState };
   /** Same endpoint and credentials on both sides: their ETags are comparable. */
   sameEndpoint: boolean;
   /** A relative key already handled (a diff resumed after its cursor): entries up to it are not yielded. */
@@ -25,13 +45,23 @@ export interface DiffOptions {
 }
 
 /**
+ * A destination object as the merge saw it: from a listing, or from the state (then `etag` is null, the
+ * destination's own ETag being unknown, and `sourceEtag` is the row's).
+ */
+export interface DestinationObject {
+  key: string;
+  size: number;
+  etag: string | null;
+}
+
+/**
  * One relative key of the merge. `key` is relative to the source's folder and the destination's folder alike, so
  * the destination key of a copy is `destinationFolder(path) + key`.
  */
 export type DiffEntry =
-  | { kind: 'unchanged'; key: string; source: ObjectInfo; destination: ObjectInfo }
-  | { kind: 'copy'; key: string; source: ObjectInfo; destination: ObjectInfo | null }
-  | { kind: 'delete'; key: string; destination: ObjectInfo };
+  | { kind: 'unchanged'; key: string; source: ObjectInfo; destination: DestinationObject }
+  | { kind: 'copy'; key: string; source: ObjectInfo; destination: DestinationObject | null }
+  | { kind: 'delete'; key: string; destination: DestinationObject };
 
 /** A listing of one side failed: which side, and the store's own error. */
 export class ListingError extends Error {
@@ -53,6 +83,13 @@ function ignored(object: ObjectInfo): boolean {
   return object.key.startsWith(SYNC_QUARANTINE_PREFIX) || (object.key.endsWith('/') && object.size === 0);
 }
 
+/** One side of the merge as a sorted stream, each destination entry with how it compares to a source object. */
+interface Sided {
+  key: string;
+  object: DestinationObject;
+  same(source: ObjectInfo): boolean;
+}
+
 async function* objectsOf(
   side: DiffSide,
   prefix: string,
@@ -71,24 +108,60 @@ async function* objectsOf(
   }
 }
 
+async function* listedDestination(
+  side: DiffSide,
+  prefix: string,
+  base: string,
+  sameEndpoint: boolean,
+): AsyncGenerator<Sided> {
+  for await (const { key, object } of objectsOf(side, prefix, base, 'destination')) {
+    yield { key, object, same: (source) => sameContent(source, object, sameEndpoint) };
+  }
+}
+
 /**
- * The merge of the two sorted listings (UTF-8 byte order), a page of each side in memory and no request per
- * object: the same relative key with the same content is unchanged, a source key missing or different at the
- * destination is a copy, and a destination key missing at the source is a delete (whether a delete is allowed is
- * the caller's rule). Shared by cycles, dry runs and the bench.
+ * The state's rows as the destination side: a row is the same as a source object of the same size and the same
+ * (non-null) ETag it was copied from. Its next page is read while the merge works on the current one.
+ */
+async function* stateDestination(state: DestinationState, after: string | null): AsyncGenerator<Sided> {
+  const base = destinationFolder(state.path);
+  for await (const page of readAhead(state.pages(after))) {
+    for (const row of page) {
+      const object = { key: base + row.key, size: row.size, etag: null };
+      yield {
+        key: row.key,
+        object,
+        same: (source) => source.size === row.size && source.etag !== null && source.etag === row.sourceEtag,
+      };
+    }
+  }
+}
+
+/**
+ * The merge of the sorted source listing with the sorted destination (its listing, or the job's state), UTF-8
+ * byte order, a page of each side in memory and no request per object: the same relative key with the same
+ * content is unchanged, a source key missing or different at the destination is a copy, and a destination key
+ * missing at the source is a delete (whether a delete is allowed is the caller's rule). Shared by cycles, dry
+ * runs and the bench.
  */
 export async function* diffListings(options: DiffOptions): AsyncGenerator<DiffEntry> {
   const { source, destination, sameEndpoint } = options;
   const after = options.after ?? null;
   const base = sourceBase(source.path);
-  const destinationBase = destinationFolder(destination.path);
   const sources = objectsOf(source, source.path, base, 'source');
-  const destinations = objectsOf(
-    destination,
-    destinationBase + relativeKey(source.path, base),
-    destinationBase,
-    'destination',
-  );
+  let destinations: AsyncGenerator<Sided>;
+  if ('state' in destination) {
+    // Rows up to the cursor would not be yielded anyway: the state is read from after it.
+    destinations = stateDestination(destination.state, after);
+  } else {
+    const destinationBase = destinationFolder(destination.path);
+    destinations = listedDestination(
+      destination,
+      destinationBase + relativeKey(source.path, base),
+      destinationBase,
+      sameEndpoint,
+    );
+  }
   const done = (key: string) => after !== null && compareKeys(key, after) <= 0;
   try {
     let s = await sources.next();
@@ -106,7 +179,7 @@ export async function* diffListings(options: DiffOptions): AsyncGenerator<DiffEn
       } else if (!s.done && !d.done) {
         const { key, object } = s.value;
         if (!done(key)) {
-          yield sameContent(object, d.value.object, sameEndpoint)
+          yield d.value.same(object)
             ? { kind: 'unchanged', key, source: object, destination: d.value.object }
             : { kind: 'copy', key, source: object, destination: d.value.object };
         }
