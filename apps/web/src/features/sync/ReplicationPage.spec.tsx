@@ -10,7 +10,14 @@ import {
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
-import { AWS_ID, WASABI_ID, accounts, pick, selectedValue } from '../migration/migration-test-kit.ts';
+import {
+  AWS_ID,
+  WASABI_ID,
+  accounts,
+  findDialog,
+  pick,
+  selectedValue,
+} from '../migration/migration-test-kit.ts';
 import { CYCLE_ID, buildSyncCycle, buildSyncJob } from './sync-factories.ts';
 
 type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
@@ -197,5 +204,41 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
     expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
     expect(within(banner).queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(within(banner).queryByRole('button', { name: 'Reject' })).toBeNull();
+  });
+
+  it("lets an Owner change a replication's delete safeguards", async () => {
+    const job = buildSyncJob({ kind: 'replication', allowDelete: true });
+    const calls = stubReplication([job], owner, {
+      'PUT /api/sync/options': { status: 200, body: { message: syncMessages.saved, job } },
+    });
+    const { user } = renderAt('/replication');
+    const table = await screen.findByRole('table', { name: 'Scheduled Replication Jobs' });
+    await user.click(await within(table).findByRole('button', { name: 'Safeguards' }));
+    const dialog = await findDialog('Delete safeguards: Main AWS/photos to Cold Wasabi/archive');
+    await user.click(
+      within(dialog).getByRole('checkbox', { name: 'Move deleted objects to quarantine for' }),
+    );
+    const count = within(dialog).getByRole('spinbutton', {
+      name: 'Ask for approval above this many deletes',
+    });
+    await user.clear(count);
+    await user.type(count, '250');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Delete safeguards saved.')).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/sync/options')?.body).toEqual({
+      id: job.info.id,
+      quarantineDays: 30,
+      deleteThresholdCount: 250,
+      deleteThresholdPercent: job.info.deleteThresholdPercent,
+    });
+  });
+
+  it('offers no safeguards editor to role User (the server refuses it too)', async () => {
+    stubReplication([buildSyncJob({ kind: 'replication', allowDelete: true })], member);
+    renderAt('/replication');
+    const table = await screen.findByRole('table', { name: 'Scheduled Replication Jobs' });
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(await within(table).findByRole('button', { name: 'History' })).toBeInTheDocument();
+    expect(within(table).queryByRole('button', { name: 'Safeguards' })).toBeNull();
   });
 });

@@ -1,83 +1,14 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { Alert, Button, Card, Checkbox, Collapse, InputNumber, Space, Typography } from 'antd';
-import {
-  REPLICATION_OPERATION,
-  SYNC_DELETE_GUARD,
-  syncMessages,
-  type SaveReplicationBody,
-} from '@cumulo/contract';
+import { Alert, Button, Card, Checkbox, Collapse, Space, Typography } from 'antd';
+import { REPLICATION_OPERATION, syncMessages, type SaveReplicationBody } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { AccountBucketSelects } from '../migration/AccountBucketSelects.tsx';
 import { ChargeConfirmModal } from '../migration/ChargeConfirmModal.tsx';
+import { DeleteSafeguards, defaultGuard, type Guard } from './DeleteSafeguards.tsx';
 import { SyncJobsTable } from './SyncJobsTable.tsx';
 import { syncTexts } from './sync-texts.ts';
 import { useSyncForm } from './useSyncForm.ts';
-
-const DEFAULT_QUARANTINE_DAYS = 30;
-const MAX_QUARANTINE_DAYS = 3650;
-
-/** The delete safeguards of a replication that follows deletes (the guardrail thresholds and quarantine). */
-function DeleteSafeguards({ guard, onChange }: { guard: Guard; onChange(next: Guard): void }) {
-  return (
-    <Space orientation="vertical" size="middle">
-      <Typography.Text type="secondary">{syncTexts.guardNote}</Typography.Text>
-      <Space wrap>
-        <Checkbox
-          checked={guard.quarantine}
-          onChange={(event) => onChange({ ...guard, quarantine: event.target.checked })}
-        >
-          {syncTexts.quarantine}
-        </Checkbox>
-        <InputNumber
-          aria-label={syncTexts.quarantineDays}
-          min={1}
-          max={MAX_QUARANTINE_DAYS}
-          precision={0}
-          disabled={!guard.quarantine}
-          value={guard.quarantineDays}
-          onChange={(value) => onChange({ ...guard, quarantineDays: value ?? DEFAULT_QUARANTINE_DAYS })}
-        />
-        <Typography.Text>days</Typography.Text>
-      </Space>
-      <Space wrap>
-        <Typography.Text>{syncTexts.thresholdCount}</Typography.Text>
-        <InputNumber
-          aria-label={syncTexts.thresholdCount}
-          min={0}
-          precision={0}
-          value={guard.count}
-          onChange={(value) => onChange({ ...guard, count: value ?? SYNC_DELETE_GUARD.count })}
-        />
-      </Space>
-      <Space wrap>
-        <Typography.Text>{syncTexts.thresholdPercent}</Typography.Text>
-        <InputNumber
-          aria-label={syncTexts.thresholdPercent}
-          min={0}
-          max={100}
-          precision={0}
-          value={guard.percent}
-          onChange={(value) => onChange({ ...guard, percent: value ?? SYNC_DELETE_GUARD.percent })}
-        />
-      </Space>
-    </Space>
-  );
-}
-
-interface Guard {
-  quarantine: boolean;
-  quarantineDays: number;
-  count: number;
-  percent: number;
-}
-
-const defaultGuard: Guard = {
-  quarantine: false,
-  quarantineDays: DEFAULT_QUARANTINE_DAYS,
-  count: SYNC_DELETE_GUARD.count,
-  percent: SYNC_DELETE_GUARD.percent,
-};
 
 /**
  * /replication (spec 001 §2 "Replication screen"): a scheduled replication sent as the saveSyncWasabi payload;

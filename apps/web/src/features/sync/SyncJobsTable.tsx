@@ -9,11 +9,13 @@ import {
   type SyncJob,
 } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
+import { useProfile } from '../profile/useProfile.ts';
 import { useOngoingTransfers } from '../transfers/live-transfers.ts';
-import { ApprovalBanner } from './ApprovalBanner.tsx';
+import { ApprovalBanner, isApprover } from './ApprovalBanner.tsx';
 import { CycleHistoryModal } from './CycleHistory.tsx';
 import { CycleStatusIcon } from './CycleStatusIcon.tsx';
 import { DryRunModal } from './DryRunModal.tsx';
+import { SafeguardsModal } from './SafeguardsModal.tsx';
 import {
   useActivateSync,
   useDeleteSync,
@@ -92,6 +94,8 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
   const dryRun = useDryRun();
   const [dryRunOf, setDryRunOf] = useState<{ name: string; cycle: SyncCycle } | null>(null);
   const [historyOf, setHistoryOf] = useState<SyncJob | null>(null);
+  const [safeguardsOf, setSafeguardsOf] = useState<SyncJob | null>(null);
+  const approver = isApprover(useProfile().data);
 
   const percentOf = (cycle: SyncCycle) =>
     ongoing.data?.find((migration) => migration.id === cycle.batchId)?.percent ?? null;
@@ -233,6 +237,11 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
             <Button size="small" onClick={() => setHistoryOf(job)}>
               History
             </Button>
+            {approver && job.info.allowDelete ? (
+              <Button size="small" onClick={() => setSafeguardsOf(job)}>
+                Safeguards
+              </Button>
+            ) : null}
             <Button
               size="small"
               danger
@@ -269,6 +278,13 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
       />
       {dryRunOf ? (
         <DryRunModal jobName={dryRunOf.name} started={dryRunOf.cycle} onClose={() => setDryRunOf(null)} />
+      ) : null}
+      {safeguardsOf ? (
+        <SafeguardsModal
+          job={safeguardsOf}
+          jobName={jobName(safeguardsOf)}
+          onClose={() => setSafeguardsOf(null)}
+        />
       ) : null}
       {historyOf ? (
         <CycleHistoryModal

@@ -59,6 +59,7 @@ export const syncTexts = {
   replicationJobs: 'Scheduled Replication Jobs',
   syncDeleted: 'Sync Deleted objects!',
   advanced: 'Delete safeguards',
+  safeguardsSaved: 'Delete safeguards saved.',
   quarantine: 'Move deleted objects to quarantine for',
   quarantineDays: 'Quarantine days',
   thresholdCount: 'Ask for approval above this many deletes',
