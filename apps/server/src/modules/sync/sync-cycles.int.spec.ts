@@ -153,11 +153,36 @@ async function batchItems(batchId: string) {
   return rows;
 }
 
+/** One request the test keeps unanswered until it releases it (`seen` settles when it arrived). */
+let trap: { matches: (request: S3rverRequest) => boolean; seen: () => void; gate: Promise<void> } | null =
+  null;
+function setTrap(matches: (request: S3rverRequest) => boolean) {
+  let seen = () => undefined as void;
+  let release = () => undefined as void;
+  const arrived = new Promise<void>((resolve) => (seen = resolve));
+  trap = { matches, seen, gate: new Promise<void>((resolve) => (release = resolve)) };
+  return { arrived, release };
+}
+
+async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what} did not happen`);
+}
+
 beforeAll(async () => {
   s3rver = await startRestartableS3rver({
     hold: (request) => {
       requests.push(request);
-      return undefined;
+      const armed = trap;
+      if (!armed?.matches(request)) return undefined;
+      trap = null;
+      armed.seen();
+      return armed.gate;
     },
   });
   azurite = await startAzurite();
@@ -597,20 +622,96 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     });
   }, 60_000);
 
+  it("copies a cycle's items while its diff still lists the source, and finalizes only after the release", async () => {
+    const source = 'early-src';
+    const destination = 'early-dst';
+    await lab.s3.createBucket(source);
+    await lab.s3.createBucket(destination);
+    // Two listing pages at the source: the diff's first chunk (1000 entries) is written before the second page.
+    // The destination already holds the first page but its first 10 keys (arranged behind the product's back), so
+    // the first chunk copies 10 and the second page 5.
+    const keys = Array.from({ length: 1005 }, (_, i) => `e/${String(i).padStart(4, '0')}.txt`);
+    const firstTen = keys.slice(0, 10);
+    const lastFive = keys.slice(1000);
+    for (let at = 0; at < keys.length; at += 50)
+      await Promise.all(
+        keys.slice(at, at + 50).flatMap((key) => {
+          const write = lab.s3.write(source, key, body(`early ${key}`));
+          if (firstTen.includes(key) || lastFive.includes(key)) return [write];
+          return [write, lab.s3.write(destination, key, body(`early ${key}`))];
+        }),
+      );
+    const syncJob = await job({ kind: 'sync', sourceBucket: source, destinationBucket: destination });
+
+    const page2 = setTrap(
+      (r) => r.method === 'GET' && r.path.startsWith(`/${source}`) && 'continuation-token' in r.query,
+    );
+    const before = requests.length;
+    const started = await server.services.syncCycles.runNow(syncJob, { dryRun: false });
+    const batchId = started.batchId ?? '';
+    const diffing = server.services.syncCycles.advance(started.id);
+    await page2.arrived;
+    // What the `transfers.batch` job queued by the first chunk does: copy the held batch's items now.
+    const copying = server.services.transferExecutor.run(batchId);
+    const batchRow = async () =>
+      (
+        await server.db.pool.query<{ phase: string; status: number; total_number: number; done: string }>(
+          `select phase, status, total_number,
+             (select count(*) from transfer_items i where i.batch_id = b.id and i.status = 'done') as done
+           from transfer_batches b where id = $1`,
+          [batchId],
+        )
+      ).rows[0];
+    const midDiff = await poll(async () => {
+      const row = await batchRow();
+      return row?.done === '10' ? row : undefined;
+    }, "the first chunk's items copied");
+    // The diff still waits for its second page: the batch is held, its totals count the first chunk, and the job
+    // that copied everything claimable waits instead of finalizing.
+    expect(midDiff).toEqual({ phase: 'held', status: BATCH_STATUS.ongoing, total_number: 10, done: '10' });
+    expect(await cycleRow(started.id)).toMatchObject({
+      phase: 'diffing',
+      copyCount: 10,
+      unchangedCount: 990,
+    });
+    expect(writesTo(requests.slice(before), destination).sort()).toEqual(firstTen);
+
+    page2.release();
+    await diffing;
+    // The release let the waiting job copy the last 5 and finalize the batch.
+    expect(await copying).toEqual({ copied: 15, failed: 0 });
+    expect(await batchRow()).toEqual({
+      phase: 'finished',
+      status: BATCH_STATUS.completed,
+      total_number: 15,
+      done: '15',
+    });
+    await server.services.syncCycles.advance(started.id);
+    expect(await cycleRow(started.id)).toMatchObject({
+      status: SYNC_CYCLE_STATUS.completed,
+      copyCount: 15,
+      unchangedCount: 990,
+    });
+    // Each object written once.
+    expect(writesTo(requests.slice(before), destination).sort()).toEqual([...firstTen, ...lastFive]);
+    for (const key of lastFive) expect(await readAll(lab.s3, destination, key)).toBe(`early ${key}`);
+  }, 120_000);
+
   it("never overlaps a job's cycles; an inactive job runs none", async () => {
     await lab.s3.createBucket('overlap-src');
     await lab.s3.createBucket('overlap-dst');
     const overlap = await job({ sourceBucket: 'overlap-src', destinationBucket: 'overlap-dst' });
     const first = await server.services.syncCycles.runNow(overlap, { dryRun: false });
-    // Its batch is held while the diff has not run: no transfer job plans, claims or re-queues it.
+    // Its batch is held while the diff has not run: with nothing to claim, the sweep queues no job for it, and a
+    // job that runs it anyway waits (below, until the diff drops the empty batch) instead of finalizing it.
     const heldId = first.batchId ?? '';
     expect((await server.services.transfersRepo.batchesToResume()).map((b) => b.id)).not.toContain(heldId);
-    expect(await server.services.transferExecutor.run(heldId)).toEqual({ copied: 0, failed: 0 });
-    const { rows: held } = await server.db.pool.query<{ phase: string }>(
-      'select phase from transfer_batches where id = $1',
+    const waiting = server.services.transferExecutor.run(heldId);
+    const { rows: held } = await server.db.pool.query<{ phase: string; status: number }>(
+      'select phase, status from transfer_batches where id = $1',
       [heldId],
     );
-    expect(held).toEqual([{ phase: 'held' }]);
+    expect(held).toEqual([{ phase: 'held', status: BATCH_STATUS.ongoing }]);
     const refused = await server.services.syncCycles
       .runNow(overlap, { dryRun: false })
       .catch((e: unknown) => e);
@@ -622,6 +723,11 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     expect(dry.dryRun).toBe(true);
     await server.services.syncCycles.advance(first.id);
     expect((await cycleRow(first.id)).status).toBe(SYNC_CYCLE_STATUS.noChange);
+    // Nothing to copy: the empty batch is dropped, and the job waiting on it ends without a copy.
+    expect(await waiting).toEqual({ copied: 0, failed: 0 });
+    expect(
+      (await server.db.pool.query('select 1 from transfer_batches where id = $1', [heldId])).rows,
+    ).toEqual([]);
 
     const inactive = await job({
       sourceBucket: 'overlap-src',

@@ -172,24 +172,32 @@ export class SyncCyclesRepo {
   }
 
   /**
-   * Writes one chunk of the diff: its copies as pending items of the batch, its deletion candidates, its counts and
-   * the cursor, in one transaction. Rows already there (a diff that ran twice over a key) are ignored and only what
-   * was inserted is counted. undefined when the cycle stopped diffing meanwhile (nothing is written then).
+   * Writes one chunk of the diff: its copies as pending items of the batch (added to the batch's totals, so its
+   * progress is live while the engine already copies them), its deletion candidates, its counts and the cursor, in
+   * one transaction. Rows already there (a diff that ran twice over a key) are ignored and only what was inserted
+   * is counted; a batch no longer Ongoing (canceled, failed) gets no item. undefined when the cycle stopped
+   * diffing meanwhile (nothing is written then). `copies`: the items this chunk inserted.
    */
   async writeDiffChunk(
     cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
     batchId: string,
     chunk: DiffChunk,
-  ): Promise<{ cycle: SyncCycleRow; batchStatus: number | null } | undefined> {
+  ): Promise<{ cycle: SyncCycleRow; batchStatus: number | null; copies: number } | undefined> {
     const client = await this.pool.connect();
     try {
       await client.query('begin');
-      const { rows } = await client.query<{ id: string; batch_status: number | null }>(
+      const { rows } = await client.query<{ id: string; batch_status: number | null; copies: string }>(
         `with items as (
            insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5)
            select $2, * from unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+           where exists (select 1 from transfer_batches where id = $2 and status = $16)
            on conflict (batch_id, source_key) do nothing
            returning size
+         ), totals as (
+           update transfer_batches set updated_at = now(),
+             total_number = total_number + (select count(*) from items),
+             total_size = total_size + (select coalesce(sum(size), 0) from items)
+           where id = $2 and exists (select 1 from items)
          ), deletions as (
            insert into sync_deletions (cycle_id, key, size, etag)
            select $1, * from unnest($8::text[], $9::bigint[], $10::text[])
@@ -205,7 +213,8 @@ export class SyncCyclesRepo {
            delete_bytes = delete_bytes + (select coalesce(sum(size), 0) from deletions),
            diff_cursor = $15, updated_at = now()
          where id = $1 and phase = 'diffing' and finished_at is null
-         returning id, (select status from transfer_batches where id = $2) as batch_status`,
+         returning id, (select status from transfer_batches where id = $2) as batch_status,
+           (select count(*) from items) as copies`,
         [
           cycle.id,
           batchId,
@@ -222,6 +231,7 @@ export class SyncCyclesRepo {
           chunk.destinationBytes,
           chunk.unchangedCount,
           chunk.cursor,
+          BATCH_STATUS.ongoing,
         ],
       );
       if (rows.length === 0) {
@@ -231,7 +241,13 @@ export class SyncCyclesRepo {
       if (chunk.states.length > 0) await upsertStates(client, cycle, chunk.states);
       await client.query('commit');
       const written = await this.find(cycle.id);
-      return written && { cycle: written, batchStatus: rows[0]?.batch_status ?? null };
+      return (
+        written && {
+          cycle: written,
+          batchStatus: rows[0]?.batch_status ?? null,
+          copies: num(rows[0]?.copies),
+        }
+      );
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       throw error;
@@ -348,14 +364,12 @@ export class SyncCyclesRepo {
   }
 
   /**
-   * Hands a held batch to the transfer engine: its totals from its items, phase `copying` (the executor claims
-   * from there; no planning). Conditional, so it happens once; answers whether it did.
+   * The diff has written every item of a held batch: phase `copying`, so that whoever copies the last item
+   * finalizes it (its totals were bumped chunk by chunk). Conditional, so it happens once; answers whether it did.
    */
   async releaseBatch(batchId: string): Promise<boolean> {
     const result = await this.pool.query(
-      `update transfer_batches set phase = 'copying', updated_at = now(),
-         total_number = (select count(*) from transfer_items where batch_id = $1),
-         total_size = (select coalesce(sum(size), 0) from transfer_items where batch_id = $1)
+      `update transfer_batches set phase = 'copying', updated_at = now()
        where id = $1 and phase = 'held' and status = $2`,
       [batchId, BATCH_STATUS.ongoing],
     );
@@ -364,7 +378,9 @@ export class SyncCyclesRepo {
 
   /**
    * Drops a held batch: a cycle with nothing to copy (the history shows no empty transfer), or one that faulted
-   * mid-diff (its partial list of copies is nothing anyone asked for). Its items go with it.
+   * mid-diff (its partial list of copies is nothing anyone asked for). Its items go with it; a transfer job still
+   * copying some of them sees the batch gone within a second and aborts them (their objects, if written, are not
+   * in the job's state: the next cycle copies them again).
    */
   async dropHeldBatch(batchId: string): Promise<void> {
     await this.pool.query(`delete from transfer_batches where id = $1 and phase = 'held'`, [batchId]);

@@ -220,14 +220,32 @@ describe('sync cycle fault tolerance: worker process SIGKILLed mid-diff and mid-
       ).rows[0];
 
     // Kill 1: while the second page of the source listing is held, after the diff's first chunk was written.
-    const diffTrap = setTrap((r) => r.method === 'GET' && 'continuation-token' in r.query);
     const first = startWorker();
+    // The accounts' inventory walks list 'src' too (two pages): they run first, so that the trap holds the diff's
+    // second page and not theirs.
+    await poll(async () => {
+      const { rows } = await server.db.pool.query<{ pending: number }>(
+        `select count(*)::int as pending from pgboss.job where name = 'inventory.account'
+           and state in ('created', 'retry', 'active')`,
+      );
+      return rows[0]?.pending === 0 ? true : undefined;
+    }, "the accounts' inventory walks");
+    const diffTrap = setTrap((r) => r.method === 'GET' && 'continuation-token' in r.query);
     const cycle = await server.services.syncCycles.runNow(job, { dryRun: false });
     await diffTrap.seen;
+    // The first chunk's copies (k/0100, k/0100a) start at once while the diff waits for its second page: the
+    // kill comes once they are done, so that no PUT of theirs is cut off mid-way (a copy killed in flight is
+    // written again by design; this test counts writes).
     const midDiff = await poll(async () => {
       const state = await cycleState(cycle.id);
-      return state?.diff_cursor ? state : undefined;
-    }, 'a diff chunk written');
+      if (!state?.diff_cursor) return undefined;
+      const { rows } = await server.db.pool.query<{ done: string }>(
+        `select count(*) as done from transfer_items i join sync_cycles c on c.batch_id = i.batch_id
+         where c.id = $1 and i.status = 'done'`,
+        [cycle.id],
+      );
+      return rows[0]?.done === '2' ? state : undefined;
+    }, 'a diff chunk written and its copies done');
     await kill(first);
     diffTrap.release();
     expect(midDiff.phase).toBe('diffing');

@@ -151,6 +151,15 @@ export class TransfersRepo {
     return row?.status ?? null;
   }
 
+  /** Status and phase, for a job waiting on a held batch. */
+  async engineState(id: string): Promise<{ status: number; phase: string } | null> {
+    const [row] = await this.orm
+      .select({ status: transferBatches.status, phase: transferBatches.phase })
+      .from(transferBatches)
+      .where(eq(transferBatches.id, id));
+    return row ?? null;
+  }
+
   async chargeConfirmed(organizationId: string): Promise<boolean> {
     const [row] = await this.orm
       .select({ confirmedC2c: organizations.confirmedC2c, isCbs: organizations.isCbs })
@@ -255,7 +264,7 @@ export class TransfersRepo {
   /**
    * Claims up to `limit` claimable items of an Ongoing batch for `owner`: pending ones, and copying ones whose
    * lease ran out (their worker died). SKIP LOCKED lets any number of workers claim side by side, each getting
-   * different rows.
+   * different rows. A held batch's items are claimable too: a sync cycle's copies start while its diff runs.
    */
   async claim(
     batchId: string,
@@ -273,8 +282,7 @@ export class TransfersRepo {
         select id from transfer_items
         where batch_id = ${batchId}
           and (status = 'pending' or (status = 'copying' and lease_until < now() and attempts < ${maxClaims}))
-          and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing}
-                        and b.phase <> 'held')
+          and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
         order by id limit ${limit}
         for update skip locked)
       returning id, batch_id, source_key, destination_key, size, source_etag, source_md5, method, upload_id,
@@ -584,7 +592,9 @@ export class TransfersRepo {
   /**
    * Live batches that may have nobody working on them: with claimable items, items leased by workers that may
    * have died, or still to be finalized; and no job of theirs waiting in the queue. `leaseEndsIn`: seconds
-   * until the earliest live lease runs out (null when none).
+   * until the earliest live lease runs out (null when none). An Ongoing held batch (a sync cycle's diff still
+   * writing its items) counts only with claimable items: its jobs copy them, but nobody may plan or finalize it
+   * before the cycle releases it (the release queues its jobs).
    */
   async batchesToResume(): Promise<Array<{ id: string; status: number; leaseEndsIn: number | null }>> {
     const result = await this.orm.execute(sql`
@@ -595,9 +605,9 @@ export class TransfersRepo {
           and (i.status = 'pending' or (i.status = 'copying' and i.lease_until < now()))) as claimable
       from transfer_batches b
       where b.status in (${BATCH_STATUS.ongoing}, ${BATCH_STATUS.canceling})
-        -- A held batch is a sync cycle's diff still writing its items: the cycle releases it, no job may run it
-        -- (a canceled one is still settled here).
-        and not (b.phase = 'held' and b.status = ${BATCH_STATUS.ongoing})
+        and (b.phase <> 'held' or b.status <> ${BATCH_STATUS.ongoing}
+             or exists (select 1 from transfer_items i where i.batch_id = b.id
+               and (i.status = 'pending' or (i.status = 'copying' and i.lease_until < now()))))
         and not exists (select 1 from pgboss.job j
           where j.name = 'transfers.batch' and j.state in ('created', 'retry') and j.data->>'batchId' = b.id::text)`);
     return result.rows.map((row) => ({

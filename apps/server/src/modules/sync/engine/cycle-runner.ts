@@ -41,7 +41,10 @@ interface Endpoint {
 /** What the runner tells the rest of the product; the service wires these to /rm, the transfer engine and mail. */
 export interface CycleRunnerHooks {
   publishCycle(cycle: SyncCycleRow): Promise<void>;
-  /** Queues the transfer jobs of a batch just released, and tells the screens. */
+  /**
+   * Queues the transfer jobs of a batch (when the diff first writes copies, and again at its release), and tells
+   * the screens. Jobs beyond the first set are harmless: they find nothing to claim and finalize nothing early.
+   */
   startBatch(batchId: string): Promise<void>;
   /** The cycle went waiting for an approval: bell and e-mail to the approvers. */
   approvalNeeded(cycle: SyncCycleRow, job: SyncJobRow): Promise<void>;
@@ -224,16 +227,28 @@ export class CycleRunner {
     const deletes = this.#deletes(job);
     let chunk = emptyChunk();
     let entries = 0;
+    // The batch's copies start with the first chunk that writes any, not after the whole diff (the batch stays
+    // held, so nobody finalizes it before the release). Once per run of the diff: a resumed one queues again in
+    // case its predecessor died before queuing; extra jobs are harmless.
+    let started = false;
     const flush = async (): Promise<boolean> => {
       const written = await this.repo.writeDiffChunk(cycle, batchId, chunk);
       chunk = emptyChunk();
       entries = 0;
       if (!written) return false;
       if (written.batchStatus !== BATCH_STATUS.ongoing) {
+        const batch = await this.repo.batchState(batchId);
+        // Its copies already run: an account removed meanwhile fails the batch, and with it the cycle.
+        if (batch?.status === BATCH_STATUS.failed)
+          throw new CycleFault(batch.error ?? syncErrors.copyFailed(batch.failedNumber));
         // The cycle's transfer was canceled from the transfer screens while the diff filled it.
         const row = await this.repo.finish(cycle.id, SYNC_CYCLE_STATUS.cancelled);
         if (row) await this.hooks.publishCycle(row);
         return false;
+      }
+      if (written.copies > 0 && !started) {
+        started = true;
+        await this.hooks.startBatch(batchId);
       }
       await this.hooks.publishCycle(written.cycle);
       return true;

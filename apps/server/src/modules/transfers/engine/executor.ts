@@ -47,6 +47,9 @@ export const transferErrors = {
 const PLAN_ATTEMPTS = 4;
 const PLAN_RETRY_MS = 2000;
 
+/** How often a job with nothing to copy looks again at a held batch (a sync cycle's diff still writing items). */
+const HELD_POLL_MS = 250;
+
 const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
 
@@ -66,7 +69,9 @@ function retryable(error: unknown): boolean {
 
 /**
  * The `transfers.batch` job: plans the batch if it is still planning, then claims items in chunks and copies them
- * concurrently until none is left, renewing its leases as it goes. Any number of these run on one batch, in any
+ * concurrently until none is left, renewing its leases as it goes. A `held` batch (a sync cycle's diff is still
+ * writing its items) is never planned: its items are copied as they come, and with nothing to copy the job waits
+ * for more instead of finalizing, until the cycle releases it. Any number of these run on one batch, in any
  * number of processes; each may die at any point (see README "Guarantees").
  */
 export class TransferExecutor {
@@ -93,8 +98,6 @@ export class TransferExecutor {
       return { copied: 0, failed: 0 };
     }
     if (batch.status !== BATCH_STATUS.ongoing) return { copied: 0, failed: 0 };
-    // A sync cycle's diff is still writing its items; the cycle queues jobs when it releases it.
-    if (batch.phase === 'held') return { copied: 0, failed: 0 };
 
     const endpoints = await this.#endpoints(batch);
     if (!endpoints) return { copied: 0, failed: 0 };
@@ -194,6 +197,9 @@ export class TransferExecutor {
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
     let canceled = false;
+    // Nothing claimable in a held batch is not the end: the diff may write more items, and only the release (phase
+    // `copying`) lets anyone finalize (TransfersRepo.finalize refuses an Ongoing batch in any other phase).
+    let held = batch.phase === 'held';
     const bucket = this.#bandwidth.acquire(batch.id, batch.bandwidthLimit);
     const pace = bucket ? { pace: (bytes: number, signal: AbortSignal) => bucket.take(bytes, signal) } : {};
 
@@ -253,8 +259,16 @@ export class TransferExecutor {
             .finally(() => running.delete(item.id));
           running.set(item.id, { controller, done });
         }
-        if (running.size === 0) break;
-        await Promise.race([...running.values()].map((copy) => copy.done));
+        if (running.size === 0) {
+          if (canceled || !held) break;
+          held = await this.#stillHeld(batch.id);
+          if (held) await sleep(HELD_POLL_MS);
+          // Claim once more either way: items written, or the batch released, since the last claim.
+          continue;
+        }
+        const copies = [...running.values()].map((copy) => copy.done);
+        // While held, look for new items now and then even with copies in flight.
+        await Promise.race(held ? [...copies, sleep(HELD_POLL_MS)] : copies);
       }
     } finally {
       clearInterval(renew);
@@ -264,6 +278,12 @@ export class TransferExecutor {
       for (const item of queue.splice(0)) await this.repo.finishItem(item.id, owner, { status: 'canceled' });
     }
     return counts;
+  }
+
+  /** Whether the batch is still Ongoing and held (not released, canceled or gone). */
+  async #stillHeld(batchId: string): Promise<boolean> {
+    const state = await this.repo.engineState(batchId);
+    return state?.status === BATCH_STATUS.ongoing && state.phase === 'held';
   }
 
   async #copyItem(
