@@ -371,7 +371,9 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       const ownerBell = (await callApi(server, 'GET', '/api/notifications', owner.token))
         .body as NotificationItem[];
       expect(ownerBell).toEqual(
-        expect.arrayContaining([expect.objectContaining({ description, link: '/replication' })]),
+        expect.arrayContaining([
+          expect.objectContaining({ description, link: `/replication?cycle=${waiting.id}` }),
+        ]),
       );
       const userBell = (await callApi(server, 'GET', '/api/notifications', user.token))
         .body as NotificationItem[];
@@ -389,6 +391,26 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         statusCode: 409,
         message: syncMessages.alreadyRunning,
       });
+
+      // A worker that paused the cycle and stopped before telling anyone: the sweep announces it a minute later.
+      const mails = () => server.mail.received.filter((m) => m.subject === mail.subject).length;
+      const sentBefore = mails();
+      await server.db.pool.query('delete from notifications where link = $1', [
+        `/replication?cycle=${waiting.id}`,
+      ]);
+      await server.services.syncCycles.sweep();
+      expect(mails()).toBe(sentBefore);
+      await server.db.pool.query(
+        "update sync_cycles set updated_at = now() - interval '2 minutes' where id = $1",
+        [waiting.id],
+      );
+      await server.services.syncCycles.sweep();
+      await expect.poll(mails).toBe(sentBefore + 1);
+      const announced = (await callApi(server, 'GET', '/api/notifications', owner.token))
+        .body as NotificationItem[];
+      expect(announced.filter((n) => n.link === `/replication?cycle=${waiting.id}`)).toHaveLength(1);
+      await server.services.syncCycles.sweep();
+      expect(mails()).toBe(sentBefore + 1);
 
       const approved = await server.services.syncCycles.decide(waiting, owner.principal.userId, true);
       expect(approved).toMatchObject({

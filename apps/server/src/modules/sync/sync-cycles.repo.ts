@@ -395,6 +395,30 @@ export class SyncCyclesRepo {
     return result.rowCount ?? 0;
   }
 
+  /**
+   * Cycles waiting for an approval that nobody was told of: their bell entry (link `linkPrefix` + cycle id) is
+   * missing a minute after they began to wait — the worker that paused them stopped before it announced it.
+   */
+  async unannouncedApprovals(linkPrefix: string): Promise<SyncCycleRow[]> {
+    const result = await this.pool.query<{ id: string }>(
+      `select c.id from sync_cycles c
+       where c.phase = 'awaiting_approval' and c.finished_at is null and c.updated_at < now() - interval '1 minute'
+         and not exists (select 1 from notifications n
+                         where n.organization_id = c.organization_id and n.link = $1 || c.id::text)`,
+      [linkPrefix],
+    );
+    if (result.rows.length === 0) return [];
+    return this.orm
+      .select()
+      .from(syncCycles)
+      .where(
+        inArray(
+          syncCycles.id,
+          result.rows.map((row) => row.id),
+        ),
+      );
+  }
+
   async pendingDeletions(cycleId: string, limit: number): Promise<SyncDeletionRow[]> {
     return this.orm
       .select()

@@ -47,6 +47,8 @@ export interface SyncCycleServiceDeps {
 
 /** Where an approver decides (the bell entry's link and the e-mail's). */
 const APPROVAL_PATH = '/replication';
+/** The bell entry of a cycle waiting for approval links to it; the sweep knows by this link it was announced. */
+const approvalLink = (cycleId: string) => `${APPROVAL_PATH}?cycle=${cycleId}`;
 
 const alreadyRunning = () => new AppError(409, 'SYNC_ALREADY_RUNNING', syncMessages.alreadyRunning);
 
@@ -155,6 +157,10 @@ export class SyncCycleService implements SyncCycleControl {
       await this.#enqueueCycle(cycle.id);
       queued += 1;
     }
+    for (const cycle of await repo.unannouncedApprovals(approvalLink(''))) {
+      const job = await repo.findJob(cycle.syncJobId);
+      if (job) await this.#askApproval(cycle, job);
+    }
     const purged = await this.purgeQuarantine(now);
     return { queued, purged, dropped };
   }
@@ -215,7 +221,7 @@ export class SyncCycleService implements SyncCycleControl {
       description,
       status: 'warning',
       audience: 'approvers',
-      link: APPROVAL_PATH,
+      link: approvalLink(cycle.id),
     });
     const item: NotificationItem = {
       id: notification.id,
@@ -247,7 +253,7 @@ export class SyncCycleService implements SyncCycleControl {
             approver.firstName,
             title,
             description,
-            `${publicUrl}${APPROVAL_PATH}`,
+            `${publicUrl}${approvalLink(cycle.id)}`,
           ),
         );
       } catch (error) {
