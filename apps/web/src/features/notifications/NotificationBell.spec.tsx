@@ -1,7 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { AUTH_STORAGE_KEY, type NotificationItem } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
+import { HubSocket, hubSends } from '../../test/fake-hub.ts';
 import { stubApi, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
 
@@ -33,27 +34,6 @@ const SYNC_DONE: NotificationItem = {
   last_notified: '2025-01-02T10:30:00',
   avatar: null,
 };
-
-/** A WebSocket stand-in that lets the test play the hub; the app's realtime client builds it. */
-class HubSocket {
-  static opened: HubSocket[] = [];
-  onopen: ((event: Event) => void) | null = null;
-  onmessage: ((event: MessageEvent) => void) | null = null;
-  onclose: ((event: CloseEvent) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  constructor(readonly url: string) {
-    HubSocket.opened.push(this);
-  }
-  close(): void {}
-}
-
-function hubSends(message: unknown): void {
-  // StrictMode starts, stops and restarts the connection: the last socket is the live one.
-  const socket = HubSocket.opened.at(-1);
-  if (!socket?.onmessage) throw new Error('the realtime client has no open socket');
-  const { onmessage } = socket;
-  act(() => onmessage(new MessageEvent('message', { data: JSON.stringify(message) })));
-}
 
 /** The server's list: whatever PUT /notifications/read marked stays read. */
 function stubBellApi(initial: NotificationItem[]) {

@@ -1,40 +1,11 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import {
-  AUTH_STORAGE_KEY,
-  formatBytes,
-  syncMessages,
-  type SyncJob,
-  type UserProfile,
-} from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, formatBytes, syncMessages } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
-import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
-import { buildProfile } from '../../test/factories.ts';
-import {
-  AWS_ID,
-  WASABI_ID,
-  accounts,
-  findDialog,
-  pick,
-  selectedValue,
-} from '../migration/migration-test-kit.ts';
-import { CYCLE_ID, buildSyncCycle, buildSyncJob } from './sync-factories.ts';
+import { AWS_ID, WASABI_ID, findDialog, pick, selectedValue } from '../migration/migration-test-kit.ts';
+import { CYCLE_ID, buildSyncCycle, buildSyncJob, stubSyncApi, syncProfiles } from './sync-factories.ts';
 
-type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
-
-const organization = { ...buildProfile().organization, confirmed_c2c: true };
-const owner = buildProfile({ organization });
-const admin = buildProfile({ organization, role: { id: 2, title: 'Admin' } });
-const member = buildProfile({ organization, role: { id: 3, title: 'User' } });
-
-function stubReplication(jobs: SyncJob[], profile: UserProfile, extra: Record<string, Handler> = {}) {
-  return stubApi({
-    'GET /api/users/_me': { status: 200, body: profile },
-    'GET /api/cloud_accounts/': { status: 200, body: accounts },
-    'GET /api/sync/get_jobs': { status: 200, body: { data: jobs } },
-    ...extra,
-  });
-}
+const { owner, admin, member } = syncProfiles;
 
 const savedAnswer = {
   status: 201,
@@ -74,7 +45,7 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it('creates a replication with the saveSyncWasabi payload, and opens the replication history', async () => {
-    const calls = stubReplication([], owner, { 'POST /api/sync/insert': savedAnswer });
+    const calls = stubSyncApi([], { 'POST /api/sync/insert': savedAnswer }, owner);
     const { user, location } = renderAt('/replication');
     expect(await screen.findByRole('heading', { name: 'Create Replication Job' })).toBeInTheDocument();
     expect(screen.getByText(syncMessages.anyProvider)).toBeInTheDocument();
@@ -100,7 +71,7 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it("with 'Sync Deleted objects!' sends the delete safeguards: quarantine and thresholds", async () => {
-    const calls = stubReplication([], owner, { 'POST /api/sync/insert': savedAnswer });
+    const calls = stubSyncApi([], { 'POST /api/sync/insert': savedAnswer }, owner);
     const { user } = renderAt('/replication');
     await pickBuckets(user);
     expect(screen.queryByRole('button', { name: 'Delete safeguards' })).toBeNull();
@@ -136,9 +107,13 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it('shows the server refusal of a job whose destination lies in its source', async () => {
-    stubReplication([], owner, {
-      'POST /api/sync/insert': { status: 400, body: { message: syncMessages.nestedDestination } },
-    });
+    stubSyncApi(
+      [],
+      {
+        'POST /api/sync/insert': { status: 400, body: { message: syncMessages.nestedDestination } },
+      },
+      owner,
+    );
     const { user } = renderAt('/replication');
     await pickBuckets(user);
     await user.click(screen.getByRole('button', { name: 'Confirm Sync' }));
@@ -149,15 +124,19 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
     ['Owner', owner],
     ['Admin', admin],
   ])('lets an %s approve the deletes a cycle waits on', async (_role, profile) => {
-    const calls = stubReplication([waitingJob], profile, {
-      'POST /api/sync/decide': {
-        status: 200,
-        body: {
-          message: syncMessages.approved,
-          cycle: buildSyncCycle({ phase: 'deleting', status: 1, approval: 'approved' }),
+    const calls = stubSyncApi(
+      [waitingJob],
+      {
+        'POST /api/sync/decide': {
+          status: 200,
+          body: {
+            message: syncMessages.approved,
+            cycle: buildSyncCycle({ phase: 'deleting', status: 1, approval: 'approved' }),
+          },
         },
       },
-    });
+      profile,
+    );
     const { user } = renderAt('/replication');
     const banner = await screen.findByRole('region', {
       name: 'Approval for Main AWS/photos to Cold Wasabi/archive',
@@ -172,15 +151,19 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it('lets an Owner reject them', async () => {
-    const calls = stubReplication([waitingJob], owner, {
-      'POST /api/sync/decide': {
-        status: 200,
-        body: {
-          message: syncMessages.rejected,
-          cycle: buildSyncCycle({ phase: 'finished', status: 2, approval: 'rejected' }),
+    const calls = stubSyncApi(
+      [waitingJob],
+      {
+        'POST /api/sync/decide': {
+          status: 200,
+          body: {
+            message: syncMessages.rejected,
+            cycle: buildSyncCycle({ phase: 'finished', status: 2, approval: 'rejected' }),
+          },
         },
       },
-    });
+      owner,
+    );
     const { user } = renderAt('/replication');
     const banner = await screen.findByRole('region', {
       name: 'Approval for Main AWS/photos to Cold Wasabi/archive',
@@ -194,7 +177,7 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it('shows role User the waiting deletes without the Approve and Reject buttons', async () => {
-    stubReplication([waitingJob], member);
+    stubSyncApi([waitingJob], {}, member);
     renderAt('/replication');
     const banner = await screen.findByRole('region', {
       name: 'Approval for Main AWS/photos to Cold Wasabi/archive',
@@ -208,9 +191,13 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
 
   it("lets an Owner change a replication's delete safeguards", async () => {
     const job = buildSyncJob({ kind: 'replication', allowDelete: true });
-    const calls = stubReplication([job], owner, {
-      'PUT /api/sync/options': { status: 200, body: { message: syncMessages.saved, job } },
-    });
+    const calls = stubSyncApi(
+      [job],
+      {
+        'PUT /api/sync/options': { status: 200, body: { message: syncMessages.saved, job } },
+      },
+      owner,
+    );
     const { user } = renderAt('/replication');
     const table = await screen.findByRole('table', { name: 'Scheduled Replication Jobs' });
     await user.click(await within(table).findByRole('button', { name: 'Safeguards' }));
@@ -234,7 +221,7 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
   });
 
   it('offers no safeguards editor to role User (the server refuses it too)', async () => {
-    stubReplication([buildSyncJob({ kind: 'replication', allowDelete: true })], member);
+    stubSyncApi([buildSyncJob({ kind: 'replication', allowDelete: true })], {}, member);
     renderAt('/replication');
     const table = await screen.findByRole('table', { name: 'Scheduled Replication Jobs' });
     expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();

@@ -1,4 +1,3 @@
-import { act } from 'react';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import {
@@ -7,61 +6,12 @@ import {
   SYNC_EVENTS,
   formatBytes,
   syncMessages,
-  type SyncJob,
-  type UserProfile,
 } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
-import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { HubSocket, hubSends } from '../../test/fake-hub.ts';
 import { buildProfile } from '../../test/factories.ts';
-import {
-  AWS_ID,
-  WASABI_ID,
-  accounts,
-  findDialog,
-  pick,
-  selectedValue,
-} from '../migration/migration-test-kit.ts';
-import { CYCLE_ID, JOB_ID, buildSyncCycle, buildSyncJob } from './sync-factories.ts';
-
-type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
-
-const confirmedOwner = buildProfile({
-  organization: { ...buildProfile().organization, confirmed_c2c: true },
-});
-
-function stubSync(
-  jobs: SyncJob[],
-  extra: Record<string, Handler> = {},
-  profile: UserProfile = confirmedOwner,
-) {
-  return stubApi({
-    'GET /api/users/_me': { status: 200, body: profile },
-    'GET /api/cloud_accounts/': { status: 200, body: accounts },
-    'GET /api/sync/get_jobs': { status: 200, body: { data: jobs } },
-    ...extra,
-  });
-}
-
-/** A WebSocket stand-in that lets the test play the /rm hub; the app's realtime client builds it. */
-class HubSocket {
-  static opened: HubSocket[] = [];
-  onopen: ((event: Event) => void) | null = null;
-  onmessage: ((event: MessageEvent) => void) | null = null;
-  onclose: ((event: CloseEvent) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  constructor(readonly url: string) {
-    HubSocket.opened.push(this);
-  }
-  close(): void {}
-}
-
-function hubSends(message: unknown): void {
-  // StrictMode starts, stops and restarts the connection: the last socket is the live one.
-  const socket = HubSocket.opened.at(-1);
-  if (!socket?.onmessage) throw new Error('the realtime client has no open socket');
-  const { onmessage } = socket;
-  act(() => onmessage(new MessageEvent('message', { data: JSON.stringify(message) })));
-}
+import { AWS_ID, WASABI_ID, findDialog, pick, selectedValue } from '../migration/migration-test-kit.ts';
+import { CYCLE_ID, JOB_ID, buildSyncCycle, buildSyncJob, stubSyncApi } from './sync-factories.ts';
 
 const jobRow = async (text: string) => (await screen.findByText(text)).closest('tr') as HTMLElement;
 
@@ -75,7 +25,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('creates a weekly sync with the saveSync payload and says any provider may be the source', async () => {
-    const calls = stubSync([], {
+    const calls = stubSyncApi([], {
       'POST /api/sync/insert': {
         status: 201,
         body: { message: syncMessages.saved, job: buildSyncJob({ frequency: 2 }) },
@@ -108,7 +58,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('asks for the transfer charge confirmation first, like a transfer, and sends nothing', async () => {
-    const calls = stubSync([], {}, buildProfile());
+    const calls = stubSyncApi([], {}, buildProfile());
     const { user } = renderAt('/sync');
     await pick(user, 'Source Account', 'Main AWS');
     await pick(user, 'Destination Account', 'Cold Wasabi');
@@ -119,7 +69,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('shows the columns of the list with the frequency and the last cycle date', async () => {
-    stubSync([
+    stubSyncApi([
       buildSyncJob({ frequency: 3 }, { lastCycle: { id: CYCLE_ID, date: '2025-06-03T09:30:00', status: 2 } }),
     ]);
     renderAt('/Sync');
@@ -134,7 +84,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('asks before deactivating, then says so in a toast', async () => {
-    const calls = stubSync([buildSyncJob()], {
+    const calls = stubSyncApi([buildSyncJob()], {
       'POST /api/sync/activate': { status: 200, body: { message: syncMessages.deactivated } },
     });
     const { user } = renderAt('/Sync');
@@ -152,7 +102,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('shows the failure toast when the toggle fails', async () => {
-    stubSync([buildSyncJob({ active: false })], {
+    stubSyncApi([buildSyncJob({ active: false })], {
       'POST /api/sync/activate': { status: 500, body: { message: 'database down' } },
     });
     const { user } = renderAt('/Sync');
@@ -166,7 +116,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('asks before removing a sync, notes that no object is deleted, and confirms with a toast', async () => {
-    const calls = stubSync([buildSyncJob()], {
+    const calls = stubSyncApi([buildSyncJob()], {
       'DELETE /api/sync/delete': { status: 200, body: { message: syncMessages.deleted } },
     });
     const { user } = renderAt('/Sync');
@@ -183,7 +133,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   });
 
   it('shows the delete failure toast', async () => {
-    stubSync([buildSyncJob()], {
+    stubSyncApi([buildSyncJob()], {
       'DELETE /api/sync/delete': { status: 500, body: { message: 'database down' } },
     });
     const { user } = renderAt('/Sync');
@@ -196,7 +146,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
 
   it("shows a Faulted cycle's last error in the tooltip, and 'Error' when it has none", async () => {
     const faulted = { id: CYCLE_ID, date: '2025-06-03T09:30:00.000Z', status: 8 };
-    stubSync([
+    stubSyncApi([
       buildSyncJob({}, { lastCycle: faulted, lastError: 'Access Denied: s3:ListBucket' }),
       buildSyncJob(
         { id: '1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d', sourceBucket: 'backup' },
@@ -218,7 +168,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   it('runs a cycle now and shows its live phase from the sync.cycle messages', async () => {
     vi.stubGlobal('WebSocket', HubSocket);
     const running = buildSyncCycle();
-    const calls = stubSync([buildSyncJob()], {
+    const calls = stubSyncApi([buildSyncJob()], {
       'POST /api/sync/TriggerWasabiSync': {
         status: 201,
         body: { message: syncMessages.runStarted, cycle: running },
@@ -249,7 +199,7 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
   it('shows what a dry run would copy and delete once its cycle finishes', async () => {
     vi.stubGlobal('WebSocket', HubSocket);
     const started = buildSyncCycle({ id: 'c0ffee00-1111-4222-8333-444455556666', dryRun: true });
-    const calls = stubSync([buildSyncJob()], {
+    const calls = stubSyncApi([buildSyncJob()], {
       'POST /api/sync/dry_run': {
         status: 201,
         body: { message: syncMessages.dryRunStarted, cycle: started },

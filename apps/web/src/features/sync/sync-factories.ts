@@ -1,5 +1,7 @@
-import type { SyncCycle, SyncJob } from '@cumulo/contract';
-import { AWS_ID, WASABI_ID } from '../migration/migration-test-kit.ts';
+import type { SyncCycle, SyncJob, UserProfile } from '@cumulo/contract';
+import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+import { AWS_ID, WASABI_ID, accounts } from '../migration/migration-test-kit.ts';
 
 export const JOB_ID = '7d2f5a10-3b4c-4d5e-8f60-718293a4b5c6';
 export const CYCLE_ID = '9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a';
@@ -64,4 +66,26 @@ export function buildSyncJob(
     liveCycle: null,
     ...overrides,
   };
+}
+
+/** Members of an organisation that has confirmed the transfer charge (a job needs it, like a transfer). */
+const organization = { ...buildProfile().organization, confirmed_c2c: true };
+export const syncProfiles = {
+  owner: buildProfile({ organization }),
+  admin: buildProfile({ organization, role: { id: 2, title: 'Admin' } }),
+  member: buildProfile({ organization, role: { id: 3, title: 'User' } }),
+};
+
+/** The calls the sync screens make on load (profile, accounts, jobs), plus `extra`; answers the recorded calls. */
+export function stubSyncApi(
+  jobs: SyncJob[],
+  extra: Record<string, FakeReply | ((call: RecordedCall) => FakeReply)> = {},
+  profile: UserProfile = syncProfiles.owner,
+) {
+  return stubApi({
+    'GET /api/users/_me': { status: 200, body: profile },
+    'GET /api/cloud_accounts/': { status: 200, body: accounts },
+    'GET /api/sync/get_jobs': { status: 200, body: { data: jobs } },
+    ...extra,
+  });
 }

@@ -209,10 +209,12 @@ describe('diffListings: the merge of two sorted listings', () => {
     const source = listingStore([{ key: 'a' }]);
     const broken = {
       provider: 'aws',
-      // eslint-disable-next-line require-yield
-      async *list(): AsyncGenerator<ListPage> {
-        throw new Error('The specified bucket does not exist');
-      },
+      // A listing whose first page fails, as a missing bucket's does.
+      list: (): AsyncIterable<ListPage> => ({
+        [Symbol.asyncIterator]: () => ({
+          next: () => Promise.reject(new Error('The specified bucket does not exist')),
+        }),
+      }),
     } as unknown as ObjectStore;
     const entries = diffListings({
       source: { store: source.store, bucket: 's', path: '' },
