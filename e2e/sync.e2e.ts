@@ -297,6 +297,16 @@ test('a replication that follows deletes waits for approval: rejected deletes no
     expect(left).toEqual(keys.filter((_, i) => i % 2 === 0).sort());
   });
 
+  await test.step('an Owner turns on the quarantine for the next deletes', async () => {
+    await row.getByRole('button', { name: 'Safeguards' }).click();
+    const safeguards = page.getByRole('dialog', { name: /^Delete safeguards: / });
+    await safeguards.getByRole('checkbox', { name: 'Move deleted objects to quarantine for' }).check();
+    await safeguards.getByRole('spinbutton', { name: 'Quarantine days' }).fill('14');
+    await safeguards.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByText('Delete safeguards saved.')).toBeVisible();
+    await expect(row).toContainText('Yes (quarantine 14 days)');
+  });
+
   await test.step('Replication History lists the cycles as transfer type 2', async () => {
     await page.getByRole('button', { name: 'Replication History' }).click();
     await expect(page).toHaveURL(/\/rboard\?sync=true$/);

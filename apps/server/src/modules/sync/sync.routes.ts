@@ -11,6 +11,7 @@ import {
   syncIdQuery,
   syncJobList,
   syncJobSaved,
+  syncMessages,
   syncOptionsBody,
   syncTriggerQuery,
 } from '@cumulo/contract';
@@ -88,7 +89,7 @@ export function syncRoutes(service: SyncService, auth: AuthService): FastifyPlug
           ...member,
           schema: {
             tags,
-            description: 'Removes the job from the product only: no object is deleted from either bucket.',
+            description: syncMessages.deleteNote,
             querystring: syncIdQuery,
             response: { 200: messageAnswer },
           },
