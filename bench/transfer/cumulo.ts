@@ -28,6 +28,9 @@ export interface CumuloRun {
   peakRssMb: number;
   transferred: number;
   failed: number;
+  /** Seconds from the request to the first item's copy starting, and from the last item's end to the batch's. */
+  firstCopyAfter: number;
+  finalizedAfterLast: number;
 }
 
 export class CumuloBench {
@@ -131,7 +134,16 @@ export class CumuloBench {
         const row = rows[0];
         if (row && row.status !== BATCH_STATUS.ongoing && row.status !== BATCH_STATUS.canceling) {
           const seconds = (performance.now() - started) / 1000;
+          const timeline = await this.db.pool.query<{ first: number; tail: number }>(
+            `select extract(epoch from min(i.started_at) - b.requested_at)::float8 as first,
+                    extract(epoch from b.finished_at - max(i.finished_at))::float8 as tail
+               from transfer_batches b join transfer_items i on i.batch_id = b.id
+              where b.id = $1 group by b.id`,
+            [batch.id],
+          );
           return {
+            firstCopyAfter: timeline.rows[0]?.first ?? 0,
+            finalizedAfterLast: timeline.rows[0]?.tail ?? 0,
             seconds,
             peakRssMb: peakRssMb(worker),
             transferred: row.transferred_number,
@@ -179,6 +191,8 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     process.execPath,
     [
       '--openssl-legacy-provider',
+      // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       '--import',
       'tsx',
       path.join(repoRoot, 'apps/server/src/main.ts'),

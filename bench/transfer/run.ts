@@ -113,6 +113,10 @@ function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
       `${peer.seconds.toFixed(2)} s (peak RSS ${mb(peer.peakRssMb)}): time ratio ${ratio.toFixed(2)} ` +
       `(goal ≤ ${goal}) ${verdict(ratio <= goal)}`,
   );
+  console.log(
+    `    Cumulo's timeline: first copy ${cumulo.firstCopyAfter.toFixed(2)} s after the request, batch finished ` +
+      `${cumulo.finalizedAfterLast.toFixed(2)} s after the last item`,
+  );
   return ratio;
 }
 

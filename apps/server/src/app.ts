@@ -144,7 +144,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const objects = new ObjectsService(cloudAccountsRepo, stores, log);
   const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
-  const transfersRepo = new TransfersRepo(db.orm, db.pool);
+  const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
   const transfers = new TransfersService(
     transfersRepo,
     cloudAccountsRepo,
@@ -158,7 +158,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     abandonCopy,
   };
   const syncCycles = new SyncCycleService({
-    repo: new SyncCyclesRepo(db.orm, db.pool),
+    repo: new SyncCyclesRepo(db.orm, db.pool, db.locks),
     accounts: cloudAccountsRepo,
     stores,
     alertsRepo,

@@ -62,6 +62,11 @@ export interface WriteOptions {
    * object's comparable MD5 where the provider stores one (Azure Content-MD5).
    */
   md5?: string;
+  /**
+   * Hex SHA-256 of a Buffer body the caller already computed: an S3 adapter signs the request with it (SigV4's
+   * payload hash) instead of hashing the body a second time.
+   */
+  sha256?: string;
   metadata?: Record<string, string>;
   /** Total size when known: lets the adapter pick a single request or a part size within provider limits. */
   size?: number;

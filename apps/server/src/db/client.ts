@@ -9,6 +9,11 @@ export type Database = NodePgDatabase<typeof schema>;
 
 export interface Db {
   pool: pg.Pool;
+  /**
+   * Connections for session advisory locks held while long work runs (a transfer's planning, a sync cycle's step),
+   * apart from `pool`: a few long plans or cycles must never leave the API's requests waiting for a connection.
+   */
+  locks: pg.Pool;
   orm: Database;
   close(): Promise<void>;
 }
@@ -19,12 +24,29 @@ const MIGRATION_LOCK = 727_001;
 
 /** Opens the pool used by repos; bigint columns come back as JS strings, so sizes never lose precision. */
 export function openDb(connectionString: string, max = 10): Db {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'cumulo' });
+  // A request that cannot get a connection within a minute fails in words instead of hanging its caller.
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'cumulo',
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+  });
+  const locks = new pg.Pool({
+    connectionString,
+    max: LOCK_CONNECTIONS,
+    application_name: 'cumulo-locks',
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+  });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => undefined);
+  locks.on('error', () => undefined);
   const orm = drizzle(pool, { schema });
-  return { pool, orm, close: () => pool.end() };
+  return { pool, locks, orm, close: async () => void (await Promise.all([pool.end(), locks.end()])) };
 }
+
+const CONNECTION_WAIT_MS = 60_000;
+/** Locks held at once by one process: its planners (transfer jobs) and cycle steps, well above their concurrency. */
+const LOCK_CONNECTIONS = 16;
 
 /** Applies pending migrations under an advisory lock. */
 export async function runMigrations(db: Db): Promise<void> {

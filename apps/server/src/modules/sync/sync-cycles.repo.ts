@@ -83,8 +83,10 @@ export function isOverlap(error: unknown): boolean {
 export class SyncCyclesRepo {
   constructor(
     private readonly orm: Database,
-    /** For transactions and the cycle lock, which must stay on one connection. */
+    /** For transactions, which must stay on one connection. */
     private readonly pool: pg.Pool,
+    /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
+    private readonly locks: pg.Pool = pool,
   ) {}
 
   /**
@@ -500,7 +502,7 @@ export class SyncCyclesRepo {
    * when another worker holds it.
    */
   async withCycleLock<T>(cycleId: string, work: () => Promise<T>): Promise<{ locked: boolean; value?: T }> {
-    const client = await this.pool.connect();
+    const client = await this.locks.connect();
     const key = `sync-cycle:${cycleId}`;
     try {
       const { rows } = await client.query<{ locked: boolean }>(

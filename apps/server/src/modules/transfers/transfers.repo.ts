@@ -65,8 +65,10 @@ const num = (value: unknown) => Number(value ?? 0);
 export class TransfersRepo {
   constructor(
     private readonly orm: Database,
-    /** For the planning lock, which must stay on one connection. */
+    /** For transactions, which must stay on one connection. */
     private readonly pool: pg.Pool,
+    /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
+    private readonly locks: pg.Pool = pool,
   ) {}
 
   async createBatch(values: typeof transferBatches.$inferInsert): Promise<BatchRow> {
@@ -225,7 +227,7 @@ export class TransfersRepo {
    * planner that dies loses its connection and with it the lock. `locked: false` when another planner holds it.
    */
   async withPlanningLock(batchId: string, plan: () => Promise<void>): Promise<{ locked: boolean }> {
-    const client = await this.pool.connect();
+    const client = await this.locks.connect();
     try {
       const key = `transfer-plan:${batchId}`;
       const { rows } = await client.query<{ locked: boolean }>(

@@ -148,7 +148,8 @@ export function useContentMd5ForParts(client: S3Client): void {
   );
 }
 
-function headersOf(request: unknown): Record<string, string> | null {
+/** The headers of a middleware's request, when it is an HTTP request. */
+export function headersOf(request: unknown): Record<string, string> | null {
   if (typeof request !== 'object' || request === null) return null;
   const { headers } = request as { headers?: unknown };
   return typeof headers === 'object' && headers !== null ? (headers as Record<string, string>) : null;

@@ -476,7 +476,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
   });
 });
 
-describe('S3 adapter DeleteObjects headers, seen by a local HTTP server (s3rver does not check Content-MD5)', () => {
+describe('S3 adapter request headers, seen by a local HTTP server (s3rver checks neither Content-MD5 nor the payload hash)', () => {
   let server: Server;
   let endpoint = '';
   const received: Array<{ headers: Record<string, unknown>; body: Buffer }> = [];
@@ -511,5 +511,24 @@ describe('S3 adapter DeleteObjects headers, seen by a local HTTP server (s3rver 
         .digest('base64'),
     );
     expect(Object.keys(request?.headers ?? {}).filter((name) => name.includes('checksum'))).toEqual([]);
+  });
+
+  it('signs a small write with the SHA-256 its caller computed, the same the SDK would have hashed', async () => {
+    const store = track(buildStore({ provider: 'wasabi', endpoint }));
+    const body = Buffer.from('bytes the copy engine already hashed\n'.repeat(100));
+    const md5 = createHash('md5').update(body).digest('hex');
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    received.splice(0);
+
+    await store.write('media', 'known.txt', body, { md5, sha256 });
+    await store.write('media', 'hashed-by-the-sdk.txt', body, { md5 });
+
+    const [known, hashedBySdk] = received;
+    expect(known?.headers['x-amz-content-sha256']).toBe(sha256);
+    expect(hashedBySdk?.headers['x-amz-content-sha256']).toBe(sha256);
+    expect(known?.headers['content-md5']).toBe(Buffer.from(md5, 'hex').toString('base64'));
+    expect(known?.body.equals(body)).toBe(true);
+    // The signature covers the header: a payload hash that is not the body's would make the store refuse it.
+    expect(String(known?.headers.authorization)).toContain('x-amz-content-sha256');
   });
 });

@@ -43,7 +43,7 @@ import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig }
 import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
-import { s3Parts, useContentMd5ForParts } from './s3-parts.ts';
+import { headersOf, s3Parts, useContentMd5ForParts } from './s3-parts.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
 
@@ -95,6 +95,25 @@ function useContentMd5ForDeletes(client: S3Client): void {
       },
     // After the SDK's checksum middleware (build step) has added its CRC32, before the request is signed.
     { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'cumuloDeleteObjectsContentMd5' },
+  );
+}
+
+/**
+ * SigV4 signs a hash of the body: the signer takes it from an `x-amz-content-sha256` header already on the
+ * request instead of hashing the body again. For a Buffer body whose SHA-256 the caller computed anyway (the copy
+ * engine keeps it as `cumulo-sha256`), that is a third of the hashing of a small-object copy saved. Added just
+ * before signing, when no other step (aws-chunked framing on AWS) has claimed the header.
+ */
+function signWithPayloadHash(command: PutObjectCommand, sha256Hex: string): void {
+  command.middlewareStack.addRelativeTo(
+    <Args extends { request: unknown }, Output>(next: (args: Args) => Promise<Output>) =>
+      async (args: Args): Promise<Output> => {
+        const headers = headersOf(args.request);
+        if (headers && !Object.keys(headers).some((name) => name.toLowerCase() === 'x-amz-content-sha256'))
+          headers['x-amz-content-sha256'] = sha256Hex;
+        return next(args);
+      },
+    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'cumuloKnownPayloadHash' },
   );
 }
 
@@ -390,22 +409,19 @@ export class S3ObjectStore implements ObjectStore {
       // Held in memory (at most SINGLE_REQUEST_MAX) so the SDK can re-send it when a retry is needed.
       const payload = Buffer.isBuffer(body) ? body : await bufferSmall(body);
       try {
-        const answer = await this.client.send(
-          new PutObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            Body: payload,
-            ContentLength: payload.length,
-            ContentType: options.contentType,
-            Metadata: options.metadata,
-            // Only for a Buffer body: a stream read here was never hashed by the caller.
-            ContentMD5:
-              Buffer.isBuffer(body) && options.md5
-                ? Buffer.from(options.md5, 'hex').toString('base64')
-                : undefined,
-          }),
-          { abortSignal: options.signal },
-        );
+        const command = new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: payload,
+          ContentLength: payload.length,
+          ContentType: options.contentType,
+          Metadata: options.metadata,
+          // Only for a Buffer body: a stream read here was never hashed by the caller.
+          ContentMD5:
+            Buffer.isBuffer(body) && options.md5 ? Buffer.from(options.md5, 'hex').toString('base64') : undefined,
+        });
+        if (Buffer.isBuffer(body) && options.sha256) signWithPayloadHash(command, options.sha256);
+        const answer = await this.client.send(command, { abortSignal: options.signal });
         options.onProgress?.(payload.length);
         // S3 refuses a PutObject whose bytes do not match its Content-MD5 (BadDigest).
         const md5Checked = Buffer.isBuffer(body) && options.md5 !== undefined;

@@ -147,6 +147,7 @@ async function copySingle(task: CopyTask, gate: ThrottleGate): Promise<CopyResul
       destination.store.write(destination.bucket, item.destinationKey, bytes, {
         contentType: info.contentType ?? undefined,
         md5,
+        sha256,
         metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
         size: bytes.length,
         signal: task.signal,
