@@ -77,6 +77,23 @@ export interface WriteOptions {
   onProgress?: (bytesWritten: number) => void;
 }
 
+export interface ServerCopyOptions {
+  /**
+   * Copy only while the source still has this ETag (S3 `x-amz-copy-source-if-match`, Azure's source If-Match): a
+   * source changed since it was listed is refused with status 412 instead of copied. GCS has no ETag condition
+   * on a copy, and some S3-compatible servers (s3rver) ignore it: callers verify the copy's checksum either way.
+   */
+  ifMatch?: string;
+  /** The source's size when the caller knows it (from a listing): spares the adapter a HEAD before the copy. */
+  size?: number;
+}
+
+export interface ServerCopyResult {
+  etag: string | null;
+  /** Hex MD5 of the copy's content, when the store's answer to the copy tells it. */
+  md5: string | null;
+}
+
 export interface WriteResult {
   etag: string | null;
   size: number;
@@ -292,8 +309,15 @@ export interface ObjectStore {
   write(bucket: string, key: string, body: Readable | Buffer, options?: WriteOptions): Promise<WriteResult>;
   /** Deletes many keys, in provider-sized batches (1000 for S3); missing keys count as deleted. */
   deleteMany(bucket: string, keys: string[]): Promise<DeleteResult>;
-  /** Server-side copy within this store (no bytes through Cumulo). */
-  copy(source: { bucket: string; key: string }, target: { bucket: string; key: string }): Promise<void>;
+  /**
+   * Server-side copy within this store (no bytes through Cumulo). Answers the copy's ETag, and its MD5 when the
+   * store's answer tells it (S3's single-part ETag, GCS's md5Hash), so a caller can verify without a HEAD.
+   */
+  copy(
+    source: { bucket: string; key: string },
+    target: { bucket: string; key: string },
+    options?: ServerCopyOptions,
+  ): Promise<ServerCopyResult>;
   /** A presigned (S3), SAS (Azure) or signed (GCS) URL. */
   signedUrl(bucket: string, key: string, options: SignedUrlOptions): Promise<string>;
   /** Releases the SDK client's sockets. */

@@ -25,6 +25,8 @@ export interface ContractOptions {
   parts?: boolean;
   /** Whether listings carry user metadata (Azure lists it; S3 ListObjectsV2 and GCS pages as requested do not). */
   listsMetadata?: boolean;
+  /** Whether a server-side copy's answer tells the copy's MD5 (S3 single-part ETags, GCS; not Azure). Default true. */
+  copyAnswersMd5?: boolean;
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -217,12 +219,31 @@ export function objectStoreContract(
       expect((error as StorageError).code).toBe('ObjectNotFound');
     });
 
-    it('copies within the store without changing the bytes', async () => {
-      await fx.store.copy(
+    it('copies within the store without changing the bytes, and answers what it wrote', async () => {
+      const copied = await fx.store.copy(
         { bucket: fx.bucket, key: 'docs/hello.txt' },
         { bucket: fx.bucket, key: 'docs/copy.txt' },
       );
       expect((await readAll(await fx.store.read(fx.bucket, 'docs/copy.txt'))).toString()).toBe(
+        'hello, cumulo\n',
+      );
+      expect(copied.etag).toBeTruthy();
+      expect(copied.md5).toBe(
+        (options.copyAnswersMd5 ?? true) ? createHash('md5').update('hello, cumulo\n').digest('hex') : null,
+      );
+    });
+
+    it('copies with the size and ETag a listing told, without asking the source first', async () => {
+      const [listed] =
+        (await fx.store.list(fx.bucket, { prefix: 'docs/hello.txt' })[Symbol.asyncIterator]().next()).value
+          ?.objects ?? [];
+      expect(listed?.etag).toBeTruthy();
+      await fx.store.copy(
+        { bucket: fx.bucket, key: 'docs/hello.txt' },
+        { bucket: fx.bucket, key: 'docs/listed-copy.txt' },
+        { size: listed?.size ?? 0, ifMatch: listed?.etag ?? '' },
+      );
+      expect((await readAll(await fx.store.read(fx.bucket, 'docs/listed-copy.txt'))).toString()).toBe(
         'hello, cumulo\n',
       );
     });

@@ -22,6 +22,8 @@ import {
   type ObjectStore,
   type ObjectStoreCapabilities,
   type ReadOptions,
+  type ServerCopyOptions,
+  type ServerCopyResult,
   type SignedUrlOptions,
   type StorageErrorCode,
   type WriteOptions,
@@ -496,7 +498,8 @@ export class AzureObjectStore implements ObjectStore {
   async copy(
     source: { bucket: string; key: string },
     target: { bucket: string; key: string },
-  ): Promise<void> {
+    options: ServerCopyOptions = {},
+  ): Promise<ServerCopyResult> {
     const sourceUrl = this.container(source.bucket).getBlobClient(source.key).url;
     // Azurite lacks the synchronous Copy Blob From URL, and real Azure needs the source readable by the copy
     // engine: a short read SAS on the source works for both.
@@ -504,13 +507,19 @@ export class AzureObjectStore implements ObjectStore {
     try {
       const poller = await this.container(target.bucket)
         .getBlobClient(target.key)
-        .beginCopyFromURL(`${sourceUrl}?${sas}`, { intervalInMs: COPY_POLL_INTERVAL_MS });
+        .beginCopyFromURL(`${sourceUrl}?${sas}`, {
+          intervalInMs: COPY_POLL_INTERVAL_MS,
+          // Azure refuses (412) a source whose ETag is no longer the listed one.
+          ...(options.ifMatch ? { sourceConditions: { ifMatch: `"${options.ifMatch}"` } } : {}),
+        });
       const done = await poller.pollUntilDone();
       if (done.copyStatus && done.copyStatus !== 'success') {
         throw new StorageError('Unknown', `Azure ended the copy as ${done.copyStatus}`, 'azure');
       }
+      // The copy's answer carries no Content-MD5 (the blob keeps the source's): callers read it with a stat.
+      return { etag: stripQuotes(done.etag), md5: null };
     } catch (error) {
-      rethrow(error);
+      return rethrow(error);
     }
   }
 

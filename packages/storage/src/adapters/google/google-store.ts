@@ -20,6 +20,7 @@ import {
   type ObjectStore,
   type ObjectStoreCapabilities,
   type ReadOptions,
+  type ServerCopyResult,
   type SignedUrlOptions,
   type StorageErrorCode,
   type WriteOptions,
@@ -556,12 +557,15 @@ export class GoogleObjectStore implements ObjectStore {
   async copy(
     source: { bucket: string; key: string },
     target: { bucket: string; key: string },
-  ): Promise<void> {
+  ): Promise<ServerCopyResult> {
     // objects.rewrite: server side, and the library repeats it with the rewrite token until large copies finish.
+    // GCS offers no ETag condition on the source (ServerCopyOptions.ifMatch): the copy's MD5 tells what was copied.
     try {
-      await this.file(source.bucket, source.key).copy(this.file(target.bucket, target.key));
+      const [copied] = await this.file(source.bucket, source.key).copy(this.file(target.bucket, target.key));
+      const metadata = copied.metadata as { etag?: string; md5Hash?: string };
+      return { etag: metadata.etag ?? null, md5: md5Hex(metadata.md5Hash) };
     } catch (error) {
-      rethrow(error);
+      return rethrow(error);
     }
   }
 

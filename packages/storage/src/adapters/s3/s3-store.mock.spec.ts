@@ -141,6 +141,31 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipart
     s3.restore();
   });
 
+  it('copies with a listed size and ETag in one conditional CopyObject, no HEAD, and answers the MD5 ETag', async () => {
+    const store = track(buildStore());
+    const s3 = mockClient(store.client);
+    s3.on(CopyObjectCommand).resolves({ CopyObjectResult: { ETag: '"9e107d9d372bb6826bd81d3542a419d6"' } });
+
+    const copied = await store.copy(
+      { bucket: 'src', key: 'docs/a.txt' },
+      { bucket: 'dst', key: 'docs/a.txt' },
+      { size: 43, ifMatch: '9e107d9d372bb6826bd81d3542a419d6' },
+    );
+
+    expect(copied).toEqual({
+      etag: '9e107d9d372bb6826bd81d3542a419d6',
+      md5: '9e107d9d372bb6826bd81d3542a419d6',
+    });
+    expect(s3.calls()).toHaveLength(1);
+    expect(s3.commandCalls(CopyObjectCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'dst',
+      Key: 'docs/a.txt',
+      CopySource: 'src/docs/a.txt',
+      CopySourceIfMatch: '"9e107d9d372bb6826bd81d3542a419d6"',
+    });
+    s3.restore();
+  });
+
   it('encodes every segment of the CopySource key, keeping / as the separator', async () => {
     const store = track(buildStore());
     const s3 = mockClient(store.client);

@@ -33,6 +33,8 @@ import {
   type ObjectStore,
   type ObjectStoreCapabilities,
   type ReadOptions,
+  type ServerCopyOptions,
+  type ServerCopyResult,
   type SignedUrlOptions,
   type WriteOptions,
   type WriteResult,
@@ -418,7 +420,9 @@ export class S3ObjectStore implements ObjectStore {
           Metadata: options.metadata,
           // Only for a Buffer body: a stream read here was never hashed by the caller.
           ContentMD5:
-            Buffer.isBuffer(body) && options.md5 ? Buffer.from(options.md5, 'hex').toString('base64') : undefined,
+            Buffer.isBuffer(body) && options.md5
+              ? Buffer.from(options.md5, 'hex').toString('base64')
+              : undefined,
         });
         if (Buffer.isBuffer(body) && options.sha256) signWithPayloadHash(command, options.sha256);
         const answer = await this.client.send(command, { abortSignal: options.signal });
@@ -525,24 +529,40 @@ export class S3ObjectStore implements ObjectStore {
   async copy(
     source: { bucket: string; key: string },
     target: { bucket: string; key: string },
-  ): Promise<void> {
-    const head = await this.head(source.bucket, source.key);
-    if (!head) {
-      throw new StorageError('ObjectNotFound', 'The object to copy does not exist', this.provider, 404);
-    }
-    const size = head.ContentLength ?? 0;
+    options: ServerCopyOptions = {},
+  ): Promise<ServerCopyResult> {
     const copySource = copySourceOf(source.bucket, source.key);
+    // The source's condition travels with each call that reads it: S3 refuses (412) a source whose ETag changed.
+    const ifMatch = options.ifMatch ? `"${options.ifMatch}"` : undefined;
+    // A size known from the listing spares the HEAD that only chooses between one call and part copies.
+    let head: HeadObjectCommandOutput | null = null;
+    if (options.size === undefined) head = await this.headToCopy(source);
+    const size = options.size ?? head?.ContentLength ?? 0;
     if (size <= PART_LIMITS.s3.maxPart) {
       try {
-        await this.client.send(
-          new CopyObjectCommand({ Bucket: target.bucket, Key: target.key, CopySource: copySource }),
+        const answer = await this.client.send(
+          new CopyObjectCommand({
+            Bucket: target.bucket,
+            Key: target.key,
+            CopySource: copySource,
+            CopySourceIfMatch: ifMatch,
+          }),
         );
+        const etag = stripQuotes(answer.CopyObjectResult?.ETag);
+        return { etag, md5: md5OfEtag(etag) };
       } catch (error) {
         this.fail(error);
       }
-      return;
     }
-    await this.copyInParts(copySource, head, size, target);
+    // Part copies need the source's type and metadata for the new upload.
+    return this.copyInParts(copySource, head ?? (await this.headToCopy(source)), size, target, ifMatch);
+  }
+
+  private async headToCopy(source: { bucket: string; key: string }): Promise<HeadObjectCommandOutput> {
+    const head = await this.head(source.bucket, source.key);
+    if (!head)
+      throw new StorageError('ObjectNotFound', 'The object to copy does not exist', this.provider, 404);
+    return head;
   }
 
   /** CopyObject stops at 5 GiB; larger objects are copied part by part on the provider's side. */
@@ -551,7 +571,8 @@ export class S3ObjectStore implements ObjectStore {
     head: HeadObjectCommandOutput,
     size: number,
     target: { bucket: string; key: string },
-  ): Promise<void> {
+    ifMatch: string | undefined,
+  ): Promise<ServerCopyResult> {
     let uploadId: string | undefined;
     try {
       const created = await this.client.send(
@@ -581,12 +602,13 @@ export class S3ObjectStore implements ObjectStore {
               PartNumber: range.partNumber,
               CopySource: copySource,
               CopySourceRange: `bytes=${range.first}-${range.last}`,
+              CopySourceIfMatch: ifMatch,
             }),
           );
           return { PartNumber: range.partNumber, ETag: answer.CopyPartResult?.ETag };
         },
       );
-      await this.client.send(
+      const completed = await this.client.send(
         new CompleteMultipartUploadCommand({
           Bucket: target.bucket,
           Key: target.key,
@@ -594,9 +616,11 @@ export class S3ObjectStore implements ObjectStore {
           MultipartUpload: { Parts: parts },
         }),
       );
+      // A multipart ETag is not the content's MD5.
+      return { etag: stripQuotes(completed.ETag), md5: null };
     } catch (error) {
       await this.abandonUpload(target.bucket, target.key, uploadId);
-      this.fail(error);
+      return this.fail(error);
     }
   }
 

@@ -20,12 +20,17 @@ export interface SourceChecksums {
   sha256: string | null;
 }
 
+/** A hex MD5 in lower case, or null for anything else (a multipart ETag, an Azure ETag, nothing). */
+export function comparableMd5(value: string | null | undefined): string | null {
+  return value && HEX_MD5.test(value.toLowerCase()) ? value.toLowerCase() : null;
+}
+
 export function sourceChecksums(info: ObjectInfo, plannedMd5: string | null): SourceChecksums {
   const candidates = [info.md5, info.metadata[MD5_METADATA], plannedMd5];
-  const md5 = candidates.find((value) => value && HEX_MD5.test(value.toLowerCase()));
+  const md5 = candidates.map(comparableMd5).find((value) => value !== null);
   const sha256 = info.metadata[SHA256_METADATA];
   return {
-    md5: md5 ? md5.toLowerCase() : null,
+    md5: md5 ?? null,
     sha256: sha256 && HEX_SHA256.test(sha256.toLowerCase()) ? sha256.toLowerCase() : null,
   };
 }

@@ -541,10 +541,15 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
         metadata: { project: 'apollo' },
       });
       let reads = 0;
+      let stats = 0;
       const noReads = wrapStore(storeA, {
         read: (name, key, options) => {
           reads += 1;
           return storeA.read(name, key, options);
+        },
+        stat: (name, key) => {
+          stats += 1;
+          return storeA.stat(name, key);
         },
       });
       const task = taskOf(
@@ -556,12 +561,31 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const result = await copyObject(task);
 
       expect(reads).toBe(0);
+      // The listing told the size, ETag and MD5: one conditional CopyObject, verified by its answer, no HEAD.
+      expect(stats).toBe(0);
       expect(result).toEqual({ method: 'server-copy', md5: md5(bytes), sha256: null, verifiedBy: 'md5' });
       expect((await readAll(storeA, otherBucket, 'same/archive.zip')).equals(bytes)).toBe(true);
       const copied = await storeA.stat(otherBucket, 'same/archive.zip');
       expect(copied?.metadata).toEqual({ project: 'apollo' });
       expect(copied?.contentType).toBe('application/zip');
       expect(task.copiedBytes()).toBe(bytes.length);
+    });
+  });
+
+  describe('a source changed after it was listed', () => {
+    it('inside one s3rver (which ignores the copy condition): the MD5 of the copy gives it away, nothing is left', async () => {
+      await storeA.write(bucket, 'same/changing.txt', Buffer.from('as it was listed'));
+      const item = await plannedItem(storeA, bucket, 'same/changing.txt');
+      await storeA.write(bucket, 'same/changing.txt', Buffer.from('as it is now!!!!'));
+      const task = taskOf(item, endpointA(storeA), endpointA(storeA, otherBucket));
+
+      const error = await copyObject(task).catch((caught: unknown) => caught);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe(
+        'The copied bytes do not match the checksum of the source object',
+      );
+      expect(await storeA.stat(otherBucket, 'same/changing.txt')).toBeNull();
     });
   });
 

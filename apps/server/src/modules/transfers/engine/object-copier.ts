@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
-import { PART_LIMITS, SINGLE_REQUEST_MAX, type ObjectInfo } from '@cumulo/storage';
+import { PART_LIMITS, SINGLE_REQUEST_MAX, StorageError, type ObjectInfo } from '@cumulo/storage';
 import {
   CHECKSUM_MISMATCH,
   MD5_METADATA,
+  SOURCE_CHANGED,
   SHA256_METADATA,
   carriedMetadata,
+  comparableMd5,
   discardDestination,
   failure,
   isUnsupported,
@@ -84,37 +86,49 @@ async function chooseAndCopy(task: CopyTask, settings: Settings): Promise<CopyRe
 /**
  * Same endpoint and credentials: the store copies by itself and no byte passes through the worker. Null when
  * the store cannot (the caller then copies the bytes).
+ *
+ * A copy in one call asks nothing beforehand when the listing told the source's MD5: the copy is conditional on
+ * the listed ETag (the store refuses a changed source) and verified by the MD5 in the store's answer — one
+ * request per object. Without a listed MD5, the source's stat gives the checksums to compare, and the
+ * destination's stat what was written.
  */
 async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResult | null> {
   const { item, source, destination } = task;
   const parts = destination.store.capabilities.parts;
-  const info = await statSource(task);
   const resuming = item.method === 'server-copy' && item.uploadId !== null;
   // Azure's copy from URL runs inside Azure for any size; S3's CopyObject stops at serverCopyMax.
   const inOneCall =
     !resuming && (destination.store.provider === 'azure' || item.size <= settings.serverCopyMax);
   if (!inOneCall) {
-    return parts ? serverCopyInParts(task, parts, settings, info, isUnsupported) : null;
+    return parts ? serverCopyInParts(task, parts, settings, await statSource(task), isUnsupported) : null;
   }
+  const listedMd5 = comparableMd5(item.sourceMd5);
+  const expected = listedMd5
+    ? { md5: listedMd5, sha256: null }
+    : sourceChecksums(await statSource(task), item.sourceMd5);
+  let copied: { md5: string | null };
   try {
-    await settings.gate.call(
+    copied = await settings.gate.call(
       () =>
         destination.store.copy(
           { bucket: source.bucket, key: item.sourceKey },
           { bucket: destination.bucket, key: item.destinationKey },
+          { size: item.size, ...(item.sourceEtag ? { ifMatch: item.sourceEtag } : {}) },
         ),
       task.signal,
     );
   } catch (error) {
     if (isUnsupported(error)) return null;
+    if (error instanceof StorageError && error.status === 412) throw new CopyError(SOURCE_CHANGED, true);
     throw error;
   }
   task.onBytes(item.size);
-  const written = await statDestination(task);
-  const expected = sourceChecksums(info, item.sourceMd5);
+  // The copy's own answer tells its MD5 (S3's single-part ETag, GCS): no HEAD. Otherwise look at the destination.
+  const written =
+    expected.md5 !== null && copied.md5 !== null ? copied.md5 : (await statDestination(task)).md5;
   // A single CopyObject of a single-part object keeps its MD5 ETag: compare when both sides expose one.
-  const comparable = expected.md5 !== null && written.md5 !== null;
-  if (comparable && written.md5 !== expected.md5) {
+  const comparable = expected.md5 !== null && written !== null;
+  if (comparable && written !== expected.md5) {
     await discardDestination(task);
     throw new CopyError(CHECKSUM_MISMATCH, true);
   }
