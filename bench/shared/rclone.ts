@@ -1,21 +1,57 @@
+import { spawn } from 'node:child_process';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { repoRoot } from '../inventory/s3rver-process.ts';
 
-/**
- * The environment of an rclone run against an s3rver at `endpoint` as the remote `s3rver:`. rclone reads its
- * remote from RCLONE_CONFIG_* variables only; no config file is read or written.
- */
-export function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RCLONE_CONFIG_S3RVER_TYPE: 's3',
-    RCLONE_CONFIG_S3RVER_PROVIDER: 'Other',
-    RCLONE_CONFIG_S3RVER_ENDPOINT: endpoint,
-    RCLONE_CONFIG_S3RVER_REGION: 'us-east-1',
-    RCLONE_CONFIG_S3RVER_ACCESS_KEY_ID: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_SECRET_ACCESS_KEY: S3RVER_KEY,
-    RCLONE_CONFIG_S3RVER_FORCE_PATH_STYLE: 'true',
+/** The RCLONE_CONFIG_* variables of one s3rver remote (rclone reads remotes from these; no config file). */
+function remoteVariables(name: string, endpoint: string): Record<string, string> {
+  return {
+    [`RCLONE_CONFIG_${name}_TYPE`]: 's3',
+    [`RCLONE_CONFIG_${name}_PROVIDER`]: 'Other',
+    [`RCLONE_CONFIG_${name}_ENDPOINT`]: endpoint,
+    [`RCLONE_CONFIG_${name}_REGION`]: 'us-east-1',
+    [`RCLONE_CONFIG_${name}_ACCESS_KEY_ID`]: S3RVER_KEY,
+    [`RCLONE_CONFIG_${name}_SECRET_ACCESS_KEY`]: S3RVER_KEY,
+    [`RCLONE_CONFIG_${name}_FORCE_PATH_STYLE`]: 'true',
   };
+}
+
+/** The environment of an rclone run with the given remotes (name → s3rver endpoint), e.g. `{ SRC: …, DST: … }`. */
+export function rcloneRemotesEnv(remotes: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [name, endpoint] of Object.entries(remotes)) Object.assign(env, remoteVariables(name, endpoint));
   // TESTING.md: rclone must run without AWS_CA_BUNDLE here (`env -u AWS_CA_BUNDLE rclone …`).
   delete env.AWS_CA_BUNDLE;
   return env;
+}
+
+/** The environment of an rclone run against an s3rver at `endpoint` as the remote `s3rver:`. */
+export function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
+  return rcloneRemotesEnv({ S3RVER: endpoint });
+}
+
+export interface PeerRun {
+  seconds: number;
+  peakRssMb: number;
+}
+
+/** Runs `rclone …args` under GNU time: its wall time and peak RSS. Rejects with rclone's stderr when it fails. */
+export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%M', 'rclone', '--config', '/dev/null', ...args], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (code !== 0) return reject(new Error(`rclone ${args[0]} exited ${code}\n${stderr}`));
+      // GNU time prints the peak RSS in KiB as the last line.
+      const lastLine = stderr.trim().split('\n').at(-1) ?? '';
+      resolve({ seconds, peakRssMb: Number(lastLine) / 1024 });
+    });
+  });
 }
