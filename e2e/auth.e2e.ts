@@ -193,6 +193,7 @@ test('a sign-in ended elsewhere shows "Please sign in again" and returns to the 
   await expect(dialog.getByText('You were signed out of your account.')).toBeVisible();
   await dialog.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL('/login?returnUrl=%2Fprofile');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
   await signIn(page, email, PASSWORD);
   await expect(page).toHaveURL(/\/profile$/);
 });

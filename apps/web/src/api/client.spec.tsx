@@ -60,6 +60,8 @@ describe('API client (the network is stubbed with vi.stubGlobal fetch)', () => {
 
     expect(localStorage.length).toBe(0);
     expect(location()).toBe('/login?returnUrl=%2Fprofile%2Fedit%3Ftab%3Dname');
+    // Gone at once, not fading out over the sign-in form with a second 'Sign in' button.
+    expect(screen.queryByRole('button', { name: 'Sign in' })).not.toBeInTheDocument();
   });
 
   it('ignores a late 401 once the session is ended (Sign in clicked, token cleared)', async () => {

@@ -37,20 +37,24 @@ export function ApiErrorModals() {
 
   return (
     <>
-      <Modal
-        open={signInAgain && !onPublicPath}
-        title={messages.signInAgainTitle}
-        closable={false}
-        mask={{ closable: false }}
-        keyboard={false}
-        footer={
-          <Button type="primary" onClick={signIn}>
-            Sign in
-          </Button>
-        }
-      >
-        <p>{messages.signInAgainBody}</p>
-      </Modal>
+      {/* Mounted only while open: the hand-off to /login must not leave a fading copy of the dialog, with a second
+          'Sign in' button, over the sign-in form. */}
+      {signInAgain && !onPublicPath && (
+        <Modal
+          open
+          title={messages.signInAgainTitle}
+          closable={false}
+          mask={{ closable: false }}
+          keyboard={false}
+          footer={
+            <Button type="primary" onClick={signIn}>
+              Sign in
+            </Button>
+          }
+        >
+          <p>{messages.signInAgainBody}</p>
+        </Modal>
+      )}
       <Modal
         open={badRequest !== null && !signInAgain}
         title="Error"
