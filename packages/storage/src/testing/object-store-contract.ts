@@ -209,6 +209,27 @@ export function objectStoreContract(
       expect(rest).toEqual(['tree/b/2.txt', 'tree/c/3.txt', 'tree/d.txt']);
     });
 
+    it('lists keys with characters XML escapes exactly as written, with their sizes and ETags', async () => {
+      const keys = [`odd/a & b <c> "d" 'e'.txt`, 'odd/r&d/x.txt', 'odd/ü 日本 😀.bin', 'odd/  spaced  '];
+      const written = new Map<string, string | null>();
+      for (const [index, key] of keys.entries()) {
+        const body = Buffer.alloc(index + 1, index);
+        written.set(key, (await fx.store.write(fx.bucket, key, body, { size: body.length })).etag);
+      }
+      const listed: Array<{ key: string; size: number; etag: string | null }> = [];
+      const prefixes: string[] = [];
+      for await (const page of fx.store.list(fx.bucket, { prefix: 'odd/', delimiter: '/' })) {
+        listed.push(...page.objects.map(({ key, size, etag }) => ({ key, size, etag })));
+        prefixes.push(...page.prefixes);
+      }
+      expect(prefixes).toEqual(['odd/r&d/']);
+      const expected = keys
+        .filter((key) => !key.startsWith('odd/r&d/'))
+        .map((key) => ({ key, size: keys.indexOf(key) + 1, etag: written.get(key) ?? null }));
+      expect(listed).toEqual(expect.arrayContaining(expected));
+      expect(listed).toHaveLength(expected.length);
+    });
+
     it('answers null for a missing object and ObjectNotFound when reading it', async () => {
       expect(await fx.store.stat(fx.bucket, 'nope/missing.txt')).toBeNull();
       const error = await fx.store

@@ -19,7 +19,7 @@ import {
   type BucketLocationConstraint,
   type CompletedPart,
   type HeadObjectCommandOutput,
-  type _Object,
+  type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -47,6 +47,7 @@ import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
 import { headersOf, s3Parts, useContentMd5ForParts } from './s3-parts.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
+import { withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
 
 const MAX_PAGE_SIZE = 1000;
@@ -129,6 +130,34 @@ function isHttpRequestWithBody(
     headers !== null &&
     (typeof body === 'string' || body instanceof Uint8Array)
   );
+}
+
+/** The SDK's own parse of a page, for the answers the lean reader declined. */
+function listingOf(answer: ListObjectsV2CommandOutput): ParsedListing {
+  return {
+    contents: (answer.Contents ?? []).map((entry) => ({
+      key: entry.Key ?? '',
+      size: entry.Size ?? 0,
+      lastModified: entry.LastModified ?? null,
+      etag: entry.ETag ?? null,
+    })),
+    prefixes: (answer.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : [])),
+    isTruncated: answer.IsTruncated ?? false,
+    nextContinuationToken: answer.NextContinuationToken ?? null,
+  };
+}
+
+function listedObject(entry: ListedEntry): ObjectInfo {
+  const etag = stripQuotes(entry.etag ?? undefined);
+  return {
+    key: entry.key,
+    size: entry.size,
+    lastModified: entry.lastModified,
+    etag,
+    md5: md5OfEtag(etag),
+    contentType: null,
+    metadata: {},
+  };
 }
 
 /**
@@ -300,40 +329,28 @@ export class S3ObjectStore implements ObjectStore {
     const maxKeys = Math.min(Math.max(1, options.pageSize ?? MAX_PAGE_SIZE), MAX_PAGE_SIZE);
     let token = options.continuationToken || undefined;
     do {
-      let answer;
+      const command = new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: options.prefix || undefined,
+        Delimiter: options.delimiter || undefined,
+        MaxKeys: maxKeys,
+        ContinuationToken: token,
+      });
+      const lean = withLeanListing(command);
+      let listing: ParsedListing;
       try {
-        answer = await this.client.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: options.prefix || undefined,
-            Delimiter: options.delimiter || undefined,
-            MaxKeys: maxKeys,
-            ContinuationToken: token,
-          }),
-        );
+        const answer = await this.client.send(command);
+        listing = lean.listing ?? listingOf(answer);
       } catch (error) {
         this.fail(error);
       }
-      token = answer.IsTruncated ? answer.NextContinuationToken : undefined;
+      token = (listing.isTruncated && listing.nextContinuationToken) || undefined;
       yield {
-        objects: (answer.Contents ?? []).map((entry) => this.listedObject(entry)),
-        prefixes: (answer.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : [])),
+        objects: listing.contents.map(listedObject),
+        prefixes: listing.prefixes,
         continuationToken: token ?? null,
       };
     } while (token);
-  }
-
-  private listedObject(entry: _Object): ObjectInfo {
-    const etag = stripQuotes(entry.ETag);
-    return {
-      key: entry.Key ?? '',
-      size: entry.Size ?? 0,
-      lastModified: entry.LastModified ?? null,
-      etag,
-      md5: md5OfEtag(etag),
-      contentType: null,
-      metadata: {},
-    };
   }
 
   private async head(bucket: string, key: string): Promise<HeadObjectCommandOutput | null> {
