@@ -45,7 +45,7 @@ import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig }
 import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
-import { headersOf, s3Parts, useContentMd5ForParts } from './s3-parts.ts';
+import { s3Parts, signWithPayloadHash, useContentMd5ForParts } from './s3-parts.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
@@ -98,25 +98,6 @@ function useContentMd5ForDeletes(client: S3Client): void {
       },
     // After the SDK's checksum middleware (build step) has added its CRC32, before the request is signed.
     { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'cumuloDeleteObjectsContentMd5' },
-  );
-}
-
-/**
- * SigV4 signs a hash of the body: the signer takes it from an `x-amz-content-sha256` header already on the
- * request instead of hashing the body again. For a Buffer body whose SHA-256 the caller computed anyway (the copy
- * engine keeps it as `cumulo-sha256`), that is a third of the hashing of a small-object copy saved. Added just
- * before signing, when no other step (aws-chunked framing on AWS) has claimed the header.
- */
-function signWithPayloadHash(command: PutObjectCommand, sha256Hex: string): void {
-  command.middlewareStack.addRelativeTo(
-    <Args extends { request: unknown }, Output>(next: (args: Args) => Promise<Output>) =>
-      async (args: Args): Promise<Output> => {
-        const headers = headersOf(args.request);
-        if (headers && !Object.keys(headers).some((name) => name.toLowerCase() === 'x-amz-content-sha256'))
-          headers['x-amz-content-sha256'] = sha256Hex;
-        return next(args);
-      },
-    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'cumuloKnownPayloadHash' },
   );
 }
 
