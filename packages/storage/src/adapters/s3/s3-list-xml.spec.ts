@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ListObjectsV2Command, S3Client, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseListObjectsV2, withLeanListing, type ParsedListing } from './s3-list-xml.ts';
+import { listingOf, parseListObjectsV2, withLeanListing } from './s3-list-xml.ts';
 
 // The lean reader is checked against the SDK's own parser on the same bytes: a local HTTP server answers each
 // document below, once read by the SDK alone and once through the lean reader. (A canned server, not a store:
@@ -64,22 +64,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function sdkView(answer: ListObjectsV2CommandOutput): ParsedListing {
-  return {
-    contents: (answer.Contents ?? []).map((entry) => ({
-      key: entry.Key ?? '',
-      size: entry.Size ?? 0,
-      lastModified: entry.LastModified ?? null,
-      etag: entry.ETag || null,
-    })),
-    prefixes: (answer.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : [])),
-    isTruncated: answer.IsTruncated ?? false,
-    nextContinuationToken: answer.NextContinuationToken ?? null,
-  };
-}
-
 async function bothWays(bucket: string) {
-  const bySdk = sdkView(await client.send(new ListObjectsV2Command({ Bucket: bucket })));
+  const bySdk = listingOf(await client.send(new ListObjectsV2Command({ Bucket: bucket })));
   const command = new ListObjectsV2Command({ Bucket: bucket });
   const lean = withLeanListing(command);
   const answer = await client.send(command);
@@ -118,7 +104,7 @@ describe('the lean ListObjectsV2 reader', () => {
     async (name) => {
       const { bySdk, lean, sdkLeftWith } = await bothWays(name);
       expect(lean).toBeNull();
-      expect(sdkView(sdkLeftWith)).toEqual(bySdk);
+      expect(listingOf(sdkLeftWith)).toEqual(bySdk);
       expect(bySdk.contents).toHaveLength(1);
     },
   );

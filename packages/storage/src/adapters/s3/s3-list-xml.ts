@@ -1,4 +1,4 @@
-import type { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { ListObjectsV2Command, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 
 /**
  * The lean ListObjectsV2 reader. A listing page is the hottest answer this product parses (inventory, planning,
@@ -153,6 +153,21 @@ export function parseListObjectsV2(xml: string): ParsedListing | null {
   }
   if (!sawRoot || stack.length !== 0) return null; // no listing, or cut short
   return listing;
+}
+
+/** The SDK's own parse of a page in the same shape, for the answers the lean reader declined. */
+export function listingOf(answer: ListObjectsV2CommandOutput): ParsedListing {
+  return {
+    contents: (answer.Contents ?? []).map((entry) => ({
+      key: entry.Key ?? '',
+      size: entry.Size ?? 0,
+      lastModified: entry.LastModified ?? null,
+      etag: entry.ETag || null,
+    })),
+    prefixes: (answer.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : [])),
+    isTruncated: answer.IsTruncated ?? false,
+    nextContinuationToken: answer.NextContinuationToken ?? null,
+  };
 }
 
 /** What the SDK is left to parse once the lean reader has the page: nothing. */

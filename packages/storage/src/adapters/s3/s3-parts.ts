@@ -157,7 +157,10 @@ export function useContentMd5ForParts(client: S3Client): void {
  * (a part of the engine's copies), it saves a SHA-256 pass over every byte sent. Added just before signing, when
  * no other step (aws-chunked framing on AWS) has claimed the header.
  */
-export function signWithPayloadHash(command: PutObjectCommand | UploadPartCommand, payloadHash: string): void {
+export function signWithPayloadHash(
+  command: PutObjectCommand | UploadPartCommand,
+  payloadHash: string,
+): void {
   // The two commands' stacks differ only in their input and output types, which this step does not touch.
   (command.middlewareStack as PutObjectCommand['middlewareStack']).addRelativeTo(
     <Args extends { request: unknown }, Output>(next: (args: Args) => Promise<Output>) =>

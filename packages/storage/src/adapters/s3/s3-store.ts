@@ -19,7 +19,6 @@ import {
   type BucketLocationConstraint,
   type CompletedPart,
   type HeadObjectCommandOutput,
-  type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -47,7 +46,7 @@ import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
 import { s3Parts, signWithPayloadHash, useContentMd5ForParts } from './s3-parts.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
-import { withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
+import { listingOf, withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
 
 const MAX_PAGE_SIZE = 1000;
@@ -111,21 +110,6 @@ function isHttpRequestWithBody(
     headers !== null &&
     (typeof body === 'string' || body instanceof Uint8Array)
   );
-}
-
-/** The SDK's own parse of a page, for the answers the lean reader declined. */
-function listingOf(answer: ListObjectsV2CommandOutput): ParsedListing {
-  return {
-    contents: (answer.Contents ?? []).map((entry) => ({
-      key: entry.Key ?? '',
-      size: entry.Size ?? 0,
-      lastModified: entry.LastModified ?? null,
-      etag: entry.ETag ?? null,
-    })),
-    prefixes: (answer.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : [])),
-    isTruncated: answer.IsTruncated ?? false,
-    nextContinuationToken: answer.NextContinuationToken ?? null,
-  };
 }
 
 function listedObject(entry: ListedEntry): ObjectInfo {
