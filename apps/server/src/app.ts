@@ -19,6 +19,7 @@ import type { Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import { AuthService } from './http/auth.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
+import { watchSlowRequests } from './http/slow-requests.ts';
 import { SecretBox } from './crypto/keys.ts';
 import { MailService } from './mail/mail.service.ts';
 import { RealtimeHub } from './realtime/hub.ts';
@@ -241,6 +242,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   });
   registerErrorHandler(base);
+  watchSlowRequests(base, deps.db.pool, deps.log);
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

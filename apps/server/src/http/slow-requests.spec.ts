@@ -1,0 +1,48 @@
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { watchSlowRequests } from './slow-requests.ts';
+
+/** A pino logger whose lines land in `lines` as parsed objects. */
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { log: pino({ level: 'warn' }, stream), lines };
+}
+
+describe('watchSlowRequests', () => {
+  // Never connects: only its counters are read.
+  const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+  let app: ReturnType<typeof Fastify> | undefined;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it('logs a request while it hangs and when it ends, without its query, and leaves fast ones alone', async () => {
+    const { log, lines } = capturingLogger();
+    app = Fastify();
+    watchSlowRequests(app, pool, log, 50);
+    app.get('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      return { ok: true };
+    });
+    app.get('/fast', async () => ({ ok: true }));
+
+    expect((await app.inject({ url: '/fast' })).statusCode).toBe(200);
+    expect(lines).toEqual([]);
+
+    expect((await app.inject({ url: '/slow?access_token=secret' })).statusCode).toBe(200);
+    expect(lines.map((line) => line.msg)).toEqual(['request still running', 'slow request']);
+    expect(lines[0]).toMatchObject({ method: 'GET', path: '/slow', afterMs: 50, pool: { waiting: 0 } });
+    expect(lines[1]).toMatchObject({ path: '/slow', status: 200 });
+    expect(lines[1]?.ms).toBeGreaterThanOrEqual(50);
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+});
