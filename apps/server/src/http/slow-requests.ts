@@ -11,7 +11,12 @@ export const SLOW_REQUEST_MS = 15_000;
  * hang behind an exhausted pool or a held lock looks exactly like a slow handler from the browser.
  * Paths are logged without their query, which may carry a token.
  */
-export function watchSlowRequests(app: FastifyInstance, pool: pg.Pool, log: Logger, afterMs = SLOW_REQUEST_MS) {
+export function watchSlowRequests(
+  app: FastifyInstance,
+  pool: pg.Pool,
+  log: Logger,
+  afterMs = SLOW_REQUEST_MS,
+) {
   const timers = new WeakMap<FastifyRequest, { timer: ReturnType<typeof setTimeout>; started: number }>();
   const describe = (request: FastifyRequest) => ({
     method: request.method,
@@ -38,10 +43,12 @@ export function watchSlowRequests(app: FastifyInstance, pool: pg.Pool, log: Logg
   });
   app.addHook('onResponse', async (request, reply) => {
     const ms = clear(request);
-    if (ms >= afterMs) log.warn({ ...describe(request), ms: Math.round(ms), status: reply.statusCode }, 'slow request');
+    if (ms >= afterMs)
+      log.warn({ ...describe(request), ms: Math.round(ms), status: reply.statusCode }, 'slow request');
   });
   app.addHook('onRequestAbort', async (request) => {
     const ms = clear(request);
-    if (ms >= afterMs) log.warn({ ...describe(request), ms: Math.round(ms) }, 'slow request aborted by the client');
+    if (ms >= afterMs)
+      log.warn({ ...describe(request), ms: Math.round(ms) }, 'slow request aborted by the client');
   });
 }
