@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { bucketNameMessages } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { mailDir } from './mail.ts';
 import { connectAccount, submitAccount } from './cloud-accounts.ts';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { sharingMessages } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { linkFromMail } from './mail.ts';
 import { connectAccount } from './cloud-accounts.ts';

@@ -1,7 +1,8 @@
 import type { Locator, Page } from '@playwright/test';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { AUTH_STORAGE_KEY, formatBytes, syncMessages } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { type ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { expect, test } from './fixtures.ts';
 import { connectAccount } from './cloud-accounts.ts';

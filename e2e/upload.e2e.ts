@@ -7,7 +7,8 @@ import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-bl
 import { ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3';
 import { expect, test } from './fixtures.ts';
 import { uploadMessages } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { type ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';

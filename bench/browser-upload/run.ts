@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright';
 import { SMTPServer } from 'smtp-server';
-import { S3ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { openBucketInBrowser } from './open-bucket.ts';

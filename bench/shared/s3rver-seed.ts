@@ -76,7 +76,7 @@ async function verifyLayout(scratch: string, layout: SeedLayout): Promise<void> 
   const direct = path.join(scratch, 'direct');
   fs.mkdirSync(viaApi, { recursive: true });
   const server = await startS3rverProcess(viaApi);
-  const store = createObjectStore({
+  const store = await createObjectStore({
     provider: 'genericS3',
     endpoint: server.endpoint,
     accessKeyId: S3RVER_KEY,

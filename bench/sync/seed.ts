@@ -52,7 +52,7 @@ export function changeOf(
 /** Applies the change to the source through its S3 API (straight to s3rver, not through a counting proxy). */
 export async function changeSource(endpoint: string, objects: number): Promise<SourceChange> {
   const change = changeOf(objects);
-  const store = createObjectStore({
+  const store = await createObjectStore({
     provider: 'genericS3',
     endpoint,
     accessKeyId: S3RVER_KEY,

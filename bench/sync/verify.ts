@@ -21,7 +21,7 @@ function bodiesUnder(bucketDir: string): Map<string, string> {
 }
 
 async function listingOf(endpoint: string, bucket: string): Promise<Map<string, number>> {
-  const store = createObjectStore({
+  const store = await createObjectStore({
     provider: 'genericS3',
     endpoint,
     accessKeyId: S3RVER_KEY,

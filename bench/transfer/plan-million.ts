@@ -2,8 +2,10 @@
 // repository against the bench's PostgreSQL, and prints its time and peak RSS. The source is a listing stub (the
 // issue allows one): an ObjectStore whose `list` generates sorted pages of 1000 keys, as S3 answers them, so the
 // measure is the planner's own memory, not a store's. Usage: plan-million.ts DATABASE_URL ORGANIZATION_ID COUNT
+// First, as in main.ts: every Cumulo process runs under the same heap policy (HEAP_GROWING_PERCENT).
+import '@cumulo/server/src/runtime/heap-policy.ts';
 import fs from 'node:fs';
-import type { ListPage, ObjectStore } from '@cumulo/storage';
+import { createObjectStore, type ListPage, type ObjectStore } from '@cumulo/storage';
 import { openDb } from '@cumulo/server/src/db/client.ts';
 import { TransfersRepo } from '@cumulo/server/src/modules/transfers/transfers.repo.ts';
 import { planBatch } from '@cumulo/server/src/modules/transfers/engine/planner.ts';
@@ -36,6 +38,15 @@ const listingStub = {
   },
 } as unknown as ObjectStore;
 
+// A worker planning an S3 source has the S3 adapter and its SDK loaded: so does this process, to count them.
+const s3 = await createObjectStore({
+  provider: 'genericS3',
+  endpoint: 'http://127.0.0.1:9',
+  accessKeyId: 'unused',
+  secretAccessKey: 'unused',
+  forcePathStyle: true,
+});
+
 const db = openDb(databaseUrl, 2);
 const repo = new TransfersRepo(db.orm, db.pool);
 const { rows } = await db.pool.query<{ id: string }>(
@@ -57,4 +68,5 @@ const planned = await db.pool.query<{ n: string }>(
 const status = fs.readFileSync('/proc/self/status', 'utf8');
 const peakRssMb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN) / 1024;
 process.stdout.write(`${JSON.stringify({ seconds, peakRssMb, planned: Number(planned.rows[0]?.n) })}\n`);
+await s3.close();
 await db.close();

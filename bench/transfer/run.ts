@@ -56,7 +56,7 @@ const report = (line: string) => {
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 const mb = (value: number) => `${value.toFixed(1)} MB`;
 
-function storeOf(endpoint: string): ObjectStore {
+function storeOf(endpoint: string): Promise<ObjectStore> {
   return createObjectStore({
     provider: 'genericS3',
     endpoint,
@@ -68,7 +68,7 @@ function storeOf(endpoint: string): ObjectStore {
 
 /** Objects and bytes in a bucket, to check that every copy is complete before its time counts. */
 async function contentsOf(endpoint: string, bucket: string) {
-  const store = storeOf(endpoint);
+  const store = await storeOf(endpoint);
   let objects = 0;
   let bytes = 0;
   for await (const page of store.list(bucket)) {
@@ -80,7 +80,7 @@ async function contentsOf(endpoint: string, bucket: string) {
 }
 
 async function createBuckets(endpoint: string, names: string[]) {
-  const store = storeOf(endpoint);
+  const store = await storeOf(endpoint);
   for (const name of names) await store.createBucket(name);
   await store.close();
 }

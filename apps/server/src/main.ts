@@ -1,3 +1,4 @@
+import './runtime/heap-policy.ts';
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';

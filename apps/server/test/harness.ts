@@ -13,7 +13,7 @@ import { openDb, runMigrations, type Db } from '../src/db/client.ts';
 import { startBoss } from '../src/jobs/boss.ts';
 import { registerJobs } from '../src/jobs/register.ts';
 import { buildApp, type Services } from '../src/app.ts';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 
 export interface ReceivedMail {

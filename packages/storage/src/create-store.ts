@@ -1,17 +1,27 @@
-import { AzureObjectStore } from './adapters/azure/index.ts';
-import { GoogleObjectStore } from './adapters/google/index.ts';
-import { S3ObjectStore } from './adapters/s3/index.ts';
 import type { ObjectStore } from './object-store.ts';
 import { DEFAULT_RETRY, type RetryOptions, type StoreConfig } from './store-config.ts';
 
-/** Builds the adapter for one account. Call it once per account and keep the store (one SDK client each). */
-export function createObjectStore(config: StoreConfig, retry: RetryOptions = DEFAULT_RETRY): ObjectStore {
+/**
+ * Builds the adapter for one account. Call it once per account and keep the store (one SDK client each).
+ * Each adapter is loaded on first use: the provider SDKs weigh 15 to 35 MB of memory apiece once loaded, and a
+ * process serving only S3-family accounts never pays for the Azure and Google ones.
+ */
+export async function createObjectStore(
+  config: StoreConfig,
+  retry: RetryOptions = DEFAULT_RETRY,
+): Promise<ObjectStore> {
   switch (config.provider) {
-    case 'azure':
+    case 'azure': {
+      const { AzureObjectStore } = await import('./adapters/azure/index.ts');
       return new AzureObjectStore(config, retry);
-    case 'google':
+    }
+    case 'google': {
+      const { GoogleObjectStore } = await import('./adapters/google/index.ts');
       return new GoogleObjectStore(config, retry);
-    default:
+    }
+    default: {
+      const { S3ObjectStore } = await import('./adapters/s3/index.ts');
       return new S3ObjectStore(config, retry);
+    }
   }
 }

@@ -26,7 +26,7 @@ export class BucketInventory {
   ): Promise<{ buckets: number; objects: number; bytes: number }> {
     const account = await this.repo.find(organizationId, accountId);
     if (!account) return { buckets: 0, objects: 0, bytes: 0 }; // removed since the job was queued
-    const store = this.registry.storeFor(account);
+    const store = await this.registry.storeFor(account);
     const listed = await store.listBuckets();
     await this.repo.syncBuckets(
       organizationId,

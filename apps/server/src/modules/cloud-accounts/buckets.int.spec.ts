@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketNameMessages } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { ALL_USERS_GROUP, LOG_DELIVERY_GROUP, requestedGrants } from './buckets.service.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';

@@ -35,7 +35,7 @@ export class BucketsService {
    */
   async exists(principal: Principal, accountId: string, bucketName: string) {
     const account = await this.#account(principal, accountId);
-    const taken = await this.#taken(this.registry.storeFor(account), bucketName);
+    const taken = await this.#taken(await this.registry.storeFor(account), bucketName);
     return { exists: taken, message: taken ? bucketNameMessages.taken : null };
   }
 
@@ -45,7 +45,7 @@ export class BucketsService {
     if (!BUCKET_CREATION_PROVIDERS.includes(account.provider)) {
       throw badRequest('Buckets can be created here only in AWS and Wasabi accounts.');
     }
-    const store = this.registry.storeFor(account);
+    const store = await this.registry.storeFor(account);
     const name = body.bucket_name;
     if (await this.#taken(store, name)) throw badRequest(bucketNameMessages.taken);
     try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountFormMessages, MASK } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,

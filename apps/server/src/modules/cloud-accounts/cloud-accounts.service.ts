@@ -153,7 +153,7 @@ export class CloudAccountsService {
     const row = await this.repo.find(principal.organizationId, id);
     if (!row) throw notFound();
     try {
-      const buckets = await this.registry.storeFor(row).listBuckets();
+      const buckets = await (await this.registry.storeFor(row)).listBuckets();
       return buckets.map((b) => ({
         name: b.name,
         region: b.region,
@@ -170,9 +170,9 @@ export class CloudAccountsService {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
     }
     // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
-    let probe: ReturnType<typeof createObjectStore> | undefined;
+    let probe: Awaited<ReturnType<typeof createObjectStore>> | undefined;
     try {
-      probe = createObjectStore(resolved.config);
+      probe = await createObjectStore(resolved.config);
       await probe.verify();
     } catch (error) {
       throw providerError(error);

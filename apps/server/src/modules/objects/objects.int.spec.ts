@@ -106,7 +106,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
 
   beforeAll(async () => {
     accountId = await connect(owner, provider);
-    store = createObjectStore(provider.direct());
+    store = await createObjectStore(provider.direct());
   });
   afterAll(async () => {
     await store?.close();

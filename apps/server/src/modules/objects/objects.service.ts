@@ -59,7 +59,7 @@ export class ObjectsService {
   async list(principal: Principal, storageId: string, query: ListingQuery): Promise<ListingAnswer> {
     const { account, bucket } = await this.#storage(principal, storageId);
     const path = folderPrefix(query.path);
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const pages = store.list(bucket, {
       prefix: path || undefined,
       delimiter: '/',
@@ -102,7 +102,7 @@ export class ObjectsService {
    */
   async deleteObjects(principal: Principal, body: DeleteObjectsBody) {
     const account = await this.#account(principal, body.cloud_account_id);
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const bucket = body.bucket_name;
     if (body.paths.some((path) => /^\/*$/.test(path))) throw badRequest(objectMessages.bucketRootDelete);
     let deleted = 0;
@@ -136,7 +136,7 @@ export class ObjectsService {
   /** GET /transfers/download_url: short-lived signed GET links that save under the object's own name. */
   async downloadUrls(principal: Principal, query: DownloadUrlQuery): Promise<DownloadLink[]> {
     const account = await this.#account(principal, query.cloud_account_id);
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const bucket = query.bucket_name;
     if (query.paths.some((path) => path.endsWith('/'))) throw badRequest(objectMessages.folderDownload);
     const paths = [...new Set(query.paths)];
@@ -162,7 +162,7 @@ export class ObjectsService {
   /** PUT /transfers/create_folder: a zero-byte `folder/` marker, the convention every provider console follows. */
   async createFolder(principal: Principal, body: CreateFolderBody) {
     const account = await this.#account(principal, body.cloud_account_id);
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const bucket = body.bucket_name;
     const name = baseNameOf(body.path);
     try {
@@ -238,7 +238,7 @@ export class ObjectsService {
     limit: number,
     cursor: string | undefined,
   ): Promise<{ results: SearchResult[]; next: string | null; truncated: boolean }> {
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const start = readCursor(cursor);
     const results: SearchResult[] = [];
     let pageToken = start.token;

@@ -8,7 +8,7 @@ import {
   sharingMessages,
   type ShareListAnswer,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import {
   callApi,

@@ -129,7 +129,7 @@ export class SharingService {
       throw badRequest(sharingMessages.filesRequired, { files: [sharingMessages.filesRequired] });
     const account = await this.accounts.find(principal.organizationId, accountId);
     if (!account) throw notFound();
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     const unique = new Map(body.files.map((f) => [`${f.bucket_name}\n${f.name}`, f]));
     const files: SharedFile[] = [];
     for (const file of unique.values()) {
@@ -215,7 +215,7 @@ export class SharingService {
     if (!file) throw notFound(sharingMessages.fileNotShared);
     const account = await this.accounts.find(share.organizationId, file.cloud_account_id);
     if (!account) throw gone(sharingMessages.fileGone, 'FILE_GONE');
-    const store = this.stores.storeFor(account);
+    const store = await this.stores.storeFor(account);
     let url: string;
     let size: number;
     try {

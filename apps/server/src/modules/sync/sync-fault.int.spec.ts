@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYNC_CYCLE_STATUS } from '@cumulo/contract';
-import { S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { type ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   S3RVER_KEY,
   startRestartableS3rver,

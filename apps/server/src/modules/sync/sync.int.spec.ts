@@ -12,7 +12,8 @@ import {
   transferMessages,
   type SyncJob,
 } from '@cumulo/contract';
-import type { AzureObjectStore, ObjectStore, S3ObjectStore } from '@cumulo/storage';
+import type { ObjectStore } from '@cumulo/storage';
+import type { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
 import {
   callApi,

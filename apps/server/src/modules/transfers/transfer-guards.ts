@@ -67,7 +67,7 @@ export function refuseOverlap(
 export async function requireBucket(stores: StoreRegistry, account: CloudAccountRow, bucket: string) {
   let found: { region: string | null } | null;
   try {
-    found = await stores.storeFor(account).headBucket(bucket);
+    found = await (await stores.storeFor(account)).headBucket(bucket);
   } catch (error) {
     throw providerError(error);
   }

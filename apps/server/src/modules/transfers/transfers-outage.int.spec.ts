@@ -7,7 +7,8 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
-import { S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { type ObjectStore } from '@cumulo/storage';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   S3RVER_KEY,
   startRestartableS3rver,

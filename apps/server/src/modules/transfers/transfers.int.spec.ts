@@ -10,7 +10,8 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore, type ObjectStore } from '@cumulo/storage';
+import { type ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
 import {
   callApi,

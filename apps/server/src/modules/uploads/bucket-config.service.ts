@@ -63,7 +63,7 @@ export class BucketConfigService {
   ): Promise<BucketConfigAnswer> {
     const account = await this.accounts.find(principal.organizationId, body.cloud_account_id);
     if (!account) throw notFound();
-    const caps = this.registry.storeFor(account).capabilities;
+    const caps = (await this.registry.storeFor(account)).capabilities;
     const bucket = body.bucket_name;
     const context = { accountId: account.id, bucket };
     let cors: string | null = null;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadMessages, type SignedPart, type UploadSession } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,

@@ -72,7 +72,7 @@ export class UploadsService {
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
   async start(principal: Principal, body: StartUploadBody, origin: string): Promise<UploadSession> {
     const account = await this.#account(principal, body.cloud_account_id);
-    const store = this.registry.storeFor(account);
+    const store = await this.registry.storeFor(account);
     const direct = this.#direct(store);
     const partSize = uploadPartSize(body.size);
     const mode = uploadModeOf(account.provider, body.size, partSize);
@@ -244,7 +244,7 @@ export class UploadsService {
     if (session.status === 'complete') throw badRequest(uploadErrors.alreadyComplete);
     if (session.status === 'aborted') return { message: uploadMessages.cancelled };
     const account = await this.#account(principal, session.cloudAccountId);
-    const store = this.registry.storeFor(account);
+    const store = await this.registry.storeFor(account);
     const handle = this.#handleOf(session);
     if (uploadModeOf(store.provider, session.size, session.partSize) !== 'single') {
       try {
@@ -269,7 +269,7 @@ export class UploadsService {
         await this.repo.finish(session.id, 'aborted');
         continue;
       }
-      const store = this.registry.storeFor(account);
+      const store = await this.registry.storeFor(account);
       if (await this.#discard(store, session, this.#handleOf(session))) aborted += 1;
       else failed += 1;
     }
@@ -321,7 +321,7 @@ export class UploadsService {
     if (!session) throw notFound();
     if (session.status !== 'active') throw badRequest(uploadErrors.inactive);
     const account = await this.#account(principal, session.cloudAccountId);
-    return { session, store: this.registry.storeFor(account), handle: this.#handleOf(session) };
+    return { session, store: await this.registry.storeFor(account), handle: this.#handleOf(session) };
   }
 
   async #account(principal: Principal, id: string): Promise<CloudAccountRow> {

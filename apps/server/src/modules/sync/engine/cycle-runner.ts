@@ -154,10 +154,10 @@ export class CycleRunner {
     if (!source) throw new CycleFault(syncErrors.sourceAccountGone);
     if (!destination) throw new CycleFault(syncErrors.destinationAccountGone);
     return {
-      source: { account: source, store: this.stores.storeFor(source), bucket: job.sourceBucket },
+      source: { account: source, store: await this.stores.storeFor(source), bucket: job.sourceBucket },
       destination: {
         account: destination,
-        store: this.stores.storeFor(destination),
+        store: await this.stores.storeFor(destination),
         bucket: job.destinationBucket,
       },
     };

@@ -135,15 +135,15 @@ export class TransferExecutor {
       if (await this.repo.failBatch(batch.id, error)) await this.publishBatch(batch.id);
       return null;
     }
-    const endpoint = (account: CloudAccountRow, bucket: string): CopyEndpoint => ({
-      store: this.stores.storeFor(account),
+    const endpoint = async (account: CloudAccountRow, bucket: string): Promise<CopyEndpoint> => ({
+      store: await this.stores.storeFor(account),
       accountId: account.id,
       bucket,
       endpointKey: endpointKeyOf(account, this.stores),
     });
     return {
-      source: endpoint(source, batch.sourceBucket),
-      destination: endpoint(destination, batch.destinationBucket),
+      source: await endpoint(source, batch.sourceBucket),
+      destination: await endpoint(destination, batch.destinationBucket),
     };
   }
 

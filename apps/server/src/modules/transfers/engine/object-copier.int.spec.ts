@@ -1,12 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  AzureObjectStore,
-  S3ObjectStore,
-  StorageError,
-  type ObjectStore,
-  type ObjectStoreCapabilities,
-} from '@cumulo/storage';
+import { StorageError, type ObjectStore, type ObjectStoreCapabilities } from '@cumulo/storage';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,

@@ -43,7 +43,7 @@ export async function sweepTransfers(deps: {
       continue;
     }
     const destination = {
-      store: stores.storeFor(account),
+      store: await stores.storeFor(account),
       accountId: account.id,
       bucket: item.batch.destinationBucket,
       endpointKey: endpointKeyOf(account, stores),
