@@ -11,6 +11,6 @@ import v8 from 'node:v8';
 export const HEAP_GROWING_PERCENT = 50;
 
 /** Applies the heap policy to this process; 0 leaves V8's own. Call it before the process does real work. */
-export function applyHeapPolicy(percent: number = HEAP_GROWING_PERCENT) {
+export function applyHeapPolicy(percent: number) {
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -12,7 +12,7 @@ import {
   type InsertAccountBody,
   type ProviderName,
 } from '@cumulo/contract';
-import { createObjectStore, type StoreConfig } from '@cumulo/storage';
+import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/storage';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
 import type { WasabiPartnerClient } from './wasabi-partner.ts';
@@ -170,7 +170,7 @@ export class CloudAccountsService {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
     }
     // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
-    let probe: Awaited<ReturnType<typeof createObjectStore>> | undefined;
+    let probe: ObjectStore | undefined;
     try {
       probe = await createObjectStore(resolved.config);
       await probe.verify();

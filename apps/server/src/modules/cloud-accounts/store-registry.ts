@@ -21,21 +21,31 @@ export class StoreRegistry {
     const version = account.updatedAt.getTime();
     const cached = this.#stores.get(account.id);
     if (cached && cached.version === version) return cached.store;
-    if (cached) void cached.store.then((old) => old.close());
-    const store = createObjectStore(this.configOf(account));
-    this.#stores.set(account.id, { version, store });
-    return store;
+    if (cached) void closeStore(cached.store);
+    const entry = { version, store: createObjectStore(this.configOf(account)) };
+    this.#stores.set(account.id, entry);
+    // A store that could not be built is not kept: the next call builds it again (and says why again).
+    entry.store.catch(() => {
+      if (this.#stores.get(account.id) === entry) this.#stores.delete(account.id);
+    });
+    return entry.store;
   }
 
   async forget(accountId: string) {
     const cached = this.#stores.get(accountId);
     this.#stores.delete(accountId);
-    await (await cached?.store)?.close();
+    if (cached) await closeStore(cached.store);
   }
 
   async closeAll() {
     const stores = [...this.#stores.values()];
     this.#stores.clear();
-    await Promise.all(stores.map(async (s) => (await s.store).close()));
+    await Promise.all(stores.map((s) => closeStore(s.store)));
   }
+}
+
+/** Closes a store; one that was never built has nothing to close (its caller already heard why). */
+async function closeStore(store: Promise<ObjectStore>) {
+  const built = await store.catch(() => null);
+  await built?.close();
 }
