@@ -113,11 +113,15 @@ test('a new user signs up, verifies, enables MFA, signs in with a code and reset
   // The old password no longer works; the new one does (MFA still on).
   await signIn(page, email, PASSWORD);
   await expect(page.getByText('Incorrect username or password.')).toBeVisible();
+  // As a user would, retype once the button has stopped spinning: the toast can show a few ms before it does.
+  await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeEnabled();
   await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByLabel('Code').fill(await totp(secret, 1));
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Dashboard' })).toBeVisible();
+  // No returnUrl this time: the dashboard, which sends an organisation without accounts on to add one (as above).
+  await expect(page).toHaveURL(/\/addProvider$/);
+  await expect(page.getByRole('heading', { name: 'Set Up a New Cloud Provider' })).toBeVisible();
 });
 
 test('a guarded URL opened signed out goes to /login and returns there after sign-in', async ({
