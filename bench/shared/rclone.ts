@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot } from '../inventory/s3rver-process.ts';
+import { settleDisk } from './settle.ts';
 
 /** The RCLONE_CONFIG_* variables of one s3rver remote (rclone reads remotes from these; no config file). */
 function remoteVariables(name: string, endpoint: string): Record<string, string> {
@@ -34,8 +35,9 @@ export interface PeerRun {
   peakRssMb: number;
 }
 
-/** Runs `rclone …args` under GNU time: its wall time and peak RSS. Rejects with rclone's stderr when it fails. */
+/** Runs `rclone …args` under GNU time, from a settled disk: its wall time and peak RSS. Rejects with rclone's stderr when it fails. */
 export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
+  settleDisk();
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('/usr/bin/time', ['-f', '%M', 'rclone', '--config', '/dev/null', ...args], {

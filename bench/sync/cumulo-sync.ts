@@ -6,6 +6,7 @@
 import { saveReplicationBody, SYNC_CYCLE_STATUS, type SaveReplicationBody } from '@cumulo/contract';
 import type { SyncCycleRow, SyncJobRow } from '@cumulo/server/src/modules/sync/sync.views.ts';
 import type { CumuloBench, WorkerSettings } from '../transfer/cumulo.ts';
+import { settleDisk } from '../shared/settle.ts';
 
 /** Far beyond any healthy cycle of the bench: a stuck cycle fails the run instead of hanging it. */
 const CYCLE_DEADLINE_MS = 10 * 60_000;
@@ -71,6 +72,7 @@ export async function runCycle(
     while ((await pendingJobs(cumulo, 'inventory.account')) > 0)
       await new Promise((resolve) => setTimeout(resolve, 200));
     beforeStart();
+    settleDisk();
     const started = performance.now();
     const cycle = await cumulo.services.syncCycles.runNow(job, { dryRun: false });
     for (;;) {

@@ -4,6 +4,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { settleDisk } from '../shared/settle.ts';
 
 function clientFor(endpoint: string): S3Client {
   return new S3Client({
@@ -34,6 +35,7 @@ export async function bareSmallWrites(
 ): Promise<number> {
   const client = clientFor(endpoint);
   const bodies = keys.map((_, i) => bodyOf(i));
+  settleDisk();
   const started = performance.now();
   await inParallel(
     keys.map((key, i) => ({ key, body: bodies[i] as Buffer })),
@@ -56,6 +58,7 @@ export async function bareLargeWrites(
   partsInFlight: number,
 ): Promise<number> {
   const client = clientFor(endpoint);
+  settleDisk();
   const started = performance.now();
   await Promise.all(
     objects.map((object) =>

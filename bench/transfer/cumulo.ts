@@ -16,6 +16,7 @@ import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
 import { buildServices } from '@cumulo/server/src/app.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
+import { settleDisk } from '../shared/settle.ts';
 
 export interface WorkerSettings {
   /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
@@ -121,6 +122,7 @@ export class CumuloBench {
       TRANSFER_JOBS_PER_BATCH: String(settings.jobsPerBatch),
     });
     try {
+      settleDisk();
       const started = performance.now();
       const { batch } = await this.services.transfers.start(this.principal, request);
       for (;;) {

@@ -58,6 +58,7 @@ const batchId = rows[0]?.id;
 if (!batchId) throw new Error('no batch');
 const batch = await repo.findForEngine(batchId);
 if (!batch) throw new Error('batch not found');
+const rssBeforeMb = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
 await planBatch(repo, batch, { source: listingStub, destination: listingStub, sameEndpoint: false });
 const seconds = (performance.now() - started) / 1000;
@@ -67,6 +68,8 @@ const planned = await db.pool.query<{ n: string }>(
 );
 const status = fs.readFileSync('/proc/self/status', 'utf8');
 const peakRssMb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN) / 1024;
-process.stdout.write(`${JSON.stringify({ seconds, peakRssMb, planned: Number(planned.rows[0]?.n) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ seconds, peakRssMb, rssBeforeMb, planned: Number(planned.rows[0]?.n) })}\n`,
+);
 await s3.close();
 await db.close();

@@ -47,6 +47,8 @@ const LARGE_SETTINGS: WorkerSettings = { objectConcurrency: 16, jobsPerBatch: 2 
 /** The copier's parts in flight per object and its smallest copy part (engine/object-copier.ts, parts-copy.ts). */
 const LARGE_PARTS_IN_FLIGHT = 4;
 const LARGE_PART_SIZE = 8 * MiB;
+/** Rounds of (c), each tool going first in turn. */
+const SAME_ENDPOINT_ROUNDS = 3;
 
 const results: string[] = [];
 const report = (line: string) => {
@@ -77,6 +79,19 @@ async function contentsOf(endpoint: string, bucket: string) {
   }
   await store.close();
   return { objects, bytes };
+}
+
+/** Removes every object of a bucket, so a repeated copy writes everything again. */
+async function emptyBucket(endpoint: string, bucket: string) {
+  const store = await storeOf(endpoint);
+  for await (const page of store.list(bucket)) {
+    if (page.objects.length)
+      await store.deleteMany(
+        bucket,
+        page.objects.map((object) => object.key),
+      );
+  }
+  await store.close();
 }
 
 async function createBuckets(endpoint: string, names: string[]) {
@@ -213,23 +228,48 @@ async function main() {
         }
         if (only.has('c')) {
           await createBuckets(source.endpoint, sameEndpointBuckets);
-          const peer = await rcloneCopy(
-            { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-            { endpoint: source.endpoint, bucket: 'same-rclone' },
-            { sameRemote: true },
+          // Whichever tool copies second here pays for the first one's gigabytes (measured: 1.8× longer, even
+          // after a sync), so the two take turns going first and each keeps its best of three rounds.
+          const copyPeer = () =>
+            rcloneCopy(
+              { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+              { endpoint: source.endpoint, bucket: 'same-rclone' },
+              { sameRemote: true },
+            );
+          const copyCumulo = () =>
+            cumulo.copy(
+              {
+                sourceCloudAccountId: sourceId,
+                sourceBucket: LARGE_BUCKET,
+                destinationCloudAccountId: sourceId,
+                destinationBucket: 'same-cumulo',
+              },
+              LARGE_SETTINGS,
+            );
+          let peer: PeerRun | null = null;
+          let run: CumuloRun | null = null;
+          for (let round = 0; round < SAME_ENDPOINT_ROUNDS; round++) {
+            for (const tool of round % 2 === 0 ? ['rclone', 'cumulo'] : ['cumulo', 'rclone']) {
+              if (tool === 'rclone') {
+                await emptyBucket(source.endpoint, 'same-rclone');
+                const attempt = await copyPeer();
+                await expectComplete('rclone (c)', source.endpoint, 'same-rclone', expected);
+                if (!peer || attempt.seconds < peer.seconds) peer = attempt;
+              } else {
+                await emptyBucket(source.endpoint, 'same-cumulo');
+                const attempt = await copyCumulo();
+                await expectComplete('Cumulo (c)', source.endpoint, 'same-cumulo', expected);
+                if (!run || attempt.seconds < run.seconds) run = attempt;
+              }
+            }
+          }
+          if (!peer || !run) throw new Error('(c) ran no round');
+          line(
+            `(c) 2 × 1 GiB within one endpoint (server-side), best of ${SAME_ENDPOINT_ROUNDS}`,
+            run,
+            peer,
+            0.5,
           );
-          await expectComplete('rclone (c)', source.endpoint, 'same-rclone', expected);
-          const run = await cumulo.copy(
-            {
-              sourceCloudAccountId: sourceId,
-              sourceBucket: LARGE_BUCKET,
-              destinationCloudAccountId: sourceId,
-              destinationBucket: 'same-cumulo',
-            },
-            LARGE_SETTINGS,
-          );
-          await expectComplete('Cumulo (c)', source.endpoint, 'same-cumulo', expected);
-          line('(c) 2 × 1 GiB within one endpoint (server-side)', run, peer, 0.5);
         }
       } finally {
         await source.stop();
@@ -245,7 +285,7 @@ async function main() {
       const answer = await planChild(cumulo, keys);
       report(
         `(d) planning ${keys} keys (listing stub): ${answer.seconds.toFixed(1)} s, ${answer.planned} items, ` +
-          `peak RSS ${mb(answer.peakRssMb)} (goal ≤ 150 MB) ${verdict(answer.peakRssMb <= 150 && answer.planned === keys)}`,
+          `peak RSS ${mb(answer.peakRssMb)} (${mb(answer.rssBeforeMb)} before planning) (goal ≤ 150 MB) ${verdict(answer.peakRssMb <= 150 && answer.planned === keys)}`,
       );
     }
   } finally {
@@ -277,6 +317,7 @@ async function planChild(cumulo: CumuloBench, keys: number) {
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
     seconds: number;
     peakRssMb: number;
+    rssBeforeMb: number;
     planned: number;
   };
 }
