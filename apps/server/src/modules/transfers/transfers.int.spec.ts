@@ -224,6 +224,16 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       expect((await readAll(blob, 'nested-dst', key)).equals(body), key).toBe(true);
     }
 
+    // The batch's end is read from the database above; its events travel by NOTIFY and may land a moment later.
+    const delivered = () => ({
+      progress: events.some((e) => e.type === TRANSFER_EVENTS.progress),
+      completed: events.some(
+        (e) =>
+          e.type === TRANSFER_EVENTS.batch &&
+          (e.data as TransferBatch).transferStatus === BATCH_STATUS.completed,
+      ),
+    });
+    await expect.poll(delivered).toEqual({ progress: true, completed: true });
     const progress = events
       .filter((e) => e.type === TRANSFER_EVENTS.progress)
       .map((e) => e.data as MigrationProgress);

@@ -66,14 +66,21 @@ export class TransferProgress {
     this.#timer ??= setInterval(() => void this.flush(), TRANSFER_PROGRESS_INTERVAL_MS);
   }
 
+  /**
+   * A job of the batch ended. Whatever it changed is flushed now, whether or not the batch's other jobs in this
+   * process still run: the job that ends last may finalize the batch right after, and its final progress must be
+   * published before the batch's end, not a second later by the timer (or by a sibling job still winding down).
+   */
   async untrack(batchId: string) {
     const state = this.#batches.get(batchId);
     if (!state) return;
     state.jobs -= 1;
+    if (state.dirty || state.jobs === 0) {
+      await this.#flushBatch(batchId, state).catch((error: unknown) =>
+        this.log.warn({ err: error, batchId }, 'transfer progress flush failed'),
+      );
+    }
     if (state.jobs > 0) return;
-    await this.#flushBatch(batchId, state).catch((error: unknown) =>
-      this.log.warn({ err: error, batchId }, 'transfer progress flush failed'),
-    );
     this.#batches.delete(batchId);
     if (this.#batches.size === 0 && this.#timer) {
       clearInterval(this.#timer);
