@@ -1,6 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatUsd } from '@cumulo/contract';
-import type { ProviderPrice } from './price-comparison.ts';
+import { axisUsd, type ProviderPrice } from './price-comparison.ts';
 
 const STORAGE_COLOUR = '#1668dc';
 const EGRESS_COLOUR = '#fa8c16';
@@ -22,7 +22,7 @@ export function CompareChart({ prices }: { prices: readonly ProviderPrice[] }) {
     >
       <CartesianGrid strokeDasharray="3 3" vertical={false} />
       <XAxis dataKey="provider" />
-      <YAxis tickFormatter={(value: number) => formatUsd(value, 0)} width={80} />
+      <YAxis tickFormatter={axisUsd} width={80} />
       <Tooltip formatter={(value) => formatUsd(Number(value))} />
       <Legend />
       <Bar dataKey="storage" name="Storage per month" stackId="cost" fill={STORAGE_COLOUR} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePrices, comparedGb } from './price-comparison.ts';
+import { axisUsd, comparePrices, comparedGb } from './price-comparison.ts';
 
 describe('price comparison (spec 000 §9 price table)', () => {
   it('rounds the size to a whole number, at least 1, before applying the unit', () => {
@@ -26,5 +26,11 @@ describe('price comparison (spec 000 §9 price table)', () => {
   it('uses the cheaper tiers above 50 TB', () => {
     const s3 = comparePrices(100 * 1024).find((row) => row.table === 'aws');
     expect(s3?.storageMonthly).toBeCloseTo(50 * 1024 * 0.023 + 50 * 1024 * 0.022, 6);
+  });
+
+  it('labels the dollar axis in cents when its steps are cents, in whole dollars otherwise', () => {
+    expect([0, 0.05, 0.1, 0.15].map(axisUsd)).toEqual(['$0', '$0.05', '$0.10', '$0.15']);
+    expect([0, 250, 1500].map(axisUsd)).toEqual(['$0', '$250', '$1,500']);
+    expect(axisUsd(2.5)).toBe('$2.50');
   });
 });

@@ -3,6 +3,7 @@ import {
   SIZE_UNITS_GB,
   STORAGE_PRICE_TIERS,
   calculatorSize,
+  formatUsd,
   monthlyStorageCostGb,
   type ProviderName,
   type SizeUnit,
@@ -50,4 +51,12 @@ export function comparePrices(gb: number): ProviderPrice[] {
       total: storageMonthly + egress,
     };
   });
+}
+
+/**
+ * A tick of the chart's dollar axis: whole dollars where the axis steps by whole dollars, cents otherwise — at
+ * 1 GB the whole chart spans cents, and whole-dollar ticks all read "$0".
+ */
+export function axisUsd(value: number): string {
+  return formatUsd(value, Number.isInteger(value) ? 0 : 2);
 }
