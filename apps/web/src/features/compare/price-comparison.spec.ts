@@ -29,7 +29,8 @@ describe('price comparison (spec 000 §9 price table)', () => {
   });
 
   it('labels the dollar axis in cents when its steps are cents, in whole dollars otherwise', () => {
-    expect([0, 0.05, 0.1, 0.15].map(axisUsd)).toEqual(['$0', '$0.05', '$0.10', '$0.15']);
+    expect([0, 0.045, 0.09, 0.135].map(axisUsd)).toEqual(['$0', '$0.045', '$0.09', '$0.135']);
+    expect([0.05, 0.1].map(axisUsd)).toEqual(['$0.05', '$0.10']);
     expect([0, 250, 1500].map(axisUsd)).toEqual(['$0', '$250', '$1,500']);
     expect(axisUsd(2.5)).toBe('$2.50');
   });

@@ -58,5 +58,12 @@ export function comparePrices(gb: number): ProviderPrice[] {
  * 1 GB the whole chart spans cents, and whole-dollar ticks all read "$0".
  */
 export function axisUsd(value: number): string {
-  return formatUsd(value, Number.isInteger(value) ? 0 : 2);
+  if (Number.isInteger(value)) return formatUsd(value, 0);
+  // Steps such as 0.045 keep their third decimal: rounded to cents, neighbouring ticks would lie.
+  return new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 4,
+  }).format(value);
 }
