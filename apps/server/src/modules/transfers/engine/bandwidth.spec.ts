@@ -50,6 +50,20 @@ describe('TokenBucket: bytes read through the worker, paced to a rate', () => {
     expect(time.sleeps).toEqual([7000, 8000]);
   });
 
+  it('changes its rate from now on, keeping what it held up to the new burst', async () => {
+    const time = fakeClock();
+    const bucket = new TokenBucket(MiB, undefined, time.clock);
+    await bucket.take(MiB);
+
+    time.advance(500);
+    bucket.setRate(2 * MiB);
+    expect(bucket.tokens).toBe(512 * 1024);
+    time.advance(500);
+    expect(bucket.tokens).toBe(1536 * 1024);
+    bucket.setRate(MiB / 2);
+    expect(bucket.tokens).toBe(512 * 1024);
+  });
+
   it('refills while idle, never beyond the burst', async () => {
     const time = fakeClock();
     const bucket = new TokenBucket(MiB, 512 * 1024, time.clock);
@@ -104,15 +118,37 @@ describe('TokenBucket: bytes read through the worker, paced to a rate', () => {
 });
 
 describe('BatchBandwidth: a batch limit split over its jobs', () => {
-  it('gives each job of a limited batch an even share, shared by the jobs of one process', () => {
+  it('gives each job of a limited batch an even share; jobs of one process read at their shares added up', () => {
     const bandwidth = new BatchBandwidth(2, fakeClock().clock);
 
     const first = bandwidth.acquire('batch-a', 2 * MiB);
-    const second = bandwidth.acquire('batch-a', 2 * MiB);
-
     expect(first?.rate).toBe(MiB);
+    const second = bandwidth.acquire('batch-a', 2 * MiB);
     expect(second).toBe(first);
+    expect(first?.rate).toBe(2 * MiB);
+    // A third job of the batch in this process (the sweep may queue one) never reads past the whole limit.
+    bandwidth.acquire('batch-a', 2 * MiB);
+    expect(first?.rate).toBe(2 * MiB);
+    bandwidth.release('batch-a');
+    bandwidth.release('batch-a');
+    expect(first?.rate).toBe(MiB);
+
     expect(bandwidth.acquire('batch-b', 4 * MiB)?.rate).toBe(2 * MiB);
+  });
+
+  it("a batch copied by both its jobs in one process reads 20 MiB at its 2 MiB/s limit, not at one job's share", async () => {
+    const time = fakeClock();
+    const bandwidth = new BatchBandwidth(2, time.clock);
+    const jobs = [bandwidth.acquire('batch-a', 2 * MiB), bandwidth.acquire('batch-a', 2 * MiB)];
+
+    await Promise.all(
+      jobs.map(async (bucket) => {
+        for (let read = 0; read < 10 * MiB; read += 64 * 1024) await bucket?.take(64 * 1024);
+      }),
+    );
+
+    // The first job's burst (one second of its share, 1 MiB), then 19 MiB at 2 MiB/s; at one share, 20 s.
+    expect(time.elapsed()).toBeCloseTo(9500, 0);
   });
 
   it('gives an unlimited batch no bucket', () => {

@@ -20,19 +20,34 @@ export const realClock: BandwidthClock = {
  * rate exact, whatever the chunk sizes.
  */
 export class TokenBucket {
-  readonly burst: number;
+  readonly #fixedBurst: number | undefined;
+  #rate: number;
   #tokens: number;
   #at: number;
 
   constructor(
-    readonly rate: number,
+    rate: number,
     burst?: number,
     private readonly clock: BandwidthClock = realClock,
   ) {
-    if (!(rate > 0)) throw new RangeError('A bandwidth rate must be positive');
-    this.burst = Math.max(1, burst ?? rate);
+    TokenBucket.#check(rate);
+    this.#rate = rate;
+    this.#fixedBurst = burst;
     this.#tokens = this.burst;
     this.#at = clock.now();
+  }
+
+  static #check(rate: number) {
+    if (!(rate > 0)) throw new RangeError('A bandwidth rate must be positive');
+  }
+
+  get rate(): number {
+    return this.#rate;
+  }
+
+  /** At most this many tokens are held: the burst given, else one second at the current rate. */
+  get burst(): number {
+    return Math.max(1, this.#fixedBurst ?? this.#rate);
   }
 
   /** Tokens held now (negative while in debt). */
@@ -41,29 +56,38 @@ export class TokenBucket {
     return this.#tokens;
   }
 
+  /** Paces at `rate` from now on; the time until now is counted at the rate it had. */
+  setRate(rate: number): void {
+    TokenBucket.#check(rate);
+    this.#refill();
+    this.#rate = rate;
+    this.#tokens = Math.min(this.burst, this.#tokens);
+  }
+
   /** Spends `bytes`; resolves once the bucket is out of debt, rejects with the signal's reason when aborted. */
   async take(bytes: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     this.#refill();
     this.#tokens -= bytes;
     if (this.#tokens >= 0) return;
-    await this.clock.sleep((-this.#tokens / this.rate) * 1000, signal);
+    await this.clock.sleep((-this.#tokens / this.#rate) * 1000, signal);
   }
 
   #refill() {
     const now = this.clock.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.#rate);
     this.#at = now;
   }
 }
 
 /**
  * The buckets of the batches this process copies. A batch's limit is split evenly over its
- * `TRANSFER_JOBS_PER_BATCH` jobs, and the jobs of one batch that run in this process share one bucket of that
- * share: the batch's rate is exactly its limit when each job runs in its own process, and below it otherwise.
+ * `TRANSFER_JOBS_PER_BATCH` jobs, and the jobs of one batch that run in this process read through one bucket
+ * whose rate is their shares added up (never more than the whole limit): a batch copied by one process (`npm
+ * start`) reads at its limit, and so does a batch whose jobs run on several workers.
  */
 export class BatchBandwidth {
-  readonly #held = new Map<string, { bucket: TokenBucket; users: number }>();
+  readonly #held = new Map<string, { bucket: TokenBucket; limit: number; users: number }>();
 
   constructor(
     private readonly jobsPerBatch: number,
@@ -76,10 +100,11 @@ export class BatchBandwidth {
     const held = this.#held.get(batchId);
     if (held) {
       held.users += 1;
+      held.bucket.setRate(this.#rateOf(held.limit, held.users));
       return held.bucket;
     }
-    const bucket = new TokenBucket(limit / Math.max(1, this.jobsPerBatch), undefined, this.clock);
-    this.#held.set(batchId, { bucket, users: 1 });
+    const bucket = new TokenBucket(this.#rateOf(limit, 1), undefined, this.clock);
+    this.#held.set(batchId, { bucket, limit, users: 1 });
     return bucket;
   }
 
@@ -88,5 +113,10 @@ export class BatchBandwidth {
     if (!held) return;
     held.users -= 1;
     if (held.users <= 0) this.#held.delete(batchId);
+    else held.bucket.setRate(this.#rateOf(held.limit, held.users));
+  }
+
+  #rateOf(limit: number, jobs: number): number {
+    return Math.min(limit, (limit * jobs) / Math.max(1, this.jobsPerBatch));
   }
 }
