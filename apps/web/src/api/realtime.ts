@@ -177,6 +177,12 @@ export class RealtimeClient {
   }
 }
 
+/**
+ * How often a list whose rows are still live re-reads itself: a message missed while the socket was reconnecting,
+ * or sent between a page's first read and its subscription, is caught up this way.
+ */
+export const MISSED_MESSAGE_POLL_MS = 15_000;
+
 /** The app's one connection to the hub. */
 export const realtime = new RealtimeClient({ getToken: getStoredToken });
 

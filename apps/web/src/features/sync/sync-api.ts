@@ -14,14 +14,11 @@ import {
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
-import { useRealtimeMessage } from '../../api/realtime.ts';
+import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.ts';
 
 // The screens show every failure of these calls themselves (toasts), so none opens the shared 400 modal.
 
 export type SyncKind = 'sync' | 'replication';
-
-/** A missed `sync.cycle` message (socket reconnecting) is caught up by a slow re-read while a cycle runs. */
-const MISSED_MESSAGE_POLL_MS = 15_000;
 
 export async function fetchSyncJobs(kind?: SyncKind): Promise<SyncJob[]> {
   return syncJobList.parse(await api.get('/sync/get_jobs', { query: { kind } })).data;

@@ -12,7 +12,7 @@ import {
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
-import { useRealtimeMessage } from '../../api/realtime.ts';
+import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.ts';
 import { useInvalidateTransferHistory } from './transfers-api.ts';
 
 /** The live status a finished batch code stands for; other codes leave the live status to progress messages. */
@@ -54,8 +54,6 @@ export function applyBatchChange(
       : migration,
   );
 }
-
-const MISSED_MESSAGE_POLL_MS = 15_000;
 
 /** Still queued or copying on the server. */
 export function isInFlight(migration: MigrationProgress): boolean {

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  BATCH_STATUS,
   TRANSFER_HISTORY_PAGE_SIZE,
   c2cHistory,
   messageAnswer,
@@ -10,6 +11,7 @@ import {
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
+import { MISSED_MESSAGE_POLL_MS } from '../../api/realtime.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { saveTextFile } from './save-text-file.ts';
 
@@ -24,13 +26,22 @@ export async function fetchTransferList(query: TransferListQuery): Promise<Trans
   return transferList.parse(await api.get('/transfer/get_all', { query: { ...query } }));
 }
 
-/** One page of the batch history, newest first (GET /transfer/get_all?type&pagesize&page). */
+/** Ongoing or Canceling: the batch's end is still to come. */
+const isLive = (status: number) => status === BATCH_STATUS.ongoing || status === BATCH_STATUS.canceling;
+
+/**
+ * One page of the batch history, newest first (GET /transfer/get_all?type&pagesize&page). A `transfer.batch`
+ * message re-reads it; while a row is live it also re-reads itself now and then, so a batch that ended while the
+ * page was loading does not stay Ongoing.
+ */
 export function useTransferList(type: number, page: number, pagesize: number = TRANSFER_HISTORY_PAGE_SIZE) {
   return useQuery({
     queryKey: queryKeys.transferList(type, pagesize, page),
     queryFn: () => fetchTransferList({ type, pagesize, page }),
     // The pager keeps showing the page it leaves until the next one arrives.
     placeholderData: keepPreviousData,
+    refetchInterval: (query) =>
+      query.state.data?.items.some((batch) => isLive(batch.transferStatus)) ? MISSED_MESSAGE_POLL_MS : false,
   });
 }
 
@@ -51,6 +62,11 @@ export function useC2cHistory() {
         }),
       ),
     enabled: getStoredToken() !== null,
+    refetchInterval: (query) => {
+      const lists = query.state.data;
+      const entries = lists ? [...lists.today, ...lists.yesterday, ...lists.thisWeek] : [];
+      return entries.some((entry) => isLive(entry.status)) ? MISSED_MESSAGE_POLL_MS : false;
+    },
   });
 }
 
