@@ -1,10 +1,11 @@
-// `npm start`: builds the web app when it is missing or older than its sources, then runs every role in
-// this process (web + worker + scheduler) with the embedded PostgreSQL unless DATABASE_URL is set.
+// `npm start`: builds the web app and the server (scripts/build-server.mjs) when either is missing or older than
+// its sources, then runs every role in this process (web + worker + scheduler) from the built server, with the
+// embedded PostgreSQL unless DATABASE_URL is set.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildServerIfStale, serverEntry } from './build-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const webIndex = path.join(root, 'apps/web/dist/index.html');
@@ -28,6 +29,6 @@ if (!process.env.WEB_DIST && builtAt < sourcesAt) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-register();
+await buildServerIfStale();
 process.argv[2] ??= 'start';
-await import('../apps/server/src/main.ts');
+await import(pathToFileURL(serverEntry).href);

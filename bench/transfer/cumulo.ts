@@ -1,7 +1,8 @@
 // Cumulo's side of bench/transfer: the product's own code end to end. An embedded PostgreSQL, the services as
 // `npm start` builds them (accounts sealed and checked with a real call, batches started through
-// TransfersService), and the worker role as its own OS process (`main.ts worker`), whose peak RSS is what the
-// benchmark compares with rclone's.
+// TransfersService), and the worker role as its own OS process, run from the built server as deployed
+// (`node apps/server/dist/main.js worker`, scripts/build-server.mjs), whose peak RSS is what the benchmark compares
+// with rclone's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -13,10 +14,11 @@ import { createLogger } from '@cumulo/server/src/logger.ts';
 import { openDb, runMigrations, type Db } from '@cumulo/server/src/db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
 import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildServices } from '@cumulo/server/src/app.ts';
+import { buildServices } from '@cumulo/server/src/services.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { settleDisk } from '../shared/settle.ts';
+import { buildServerIfStale, serverEntry } from '../../scripts/build-server.mjs';
 
 export interface WorkerSettings {
   /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
@@ -49,6 +51,7 @@ export class CumuloBench {
   }
 
   static async start(dataDir: string): Promise<CumuloBench> {
+    await buildServerIfStale();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.mkdirSync(dataDir, { recursive: true });
     const log = createLogger('warn');
@@ -195,9 +198,7 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
       '--openssl-legacy-provider',
       // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-      '--import',
-      'tsx',
-      path.join(repoRoot, 'apps/server/src/main.ts'),
+      serverEntry,
       'worker',
     ],
     { cwd: repoRoot, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },

@@ -20,6 +20,7 @@ import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s
 import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
+import { bundleServer } from '../../scripts/build-server.mjs';
 import {
   LARGE_BUCKET,
   MiB,
@@ -295,15 +296,19 @@ async function main() {
   for (const result of results) console.log(`  ${result}`);
 }
 
+/**
+ * Plans in its own process, built the way the server is deployed (scripts/build-server.mjs: plain JavaScript run
+ * by Node, no TypeScript compiler loaded), so its peak RSS is what a worker planning the batch would hold.
+ */
 async function planChild(cumulo: CumuloBench, keys: number) {
   const { spawn } = await import('node:child_process');
+  const outdir = path.join(dataDir, 'plan-bundle');
+  await bundleServer({ entryPoints: [path.join(repoRoot, 'bench/transfer/plan-million.ts')], outdir });
   const child = spawn(
     process.execPath,
     [
       ...(options.heap ? [`--max-old-space-size=${options.heap}`] : []),
-      '--import',
-      'tsx',
-      path.join(repoRoot, 'bench/transfer/plan-million.ts'),
+      path.join(outdir, 'plan-million.js'),
       cumulo.databaseUrl,
       cumulo.principal.organizationId,
       String(keys),

@@ -12,225 +12,26 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { PgBoss } from 'pg-boss';
 import { messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
-import type { Db } from './db/client.ts';
-import type { Logger } from './logger.ts';
-import { AuthService } from './http/auth.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { watchSlowRequests } from './http/slow-requests.ts';
-import { SecretBox } from './crypto/keys.ts';
-import { MailService } from './mail/mail.service.ts';
 import { RealtimeHub } from './realtime/hub.ts';
-import { publish } from './realtime/events.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
-import { IdentityRepo } from './modules/identity/identity.repo.ts';
-import { IdentityService } from './modules/identity/identity.service.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
-import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
-import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
-import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
 import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.routes.ts';
-import { StoreRegistry } from './modules/cloud-accounts/store-registry.ts';
-import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
-import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
-import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
-import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
-import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
-import { AlertsService } from './modules/alerts/alerts.service.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
-import { UploadsRepo } from './modules/uploads/uploads.repo.ts';
-import { UploadsService } from './modules/uploads/uploads.service.ts';
-import { BucketConfigService } from './modules/uploads/bucket-config.service.ts';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
-import { ObjectsService } from './modules/objects/objects.service.ts';
 import { objectsRoutes } from './modules/objects/objects.routes.ts';
-import { SharingRepo } from './modules/sharing/sharing.repo.ts';
-import { SharingService } from './modules/sharing/sharing.service.ts';
 import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
-import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
-import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
-import { TransfersService } from './modules/transfers/transfers.service.ts';
 import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
-import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
-import { TransferExecutor } from './modules/transfers/engine/executor.ts';
-import { TransferProgress } from './modules/transfers/engine/progress.ts';
-import { abandonCopy, copyObject } from './modules/transfers/engine/object-copier.ts';
-import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
-import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
-import { CostsService } from './modules/transfers/costs.service.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
-import { C2cRepo } from './modules/transfers/c2c.repo.ts';
-import { C2cService } from './modules/transfers/c2c.service.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
-import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
-import { SyncCycleService } from './modules/sync/sync-cycles.service.ts';
-import { SyncJobsRepo } from './modules/sync/sync-jobs.repo.ts';
-import { SyncService } from './modules/sync/sync.service.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
+import { buildServices, type AppDeps, type Services } from './services.ts';
 
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  boss: PgBoss;
-  log: Logger;
-  masterKey: Buffer;
-  /** Connection string for the realtime LISTEN connection. */
-  databaseUrl: string;
-  /** Built web app to serve; null serves the API only. */
-  webDist: string | null;
-}
-
-/** The services every role shares, built once per process. */
-export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey' | 'boss'>) {
-  const { config, db, log, masterKey, boss } = deps;
-  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS);
-  const mail = new MailService(
-    { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
-    log,
-  );
-  const identityRepo = new IdentityRepo(db.orm);
-  const secrets = new SecretBox(masterKey);
-  const identity = new IdentityService(
-    identityRepo,
-    auth,
-    new SignInLimiter(db.pool),
-    new MailLimiter(db.pool),
-    mail,
-    secrets,
-    config.PUBLIC_URL,
-    log,
-    (message) => publish(db.pool, message),
-  );
-  const stores = new StoreRegistry(secrets);
-  const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
-  const cloudAccounts = new CloudAccountsService(
-    cloudAccountsRepo,
-    stores,
-    secrets,
-    config.PROVIDER_ENDPOINTS,
-    async (principal) => (await identity.profile(principal)).userType,
-    enqueueInventory(boss),
-    log,
-    new WasabiPartnerClient(config.WASABI_PARTNER_URL, config.WASABI_PARTNER_API_KEY),
-  );
-  const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
-  const inventory = new BucketInventory(
-    cloudAccountsRepo,
-    stores,
-    (message) => publish(db.pool, message),
-    log,
-  );
-  const alertsRepo = new AlertsRepo(db.orm);
-  const alerts = new AlertsService(
-    alertsRepo,
-    cloudAccountsRepo,
-    mail,
-    (message) => publish(db.pool, message),
-    config.PUBLIC_URL,
-    log,
-  );
-  const sharing = new SharingService(
-    new SharingRepo(db.orm),
-    cloudAccountsRepo,
-    stores,
-    mail,
-    secrets,
-    new ShareAccessLimiter(db.pool),
-    config.PUBLIC_URL,
-    log,
-  );
-  const objects = new ObjectsService(cloudAccountsRepo, stores, log);
-  const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);
-  const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
-  const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
-  const transfers = new TransfersService(
-    transfersRepo,
-    cloudAccountsRepo,
-    stores,
-    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
-    (message) => publish(db.pool, message),
-    log,
-  );
-  const transferCopier = {
-    copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task),
-    abandonCopy,
-  };
-  const syncCycles = new SyncCycleService({
-    repo: new SyncCyclesRepo(db.orm, db.pool, db.locks),
-    accounts: cloudAccountsRepo,
-    stores,
-    alertsRepo,
-    mail,
-    boss,
-    publish: (message) => publish(db.pool, message),
-    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
-    publishBatch: (batchId) => transfers.publishBatch(batchId),
-    publicUrl: config.PUBLIC_URL,
-    log,
-  });
-  const transferExecutor = new TransferExecutor(
-    transfersRepo,
-    cloudAccountsRepo,
-    stores,
-    new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
-    // A finished batch of a sync cycle moves its cycle on (the sync sweep catches what this misses).
-    async (batchId) => {
-      await transfers.publishBatch(batchId);
-      await syncCycles.onBatchFinished(batchId);
-    },
-    transferCopier,
-    {
-      leaseSeconds: config.TRANSFER_LEASE_SECONDS,
-      objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
-      jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
-      claimChunk: 32,
-      attempts: 3,
-    },
-    log,
-  );
-  const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
-  const costs = new CostsService(cloudAccountsRepo);
-  const c2c = new C2cService(transfers, new C2cRepo(db.orm));
-  const sync = new SyncService(
-    new SyncJobsRepo(db.orm),
-    cloudAccountsRepo,
-    transfersRepo,
-    stores,
-    syncCycles,
-    log,
-  );
-  return {
-    transfers,
-    transfersRepo,
-    syncCycles,
-    sync,
-    transferExecutor,
-    transferCopier,
-    auth,
-    uploads,
-    bucketConfig,
-    organizations,
-    costs,
-    c2c,
-    objects,
-    mail,
-    sharing,
-    alerts,
-    alertsRepo,
-    identity,
-    identityRepo,
-    stores,
-    cloudAccounts,
-    cloudAccountsRepo,
-    buckets,
-    inventory,
-  };
-}
-
-export type Services = ReturnType<typeof buildServices>;
+export { buildServices, type AppDeps, type Services };
 
 /** Builds the Fastify instance of the web role (used by main.ts and by the integration tests). */
 export async function buildApp(deps: AppDeps, services: Services = buildServices(deps)) {

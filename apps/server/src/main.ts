@@ -1,7 +1,6 @@
 import './runtime/heap-policy.ts';
 import path from 'node:path';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { PgBoss } from 'pg-boss';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -10,6 +9,7 @@ import { openDb, runMigrations, type Db } from './db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.ts';
 import { startBoss } from './jobs/boss.ts';
 import { loadMasterKey } from './crypto/keys.ts';
+import { serverRoot } from './runtime/paths.ts';
 
 /**
  * CLI entry. Roles:
@@ -21,8 +21,7 @@ import { loadMasterKey } from './crypto/keys.ts';
 const ROLES = ['start', 'web', 'worker', 'migrate'] as const;
 type Role = (typeof ROLES)[number];
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const defaultWebDist = path.resolve(here, '../../web/dist');
+const defaultWebDist = () => path.resolve(serverRoot(), '../web/dist');
 
 async function main() {
   const role = (process.argv[2] ?? 'start') as Role;
@@ -99,7 +98,8 @@ async function main() {
     stops.push(() => boss.stop({ graceful: true, timeout: 20_000 }));
 
     const masterKey = loadMasterKey(config.MASTER_KEY, config.DATA_DIR);
-    const { buildServices, buildApp } = await import('./app.ts');
+    // A worker loads the services only; Fastify and the routes are loaded by the roles that serve HTTP.
+    const { buildServices } = await import('./services.ts');
     const services = buildServices({ config, db, log, masterKey, boss });
     stops.push(async () => {
       services.mail.close();
@@ -113,10 +113,11 @@ async function main() {
     }
 
     if (role === 'start' || role === 'web') {
-      const webDist = config.WEB_DIST ? path.resolve(config.WEB_DIST) : defaultWebDist;
+      const webDist = config.WEB_DIST ? path.resolve(config.WEB_DIST) : defaultWebDist();
       if (!fs.existsSync(path.join(webDist, 'index.html'))) {
         log.warn(`no built web app in ${webDist}: serving the API only (run "npm run build")`);
       }
+      const { buildApp } = await import('./app.ts');
       const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, services);
       const server: FastifyInstance = app;
       stops.push(() => server.close());

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -15,6 +16,7 @@ declare module 'vitest' {
  * creates its own database in it (test/harness.ts).
  */
 export default async function setup(project: TestProject) {
+  buildServer();
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;
@@ -33,4 +35,14 @@ export default async function setup(project: TestProject) {
     await pg.stop();
     await fs.rm(dir, { recursive: true, force: true });
   };
+}
+
+/**
+ * The fault tests run the worker role as deployed: the built server (apps/server/dist, scripts/build-server.mjs),
+ * rebuilt here from the sources under test.
+ */
+function buildServer() {
+  const script = path.resolve(import.meta.dirname, '../../../scripts/build-server.mjs');
+  const result = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`building the server failed:\n${result.stdout}${result.stderr}`);
 }

@@ -1,9 +1,9 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { serverRoot } from '../runtime/paths.ts';
 
 export type Database = NodePgDatabase<typeof schema>;
 
@@ -18,7 +18,6 @@ export interface Db {
   close(): Promise<void>;
 }
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Any fixed number: serialises migrations when several processes start at once. */
 const MIGRATION_LOCK = 727_001;
 
@@ -53,7 +52,9 @@ export async function runMigrations(db: Db): Promise<void> {
   const client = await db.pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    await migrate(drizzle(client, { schema }), {
+      migrationsFolder: path.join(serverRoot(), 'src/db/migrations'),
+    });
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();

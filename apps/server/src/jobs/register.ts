@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
 import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';

@@ -18,14 +18,15 @@ import { syncJobs } from '../../db/schema/index.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 /**
- * THE SYNC FAULT TEST: the worker role runs as its own OS process (`main.ts worker`, as deployed) and is killed
+ * THE SYNC FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed) and is killed
  * with SIGKILL twice in one replication cycle — mid-diff (while the second page of the source listing is held
  * unanswered, after the first chunk was written) and mid-delete (while its DeleteObjects request is held). A new
  * worker process each time finishes the cycle: every changed object is written once at the destination (the
  * destination s3rver's hold hook counts its PUTs) and exactly the candidates are deleted. Two real s3rvers and
  * embedded PostgreSQL; the web role runs in this process.
  */
-const mainTs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../main.ts');
+/** The built server (test/global-setup.ts builds it from these sources), as `npm start` and a deployment run it. */
+const mainJs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/main.js');
 const masterKey = randomBytes(32).toString('base64');
 let server: TestServer;
 let source: RestartableS3rver;
@@ -64,7 +65,7 @@ function hold(request: S3rverRequest): Promise<void> | undefined {
 }
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', mainTs, 'worker'], {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', mainJs, 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: server.databaseUrl,

@@ -20,12 +20,13 @@ import {
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 /**
- * THE FAULT TEST: the worker role runs as its own OS process (`main.ts worker`, as deployed), is killed with
+ * THE FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed), is killed with
  * SIGKILL while a 64 MiB object is copied in parts, and a new worker process finishes the batch from the parts
  * the first one recorded. Real s3rver, Azurite and embedded PostgreSQL; the web role serves the API in this process.
  */
 const MiB = 1024 * 1024;
-const mainTs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../main.ts');
+/** The built server (test/global-setup.ts builds it from these sources), as `npm start` and a deployment run it. */
+const mainJs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/main.js');
 const masterKey = randomBytes(32).toString('base64');
 let server: TestServer;
 let s3rver: S3rverServer;
@@ -37,7 +38,7 @@ const workers: ChildProcess[] = [];
 const workerLog: string[] = [];
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '--import', 'tsx', mainTs, 'worker'], {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', mainJs, 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: server.databaseUrl,

@@ -1,0 +1,6 @@
+// Types of scripts/build-server.mjs, for the TypeScript that imports it (bench/transfer).
+export const root: string;
+export const serverDist: string;
+export const serverEntry: string;
+export function bundleServer(options?: { entryPoints?: string[]; outdir?: string }): Promise<void>;
+export function buildServerIfStale(log?: (message: string) => void): Promise<void>;
