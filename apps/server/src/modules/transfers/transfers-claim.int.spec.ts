@@ -5,6 +5,7 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { DEFAULT_MAX_CLAIMS, transferErrors } from './engine/executor.ts';
+import { ItemSettler } from './engine/settler.ts';
 
 /**
  * The bound on reclaims: an item whose worker stopped on it (its lease ran out) DEFAULT_MAX_CLAIMS times is
@@ -36,17 +37,22 @@ afterAll(async () => {
   await s3rver?.stop();
 });
 
+/** The s3rver connected as an S3 account of the organisation, the way a user connects one. */
+async function connectS3rver(name: string): Promise<string> {
+  const account = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
+    cloudType: 1,
+    name,
+    accessKey: S3RVER_KEY,
+    secretKey: S3RVER_KEY,
+  });
+  expect(account.status, account.raw).toBe(201);
+  return (account.body as { id: string }).id;
+}
+
 describe('transfer items whose worker stops every time', () => {
   it(`are failed after ${DEFAULT_MAX_CLAIMS} expired leases with a readable message, not reclaimed forever`, async () => {
     const repo = server.services.transfersRepo;
-    const account = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
-      cloudType: 1,
-      name: 'Lab',
-      accessKey: S3RVER_KEY,
-      secretKey: S3RVER_KEY,
-    });
-    expect(account.status, account.raw).toBe(201);
-    const accountId = (account.body as { id: string }).id;
+    const accountId = await connectS3rver('Lab');
     const files = { 'poison.bin': randomBytes(3000), 'fine.txt': randomBytes(2000) };
     await store.createBucket('poison-src');
     await store.createBucket('poison-dst');
@@ -137,6 +143,118 @@ describe('transfer items whose worker stops every time', () => {
     expect(csv.body.trim().split('\n')).toEqual(['key,size,error', `poison.bin,3000,${csvField(message)}`]);
     expect(await store.stat('poison-dst', 'poison.bin')).toBeNull();
     expect((await store.stat('poison-dst', 'fine.txt'))?.size).toBe(2000);
+  });
+});
+
+describe('items settled together (ItemSettler)', () => {
+  it('settles in one statement items that end together, each only under its own lease, counted once', async () => {
+    const repo = server.services.transfersRepo;
+    const accountId = await connectS3rver('Settle');
+    const batch = await repo.createBatch({
+      organizationId: owner.principal.organizationId,
+      operation: 'move',
+      sourceCloudAccountId: accountId,
+      sourceBucket: 'settle-src',
+      destinationCloudAccountId: accountId,
+      destinationBucket: 'settle-dst',
+    });
+    const sizes = { 'a.bin': 100, 'b.bin': 200, 'c.bin': 300, 'd.bin': 400 };
+    await repo.insertPlanned(
+      batch.id,
+      Object.entries(sizes).map(([key, size]) => ({
+        sourceKey: key,
+        destinationKey: key,
+        size,
+        sourceEtag: null,
+        sourceMd5: null,
+        status: 'pending' as const,
+      })),
+      'd.bin',
+    );
+    await repo.finishPlanning(batch.id);
+    const claimed = await repo.claim(batch.id, 'worker-1', 60, 3, DEFAULT_MAX_CLAIMS);
+    const [a, b, c] = claimed.sort((x, y) => x.id - y.id);
+    const [d] = await repo.claim(batch.id, 'worker-2', 60, 1, DEFAULT_MAX_CLAIMS);
+    if (!a || !b || !c || !d) throw new Error('four items should have been claimed');
+
+    const statements: number[] = [];
+    const counting = Object.create(repo) as typeof repo;
+    counting.finishItems = (owner, outcomes) => {
+      statements.push(outcomes.length);
+      return repo.finishItems(owner, outcomes);
+    };
+    const settler = new ItemSettler(counting, 'worker-1');
+    const done = {
+      status: 'done',
+      method: 'single',
+      md5: 'f'.repeat(32),
+      sha256: null,
+      sourceDeleted: true,
+    } as const;
+    const answers = await Promise.all([
+      settler.settle(a.id, done),
+      settler.settle(b.id, { status: 'failed', error: 'The source object no longer exists' }),
+      settler.settle(c.id, { status: 'canceled' }),
+      // Another worker's item: this worker's lease on it is none, so it is not touched.
+      settler.settle(d.id, done),
+    ]);
+
+    expect(answers).toEqual([true, true, true, false]);
+    expect(statements).toEqual([4]);
+    // Settled already: a second settle of the same item changes and counts nothing.
+    expect(await settler.settle(a.id, done)).toBe(false);
+    const items = await server.db.pool.query(
+      'select source_key, status, error, md5, source_deleted, bytes_done::int, lease_owner from transfer_items where batch_id = $1 order by id',
+      [batch.id],
+    );
+    expect(items.rows).toEqual([
+      {
+        source_key: 'a.bin',
+        status: 'done',
+        error: null,
+        md5: 'f'.repeat(32),
+        source_deleted: true,
+        bytes_done: 100,
+        lease_owner: null,
+      },
+      {
+        source_key: 'b.bin',
+        status: 'failed',
+        error: 'The source object no longer exists',
+        md5: null,
+        source_deleted: false,
+        bytes_done: 0,
+        lease_owner: null,
+      },
+      {
+        source_key: 'c.bin',
+        status: 'canceled',
+        error: null,
+        md5: null,
+        source_deleted: false,
+        bytes_done: 0,
+        lease_owner: null,
+      },
+      {
+        source_key: 'd.bin',
+        status: 'copying',
+        error: null,
+        md5: null,
+        source_deleted: false,
+        bytes_done: 0,
+        lease_owner: 'worker-2',
+      },
+    ]);
+    const counts = await server.db.pool.query(
+      'select transferred_number, transferred_size::int, failed_number, deleted_number from transfer_batches where id = $1',
+      [batch.id],
+    );
+    expect(counts.rows[0]).toEqual({
+      transferred_number: 1,
+      transferred_size: 100,
+      failed_number: 1,
+      deleted_number: 1,
+    });
   });
 });
 

@@ -311,7 +311,7 @@ export class TransfersRepo {
    * Fails the batch's items whose lease ran out for the `maxClaims`-th time. Every claim counts in `attempts`, and a
    * claim that ends without settling the item is a worker that stopped on it: an object that stops every worker
    * (out of memory, a crash in a dependency) would otherwise be reclaimed forever and hold its batch Ongoing.
-   * Counted in the batch in the same statement, like finishItem; answers how many items it failed.
+   * Counted in the batch in the same statement, like finishItems; answers how many items it failed.
    */
   async failAbandoned(batchId: string, maxClaims: number, error: string): Promise<number> {
     const result = await this.orm.execute(sql`
@@ -386,32 +386,60 @@ export class TransfersRepo {
   }
 
   /**
-   * Settles an item and counts it in its batch, in one statement, only while `owner` still holds its lease:
-   * an item is counted once, however many workers touched it.
+   * Settles items and counts them in their batches, in one statement, each only while `owner` still holds its
+   * lease: an item is counted once, however many workers touched it. Answers the ids it settled (a missing one's
+   * lease was lost). The engine settles through ItemSettler (engine/settler.ts), which groups the items that end
+   * together into one call.
    */
-  async finishItem(itemId: number, owner: string, outcome: ItemOutcome): Promise<boolean> {
-    const done = outcome.status === 'done' ? outcome : null;
-    const error = outcome.status === 'failed' ? outcome.error.slice(0, 2000) : null;
+  async finishItems(
+    owner: string,
+    outcomes: Array<{ itemId: number; outcome: ItemOutcome }>,
+  ): Promise<Set<number>> {
+    if (outcomes.length === 0) return new Set();
+    const rows = outcomes.map(({ itemId, outcome }) => {
+      const done = outcome.status === 'done' ? outcome : null;
+      return {
+        id: itemId,
+        status: outcome.status,
+        error: outcome.status === 'failed' ? outcome.error.slice(0, 2000) : null,
+        method: done?.method ?? null,
+        md5: done?.md5 ?? null,
+        sha256: done?.sha256 ?? null,
+        source_deleted: done?.sourceDeleted ?? false,
+      };
+    });
     const result = await this.orm.execute(sql`
-      with item as (
-        update transfer_items set status = ${outcome.status}, error = ${error},
-          method = coalesce(${done?.method ?? null}, method),
-          md5 = case when ${done !== null} then coalesce(${done?.md5 ?? null}, md5) else md5 end,
-          sha256 = case when ${done !== null} then coalesce(${done?.sha256 ?? null}, sha256) else sha256 end,
-          bytes_done = case when ${done !== null} then size else bytes_done end,
-          source_deleted = ${done?.sourceDeleted ?? false},
+      with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          as v(id bigint, status text, error text, method text, md5 text, sha256 text, source_deleted boolean)),
+      item as (
+        update transfer_items i set status = v.status, error = v.error,
+          method = coalesce(v.method, i.method),
+          md5 = case when v.status = 'done' then coalesce(v.md5, i.md5) else i.md5 end,
+          sha256 = case when v.status = 'done' then coalesce(v.sha256, i.sha256) else i.sha256 end,
+          bytes_done = case when v.status = 'done' then i.size else i.bytes_done end,
+          source_deleted = v.source_deleted,
           lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
-        where id = ${itemId} and status = 'copying' and lease_owner = ${owner}
-        returning batch_id, size)
-      update transfer_batches b set
-        transferred_number = transferred_number + ${done ? 1 : 0},
-        transferred_size = transferred_size + case when ${done !== null} then item.size else 0 end,
-        failed_number = failed_number + ${error === null ? 0 : 1},
-        deleted_number = deleted_number + ${done?.sourceDeleted ? 1 : 0},
-        updated_at = now()
-      from item where b.id = item.batch_id
-      returning b.id`);
-    return result.rows.length > 0;
+        from v
+        where i.id = v.id and i.status = 'copying' and i.lease_owner = ${owner}
+        returning i.id, i.batch_id, i.size, v.status, v.source_deleted),
+      counted as (
+        update transfer_batches b set
+          transferred_number = transferred_number + s.done,
+          transferred_size = transferred_size + s.done_size,
+          failed_number = failed_number + s.failed,
+          deleted_number = deleted_number + s.deleted,
+          updated_at = now()
+        from (
+          select batch_id,
+            count(*) filter (where status = 'done') as done,
+            coalesce(sum(size) filter (where status = 'done'), 0) as done_size,
+            count(*) filter (where status = 'failed') as failed,
+            count(*) filter (where status = 'done' and source_deleted) as deleted
+          from item group by batch_id) s
+        where b.id = s.batch_id)
+      select id from item`);
+    return new Set(result.rows.map((row) => num(row.id)));
   }
 
   /** Cancels the batch's items nobody works on: pending ones, and copying ones whose lease ran out. */

@@ -10,6 +10,7 @@ import type { BatchView, ClaimedItem, TransfersRepo } from '../transfers.repo.ts
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { planBatch } from './planner.ts';
+import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
 
 export interface ExecutorOptions {
@@ -193,6 +194,7 @@ export class TransferExecutor {
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const ledger = this.repo.ledger(owner);
+    const settler = new ItemSettler(this.repo, owner);
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
@@ -248,7 +250,7 @@ export class TransferExecutor {
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
             ...pace,
           };
-          const done = this.#copyItem(batch, task, item, owner)
+          const done = this.#copyItem(batch, task, item, owner, settler)
             .then((outcome) => {
               if (outcome === 'done') counts.copied += 1;
               if (outcome === 'failed') counts.failed += 1;
@@ -275,7 +277,7 @@ export class TransferExecutor {
       clearInterval(watchCancel);
       await Promise.all([...running.values()].map((copy) => copy.done));
       this.#bandwidth.release(batch.id);
-      for (const item of queue.splice(0)) await this.repo.finishItem(item.id, owner, { status: 'canceled' });
+      await Promise.all(queue.splice(0).map((item) => settler.settle(item.id, { status: 'canceled' })));
     }
     return counts;
   }
@@ -291,6 +293,7 @@ export class TransferExecutor {
     task: CopyTask,
     item: ClaimedItem,
     owner: string,
+    settler: ItemSettler,
   ): Promise<'done' | 'failed' | 'canceled' | 'lost'> {
     this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
     const move = batch.operation === 'move';
@@ -303,7 +306,7 @@ export class TransferExecutor {
         if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
-      const counted = await this.repo.finishItem(item.id, owner, {
+      const counted = await settler.settle(item.id, {
         status: 'done',
         method: result?.method ?? null,
         md5: result?.md5 ?? null,
@@ -317,7 +320,7 @@ export class TransferExecutor {
       if (task.signal.aborted && task.signal.reason === LEASE_LOST) return 'lost';
       if (task.signal.aborted) {
         await this.#abandon(task);
-        await this.repo.finishItem(item.id, owner, { status: 'canceled' });
+        await settler.settle(item.id, { status: 'canceled' });
         this.progress.fileEnded(batch.id, item.id, 'Canceled');
         return 'canceled';
       }
@@ -327,7 +330,7 @@ export class TransferExecutor {
         this.log.error({ err: error, itemId: item.id }, 'transfer item failed');
       // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
       await this.#abandon(task);
-      await this.repo.finishItem(item.id, owner, { status: 'failed', error: message });
+      await settler.settle(item.id, { status: 'failed', error: message });
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
     }
