@@ -56,6 +56,8 @@ export const configSchema = z.object({
   TRANSFER_JOBS_PER_BATCH: z.coerce.number().int().min(1).max(64).default(2),
   /** Transfer engine: objects copied at once by one batch job. */
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
+  TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(64),
   /** Heap growth past live data before V8 collects, in percent (runtime/heap.ts); 0 keeps V8's own policy. */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(HEAP_GROWING_PERCENT),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */

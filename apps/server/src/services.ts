@@ -33,6 +33,7 @@ import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
 import { TransferExecutor } from './modules/transfers/engine/executor.ts';
 import { TransferProgress } from './modules/transfers/engine/progress.ts';
 import { abandonCopy, copyObject } from './modules/transfers/engine/object-copier.ts';
+import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
 import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { CostsService } from './modules/transfers/costs.service.ts';
@@ -126,8 +127,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (message) => publish(db.pool, message),
     log,
   );
+  const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
-    copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task),
+    copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task, { memory: transferMemory }),
     abandonCopy,
   };
   const syncCycles = new SyncCycleService({

@@ -105,22 +105,26 @@ export async function discardDestination(task: CopyTask): Promise<void> {
 
 /**
  * Source bytes read whole into memory: one byte range (inclusive), or the whole object when `range` is null.
- * A short or long answer is a failed read, never a silently different object.
+ * A short or long answer is a failed read, never a silently different object. `into` is the buffer to read into
+ * (a leased one, see MemoryBudget), at least as long as what is read; the answer is a view of it.
  */
 export async function readSource(
   task: CopyTask,
   range: { start: number; end: number } | null,
   signal: AbortSignal,
-  onInfo?: (info: ObjectInfo) => void,
+  options: { onInfo?: (info: ObjectInfo) => void; into?: Buffer } = {},
 ): Promise<Buffer> {
   const { source, item } = task;
+  const { onInfo, into } = options;
   const expected = range ? range.end - range.start + 1 : item.size;
+  if (into && into.length < expected)
+    throw new RangeError(`a ${into.length}-byte buffer cannot hold ${expected}`);
   const stream = await source.store.read(source.bucket, item.sourceKey, {
     ...(range ? { range } : {}),
     signal,
     ...(onInfo ? { onInfo } : {}),
   });
-  const bytes = Buffer.allocUnsafe(expected);
+  const bytes = into ? into.subarray(0, expected) : Buffer.allocUnsafe(expected);
   let filled = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (filled + chunk.length > expected) {

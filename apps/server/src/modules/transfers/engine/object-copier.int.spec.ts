@@ -21,6 +21,7 @@ import {
   type FinishedPart,
   type PartLedger,
 } from './copy-task.ts';
+import { MemoryBudget } from './memory-budget.ts';
 import { abandonCopy, copyObject } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
 
@@ -308,6 +309,40 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(copied?.metadata).toMatchObject({ camera: 'north', 'cumulo-md5': md5(large) });
       expect(task.copiedBytes()).toBe(large.length);
       expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it('holds no more part buffers than the memory budget grants, and objects sharing one buffer both finish', async () => {
+      let reading = 0;
+      let mostReading = 0;
+      const watched = wrapStore(storeA, {
+        read: async (name, key, options) => {
+          reading += 1;
+          mostReading = Math.max(mostReading, reading);
+          const stream = await storeA.read(name, key, options);
+          stream.once('close', () => (reading -= 1));
+          return stream;
+        },
+      });
+      const endpoint = { ...endpointA(), store: watched };
+      const twoParts = new MemoryBudget(2 * partSize);
+      const task = taskOf(await plannedItem(storeA, bucket, 'large/video.mp4'), endpoint, endpointB());
+
+      const result = await copyObject(task, { partSize, partConcurrency: 4, memory: twoParts });
+
+      expect(result).toMatchObject({ method: 'parts', md5: md5(large), verifiedBy: 'md5' });
+      expect((await readAll(storeB, bucket, 'large/video.mp4')).equals(large)).toBe(true);
+      expect(mostReading).toBe(2);
+      expect(twoParts.held).toBe(0);
+
+      // One buffer for two objects: the second waits for the first instead of the two holding each other up.
+      const onePart = new MemoryBudget(partSize);
+      const copies = ['one', 'two'].map(async (name) => {
+        const item = await plannedItem(storeA, bucket, 'large/video.mp4', `single/${name}`);
+        return copyObject(taskOf(item, endpointA(), endpointB()), { partSize, memory: onePart });
+      });
+      for (const copied of await Promise.all(copies)) expect(copied.md5).toBe(md5(large));
+      expect((await readAll(storeB, bucket, 'single/two')).equals(large)).toBe(true);
+      expect(onePart.held).toBe(0);
     });
 
     it('copies 40 MiB S3 → Azure in parts with the source MD5 kept, and Content-MD5 set at commit', async () => {

@@ -18,11 +18,12 @@ import {
   unchangedSource,
 } from './copy-steps.ts';
 import { CopyError, type CopyResult, type CopyTask } from './copy-task.ts';
+import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
 import { copyInParts, forget, serverCopyInParts, type PartsSettings } from './parts-copy.ts';
 import { destinationGates, type ThrottleGate, type ThrottleGates } from './throttle.ts';
 
 export interface CopyOptions {
-  /** Parts in flight per object (default 4); at most twice as many part buffers are held for hashing. */
+  /** Parts in flight per object (default 4), each with its buffer until it is hashed. */
   partConcurrency?: number;
   /** Forced part size (raised to the destination's minimum and part-count limit). */
   partSize?: number;
@@ -32,7 +33,11 @@ export interface CopyOptions {
   serverCopyMax?: number;
   /** Backoff gates shared by every copy to a destination (default: this process's). */
   gates?: ThrottleGates;
+  /** The copy buffers every object in flight shares (default: this process's, of DEFAULT_TRANSFER_MEMORY). */
+  memory?: MemoryBudget;
 }
+
+const processMemory = new MemoryBudget(DEFAULT_TRANSFER_MEMORY);
 
 export const DEFAULT_PART_CONCURRENCY = 4;
 
@@ -49,6 +54,7 @@ function settingsOf(task: CopyTask, options: CopyOptions): Settings {
     singleMax: options.singleMax ?? SINGLE_REQUEST_MAX,
     serverCopyMax: options.serverCopyMax ?? PART_LIMITS.s3.maxPart,
     gate: (options.gates ?? destinationGates).gateFor(destination.endpointKey, destination.bucket),
+    memory: options.memory ?? processMemory,
   };
 }
 
@@ -78,7 +84,7 @@ async function chooseAndCopy(task: CopyTask, settings: Settings): Promise<CopyRe
     const copied = await serverCopy(task, settings);
     if (copied) return copied;
   }
-  if (item.size <= settings.singleMax) return copySingle(task, settings.gate);
+  if (item.size <= settings.singleMax) return copySingle(task, settings);
   if (parts) return copyInParts(task, parts, settings);
   return copyStream(task, settings.gate);
 }
@@ -144,11 +150,23 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
  * Small objects: read whole into memory, checked against the source's checksums before anything is written,
  * then written in one request whose Content-MD5 the store checks on arrival.
  */
-async function copySingle(task: CopyTask, gate: ThrottleGate): Promise<CopyResult> {
+async function copySingle(task: CopyTask, settings: Settings): Promise<CopyResult> {
+  const memory = await settings.memory.lease(task.item.size, 1, task.signal);
+  try {
+    return await copySingleIn(memory.buffer(), task, settings.gate);
+  } finally {
+    memory.release();
+  }
+}
+
+async function copySingleIn(buffer: Buffer, task: CopyTask, gate: ThrottleGate): Promise<CopyResult> {
   const { item, destination } = task;
   // One GET tells the source's info with its bytes (S3, Azure); a store whose read answer lacks it is asked after.
   let reported: ObjectInfo | undefined;
-  const bytes = await readSource(task, null, task.signal, (info) => (reported = info));
+  const bytes = await readSource(task, null, task.signal, {
+    onInfo: (info) => (reported = info),
+    into: buffer,
+  });
   const info = reported ? unchangedSource(task, reported) : await statSource(task);
   const expected = sourceChecksums(info, item.sourceMd5);
   const md5 = createHash('md5').update(bytes).digest('hex');

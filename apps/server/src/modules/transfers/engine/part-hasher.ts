@@ -25,15 +25,21 @@ export class PartHasher {
   private readonly waiters: RoomWaiter[] = [];
   private nextPart = 1;
   private failure: unknown = undefined;
+  private readonly onHashed: ((bytes: Buffer) => void) | undefined;
 
   constructor(
     private readonly partCount: number,
     private readonly window: number,
-    /** SHA-256 costs more CPU than the copy's network work on small machines: computed only when it is needed. */
-    options: { sha256?: boolean } = {},
+    options: {
+      /** SHA-256 costs more CPU than the copy's network work on small machines: computed only when needed. */
+      sha256?: boolean;
+      /** Called with each part's bytes once they are hashed: the buffer may be reused (MemoryLease.recycle). */
+      onHashed?: (bytes: Buffer) => void;
+    } = {},
   ) {
     if (!Number.isInteger(window) || window < 1) throw new RangeError('the hashing window must hold a part');
     this.sha256 = options.sha256 === false ? null : createHash('sha256');
+    this.onHashed = options.onHashed;
   }
 
   /** The next part number to be hashed (1-based); partCount + 1 once every part is in. */
@@ -78,6 +84,7 @@ export class PartHasher {
       this.sha256?.update(ready);
       this.waiting.delete(this.nextPart);
       this.nextPart += 1;
+      this.onHashed?.(ready);
     }
     this.wake();
   }

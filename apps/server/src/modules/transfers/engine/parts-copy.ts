@@ -24,6 +24,7 @@ import {
   type CopyTask,
   type FinishedPart,
 } from './copy-task.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import { PartHasher } from './part-hasher.ts';
 import type { ThrottleGate } from './throttle.ts';
 
@@ -36,9 +37,11 @@ export const MIN_COPY_PART = 8 * MiB;
 export interface PartsSettings {
   /** Forced part size (tests, tuning); still raised to the provider minimum and the part-count limit. */
   partSize?: number;
-  /** Parts in flight. */
+  /** Parts in flight, at most (fewer when the memory budget grants fewer part buffers). */
   concurrency: number;
   gate: ThrottleGate;
+  /** The worker process's copy buffers (TRANSFER_MEMORY_MB), shared by every object in flight. */
+  memory: MemoryBudget;
 }
 
 /** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
@@ -225,17 +228,23 @@ export async function copyInParts(
   const session = await openSession(task, parts, 'parts', { contentType, metadata: startMetadata }, settings);
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
+  // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
+  // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
+  const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
   // The source's MD5, when it has one, verifies the copy: the SHA-256 pass (the dearest one) is then skipped.
-  const hasher = new PartHasher(ranges.length, 2 * settings.concurrency, { sha256: expected.md5 === null });
+  const hasher = new PartHasher(ranges.length, memory.units, {
+    sha256: expected.md5 === null,
+    onHashed: (bytes) => memory.recycle(bytes),
+  });
 
   try {
     await runParts(
       ranges,
-      settings.concurrency,
+      memory.units,
       task.signal,
       async (range, signal) => {
         await hasher.waitForRoom(range.partNumber, signal);
-        const bytes = await readSource(task, range, signal);
+        const bytes = await readSource(task, range, signal, { into: memory.buffer() });
         const md5 = md5Hex(bytes);
         const done = finished.get(range.partNumber);
         if (done) {
@@ -295,6 +304,8 @@ export async function copyInParts(
   } catch (error) {
     if (spoilsUpload(error)) await discardUpload(task, parts, upload);
     throw error;
+  } finally {
+    memory.release();
   }
 }
 
