@@ -2,6 +2,5 @@
 export const root: string;
 export const serverDist: string;
 export const serverEntry: string;
-export const serverNodeFlags: string[];
 export function bundleServer(options?: { entryPoints?: string[]; outdir?: string }): Promise<void>;
 export function buildServerIfStale(log?: (message: string) => void): Promise<void>;

@@ -15,15 +15,6 @@ import * as esbuild from 'esbuild';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const serverDist = path.join(root, 'apps/server/dist');
 export const serverEntry = path.join(serverDist, 'main.js');
-/**
- * Node flags every server process is started with (`npm start`, README's deployment commands, the benchmarks).
- * V8's young generation grows to three 16 MiB semi-spaces by default, and the network buffers a worker reads
- * through (64 KiB each, thousands a second) are freed only when a scavenge finds them dead: with 2 MiB semi-spaces
- * the worker's peak RSS fell from 182 to 143 MB copying 1000 small objects, and from 276 to 240 MB copying two
- * 1 GiB objects, in the same time (bench/transfer (a), (b)). A command-line flag: set from inside the process
- * (v8.setFlagsFromString) it changes nothing, the young generation being sized at start.
- */
-export const serverNodeFlags = ['--max-semi-space-size=2'];
 const sources = [
   'apps/server/src',
   'packages/contract/src',

@@ -18,7 +18,7 @@ import { buildServices } from '@cumulo/server/src/services.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { settleDisk } from '../shared/settle.ts';
-import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
+import { buildServerIfStale, serverEntry } from '../../scripts/build-server.mjs';
 
 export interface WorkerSettings {
   /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
@@ -196,7 +196,6 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     process.execPath,
     [
       '--openssl-legacy-provider',
-      ...serverNodeFlags,
       // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       serverEntry,
