@@ -49,6 +49,35 @@ async function connectS3rver(name: string): Promise<string> {
   return (account.body as { id: string }).id;
 }
 
+/** A batch planned with `sizes` (key → bytes) and nothing copied: its items wait to be claimed. */
+async function plannedBatch(name: string, operation: 'copy' | 'move', sizes: Record<string, number>) {
+  const repo = server.services.transfersRepo;
+  const accountId = await connectS3rver(name);
+  const batch = await repo.createBatch({
+    organizationId: owner.principal.organizationId,
+    operation,
+    sourceCloudAccountId: accountId,
+    sourceBucket: `${name}-src`,
+    destinationCloudAccountId: accountId,
+    destinationBucket: `${name}-dst`,
+  });
+  const keys = Object.keys(sizes);
+  await repo.insertPlanned(
+    batch.id,
+    keys.map((key) => ({
+      sourceKey: key,
+      destinationKey: key,
+      size: sizes[key] ?? 0,
+      sourceEtag: null,
+      sourceMd5: null,
+      status: 'pending' as const,
+    })),
+    keys.at(-1) ?? null,
+  );
+  expect(await repo.finishPlanning(batch.id)).toBe(true);
+  return batch;
+}
+
 describe('transfer items whose worker stops every time', () => {
   it(`are failed after ${DEFAULT_MAX_CLAIMS} expired leases with a readable message, not reclaimed forever`, async () => {
     const repo = server.services.transfersRepo;
@@ -149,29 +178,12 @@ describe('transfer items whose worker stops every time', () => {
 describe('items settled together (ItemSettler)', () => {
   it('settles in one statement items that end together, each only under its own lease, counted once', async () => {
     const repo = server.services.transfersRepo;
-    const accountId = await connectS3rver('Settle');
-    const batch = await repo.createBatch({
-      organizationId: owner.principal.organizationId,
-      operation: 'move',
-      sourceCloudAccountId: accountId,
-      sourceBucket: 'settle-src',
-      destinationCloudAccountId: accountId,
-      destinationBucket: 'settle-dst',
+    const batch = await plannedBatch('settle', 'move', {
+      'a.bin': 100,
+      'b.bin': 200,
+      'c.bin': 300,
+      'd.bin': 400,
     });
-    const sizes = { 'a.bin': 100, 'b.bin': 200, 'c.bin': 300, 'd.bin': 400 };
-    await repo.insertPlanned(
-      batch.id,
-      Object.entries(sizes).map(([key, size]) => ({
-        sourceKey: key,
-        destinationKey: key,
-        size,
-        sourceEtag: null,
-        sourceMd5: null,
-        status: 'pending' as const,
-      })),
-      'd.bin',
-    );
-    await repo.finishPlanning(batch.id);
     const claimed = await repo.claim(batch.id, 'worker-1', 60, 3, DEFAULT_MAX_CLAIMS);
     const [a, b, c] = claimed.sort((x, y) => x.id - y.id);
     const [d] = await repo.claim(batch.id, 'worker-2', 60, 1, DEFAULT_MAX_CLAIMS);
@@ -255,6 +267,59 @@ describe('items settled together (ItemSettler)', () => {
       failed_number: 1,
       deleted_number: 1,
     });
+  });
+});
+
+describe('row locks of the engine statements', () => {
+  it('settles items in id order and writes progress around locked rows, so the two never deadlock', async () => {
+    const repo = server.services.transfersRepo;
+    const batch = await plannedBatch('locks', 'copy', { x1: 10, x2: 10 });
+    const [first, second] = (await repo.claim(batch.id, 'worker-1', 60, 2, DEFAULT_MAX_CLAIMS)).sort(
+      (x, y) => x.id - y.id,
+    );
+    if (!first || !second) throw new Error('two items should have been claimed');
+
+    // Another transaction holds the second row, as a concurrent statement would.
+    const other = await server.db.pool.connect();
+    try {
+      await other.query('begin');
+      await other.query('select id from transfer_items where id = $1 for update', [second.id]);
+
+      // Progress never waits: the free row gets its bytes, the locked one is left for the next flush.
+      await repo.recordBytes([
+        { itemId: second.id, bytes: 7 },
+        { itemId: first.id, bytes: 5 },
+      ]);
+      const bytes = await server.db.pool.query(
+        'select id::int, bytes_done::int from transfer_items where batch_id = $1 order by id',
+        [batch.id],
+      );
+      expect(bytes.rows).toEqual([
+        { id: first.id, bytes_done: 5 },
+        { id: second.id, bytes_done: 0 },
+      ]);
+
+      // Settling both, listed in the other order, takes the first row before it waits for the second.
+      const settling = repo.finishItems('worker-1', [
+        { itemId: second.id, outcome: { status: 'canceled' } },
+        { itemId: first.id, outcome: { status: 'canceled' } },
+      ]);
+      await expect
+        .poll(async () => {
+          const waiting = await server.db.pool.query(
+            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%jsonb_to_recordset%'",
+          );
+          return waiting.rows[0].n;
+        })
+        .toBe(1);
+      await expect(
+        other.query('select id from transfer_items where id = $1 for update nowait', [first.id]),
+      ).rejects.toThrow(/could not obtain lock/);
+      await other.query('rollback');
+      expect(await settling).toEqual(new Set([first.id, second.id]));
+    } finally {
+      other.release();
+    }
   });
 });
 

@@ -56,11 +56,18 @@ const LIVE = [BATCH_STATUS.ongoing, BATCH_STATUS.canceling];
 const sourceAccount = alias(cloudAccounts, 'source_account');
 const destinationAccount = alias(cloudAccounts, 'destination_account');
 const num = (value: unknown) => Number(value ?? 0);
+/** A bigint[] parameter, as PostgreSQL's array literal. */
+const idArray = (values: number[]) => `{${values.join(',')}}`;
 
 /**
  * SQL of transfer batches, their items and parts. Calls from the API take the organisation and filter by it;
  * the engine's calls take a batch or item id it got from a job (ids only travel in job payloads) and, for item
  * state, the worker's lease owner: a worker whose lease was lost can no longer change an item.
+ *
+ * Locks: a statement that changes several item rows locks them in id order (a `locked` CTE, ORDER BY id FOR
+ * UPDATE) or skips the locked ones (claims, progress), and item rows are always locked before their batch's row.
+ * Two statements locking the same rows in different orders deadlock: a worker settling its items while its
+ * progress flush wrote the same rows' bytes did, in the end-to-end transfer test.
  */
 export class TransfersRepo {
   constructor(
@@ -333,27 +340,31 @@ export class TransfersRepo {
   /** Extends the leases `owner` still holds among `ids`; answers those ids (a missing one was lost). */
   async renewLeases(ids: number[], owner: string, leaseSeconds: number): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.orm
-      .update(transferItems)
-      .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
-      .where(
-        and(
-          inArray(transferItems.id, ids),
-          eq(transferItems.status, 'copying'),
-          eq(transferItems.leaseOwner, owner),
-        ),
-      )
-      .returning({ id: transferItems.id });
-    return new Set(rows.map((row) => row.id));
+    const result = await this.orm.execute(sql`
+      with locked as materialized (
+        select id from transfer_items
+        where id = any(${idArray(ids)}::bigint[]) and status = 'copying' and lease_owner = ${owner}
+        order by id for update)
+      update transfer_items i set lease_until = now() + make_interval(secs => ${leaseSeconds})
+      from locked where i.id = locked.id
+      returning i.id`);
+    return new Set(result.rows.map((row) => num(row.id)));
   }
 
   /** Records the bytes of objects in flight, for the batch's progress read from the database. */
   async recordBytes(bytes: Array<{ itemId: number; bytes: number }>): Promise<void> {
     if (bytes.length === 0) return;
+    // Best effort, never waiting: a row locked right now (its item being settled) gets its bytes next second.
     await this.orm.execute(sql`
-      update transfer_items i set bytes_done = v.bytes
-      from unnest(${`{${bytes.map((b) => b.itemId).join(',')}}`}::bigint[], ${`{${bytes.map((b) => Math.round(b.bytes)).join(',')}}`}::bigint[]) as v(id, bytes)
-      where i.id = v.id and i.status = 'copying'`);
+      with v as (
+        select * from unnest(${idArray(bytes.map((b) => b.itemId))}::bigint[],
+          ${idArray(bytes.map((b) => Math.round(b.bytes)))}::bigint[]) as v(id, bytes)),
+      locked as materialized (
+        select i.id, v.bytes from transfer_items i join v on v.id = i.id
+        where i.status = 'copying'
+        for update of i skip locked)
+      update transfer_items i set bytes_done = locked.bytes
+      from locked where i.id = locked.id`);
   }
 
   /**
@@ -412,6 +423,10 @@ export class TransfersRepo {
       with v as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           as v(id bigint, status text, error text, method text, md5 text, sha256 text, source_deleted boolean)),
+      locked as materialized (
+        select i.id from transfer_items i join v on v.id = i.id
+        where i.status = 'copying' and i.lease_owner = ${owner}
+        order by i.id for update of i),
       item as (
         update transfer_items i set status = v.status, error = v.error,
           method = coalesce(v.method, i.method),
@@ -421,7 +436,7 @@ export class TransfersRepo {
           source_deleted = v.source_deleted,
           lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
         from v
-        where i.id = v.id and i.status = 'copying' and i.lease_owner = ${owner}
+        where i.id = v.id and i.id in (select id from locked)
         returning i.id, i.batch_id, i.size, v.status, v.source_deleted),
       counted as (
         update transfer_batches b set
@@ -445,9 +460,14 @@ export class TransfersRepo {
   /** Cancels the batch's items nobody works on: pending ones, and copying ones whose lease ran out. */
   async cancelIdleItems(batchId: string): Promise<void> {
     await this.orm.execute(sql`
-      update transfer_items set status = 'canceled', lease_owner = null, lease_until = null, updated_at = now()
-      where batch_id = ${batchId}
-        and (status = 'pending' or (status = 'copying' and lease_until < now()))`);
+      with locked as materialized (
+        select id from transfer_items
+        where batch_id = ${batchId}
+          and (status = 'pending' or (status = 'copying' and lease_until < now()))
+        order by id for update)
+      update transfer_items i set status = 'canceled', lease_owner = null, lease_until = null, updated_at = now()
+      from locked
+      where i.id = locked.id and (i.status = 'pending' or (i.status = 'copying' and i.lease_until < now()))`);
   }
 
   /** Asks an Ongoing batch to stop; answers false when it was not Ongoing. */
