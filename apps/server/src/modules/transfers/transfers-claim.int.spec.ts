@@ -4,7 +4,9 @@ import { BATCH_STATUS, type TransferList } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { DEFAULT_MAX_CLAIMS, transferErrors } from './engine/executor.ts';
+import { createLogger } from '../../logger.ts';
+import { DEFAULT_MAX_CLAIMS, TransferExecutor, transferErrors } from './engine/executor.ts';
+import { TransferProgress } from './engine/progress.ts';
 import { ItemSettler } from './engine/settler.ts';
 
 /**
@@ -320,6 +322,68 @@ describe('row locks of the engine statements', () => {
     } finally {
       other.release();
     }
+  });
+});
+
+describe('a verified copy the database does not record', () => {
+  it('is copied again once its lease runs out, never listed as a failed file', async () => {
+    const repo = server.services.transfersRepo;
+    const body = randomBytes(1500);
+    await store.createBucket('record-src');
+    await store.createBucket('record-dst');
+    await store.write('record-src', 'kept.txt', body, { size: body.length });
+    const batch = await plannedBatch('record', 'copy', { 'kept.txt': body.length });
+
+    // The database refuses the first record of a done item, as a dropped connection would.
+    let refused = 0;
+    const finishItems: typeof repo.finishItems = async (owner, outcomes) => {
+      if (refused === 0 && outcomes.some(({ outcome }) => outcome.status === 'done')) {
+        refused += 1;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return repo.finishItems(owner, outcomes);
+    };
+    const refusing = new Proxy(repo, {
+      get(target, property) {
+        if (property === 'finishItems') return finishItems;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const log = createLogger('silent');
+    const executor = new TransferExecutor(
+      refusing,
+      server.services.cloudAccountsRepo,
+      server.services.stores,
+      new TransferProgress(refusing, async () => undefined, log),
+      async () => undefined,
+      server.services.transferCopier,
+      { leaseSeconds: 60, objectConcurrency: 4, claimChunk: 8, attempts: 1 },
+      log,
+    );
+
+    expect(await executor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
+    expect(refused).toBe(1);
+    const state = () =>
+      server.db.pool.query<{ status: string; error: string | null; batch_status: number; failed: number }>(
+        `select i.status, i.error, b.status as batch_status, b.failed_number as failed
+         from transfer_items i join transfer_batches b on b.id = i.batch_id where i.batch_id = $1`,
+        [batch.id],
+      );
+    // Still held by the worker's lease: neither failed nor counted, and the batch is not over.
+    expect((await state()).rows).toEqual([
+      { status: 'copying', error: null, batch_status: BATCH_STATUS.ongoing, failed: 0 },
+    ]);
+
+    await server.db.pool.query(
+      "update transfer_items set lease_until = now() - interval '1 second' where batch_id = $1",
+      [batch.id],
+    );
+    expect(await server.services.transferExecutor.run(batch.id)).toEqual({ copied: 1, failed: 0 });
+    expect((await state()).rows).toEqual([
+      { status: 'done', error: null, batch_status: BATCH_STATUS.completed, failed: 0 },
+    ]);
+    expect((await store.stat('record-dst', 'kept.txt'))?.size).toBe(body.length);
   });
 });
 

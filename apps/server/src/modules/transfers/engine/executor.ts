@@ -6,7 +6,7 @@ import { StorageError } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
-import type { BatchView, ClaimedItem, TransfersRepo } from '../transfers.repo.ts';
+import type { BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { planBatch } from './planner.ts';
@@ -306,16 +306,13 @@ export class TransferExecutor {
         if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
-      const counted = await settler.settle(item.id, {
+      return await this.#settleDone(batch.id, item, settler, {
         status: 'done',
         method: result?.method ?? null,
         md5: result?.md5 ?? null,
         sha256: result?.sha256 ?? null,
         sourceDeleted: move,
       });
-      if (!counted) return 'lost';
-      this.progress.fileEnded(batch.id, item.id, 'Succeeded');
-      return 'done';
     } catch (error) {
       if (task.signal.aborted && task.signal.reason === LEASE_LOST) return 'lost';
       if (task.signal.aborted) {
@@ -334,6 +331,33 @@ export class TransferExecutor {
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
     }
+  }
+
+  /**
+   * Records a verified copy. When the database does not take the record (connection lost, statement refused), the
+   * copy did not fail: the item keeps its lease, which runs out, and the object is copied (or, for a move whose
+   * checksums were recorded, its source deleted) again by whoever claims it next, instead of being listed as a
+   * failed file that was in fact copied.
+   */
+  async #settleDone(
+    batchId: string,
+    item: ClaimedItem,
+    settler: ItemSettler,
+    outcome: Extract<ItemOutcome, { status: 'done' }>,
+  ): Promise<'done' | 'lost'> {
+    let counted: boolean;
+    try {
+      counted = await settler.settle(item.id, outcome);
+    } catch (error) {
+      this.log.error(
+        { err: error, itemId: item.id },
+        'a verified copy could not be recorded: it is copied again once its lease runs out',
+      );
+      return 'lost';
+    }
+    if (!counted) return 'lost';
+    this.progress.fileEnded(batchId, item.id, 'Succeeded');
+    return 'done';
   }
 
   async #copyWithRetries(task: CopyTask): Promise<CopyResult> {
