@@ -41,7 +41,12 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
-  [QUEUES.alertsCheck]: { policy: 'stately', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
+  [QUEUES.alertsCheck]: {
+    policy: 'stately',
+    expireInSeconds: 15 * MINUTE,
+    retryLimit: 3,
+    retryBackoff: true,
+  },
   [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.transfersBatch]: {
@@ -55,7 +60,12 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
-  [QUEUES.syncTrigger]: { policy: 'standard', expireInSeconds: 15 * MINUTE, retryLimit: 3, retryBackoff: true },
+  [QUEUES.syncTrigger]: {
+    policy: 'standard',
+    expireInSeconds: 15 * MINUTE,
+    retryLimit: 3,
+    retryBackoff: true,
+  },
   [QUEUES.syncCycle]: {
     policy: 'stately',
     notify: true,
