@@ -58,13 +58,14 @@ export async function bundleServer({
   await esbuild.stop();
 }
 
-function newestMtime(target) {
+/** The newest modification time under `target` (a file or a folder), tests left out: what a build depends on. */
+export function newestMtime(target) {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (!stat) return 0;
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs;
   for (const entry of fs.readdirSync(target)) {
-    if (entry.endsWith('.spec.ts')) continue;
+    if (/\.spec\.tsx?$/.test(entry)) continue;
     newest = Math.max(newest, newestMtime(path.join(target, entry)));
   }
   return newest;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PROVIDER_NAMES } from '@cumulo/contract';
 import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
+import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -57,7 +58,7 @@ export const configSchema = z.object({
   /** Transfer engine: objects copied at once by one batch job. */
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
-  TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(64),
+  TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(DEFAULT_TRANSFER_MEMORY_MB),
   /** Heap growth past live data before V8 collects, in percent (runtime/heap.ts); 0 keeps V8's own policy. */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(HEAP_GROWING_PERCENT),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { buildServerIfStale } from '../../../scripts/build-server.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,7 +16,8 @@ declare module 'vitest' {
  * creates its own database in it (test/harness.ts).
  */
 export default async function setup(project: TestProject) {
-  buildServer();
+  // The fault tests run the worker role as deployed: the built server, rebuilt when a source under test is newer.
+  await buildServerIfStale(() => undefined);
   if (process.env.TEST_DATABASE_URL) {
     project.provide('adminDatabaseUrl', process.env.TEST_DATABASE_URL);
     return;
@@ -35,14 +36,4 @@ export default async function setup(project: TestProject) {
     await pg.stop();
     await fs.rm(dir, { recursive: true, force: true });
   };
-}
-
-/**
- * The fault tests run the worker role as deployed: the built server (apps/server/dist, scripts/build-server.mjs),
- * rebuilt here from the sources under test.
- */
-function buildServer() {
-  const script = path.resolve(import.meta.dirname, '../../../scripts/build-server.mjs');
-  const result = spawnSync(process.execPath, [script], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`building the server failed:\n${result.stdout}${result.stderr}`);
 }

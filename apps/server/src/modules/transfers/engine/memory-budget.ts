@@ -1,7 +1,8 @@
 const MiB = 1024 * 1024;
 
 /** `TRANSFER_MEMORY_MB`'s default: eight 8 MiB parts in flight per worker process. */
-export const DEFAULT_TRANSFER_MEMORY = 64 * MiB;
+export const DEFAULT_TRANSFER_MEMORY_MB = 64;
+export const DEFAULT_TRANSFER_MEMORY = DEFAULT_TRANSFER_MEMORY_MB * MiB;
 
 interface Waiter {
   unit: number;
