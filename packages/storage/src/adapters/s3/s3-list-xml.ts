@@ -35,7 +35,7 @@ const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quo
 const ENTITY = /&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g;
 
 /** Decodes the five XML entities and numeric character references; an unknown entity makes the page unreadable. */
-function decodeText(text: string): string | null {
+export function decodeText(text: string): string | null {
   if (!text.includes('&')) return text;
   // A bare '&' is not well-formed XML.
   if (text.replace(ENTITY, '').includes('&')) return null;

@@ -13,7 +13,6 @@ import {
   ListObjectsV2Command,
   NoSuchBucket,
   PutBucketAclCommand,
-  PutObjectCommand,
   S3Client,
   S3ServiceException,
   UploadPartCommand,
@@ -277,23 +276,11 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipart
         message: 'The specified bucket does not exist',
       }),
     );
-    s3.on(PutObjectCommand).rejects(
-      new S3ServiceException({
-        name: 'AccessDenied',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 403 },
-        message: 'Access Denied',
-      }),
-    );
 
     await expect(firstPage(store, 'gone')).rejects.toMatchObject({
       code: 'BucketNotFound',
       status: 404,
       message: 'The specified bucket does not exist',
-    });
-    await expect(store.write('media', 'a.txt', Buffer.from('a'))).rejects.toMatchObject({
-      code: 'AccessDenied',
-      message: 'Access Denied',
     });
     s3.restore();
   });
@@ -368,6 +355,32 @@ describe('S3 adapter against a server that accepts connections and never answers
       message: 'The provider could not be reached: it did not answer in time',
     });
     expect(requests).toBe(2);
+  });
+
+  it("gives up on a read the same way (direct requests go through the client's own handler and timeouts)", async () => {
+    const store = track(
+      new S3ObjectStore(
+        { provider: 'genericS3', accessKeyId: 'AKIA', secretAccessKey: 'secret', endpoint },
+        { maxAttempts: 2, idleTimeoutMs: 300 },
+      ),
+    );
+    requests = 0;
+    const error = await store.read('silent', 'a.txt').catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'Network',
+      message: 'The provider could not be reached: it did not answer in time',
+    });
+    expect(requests).toBe(2);
+  });
+
+  it('stops a read waiting on a silent provider when its signal aborts', async () => {
+    const store = track(
+      new S3ObjectStore({ provider: 'genericS3', accessKeyId: 'AKIA', secretAccessKey: 'secret', endpoint }),
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const error = await store.read('silent', 'a.txt', { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AbortError');
   });
 });
 
@@ -538,7 +551,7 @@ describe('S3 adapter request headers, seen by a local HTTP server (s3rver checks
     expect(Object.keys(request?.headers ?? {}).filter((name) => name.includes('checksum'))).toEqual([]);
   });
 
-  it('signs a small write with the SHA-256 its caller computed, the same the SDK would have hashed', async () => {
+  it('signs a small write with the SHA-256 its caller computed, else leaves the body to its signed Content-MD5', async () => {
     const store = track(buildStore({ provider: 'wasabi', endpoint }));
     const body = Buffer.from('bytes the copy engine already hashed\n'.repeat(100));
     const md5 = createHash('md5').update(body).digest('hex');
@@ -546,14 +559,189 @@ describe('S3 adapter request headers, seen by a local HTTP server (s3rver checks
     received.splice(0);
 
     await store.write('media', 'known.txt', body, { md5, sha256 });
-    await store.write('media', 'hashed-by-the-sdk.txt', body, { md5 });
+    await store.write('media', 'md5-only.txt', body, { md5 });
+    await store.write('media', 'nothing-known.txt', body);
 
-    const [known, hashedBySdk] = received;
+    const [known, md5Only, nothingKnown] = received;
     expect(known?.headers['x-amz-content-sha256']).toBe(sha256);
-    expect(hashedBySdk?.headers['x-amz-content-sha256']).toBe(sha256);
-    expect(known?.headers['content-md5']).toBe(Buffer.from(md5, 'hex').toString('base64'));
     expect(known?.body.equals(body)).toBe(true);
-    // The signature covers the header: a payload hash that is not the body's would make the store refuse it.
-    expect(String(known?.headers.authorization)).toContain('x-amz-content-sha256');
+    // No SHA-256 pass over the body: the store checks the signed Content-MD5 against the bytes it receives.
+    expect(md5Only?.headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    // A write whose caller knew no checksum still carries the MD5 of what was sent.
+    expect(nothingKnown?.headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    for (const request of [known, md5Only, nothingKnown]) {
+      expect(request?.headers['content-md5']).toBe(Buffer.from(md5, 'hex').toString('base64'));
+      // The signature covers both headers: a different body or payload hash would make the store refuse it.
+      expect(String(request?.headers.authorization)).toMatch(/SignedHeaders=[^,]*content-md5/);
+      expect(String(request?.headers.authorization)).toMatch(/SignedHeaders=[^,]*x-amz-content-sha256/);
+    }
+  });
+});
+
+describe('S3 adapter object reads and writes sent without the SDK middleware (s3-object-requests.ts), against a scripted local HTTP server', () => {
+  interface Seen {
+    method: string;
+    url: string;
+    headers: Record<string, unknown>;
+    body: Buffer;
+  }
+  type Answer = (response: import('node:http').ServerResponse) => void;
+  let server: Server;
+  let endpoint = '';
+  const seen: Seen[] = [];
+  /** Answers for the next requests, in order; once spent, every request gets 200 with an ETag. */
+  const script: Answer[] = [];
+  const xmlError =
+    (status: number, code: string, message: string): Answer =>
+    (response) => {
+      response.writeHead(status, { 'content-type': 'application/xml' });
+      response.end(
+        `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+      );
+    };
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks);
+        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body });
+        const answer = script.shift();
+        if (answer) return answer(response);
+        const payload = request.method === 'GET' ? Buffer.from('stored bytes') : Buffer.alloc(0);
+        response.writeHead(200, {
+          etag: `"${createHash('md5')
+            .update(request.method === 'GET' ? payload : body)
+            .digest('hex')}"`,
+          'content-length': String(payload.length),
+          'content-type': 'text/plain',
+          'last-modified': 'Wed, 25 Nov 2026 09:00:00 GMT',
+          'x-amz-meta-cumulo-sha256': 'abc',
+        });
+        response.end(payload);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    seen.splice(0);
+    script.splice(0);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const readAll = async (stream: AsyncIterable<Buffer>) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    return Buffer.concat(chunks).toString();
+  };
+
+  it('sends a GetObject to the path the SDK resolves, signed, and tells the object info from its answer', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }));
+    let info: unknown;
+    const body = await store.read('media', 'dir/a b+c%d?e#f.txt', { onInfo: (i) => (info = i) });
+
+    expect(await readAll(body as AsyncIterable<Buffer>)).toBe('stored bytes');
+    expect(seen[0]?.method).toBe('GET');
+    expect(seen[0]?.url).toBe('/media/dir/a%20b%2Bc%25d%3Fe%23f.txt');
+    expect(String(seen[0]?.headers.authorization)).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
+    expect(info).toEqual({
+      key: 'dir/a b+c%d?e#f.txt',
+      size: 12,
+      lastModified: new Date('2026-11-25T09:00:00Z'),
+      etag: createHash('md5').update('stored bytes').digest('hex'),
+      md5: createHash('md5').update('stored bytes').digest('hex'),
+      contentType: 'text/plain',
+      metadata: { 'cumulo-sha256': 'abc' },
+    });
+  });
+
+  it('maps error answers to StorageError codes with the provider message', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }, 1));
+    script.push(
+      xmlError(403, 'AccessDenied', 'Access Denied'),
+      xmlError(404, 'NoSuchKey', 'The specified key does not exist.'),
+      xmlError(404, 'NoSuchBucket', 'The specified bucket does not exist'),
+    );
+
+    await expect(store.write('media', 'a.txt', Buffer.from('a'))).rejects.toMatchObject({
+      code: 'AccessDenied',
+      status: 403,
+      message: 'Access Denied',
+    });
+    await expect(store.read('media', 'gone.txt')).rejects.toMatchObject({
+      code: 'ObjectNotFound',
+      status: 404,
+      message: 'The specified key does not exist.',
+    });
+    await expect(store.read('gone', 'a.txt')).rejects.toMatchObject({
+      code: 'BucketNotFound',
+      message: 'The specified bucket does not exist',
+    });
+  });
+
+  it('retries SlowDown as the SDK would, then reports Throttled with the provider message', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }, 3));
+    const slowDown = xmlError(503, 'SlowDown', 'Please reduce your request rate.');
+    script.push(slowDown, slowDown, slowDown);
+
+    const error = await store.write('media', 'busy.txt', Buffer.from('busy')).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({
+      code: 'Throttled',
+      status: 503,
+      message: 'Please reduce your request rate.',
+    });
+    expect((error as StorageError).cause).toMatchObject({ $metadata: { attempts: 3 } });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('sends a write again after a 500, the same bytes signed anew, and answers the ETag of the retry', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }, 3));
+    script.push(xmlError(500, 'InternalError', 'We encountered an internal error. Please try again.'));
+    const body = Buffer.from('sent twice');
+
+    const written = await store.write('media', 'retry.txt', body);
+
+    expect(seen).toHaveLength(2);
+    expect(seen.map((request) => request.body.equals(body))).toEqual([true, true]);
+    expect(seen[1]?.headers.authorization).toMatch(/Signature=[0-9a-f]{64}$/);
+    expect(written.etag).toBe(createHash('md5').update(body).digest('hex'));
+  });
+
+  it('hands a bucket answering with a region redirect to the SDK, for this call and every later one', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }));
+    script.push(
+      xmlError(
+        301,
+        'PermanentRedirect',
+        'The bucket you are attempting to access must be addressed using the specified endpoint.',
+      ),
+    );
+
+    await store.write('moved', 'a.txt', Buffer.from('a'));
+    await store.read('moved', 'a.txt');
+
+    // The SDK's requests name their operation in the query (x-id); the direct ones do not.
+    expect(seen.map((request) => request.url)).toEqual([
+      '/moved/a.txt',
+      '/moved/a.txt?x-id=PutObject',
+      '/moved/a.txt?x-id=GetObject',
+    ]);
+  });
+
+  it('sends nothing for a read whose signal is already aborted, and rejects with AbortError', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }));
+    const controller = new AbortController();
+    controller.abort();
+
+    const error = await store.read('media', 'a.txt', { signal: controller.signal }).catch((e: unknown) => e);
+
+    expect((error as Error).name).toBe('AbortError');
+    expect(seen).toHaveLength(0);
   });
 });

@@ -45,6 +45,13 @@ import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
 import { s3Parts, signWithPayloadHash, useContentMd5ForParts } from './s3-parts.ts';
+import {
+  S3ObjectRequests,
+  UNSIGNED_PAYLOAD,
+  headerOf,
+  metadataOf,
+  type ObjectAnswer,
+} from './s3-object-requests.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { listingOf, withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
@@ -142,6 +149,8 @@ export class S3ObjectStore implements ObjectStore {
   private accelerateSigner: S3Client | undefined;
   private readonly config: S3StoreConfig;
   private readonly retry: RetryOptions;
+  /** GetObject, PutObject and UploadPart without the SDK's middleware stack (s3-object-requests.ts). */
+  private readonly requests: S3ObjectRequests;
   /** Clients of other regions, made once each, only to create buckets there (see createBucket). */
   private readonly regionClients = new Map<string, S3Client>();
 
@@ -157,13 +166,14 @@ export class S3ObjectStore implements ObjectStore {
       clientConfig.requestChecksumCalculation === 'WHEN_REQUIRED'
         ? this.client
         : new S3Client({ ...clientConfig, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    this.requests = new S3ObjectRequests(this.client, this.signer, retry);
     this.capabilities = {
       ...s3Capabilities(this.client, config.provider),
       directUpload: s3DirectUpload(
         { client: this.client, signer: (accelerate) => this.presigner(accelerate) },
         config.provider,
       ),
-      parts: s3Parts(this.client, config.provider),
+      parts: s3Parts(this.client, config.provider, this.requests),
     };
   }
 
@@ -351,6 +361,40 @@ export class S3ObjectStore implements ObjectStore {
 
   async read(bucket: string, key: string, options: ReadOptions = {}): Promise<Readable> {
     const range = options.range ? `bytes=${options.range.start}-${options.range.end ?? ''}` : undefined;
+    let answer: ObjectAnswer | null;
+    try {
+      answer = await this.requests.get(bucket, key, { range, signal: options.signal });
+    } catch (error) {
+      this.fail(error);
+    }
+    if (answer) {
+      if (options.onInfo && !range) options.onInfo(this.infoOfAnswer(key, answer.headers));
+      return answer.body;
+    }
+    return this.readThroughSdk(bucket, key, range, options);
+  }
+
+  private infoOfAnswer(key: string, headers: Record<string, string>): ObjectInfo {
+    const etag = stripQuotes(headerOf(headers, 'etag'));
+    const modified = headerOf(headers, 'last-modified');
+    return {
+      key,
+      size: Number(headerOf(headers, 'content-length') ?? 0),
+      lastModified: modified ? new Date(modified) : null,
+      etag,
+      md5: md5OfEtag(etag),
+      contentType: headerOf(headers, 'content-type') ?? null,
+      metadata: metadataOf(headers),
+    };
+  }
+
+  /** GetObject through the SDK: for a bucket the direct requests handed back (a region redirect). */
+  private async readThroughSdk(
+    bucket: string,
+    key: string,
+    range: string | undefined,
+    options: ReadOptions,
+  ): Promise<Readable> {
     try {
       const answer = await this.client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }),
@@ -390,33 +434,69 @@ export class S3ObjectStore implements ObjectStore {
     options.signal?.throwIfAborted();
     const size = Buffer.isBuffer(body) ? body.length : options.size;
     if (size !== undefined && size <= SINGLE_REQUEST_MAX) {
-      // Held in memory (at most SINGLE_REQUEST_MAX) so the SDK can re-send it when a retry is needed.
+      // Held in memory (at most SINGLE_REQUEST_MAX) so a retry can send it again.
       const payload = Buffer.isBuffer(body) ? body : await bufferSmall(body);
+      // Only for a Buffer body: a stream read here was never hashed by the caller.
+      const callerMd5 = Buffer.isBuffer(body) ? options.md5 : undefined;
+      const callerSha256 = Buffer.isBuffer(body) ? options.sha256 : undefined;
+      let answer: ObjectAnswer | null;
       try {
-        const command = new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: payload,
-          ContentLength: payload.length,
-          ContentType: options.contentType,
-          Metadata: options.metadata,
-          // Only for a Buffer body: a stream read here was never hashed by the caller.
-          ContentMD5:
-            Buffer.isBuffer(body) && options.md5
-              ? Buffer.from(options.md5, 'hex').toString('base64')
-              : undefined,
+        answer = await this.requests.put(bucket, key, payload, {
+          headers: {
+            // The store checks the body against it and refuses damaged bytes (BadDigest), which also binds the
+            // body to the signature without a SHA-256 pass over it.
+            'content-md5': Buffer.from(
+              callerMd5 ?? createHash('md5').update(payload).digest('hex'),
+              'hex',
+            ).toString('base64'),
+            ...(options.contentType ? { 'content-type': options.contentType } : {}),
+            ...Object.fromEntries(
+              Object.entries(options.metadata ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]),
+            ),
+          },
+          payloadHash: callerSha256 ?? UNSIGNED_PAYLOAD,
+          signal: options.signal,
         });
-        if (Buffer.isBuffer(body) && options.sha256) signWithPayloadHash(command, options.sha256);
-        const answer = await this.client.send(command, { abortSignal: options.signal });
-        options.onProgress?.(payload.length);
-        // S3 refuses a PutObject whose bytes do not match its Content-MD5 (BadDigest).
-        const md5Checked = Buffer.isBuffer(body) && options.md5 !== undefined;
-        return { etag: stripQuotes(answer.ETag), size: payload.length, md5Checked };
       } catch (error) {
         this.fail(error);
       }
+      const etag = answer ? stripQuotes(headerOf(answer.headers, 'etag')) : null;
+      if (answer) answer.body.resume();
+      const written = answer
+        ? { etag, size: payload.length }
+        : await this.putThroughSdk(bucket, key, payload, callerMd5, callerSha256, options);
+      options.onProgress?.(payload.length);
+      // S3 refuses a PutObject whose bytes do not match its Content-MD5 (BadDigest).
+      return { ...written, md5Checked: callerMd5 !== undefined };
     }
     return this.writeInParts(bucket, key, body, size, options);
+  }
+
+  /** PutObject through the SDK: for a bucket the direct requests handed back (a region redirect). */
+  private async putThroughSdk(
+    bucket: string,
+    key: string,
+    payload: Buffer,
+    md5: string | undefined,
+    sha256: string | undefined,
+    options: WriteOptions,
+  ): Promise<{ etag: string | null; size: number }> {
+    try {
+      const command = new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: payload,
+        ContentLength: payload.length,
+        ContentType: options.contentType,
+        Metadata: options.metadata,
+        ContentMD5: md5 ? Buffer.from(md5, 'hex').toString('base64') : undefined,
+      });
+      if (sha256) signWithPayloadHash(command, sha256);
+      const answer = await this.client.send(command, { abortSignal: options.signal });
+      return { etag: stripQuotes(answer.ETag), size: payload.length };
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   private async writeInParts(
