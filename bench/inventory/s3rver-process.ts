@@ -7,6 +7,8 @@ export const repoRoot = path.resolve(here, '../..');
 
 export interface S3rverProcess {
   endpoint: string;
+  /** The server's own process, whose CPU time a benchmark may account for. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function startS3rverProcess(directory: string): Promise<S3rverProce
   });
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     stop: async () => {
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

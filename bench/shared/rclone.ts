@@ -33,14 +33,16 @@ export function rcloneEnv(endpoint: string): NodeJS.ProcessEnv {
 export interface PeerRun {
   seconds: number;
   peakRssMb: number;
+  /** rclone's user + system CPU seconds. */
+  cpuSeconds: number;
 }
 
-/** Runs `rclone …args` under GNU time, from a settled disk: its wall time and peak RSS. Rejects with rclone's stderr when it fails. */
+/** Runs `rclone …args` under GNU time, from a settled disk: its wall time, peak RSS and CPU time. Rejects with rclone's stderr when it fails. */
 export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
   settleDisk();
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', 'rclone', '--config', '/dev/null', ...args], {
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', 'rclone', '--config', '/dev/null', ...args], {
       cwd: repoRoot,
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -51,9 +53,13 @@ export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<Pee
     child.once('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) return reject(new Error(`rclone ${args[0]} exited ${code}\n${stderr}`));
-      // GNU time prints the peak RSS in KiB as the last line.
-      const lastLine = stderr.trim().split('\n').at(-1) ?? '';
-      resolve({ seconds, peakRssMb: Number(lastLine) / 1024 });
+      // GNU time prints the peak RSS in KiB and the user and system seconds as the last line.
+      const [rssKib, user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      resolve({
+        seconds,
+        peakRssMb: Number(rssKib) / 1024,
+        cpuSeconds: Number(user) + Number(system),
+      });
     });
   });
 }

@@ -17,6 +17,7 @@ import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
 import { buildServices } from '@cumulo/server/src/services.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
+import { cpuSecondsOf, cpuSecondsOfNamed, machineBusySeconds } from '../shared/proc-cpu.ts';
 import { settleDisk } from '../shared/settle.ts';
 import { buildServerIfStale, serverEntry } from '../../scripts/build-server.mjs';
 
@@ -31,6 +32,14 @@ export interface CumuloRun {
   peakRssMb: number;
   transferred: number;
   failed: number;
+  /**
+   * CPU seconds from the request to the batch's end: the worker process, PostgreSQL, the processes given as
+   * `servers`, and the whole machine.
+   */
+  cpuSeconds: number;
+  postgresCpuSeconds: number;
+  serverCpuSeconds: number;
+  machineCpuSeconds: number;
   /** Seconds from the request to the first item's copy starting, and from the last item's end to the batch's. */
   firstCopyAfter: number;
   finalizedAfterLast: number;
@@ -118,7 +127,9 @@ export class CumuloBench {
       destinationBucket: string;
     },
     settings: WorkerSettings,
+    servers: Array<{ pid: number | undefined }> = [],
   ): Promise<CumuloRun> {
+    const serverCpu = () => servers.reduce((sum, server) => sum + cpuSecondsOf(server.pid), 0);
     const worker = await startWorker({
       ...this.env,
       TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
@@ -126,6 +137,10 @@ export class CumuloBench {
     });
     try {
       settleDisk();
+      const workerCpu = cpuSecondsOf(worker.pid);
+      const postgresCpu = cpuSecondsOfNamed('postgres');
+      const serversCpu = serverCpu();
+      const machineCpu = machineBusySeconds();
       const started = performance.now();
       const { batch } = await this.services.transfers.start(this.principal, request);
       for (;;) {
@@ -139,6 +154,10 @@ export class CumuloBench {
         const row = rows[0];
         if (row && row.status !== BATCH_STATUS.ongoing && row.status !== BATCH_STATUS.canceling) {
           const seconds = (performance.now() - started) / 1000;
+          const cpuSeconds = cpuSecondsOf(worker.pid) - workerCpu;
+          const postgresCpuSeconds = cpuSecondsOfNamed('postgres') - postgresCpu;
+          const serverCpuSeconds = serverCpu() - serversCpu;
+          const machineCpuSeconds = machineBusySeconds() - machineCpu;
           const timeline = await this.db.pool.query<{ first: number; tail: number }>(
             `select extract(epoch from min(i.started_at) - b.requested_at)::float8 as first,
                     extract(epoch from b.finished_at - max(i.finished_at))::float8 as tail
@@ -150,6 +169,10 @@ export class CumuloBench {
             firstCopyAfter: timeline.rows[0]?.first ?? 0,
             finalizedAfterLast: timeline.rows[0]?.tail ?? 0,
             seconds,
+            cpuSeconds,
+            postgresCpuSeconds,
+            serverCpuSeconds,
+            machineCpuSeconds,
             peakRssMb: peakRssMb(worker),
             transferred: row.transferred_number,
             failed: row.failed_number,
@@ -197,6 +220,8 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     [
       '--openssl-legacy-provider',
       // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
+      // BENCH_WORKER_REQUIRE=file.cjs preloads a script into the worker (e.g. one logging process.memoryUsage()).
+      ...(process.env.BENCH_WORKER_REQUIRE ? ['--require', process.env.BENCH_WORKER_REQUIRE] : []),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       serverEntry,
       'worker',

@@ -18,6 +18,7 @@ import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
 import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
+import { cores, cpuSecondsOf, machineBusySeconds } from '../shared/proc-cpu.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
 import { bundleServer } from '../../scripts/build-server.mjs';
@@ -122,6 +123,45 @@ async function expectComplete(
   }
 }
 
+interface CpuAccount {
+  /** CPU seconds of the object-store servers, and of the whole machine, while rclone copied. */
+  servers: number;
+  machine: number;
+}
+
+/** Runs rclone's `copy` and accounts for the CPU the s3rver processes and the whole machine spent meanwhile. */
+async function accounted(
+  servers: S3rverProcess[],
+  copy: () => Promise<PeerRun>,
+): Promise<[PeerRun, CpuAccount]> {
+  const serverCpu = () => servers.reduce((sum, server) => sum + cpuSecondsOf(server.pid), 0);
+  const servers0 = serverCpu();
+  const machine0 = machineBusySeconds();
+  const result = await copy();
+  return [result, { servers: serverCpu() - servers0, machine: machineBusySeconds() - machine0 }];
+}
+
+/**
+ * Where the time went, and the bound it sets: the s3rvers serve the same requests for both tools (both send
+ * GET, then PUT or UploadPart with Content-MD5 and an unsigned payload), and on a machine of few cores their CPU
+ * alone, spread over every core, is a time no tool can beat. Printed as a fraction of rclone's time, next to the
+ * goal.
+ */
+function cpuLines(what: string, cumulo: CumuloRun, peer: PeerRun, peerCpu: CpuAccount, goal: number) {
+  const available = (seconds: number) => (seconds * cores()).toFixed(1);
+  console.log(
+    `    CPU seconds: Cumulo worker ${cumulo.cpuSeconds.toFixed(2)} + PostgreSQL ` +
+      `${cumulo.postgresCpuSeconds.toFixed(2)}, s3rvers ${cumulo.serverCpuSeconds.toFixed(2)}, machine ` +
+      `${cumulo.machineCpuSeconds.toFixed(1)} of ${available(cumulo.seconds)}; rclone ${peer.cpuSeconds.toFixed(2)}, ` +
+      `s3rvers ${peerCpu.servers.toFixed(2)}, machine ${peerCpu.machine.toFixed(1)} of ${available(peer.seconds)}`,
+  );
+  const floor = peerCpu.servers / cores();
+  report(
+    `${what} bound: the s3rvers alone need ${floor.toFixed(2)} s of these ${cores()} cores for rclone's requests, ` +
+      `${(floor / peer.seconds).toFixed(2)} × rclone's time (goal ${goal})`,
+  );
+}
+
 function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
   const ratio = cumulo.seconds / peer.seconds;
   report(
@@ -147,9 +187,11 @@ async function main() {
       try {
         await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
         const expected = { objects: seed.objects, bytes: seed.bytes };
-        const peer = await rcloneCopy(
-          { endpoint: source.endpoint, bucket: SMALL_BUCKET },
-          { endpoint: destination.endpoint, bucket: 'rclone' },
+        const [peer, peerCpu] = await accounted([source, destination], () =>
+          rcloneCopy(
+            { endpoint: source.endpoint, bucket: SMALL_BUCKET },
+            { endpoint: destination.endpoint, bucket: 'rclone' },
+          ),
         );
         await expectComplete('rclone (a)', destination.endpoint, 'rclone', expected);
         const sourceId = await cumulo.connectS3rver('small source', source.endpoint);
@@ -162,9 +204,11 @@ async function main() {
             destinationBucket: 'cumulo',
           },
           SMALL_SETTINGS,
+          [source, destination],
         );
         await expectComplete('Cumulo (a)', destination.endpoint, 'cumulo', expected);
         line('(a) 1000 × 64 KiB across endpoints', run, peer, 0.75);
+        cpuLines('(a)', run, peer, peerCpu, 0.75);
         const inFlight = SMALL_SETTINGS.objectConcurrency * SMALL_SETTINGS.jobsPerBatch;
         const bare = await bareSmallWrites(destination.endpoint, 'bare', smallKeys(), smallBody, inFlight);
         const fraction = bare / run.seconds;
@@ -188,9 +232,11 @@ async function main() {
         const sourceId = await cumulo.connectS3rver('large source', source.endpoint);
         if (only.has('b')) {
           await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
-          const peer = await rcloneCopy(
-            { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-            { endpoint: destination.endpoint, bucket: 'rclone' },
+          const [peer, peerCpu] = await accounted([source, destination], () =>
+            rcloneCopy(
+              { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+              { endpoint: destination.endpoint, bucket: 'rclone' },
+            ),
           );
           await expectComplete('rclone (b)', destination.endpoint, 'rclone', expected);
           const destinationId = await cumulo.connectS3rver('large destination', destination.endpoint);
@@ -202,9 +248,11 @@ async function main() {
               destinationBucket: 'cumulo',
             },
             LARGE_SETTINGS,
+            [source, destination],
           );
           await expectComplete('Cumulo (b)', destination.endpoint, 'cumulo', expected);
           line('(b) 2 × 1 GiB across endpoints', run, peer, 0.6);
+          cpuLines('(b)', run, peer, peerCpu, 0.6);
           report(
             `(b) peak RSS: Cumulo worker ${mb(run.peakRssMb)} vs rclone ${mb(peer.peakRssMb)} ` +
               `${verdict(run.peakRssMb <= peer.peakRssMb)}`,

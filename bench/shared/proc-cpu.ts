@@ -1,0 +1,61 @@
+// CPU time of processes on this machine, from /proc: what each party of a benchmark (the tool, the object-store
+// servers, PostgreSQL) spent while it ran. On a machine with few cores the servers' share bounds how fast any
+// tool can finish, and these figures say by how much.
+import fs from 'node:fs';
+import os from 'node:os';
+
+/** Linux reports /proc times in clock ticks of USER_HZ, which is 100 on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+function statFields(pid: number): string[] | null {
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** User + system seconds of one process so far (0 once it has gone). */
+export function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = statFields(pid);
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name.
+  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND : 0;
+}
+
+/**
+ * User + system seconds of every process named `name`, with the children each has reaped (a PostgreSQL server's
+ * backends that have exited count in its postmaster's cutime/cstime).
+ */
+export function cpuSecondsOfNamed(name: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let comm: string;
+    try {
+      comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm !== name) continue;
+    const fields = statFields(Number(entry));
+    if (!fields) continue;
+    total += [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0) / TICKS_PER_SECOND;
+  }
+  return total;
+}
+
+/** Cores this machine can run processes on at once. */
+export const cores = (): number => os.availableParallelism();
+
+/** Seconds all cores together have been busy (user, nice, system, irq, softirq, steal) since boot. */
+export function machineBusySeconds(): number {
+  const fields = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return (
+    [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0) /
+    TICKS_PER_SECOND
+  );
+}
