@@ -220,8 +220,9 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     [
       '--openssl-legacy-provider',
       // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
-      // BENCH_WORKER_REQUIRE=file.cjs preloads a script into the worker (e.g. one logging process.memoryUsage()).
-      ...(process.env.BENCH_WORKER_REQUIRE ? ['--require', process.env.BENCH_WORKER_REQUIRE] : []),
+      // BENCH_WORKER_FLAGS adds Node flags to the worker, e.g. '--heap-prof --heap-prof-dir=/tmp/heap' or
+      // '--require ./log-memory.cjs'.
+      ...(process.env.BENCH_WORKER_FLAGS?.split(' ').filter(Boolean) ?? []),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       serverEntry,
       'worker',
