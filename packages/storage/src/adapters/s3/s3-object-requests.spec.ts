@@ -1,0 +1,99 @@
+import { Readable } from 'node:stream';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { HttpRequest } from '@smithy/types';
+import { afterEach, describe, expect, it } from 'vitest';
+import { S3ObjectRequests, encodeKeyPath, errorFields } from './s3-object-requests.ts';
+
+// The requests below would go to AWS itself, which no test here can reach: the client's handler is replaced by
+// one that records the request and answers 200, so what is checked is the request as it would leave (host,
+// path, signing scope). Requests that do travel are in s3-store.mock.spec.ts (a local HTTP server) and
+// s3-store.s3rver.spec.ts (s3rver).
+const clients: S3Client[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.destroy();
+});
+
+function recordingClient(config: { region: string; forcePathStyle?: boolean }) {
+  const sent: HttpRequest[] = [];
+  const client = new S3Client({
+    ...config,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+    requestHandler: {
+      handle: (request: HttpRequest) => {
+        sent.push(request);
+        return Promise.resolve({
+          response: { statusCode: 200, headers: { etag: '"e"' }, body: Readable.from([]) },
+        });
+      },
+    },
+  });
+  clients.push(client);
+  return { client, sent };
+}
+
+describe('S3ObjectRequests: where a request goes, as the SDK itself resolves it', () => {
+  it('addresses an AWS bucket virtual-hosted in its region, over HTTPS, signed for that region', async () => {
+    const { client, sent } = recordingClient({ region: 'eu-west-1' });
+    const requests = new S3ObjectRequests(client, client);
+
+    await requests.get('media', 'photos/a b.jpg', {});
+
+    expect(sent[0]).toMatchObject({
+      method: 'GET',
+      protocol: 'https:',
+      hostname: 'media.s3.eu-west-1.amazonaws.com',
+      path: '/photos/a%20b.jpg',
+    });
+    expect(sent[0]?.headers.host).toBe('media.s3.eu-west-1.amazonaws.com');
+    expect(sent[0]?.headers.authorization).toMatch(
+      /Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request/,
+    );
+  });
+
+  it('falls back to path style where the SDK does: a bucket name with dots cannot be a TLS host name', async () => {
+    const { client, sent } = recordingClient({ region: 'us-east-1' });
+    const requests = new S3ObjectRequests(client, client);
+
+    await requests.put('my.dotted.bucket', 'k.txt', Buffer.from('x'), {
+      headers: { 'content-md5': 'LZLeAcQw6HRhYqvlo5D6rA==' },
+      payloadHash: 'UNSIGNED-PAYLOAD',
+    });
+
+    expect(sent[0]).toMatchObject({
+      method: 'PUT',
+      hostname: 's3.us-east-1.amazonaws.com',
+      path: '/my.dotted.bucket/k.txt',
+    });
+    expect(sent[0]?.headers['content-length']).toBe('1');
+    expect(sent[0]?.headers.authorization).toMatch(/SignedHeaders=content-length;content-md5;host;/);
+  });
+
+  it('sends an UploadPart with its part number and upload id in the signed query', async () => {
+    const { client, sent } = recordingClient({ region: 'us-west-2' });
+    const requests = new S3ObjectRequests(client, client);
+
+    await requests.put('media', 'big.bin', Buffer.alloc(4), {
+      headers: {},
+      payloadHash: 'UNSIGNED-PAYLOAD',
+      query: { partNumber: '7', uploadId: 'abc/def+1' },
+    });
+
+    expect(sent[0]?.query).toEqual({ partNumber: '7', uploadId: 'abc/def+1' });
+    expect(sent[0]?.hostname).toBe('media.s3.us-west-2.amazonaws.com');
+  });
+});
+
+describe('S3ObjectRequests helpers', () => {
+  it("escapes each key segment as the SDK does (RFC 3986, !'()* too) and keeps '/'", () => {
+    expect(encodeKeyPath("a b/c+d/e!'()*/ü.txt")).toBe('a%20b/c%2Bd/e%21%27%28%29%2A/%C3%BC.txt');
+  });
+
+  it('reads the code and message of an error document, entities decoded', () => {
+    expect(
+      errorFields(
+        '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Not &amp; never</Message></Error>',
+      ),
+    ).toEqual({ code: 'AccessDenied', message: 'Not & never' });
+    expect(errorFields('')).toEqual({ code: null, message: null });
+  });
+});
