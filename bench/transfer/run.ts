@@ -142,9 +142,9 @@ async function accounted(
 }
 
 /**
- * Where the time went, and the bound it sets: the s3rvers serve the same requests for both tools (both send
- * GET, then PUT or UploadPart with Content-MD5 and an unsigned payload), and on a machine of few cores their CPU
- * alone, spread over every core, is a time no tool can beat. Printed as a fraction of rclone's time, next to the
+ * Where the time went, and the bound it sets: the s3rvers serve the same kinds of request for both tools
+ * (GET, then PUT or UploadPart; a single PUT of either carries Content-MD5 and an unsigned payload), and on a
+ * machine of few cores their CPU alone, spread over every core, is a time no tool can beat. Printed as a fraction of rclone's time, next to the
  * goal.
  */
 function cpuLines(what: string, cumulo: CumuloRun, peer: PeerRun, peerCpu: CpuAccount, goal: number) {
