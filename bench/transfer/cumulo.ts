@@ -19,7 +19,7 @@ import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { cpuSecondsOf, cpuSecondsOfNamed, machineBusySeconds } from '../shared/proc-cpu.ts';
 import { settleDisk } from '../shared/settle.ts';
-import { buildServerIfStale, serverEntry } from '../../scripts/build-server.mjs';
+import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 export interface WorkerSettings {
   /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
@@ -219,6 +219,7 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     process.execPath,
     [
       '--openssl-legacy-provider',
+      ...serverNodeFlags,
       // BENCH_CPU_PROF=dir writes the worker's CPU profile there (open it in Chrome DevTools) to see where time goes.
       // BENCH_WORKER_FLAGS adds Node flags to the worker, e.g. '--heap-prof --heap-prof-dir=/tmp/heap' or
       // '--require ./log-memory.cjs'.

@@ -21,7 +21,7 @@ import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
 import { cores, cpuSecondsOf, machineBusySeconds } from '../shared/proc-cpu.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
-import { bundleServer } from '../../scripts/build-server.mjs';
+import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 import {
   LARGE_BUCKET,
   MiB,
@@ -345,8 +345,9 @@ async function main() {
 }
 
 /**
- * Plans in its own process, built the way the server is deployed (scripts/build-server.mjs: plain JavaScript run
- * by Node, no TypeScript compiler loaded), so its peak RSS is what a worker planning the batch would hold.
+ * Plans in its own process, built and started the way the server is deployed (scripts/build-server.mjs: plain
+ * JavaScript run by Node with `serverNodeFlags`, no TypeScript compiler loaded), so its peak RSS is what a worker
+ * planning the batch would hold.
  */
 async function planChild(cumulo: CumuloBench, keys: number) {
   const { spawn } = await import('node:child_process');
@@ -355,6 +356,7 @@ async function planChild(cumulo: CumuloBench, keys: number) {
   const child = spawn(
     process.execPath,
     [
+      ...serverNodeFlags,
       ...(options.heap ? [`--max-old-space-size=${options.heap}`] : []),
       path.join(outdir, 'plan-million.js'),
       cumulo.databaseUrl,

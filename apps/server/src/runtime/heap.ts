@@ -8,9 +8,10 @@ import v8 from 'node:v8';
  * same time either way on the bench (bench/transfer (d)). It is a growth policy, not a ceiling: a heap whose live
  * data grows still grows with it.
  *
- * A smaller young generation (`node --max-semi-space-size=2`, a start-up flag: set from here it does nothing) was
- * tried for the worker: its peak RSS fell 15–20 % (bench/transfer (a) 181 → 149 MB, (b) 276 → 240 MB), but
- * 1000 small objects took 8 % longer (3.67 → 3.96 s, three runs each) for the extra scavenges. Left out.
+ * The young generation's size is a start-up flag (`--max-semi-space-size`; set from here it does nothing): the
+ * processes run with `serverNodeFlags` of scripts/build-server.mjs. When the S3 calls still went through the
+ * SDK's middleware (2026-11-24), the smaller young generation cost (a) 8 % of its time in extra scavenges and was
+ * left out; with object requests sent directly, allocating far less, the cost is within the benchmark's noise.
  */
 export const HEAP_GROWING_PERCENT = 50;
 

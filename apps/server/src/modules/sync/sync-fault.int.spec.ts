@@ -16,6 +16,7 @@ import {
 } from '@cumulo/storage/testing';
 import { syncJobs } from '../../db/schema/index.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
 
 /**
  * THE SYNC FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed) and is killed
@@ -65,7 +66,7 @@ function hold(request: S3rverRequest): Promise<void> | undefined {
 }
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', mainJs, 'worker'], {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', ...serverNodeFlags, mainJs, 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: server.databaseUrl,

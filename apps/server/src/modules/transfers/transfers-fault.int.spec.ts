@@ -18,6 +18,7 @@ import {
   type TestStoreServer,
 } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
 
 /**
  * THE FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed), is killed with
@@ -38,7 +39,7 @@ const workers: ChildProcess[] = [];
 const workerLog: string[] = [];
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', mainJs, 'worker'], {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', ...serverNodeFlags, mainJs, 'worker'], {
     env: {
       ...process.env,
       DATABASE_URL: server.databaseUrl,
