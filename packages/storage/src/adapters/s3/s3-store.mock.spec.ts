@@ -734,6 +734,43 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
     ]);
   });
 
+  it('tells no MD5 for an object encrypted with SSE-KMS or a customer key, whose ETag is not one', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }));
+    const encrypted =
+      (headers: Record<string, string>): Answer =>
+      (response) => {
+        response.writeHead(200, {
+          etag: '"c4ca4238a0b923820dcc509a6f75849b"',
+          'content-length': '3',
+          ...headers,
+        });
+        response.end('abc');
+      };
+    script.push(
+      encrypted({ 'x-amz-server-side-encryption': 'aws:kms' }),
+      encrypted({ 'x-amz-server-side-encryption': 'aws:kms:dsse' }),
+      encrypted({ 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }),
+      encrypted({ 'x-amz-server-side-encryption': 'aws:kms' }),
+      encrypted({ 'x-amz-server-side-encryption': 'AES256' }),
+    );
+    const infos: Array<{ etag: string | null; md5: string | null }> = [];
+    for (let i = 0; i < 3; i++) {
+      const body = await store.read('media', 'secret.bin', { onInfo: (info) => infos.push(info) });
+      await readAll(body as AsyncIterable<Buffer>);
+    }
+    const headed = await store.stat('media', 'secret.bin');
+    const sseS3 = await store.stat('media', 'plain.bin');
+
+    expect(infos.map(({ etag, md5 }) => ({ etag, md5 }))).toEqual([
+      { etag: 'c4ca4238a0b923820dcc509a6f75849b', md5: null },
+      { etag: 'c4ca4238a0b923820dcc509a6f75849b', md5: null },
+      { etag: 'c4ca4238a0b923820dcc509a6f75849b', md5: null },
+    ]);
+    expect(headed).toMatchObject({ etag: 'c4ca4238a0b923820dcc509a6f75849b', md5: null });
+    // SSE-S3 (AES256) keeps the MD5 ETag of a plain object.
+    expect(sseS3).toMatchObject({ md5: 'c4ca4238a0b923820dcc509a6f75849b' });
+  });
+
   it('sends nothing for a read whose signal is already aborted, and rejects with AbortError', async () => {
     const store = track(buildStore({ provider: 'genericS3', endpoint }));
     const controller = new AbortController();

@@ -65,7 +65,18 @@ const REGION_LOOKUPS = 8;
 const SINGLE_PART_MD5 = /^[0-9a-f]{32}$/i;
 
 const stripQuotes = (etag: string | undefined): string | null => (etag ? etag.replace(/^"+|"+$/g, '') : null);
-const md5OfEtag = (etag: string | null): string | null => (etag && SINGLE_PART_MD5.test(etag) ? etag : null);
+/**
+ * The MD5 an S3 ETag tells, when it tells one: a single-part object's ETag is the MD5 of its bytes, unless the
+ * object is encrypted with SSE-KMS (`aws:kms`, `aws:kms:dsse`) or a customer key (SSE-C), whose ETags are not
+ * (AWS, "Checking object integrity"). A listing cannot tell encryption; a GET, HEAD or CopyObject answer can.
+ */
+function md5OfEtag(
+  etag: string | null,
+  encryption: { sse?: string | null; customerKey?: string | null } = {},
+): string | null {
+  if (encryption.customerKey || encryption.sse?.startsWith('aws:kms')) return null;
+  return etag && SINGLE_PART_MD5.test(etag) ? etag : null;
+}
 
 export { copySourceOf };
 
@@ -351,7 +362,7 @@ export class S3ObjectStore implements ObjectStore {
       size: answer.ContentLength ?? 0,
       lastModified: answer.LastModified ?? null,
       etag,
-      md5: md5OfEtag(etag),
+      md5: md5OfEtag(etag, { sse: answer.ServerSideEncryption, customerKey: answer.SSECustomerAlgorithm }),
       contentType: answer.ContentType ?? null,
       metadata: Object.fromEntries(
         Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
@@ -382,7 +393,10 @@ export class S3ObjectStore implements ObjectStore {
       size: Number(headerOf(headers, 'content-length') ?? 0),
       lastModified: modified ? new Date(modified) : null,
       etag,
-      md5: md5OfEtag(etag),
+      md5: md5OfEtag(etag, {
+        sse: headerOf(headers, 'x-amz-server-side-encryption'),
+        customerKey: headerOf(headers, 'x-amz-server-side-encryption-customer-algorithm'),
+      }),
       contentType: headerOf(headers, 'content-type') ?? null,
       metadata: metadataOf(headers),
     };
@@ -412,7 +426,10 @@ export class S3ObjectStore implements ObjectStore {
           size: answer.ContentLength ?? 0,
           lastModified: answer.LastModified ?? null,
           etag,
-          md5: md5OfEtag(etag),
+          md5: md5OfEtag(etag, {
+            sse: answer.ServerSideEncryption,
+            customerKey: answer.SSECustomerAlgorithm,
+          }),
           contentType: answer.ContentType ?? null,
           metadata: Object.fromEntries(
             Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
@@ -611,7 +628,13 @@ export class S3ObjectStore implements ObjectStore {
           }),
         );
         const etag = stripQuotes(answer.CopyObjectResult?.ETag);
-        return { etag, md5: md5OfEtag(etag) };
+        return {
+          etag,
+          md5: md5OfEtag(etag, {
+            sse: answer.ServerSideEncryption,
+            customerKey: answer.SSECustomerAlgorithm,
+          }),
+        };
       } catch (error) {
         this.fail(error);
       }

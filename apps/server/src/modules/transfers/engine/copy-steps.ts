@@ -26,13 +26,24 @@ export function comparableMd5(value: string | null | undefined): string | null {
 }
 
 export function sourceChecksums(info: ObjectInfo, plannedMd5: string | null): SourceChecksums {
-  const candidates = [info.md5, info.metadata[MD5_METADATA], plannedMd5];
+  const candidates = [info.md5, info.metadata[MD5_METADATA], listedMd5Of(info, plannedMd5)];
   const md5 = candidates.map(comparableMd5).find((value) => value !== null);
   const sha256 = info.metadata[SHA256_METADATA];
   return {
     md5: md5 ?? null,
     sha256: sha256 && HEX_SHA256.test(sha256.toLowerCase()) ? sha256.toLowerCase() : null,
   };
+}
+
+/**
+ * The MD5 the listing told, unless the object's own answer says otherwise: a listing shows an S3 ETag as it is,
+ * and an object encrypted with SSE-KMS or a customer key has a 32-hex ETag that is not its MD5. When the object's
+ * answer carries that same ETag and no MD5, the listed value was the ETag, not a checksum.
+ */
+function listedMd5Of(info: ObjectInfo, plannedMd5: string | null): string | null {
+  const listed = comparableMd5(plannedMd5);
+  if (listed !== null && info.md5 === null && comparableMd5(info.etag) === listed) return null;
+  return listed;
 }
 
 /** Metadata the copy carries over: the user metadata of the source, without Cumulo's checksums of it. */

@@ -109,7 +109,7 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
     return parts ? serverCopyInParts(task, parts, settings, await statSource(task), isUnsupported) : null;
   }
   const listedMd5 = comparableMd5(item.sourceMd5);
-  const expected = listedMd5
+  let expected = listedMd5
     ? { md5: listedMd5, sha256: null }
     : sourceChecksums(await statSource(task), item.sourceMd5);
   let copied: { md5: string | null };
@@ -133,6 +133,19 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
   const written =
     expected.md5 !== null && copied.md5 !== null ? copied.md5 : (await statDestination(task)).md5;
   // A single CopyObject of a single-part object keeps its MD5 ETag: compare when both sides expose one.
+  if (listedMd5 && written !== null && written !== listedMd5) {
+    // The listed "MD5" may be the ETag of an SSE-KMS or SSE-C object, which is no MD5: the source's own answer
+    // says which (sourceChecksums), at the cost of a HEAD on this path only.
+    try {
+      expected = sourceChecksums(await statSource(task), item.sourceMd5);
+      // Not comparable after all: the size is what is left to check, as for any copy without an MD5.
+      if (expected.md5 === null) await statDestination(task);
+    } catch (error) {
+      // A source that changed since the listing (a server ignoring the copy's condition) leaves no copy behind.
+      await discardDestination(task);
+      throw error;
+    }
+  }
   const comparable = expected.md5 !== null && written !== null;
   if (comparable && written !== expected.md5) {
     await discardDestination(task);
