@@ -146,12 +146,12 @@ async function readErrorBody(body: unknown): Promise<string> {
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason instanceof Error ? signal.reason : abortError());
+      reject(abortErrorOf(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason instanceof Error ? signal.reason : abortError());
+      reject(abortErrorOf(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -161,8 +161,17 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-function abortError(): Error {
-  return Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+/**
+ * The error of a call its caller aborted, shaped as the SDK's handler shapes it (an `AbortError` whose cause is the
+ * signal's reason), so callers tell an abort from a failure the same way on either path.
+ */
+function abortErrorOf(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  const error = new Error(reason && !(reason instanceof Error) ? String(reason) : 'Request aborted', {
+    ...(reason instanceof Error ? { cause: reason } : {}),
+  });
+  error.name = 'AbortError';
+  return error;
 }
 
 function isNetworkFailure(error: unknown): boolean {
@@ -307,7 +316,7 @@ export class S3ObjectRequests {
     const host = target.port === undefined ? target.hostname : `${target.hostname}:${target.port}`;
     const maxAttempts = Math.max(1, this.retry.maxAttempts);
     for (let attempt = 1; ; attempt++) {
-      call.signal?.throwIfAborted();
+      if (call.signal?.aborted) throw abortErrorOf(call.signal);
       // Signed afresh for every attempt: a retry after a long backoff must not carry a stale date.
       const request = (await target.signer.sign(
         {

@@ -774,11 +774,13 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
   it('sends nothing for a read whose signal is already aborted, and rejects with AbortError', async () => {
     const store = track(buildStore({ provider: 'genericS3', endpoint }));
     const controller = new AbortController();
-    controller.abort();
+    const reason = new Error('lease lost');
+    controller.abort(reason);
 
     const error = await store.read('media', 'a.txt', { signal: controller.signal }).catch((e: unknown) => e);
 
-    expect((error as Error).name).toBe('AbortError');
+    // As the SDK's handler reports an abort: an AbortError carrying the signal's reason.
+    expect(error).toMatchObject({ name: 'AbortError', cause: reason });
     expect(seen).toHaveLength(0);
   });
 });
