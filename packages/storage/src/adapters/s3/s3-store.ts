@@ -379,7 +379,13 @@ export class S3ObjectStore implements ObjectStore {
       this.fail(error);
     }
     if (answer) {
-      if (options.onInfo && !range) options.onInfo(this.infoOfAnswer(key, answer.headers));
+      try {
+        if (options.onInfo && !range) options.onInfo(this.infoOfAnswer(key, answer.headers));
+      } catch (error) {
+        // Nobody will read this body: let its socket go.
+        answer.body.destroy();
+        throw error;
+      }
       return answer.body;
     }
     return this.readThroughSdk(bucket, key, range, options);
