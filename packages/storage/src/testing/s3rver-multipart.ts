@@ -10,15 +10,20 @@
  * and `<n>` with `<n>.md5` per finished part) and answer S3's XML through s3rver's own rendering. They run behind
  * the same CORS, website, authentication and bucket checks s3rver's router applies to every request, so whatever
  * s3rver refuses (an unknown access key id, a wrong V2 signature, a missing bucket) is refused here too.
+ *
+ * s3rver answers a PutObject or an UploadPart once the bytes have entered its file stream, before they are all
+ * written; a client as quick as the transfer engine's direct requests then lists or reads a short file. Parts are
+ * written here instead, and a checked PutObject's answer waits for its whole file.
  */
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type S3rver from 's3rver';
 
 interface KoaContext {
@@ -41,12 +46,6 @@ interface S3rverInternals {
   store: {
     getResourcePath(bucket: string, key: string | undefined, resource: string): string;
     getBucket(bucket: string): Promise<unknown>;
-    putPart(
-      bucket: string,
-      uploadId: string,
-      partNumber: number,
-      content: Readable,
-    ): Promise<{ md5: string }>;
   };
 }
 
@@ -255,10 +254,59 @@ async function checkedBody(ctx: KoaContext): Promise<{ body: Buffer; md5: string
  * PutObject with Content-MD5: the body is checked before s3rver's own PutObject stores it (s3rver stores whatever
  * arrives). The checked bytes are handed on as the request's body stream; its headers stay on `ctx.request`.
  */
-async function putObject(ctx: KoaContext, next: Next): Promise<void> {
+async function putObject(
+  ctx: KoaContext,
+  next: Next,
+  store: Store,
+  bucket: string,
+  key: string,
+): Promise<void> {
   const { body } = await checkedBody(ctx);
   ctx.req = Readable.from([body]) as unknown as IncomingMessage;
   await next();
+  // s3rver's PutObject answers once the bytes have entered its file stream, not once they are written (the same
+  // race as its putPart): a GET sent at once could read a short object. The answer waits for the whole file.
+  if (ctx.status === 200) await untilSize(store.getResourcePath(bucket, key, 'object'), body.length);
+}
+
+/** Resolves once the file at `file` holds `size` bytes (checked every millisecond, for at most 10 s). */
+async function untilSize(file: string, size: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await stat(file).catch(() => null))?.size !== size) {
+    if (Date.now() > deadline) throw new Error(`${file} never reached ${size} bytes`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/**
+ * Stores a part where s3rver's own store keeps it (`<n>` and `<n>.md5` in the upload's folder) and answers its MD5
+ * once the file is complete. s3rver's `putPart` answers when the last byte has entered the pipe, before the file
+ * stream has written it: a ListParts or CompleteMultipartUpload sent at once (as a fast client does) can read a
+ * part that is still short.
+ */
+async function putPart(
+  store: Store,
+  bucket: string,
+  uploadId: string,
+  partNumber: number,
+  content: Readable,
+): Promise<{ md5: string }> {
+  const partPath = join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
+  await mkdir(join(partPath, '..'), { recursive: true });
+  const hash = createHash('md5');
+  await pipeline(
+    content,
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+    }),
+    createWriteStream(partPath),
+  );
+  const md5 = hash.digest('hex');
+  await writeFile(`${partPath}.md5`, md5);
+  return { md5 };
 }
 
 /**
@@ -271,7 +319,7 @@ async function uploadPart(ctx: KoaContext, store: Store, bucket: string, key: st
   contentMd5Of(ctx);
   await requireUpload(store, bucket, key, uploadId);
   const { body } = await checkedBody(ctx);
-  const { md5 } = await store.putPart(bucket, uploadId, partNumber, Readable.from([body]));
+  const { md5 } = await putPart(store, bucket, uploadId, partNumber, Readable.from([body]));
   ctx.etag = md5;
   ctx.body = '';
 }
@@ -341,7 +389,7 @@ async function uploadPartCopy(ctx: KoaContext, store: Store, bucket: string, key
     );
   }
   // Read straight from the object file: s3rver's getObject reads `end: 0` as "to the end".
-  const { md5 } = await store.putPart(bucket, uploadId, partNumber, createReadStream(objectPath, range));
+  const { md5 } = await putPart(store, bucket, uploadId, partNumber, createReadStream(objectPath, range));
   ctx.body = {
     CopyPartResult: { '@': XMLNS, LastModified: new Date().toISOString(), ETag: JSON.stringify(md5) },
   };
@@ -467,7 +515,7 @@ export function addMultipartCalls(server: S3rver): void {
       uploadPart: () => uploadPart(ctx, store, bucket, key),
       uploadPartCopy: () => uploadPartCopy(ctx, store, bucket, key),
       // s3rver's router runs its checks again before its PutObject: they only read headers, so twice is harmless.
-      putObject: () => putObject(ctx, next),
+      putObject: () => putObject(ctx, next, store, bucket, key),
     };
     const handle = handlers[call];
     const step = async (index: number): Promise<unknown> => {
