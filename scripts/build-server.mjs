@@ -24,7 +24,7 @@ export const serverEntry = path.join(serverDist, 'main.js');
  * A young generation of at most 2 MB instead of V8's 16 MB. A copy streams its bytes through short-lived network
  * buffers, and V8 frees a buffer's memory only when it collects the young generation that holds the buffer's small
  * JavaScript object, which few such objects fill slowly. bench/transfer, 2026-11-25, three runs each: the
- * worker's peak RSS fell from 175–192 to 140–150 MB in (a) and from 275–276 to 242–248 MB in (b), for no time lost
+ * worker's peak RSS fell from 175–192 to 140–150 MB in (a) and from 275–276 to 240–248 MB in (b), for no time lost
  * in (a) beyond its noise and about 5 % more worker CPU in (b) (13.1–13.8 → 13.8–14.7 CPU-seconds). The planning
  * process of (d) fell from 143 to 102–108 MB.
  */
