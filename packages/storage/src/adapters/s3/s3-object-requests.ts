@@ -34,6 +34,7 @@ import { decodeText } from './s3-list-xml.ts';
 
 export interface ObjectAnswer {
   status: number;
+  /** Names lower-cased, as Node's HTTP client gives them. */
   headers: Record<string, string>;
   body: Readable;
 }
@@ -368,16 +369,7 @@ export class S3ObjectRequests {
 export function metadataOf(headers: Record<string, string>): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (lower.startsWith('x-amz-meta-')) metadata[lower.slice('x-amz-meta-'.length)] = value;
+    if (name.startsWith('x-amz-meta-')) metadata[name.slice('x-amz-meta-'.length)] = value;
   }
   return metadata;
-}
-
-/** A header of an answer, whatever case the transport gave its name in. */
-export function headerOf(headers: Record<string, string>, name: string): string | undefined {
-  if (name in headers) return headers[name];
-  const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value;
-  return undefined;
 }

@@ -10,7 +10,7 @@ import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { isAbortError, toStorageError } from './s3-errors.ts';
-import { UNSIGNED_PAYLOAD, headerOf, type S3ObjectRequests } from './s3-object-requests.ts';
+import { UNSIGNED_PAYLOAD, type S3ObjectRequests } from './s3-object-requests.ts';
 import {
   abortUpload,
   completeUpload,
@@ -57,7 +57,7 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
         });
         if (direct) {
           direct.body.resume();
-          return { etag: stripQuotes(headerOf(direct.headers, 'etag')) };
+          return { etag: stripQuotes(direct.headers.etag) };
         }
         const command = new UploadPartCommand({
           Bucket: upload.bucket,

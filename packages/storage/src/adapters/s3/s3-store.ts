@@ -18,6 +18,7 @@ import {
   UploadPartCopyCommand,
   type BucketLocationConstraint,
   type CompletedPart,
+  type GetObjectCommandOutput,
   type HeadObjectCommandOutput,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -45,13 +46,7 @@ import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
 import { s3Parts, signWithPayloadHash, useContentMd5ForParts } from './s3-parts.ts';
-import {
-  S3ObjectRequests,
-  UNSIGNED_PAYLOAD,
-  headerOf,
-  metadataOf,
-  type ObjectAnswer,
-} from './s3-object-requests.ts';
+import { S3ObjectRequests, UNSIGNED_PAYLOAD, metadataOf, type ObjectAnswer } from './s3-object-requests.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { listingOf, withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
 import { httpStatusOf, isAbortError, toStorageError } from './s3-errors.ts';
@@ -70,12 +65,31 @@ const stripQuotes = (etag: string | undefined): string | null => (etag ? etag.re
  * object is encrypted with SSE-KMS (`aws:kms`, `aws:kms:dsse`) or a customer key (SSE-C), whose ETags are not
  * (AWS, "Checking object integrity"). A listing cannot tell encryption; a GET, HEAD or CopyObject answer can.
  */
-function md5OfEtag(
-  etag: string | null,
-  encryption: { sse?: string | null; customerKey?: string | null } = {},
-): string | null {
-  if (encryption.customerKey || encryption.sse?.startsWith('aws:kms')) return null;
+function md5OfEtag(etag: string | null, encryption: ObjectEncryption = {}): string | null {
+  if (encryption.SSECustomerAlgorithm || encryption.ServerSideEncryption?.startsWith('aws:kms')) return null;
   return etag && SINGLE_PART_MD5.test(etag) ? etag : null;
+}
+
+/** The encryption an object answer tells, in the SDK's names (GetObject, HeadObject and CopyObject outputs). */
+interface ObjectEncryption {
+  ServerSideEncryption?: string | undefined;
+  SSECustomerAlgorithm?: string | undefined;
+}
+
+/** The object info of a HeadObject or GetObject answer of the SDK. */
+function infoOfSdkAnswer(key: string, answer: HeadObjectCommandOutput | GetObjectCommandOutput): ObjectInfo {
+  const etag = stripQuotes(answer.ETag);
+  return {
+    key,
+    size: answer.ContentLength ?? 0,
+    lastModified: answer.LastModified ?? null,
+    etag,
+    md5: md5OfEtag(etag, answer),
+    contentType: answer.ContentType ?? null,
+    metadata: Object.fromEntries(
+      Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+  };
 }
 
 export { copySourceOf };
@@ -355,19 +369,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async stat(bucket: string, key: string): Promise<ObjectInfo | null> {
     const answer = await this.head(bucket, key);
-    if (!answer) return null;
-    const etag = stripQuotes(answer.ETag);
-    return {
-      key,
-      size: answer.ContentLength ?? 0,
-      lastModified: answer.LastModified ?? null,
-      etag,
-      md5: md5OfEtag(etag, { sse: answer.ServerSideEncryption, customerKey: answer.SSECustomerAlgorithm }),
-      contentType: answer.ContentType ?? null,
-      metadata: Object.fromEntries(
-        Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-      ),
-    };
+    return answer && infoOfSdkAnswer(key, answer);
   }
 
   async read(bucket: string, key: string, options: ReadOptions = {}): Promise<Readable> {
@@ -392,18 +394,18 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private infoOfAnswer(key: string, headers: Record<string, string>): ObjectInfo {
-    const etag = stripQuotes(headerOf(headers, 'etag'));
-    const modified = headerOf(headers, 'last-modified');
+    const etag = stripQuotes(headers.etag);
+    const modified = headers['last-modified'];
     return {
       key,
-      size: Number(headerOf(headers, 'content-length') ?? 0),
+      size: Number(headers['content-length'] ?? 0),
       lastModified: modified ? new Date(modified) : null,
       etag,
       md5: md5OfEtag(etag, {
-        sse: headerOf(headers, 'x-amz-server-side-encryption'),
-        customerKey: headerOf(headers, 'x-amz-server-side-encryption-customer-algorithm'),
+        ServerSideEncryption: headers['x-amz-server-side-encryption'],
+        SSECustomerAlgorithm: headers['x-amz-server-side-encryption-customer-algorithm'],
       }),
-      contentType: headerOf(headers, 'content-type') ?? null,
+      contentType: headers['content-type'] ?? null,
       metadata: metadataOf(headers),
     };
   }
@@ -425,23 +427,7 @@ export class S3ObjectStore implements ObjectStore {
       if (!(answer.Body instanceof Readable)) {
         throw new StorageError('Unknown', 'The provider answered without a body', this.provider);
       }
-      if (options.onInfo && !range) {
-        const etag = stripQuotes(answer.ETag);
-        options.onInfo({
-          key,
-          size: answer.ContentLength ?? 0,
-          lastModified: answer.LastModified ?? null,
-          etag,
-          md5: md5OfEtag(etag, {
-            sse: answer.ServerSideEncryption,
-            customerKey: answer.SSECustomerAlgorithm,
-          }),
-          contentType: answer.ContentType ?? null,
-          metadata: Object.fromEntries(
-            Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-          ),
-        });
-      }
+      if (options.onInfo && !range) options.onInfo(infoOfSdkAnswer(key, answer));
       return answer.Body;
     } catch (error) {
       this.fail(error);
@@ -462,16 +448,17 @@ export class S3ObjectStore implements ObjectStore {
       // Only for a Buffer body: a stream read here was never hashed by the caller.
       const callerMd5 = Buffer.isBuffer(body) ? options.md5 : undefined;
       const callerSha256 = Buffer.isBuffer(body) ? options.sha256 : undefined;
+      // The store checks the body against it and refuses damaged bytes (BadDigest), which also binds the body to
+      // the signature without a SHA-256 pass over it.
+      const contentMd5 = Buffer.from(
+        callerMd5 ?? createHash('md5').update(payload).digest('hex'),
+        'hex',
+      ).toString('base64');
       let answer: ObjectAnswer | null;
       try {
         answer = await this.requests.put(bucket, key, payload, {
           headers: {
-            // The store checks the body against it and refuses damaged bytes (BadDigest), which also binds the
-            // body to the signature without a SHA-256 pass over it.
-            'content-md5': Buffer.from(
-              callerMd5 ?? createHash('md5').update(payload).digest('hex'),
-              'hex',
-            ).toString('base64'),
+            'content-md5': contentMd5,
             ...(options.contentType ? { 'content-type': options.contentType } : {}),
             ...Object.fromEntries(
               Object.entries(options.metadata ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]),
@@ -483,14 +470,13 @@ export class S3ObjectStore implements ObjectStore {
       } catch (error) {
         this.fail(error);
       }
-      const etag = answer ? stripQuotes(headerOf(answer.headers, 'etag')) : null;
-      if (answer) answer.body.resume();
-      const written = answer
-        ? { etag, size: payload.length }
-        : await this.putThroughSdk(bucket, key, payload, callerMd5, callerSha256, options);
+      answer?.body.resume();
+      const etag = answer
+        ? stripQuotes(answer.headers.etag)
+        : await this.putThroughSdk(bucket, key, payload, contentMd5, callerSha256, options);
       options.onProgress?.(payload.length);
       // S3 refuses a PutObject whose bytes do not match its Content-MD5 (BadDigest).
-      return { ...written, md5Checked: callerMd5 !== undefined };
+      return { etag, size: payload.length, md5Checked: callerMd5 !== undefined };
     }
     return this.writeInParts(bucket, key, body, size, options);
   }
@@ -500,10 +486,10 @@ export class S3ObjectStore implements ObjectStore {
     bucket: string,
     key: string,
     payload: Buffer,
-    md5: string | undefined,
+    contentMd5: string,
     sha256: string | undefined,
     options: WriteOptions,
-  ): Promise<{ etag: string | null; size: number }> {
+  ): Promise<string | null> {
     try {
       const command = new PutObjectCommand({
         Bucket: bucket,
@@ -512,11 +498,11 @@ export class S3ObjectStore implements ObjectStore {
         ContentLength: payload.length,
         ContentType: options.contentType,
         Metadata: options.metadata,
-        ContentMD5: md5 ? Buffer.from(md5, 'hex').toString('base64') : undefined,
+        ContentMD5: contentMd5,
       });
       if (sha256) signWithPayloadHash(command, sha256);
       const answer = await this.client.send(command, { abortSignal: options.signal });
-      return { etag: stripQuotes(answer.ETag), size: payload.length };
+      return stripQuotes(answer.ETag);
     } catch (error) {
       this.fail(error);
     }
@@ -634,13 +620,7 @@ export class S3ObjectStore implements ObjectStore {
           }),
         );
         const etag = stripQuotes(answer.CopyObjectResult?.ETag);
-        return {
-          etag,
-          md5: md5OfEtag(etag, {
-            sse: answer.ServerSideEncryption,
-            customerKey: answer.SSECustomerAlgorithm,
-          }),
-        };
+        return { etag, md5: md5OfEtag(etag, answer) };
       } catch (error) {
         this.fail(error);
       }
