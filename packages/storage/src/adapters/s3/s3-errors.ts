@@ -28,8 +28,20 @@ const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
   ThrottlingException: 'Throttled',
   TooManyRequests: 'Throttled',
   RequestLimitExceeded: 'Throttled',
+  RequestThrottled: 'Throttled',
   ServiceUnavailable: 'Throttled',
 };
+
+/** Whether an S3 error code asks the client to slow down (SlowDown, Throttling, ServiceUnavailable, …). */
+export function isThrottlingCode(code: string): boolean {
+  return CODE_BY_S3_ERROR[code] === 'Throttled';
+}
+
+/** Whether an error means no answer arrived at all: a socket error or a timeout. */
+export function isNetworkError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return NETWORK_ERROR_CODES.has((error as { code?: string }).code ?? '') || error.name === 'TimeoutError';
+}
 
 /** Shown when a HEAD answer carries no body, so the provider gave no message of its own. */
 const FALLBACK_MESSAGES: Record<StorageErrorCode, string> = {
@@ -65,7 +77,7 @@ function codeOf(error: SdkErrorShape, status: number | null, onHead: boolean): S
   if (status === 404) return onHead ? 'ObjectNotFound' : 'BucketNotFound';
   if (status === 403) return 'AccessDenied';
   if (status === 503 || status === 429) return 'Throttled';
-  if (status === null && (NETWORK_ERROR_CODES.has(error.code ?? '') || error.name === 'TimeoutError')) {
+  if (status === null && isNetworkError(error)) {
     return 'Network';
   }
   return 'Unknown';

@@ -5,7 +5,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest, HttpResponse, SourceData } from '@smithy/types';
 import { DEFAULT_RETRY, type RetryOptions } from '../../store-config.ts';
-import { NETWORK_ERROR_CODES } from '../shared.ts';
+import { isNetworkError, isThrottlingCode } from './s3-errors.ts';
 import { decodeText } from './s3-list-xml.ts';
 
 /**
@@ -33,7 +33,6 @@ import { decodeText } from './s3-list-xml.ts';
  */
 
 export interface ObjectAnswer {
-  status: number;
   /** Names lower-cased, as Node's HTTP client gives them. */
   headers: Record<string, string>;
   body: Readable;
@@ -53,15 +52,7 @@ const RETRY_BASE_MS = 100;
 const THROTTLE_RETRY_BASE_MS = 500;
 const MAX_RETRY_DELAY_MS = 20_000;
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
-const THROTTLE_CODES = new Set([
-  'SlowDown',
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequests',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-]);
-const TRANSIENT_CODES = new Set(['RequestTimeout', 'InternalError', 'ServiceUnavailable']);
+const TRANSIENT_CODES = new Set(['RequestTimeout', 'InternalError']);
 /** The SDK learns the clock offset from such an answer and corrects its signing date; it sends this call. */
 const CLOCK_SKEW_CODES = new Set(['RequestTimeTooSkewed', 'RequestExpired']);
 /** Answers that mean "this bucket lives elsewhere": the SDK's region redirect handling takes over. */
@@ -125,9 +116,7 @@ export function errorFields(xml: string): { code: string | null; message: string
   return { code: field('Code'), message: field('Message') };
 }
 
-async function readErrorBody(body: unknown): Promise<string> {
-  const stream = body as Readable | undefined;
-  if (!stream || typeof stream[Symbol.asyncIterator] !== 'function') return '';
+async function readErrorBody(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   try {
@@ -173,12 +162,6 @@ function abortErrorOf(signal: AbortSignal | undefined): Error {
   });
   error.name = 'AbortError';
   return error;
-}
-
-function isNetworkFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: string }).code ?? '';
-  return NETWORK_ERROR_CODES.has(code) || error.name === 'TimeoutError';
 }
 
 const backoff = (attempt: number, throttled: boolean) =>
@@ -336,7 +319,7 @@ export class S3ObjectRequests {
       try {
         ({ response } = await transport.handle(request, { abortSignal: call.signal }));
       } catch (error) {
-        if (attempt < maxAttempts && isNetworkFailure(error) && !call.signal?.aborted) {
+        if (attempt < maxAttempts && isNetworkError(error) && !call.signal?.aborted) {
           await sleep(backoff(attempt, false), call.signal);
           continue;
         }
@@ -344,16 +327,16 @@ export class S3ObjectRequests {
       }
       const status = response.statusCode;
       if (status >= 200 && status < 300) {
-        return { status, headers: response.headers, body: response.body as Readable };
+        return { headers: response.headers, body: response.body as Readable };
       }
       if (REDIRECT_STATUS.has(status)) {
-        await readErrorBody(response.body);
+        await readErrorBody(response.body as Readable);
         return this.#useSdkFor(bucket);
       }
-      const { code, message } = errorFields(await readErrorBody(response.body));
+      const { code, message } = errorFields(await readErrorBody(response.body as Readable));
       if (status === 400 && code && WRONG_REGION_CODES.has(code)) return this.#useSdkFor(bucket);
       if (code && CLOCK_SKEW_CODES.has(code)) return null;
-      const throttled = status === 429 || (code !== null && THROTTLE_CODES.has(code));
+      const throttled = status === 429 || (code !== null && isThrottlingCode(code));
       const transient =
         RETRYABLE_STATUS.has(status) || throttled || (code !== null && TRANSIENT_CODES.has(code));
       if (transient && attempt < maxAttempts) {
