@@ -51,11 +51,21 @@ export function cpuSecondsOfNamed(name: string): number {
 export const cores = (): number => os.availableParallelism();
 
 /** Seconds all cores together have been busy (user, nice, system, irq, softirq, steal) since boot. */
-export function machineBusySeconds(): number {
+function machineBusySeconds(): number {
   const fields = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1);
   const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
   return (
     [user, nice, system, irq, softirq, steal].reduce<number>((sum, value) => sum + (value ?? 0), 0) /
     TICKS_PER_SECOND
   );
+}
+
+/** CPU seconds the given processes (by pid) and the whole machine spent between `cpuMeter(…)` and `read()`. */
+export function cpuMeter(
+  processes: Array<{ pid: number | undefined }>,
+): () => { processes: number; machine: number } {
+  const ofProcesses = () => processes.reduce((sum, process) => sum + cpuSecondsOf(process.pid), 0);
+  const processes0 = ofProcesses();
+  const machine0 = machineBusySeconds();
+  return () => ({ processes: ofProcesses() - processes0, machine: machineBusySeconds() - machine0 });
 }

@@ -17,7 +17,7 @@ import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
 import { buildServices } from '@cumulo/server/src/services.ts';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
-import { cpuSecondsOf, cpuSecondsOfNamed, machineBusySeconds } from '../shared/proc-cpu.ts';
+import { cpuMeter, cpuSecondsOf, cpuSecondsOfNamed } from '../shared/proc-cpu.ts';
 import { settleDisk } from '../shared/settle.ts';
 import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
@@ -129,7 +129,6 @@ export class CumuloBench {
     settings: WorkerSettings,
     servers: Array<{ pid: number | undefined }> = [],
   ): Promise<CumuloRun> {
-    const serverCpu = () => servers.reduce((sum, server) => sum + cpuSecondsOf(server.pid), 0);
     const worker = await startWorker({
       ...this.env,
       TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
@@ -139,8 +138,7 @@ export class CumuloBench {
       settleDisk();
       const workerCpu = cpuSecondsOf(worker.pid);
       const postgresCpu = cpuSecondsOfNamed('postgres');
-      const serversCpu = serverCpu();
-      const machineCpu = machineBusySeconds();
+      const serversAndMachine = cpuMeter(servers);
       const started = performance.now();
       const { batch } = await this.services.transfers.start(this.principal, request);
       for (;;) {
@@ -156,8 +154,7 @@ export class CumuloBench {
           const seconds = (performance.now() - started) / 1000;
           const cpuSeconds = cpuSecondsOf(worker.pid) - workerCpu;
           const postgresCpuSeconds = cpuSecondsOfNamed('postgres') - postgresCpu;
-          const serverCpuSeconds = serverCpu() - serversCpu;
-          const machineCpuSeconds = machineBusySeconds() - machineCpu;
+          const { processes: serverCpuSeconds, machine: machineCpuSeconds } = serversAndMachine();
           const timeline = await this.db.pool.query<{ first: number; tail: number }>(
             `select extract(epoch from min(i.started_at) - b.requested_at)::float8 as first,
                     extract(epoch from b.finished_at - max(i.finished_at))::float8 as tail

@@ -18,7 +18,7 @@ import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
 import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
-import { cores, cpuSecondsOf, machineBusySeconds } from '../shared/proc-cpu.ts';
+import { cores, cpuMeter } from '../shared/proc-cpu.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
@@ -134,11 +134,10 @@ async function accounted(
   servers: S3rverProcess[],
   copy: () => Promise<PeerRun>,
 ): Promise<[PeerRun, CpuAccount]> {
-  const serverCpu = () => servers.reduce((sum, server) => sum + cpuSecondsOf(server.pid), 0);
-  const servers0 = serverCpu();
-  const machine0 = machineBusySeconds();
+  const meter = cpuMeter(servers);
   const result = await copy();
-  return [result, { servers: serverCpu() - servers0, machine: machineBusySeconds() - machine0 }];
+  const { processes, machine } = meter();
+  return [result, { servers: processes, machine }];
 }
 
 /**
