@@ -194,6 +194,12 @@ export interface PartsCompleteOptions {
  * Provider-only features are optional capabilities an adapter declares (STYLE.md: not base methods that throw).
  */
 export interface ObjectStoreCapabilities {
+  /**
+   * Listings carry each object's user metadata (Azure asks for it): a stat would tell nothing more about it. S3's
+   * ListObjectsV2 carries none, and GCS's is not relied on, so there Cumulo's checksums and source ETag on an
+   * object are seen by a stat.
+   */
+  metadataInListings?: true;
   acl?: {
     getBucketAcl(bucket: string): Promise<AclGrant[]>;
     putBucketAcl(bucket: string, grants: AclGrant[]): Promise<void>;

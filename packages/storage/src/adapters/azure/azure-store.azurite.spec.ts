@@ -29,7 +29,7 @@ objectStoreContract(
       cleanup: azurite.stop,
     };
   },
-  { listsMetadata: true, copyAnswersMd5: false },
+  { copyAnswersMd5: false },
 );
 
 describe('Azure adapter against Azurite: credentials, SAS and CORS', () => {

@@ -204,6 +204,7 @@ export class AzureObjectStore implements ObjectStore {
       retryOptions: { retryPolicyType: StorageRetryPolicyType.EXPONENTIAL, maxTries: retry.maxAttempts },
     });
     this.capabilities = {
+      metadataInListings: true,
       // CORS on Azure Blob is a property of the whole account's blob service, not of one container: the bucket
       // argument only names where the user asked, and the rules apply to every container of the account.
       cors: {
