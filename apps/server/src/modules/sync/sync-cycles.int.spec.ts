@@ -621,7 +621,9 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
       copyCount: 2,
       unchangedCount: 7,
     });
-    expect(heads(seen.diff)).toEqual([]);
+    // Listings, and one HEAD: the object of equal size whose MD5 differs, which might still be a copy of this
+    // very source (an SSE-KMS source's listed ETag is no MD5); its metadata names no source version.
+    expect(heads(seen.diff).map((r) => r.path)).toEqual(['/check-dst/k/1.txt']);
     expect((await batchItems(check.batchId ?? '')).map((item) => item.source_key)).toEqual([
       'k/0.txt',
       'k/1.txt',

@@ -4,10 +4,16 @@ import { compareKeys } from '../../transfers/engine/keys.ts';
 import { diffListings, ListingError, type DiffEntry, type StateObject } from './diff.ts';
 
 /**
- * The merge alone, on listings held in memory: only `list` is implemented (sorted UTF-8, paged like the stores),
- * which is all the diff may call — any other call would throw. The real stores run in sync-cycles.int.spec.ts.
+ * The merge alone, on listings held in memory: `list` (sorted UTF-8, paged like the stores) and `stat`, which the
+ * diff may call only where the listings leave an object of equal size in doubt; every call is recorded. A store
+ * declares metadataInListings by default (as Azure); `metadataInListings: false` lists no metadata, which only a
+ * stat tells (as S3). The real stores run in sync-cycles.int.spec.ts.
  */
-function listingStore(objects: Array<Partial<ObjectInfo> & { key: string }>, pageSize = 2) {
+function listingStore(
+  objects: Array<Partial<ObjectInfo> & { key: string }>,
+  pageSize = 2,
+  { metadataInListings = true } = {},
+) {
   const calls: string[] = [];
   const sorted = objects
     .map((object) => ({
@@ -22,16 +28,32 @@ function listingStore(objects: Array<Partial<ObjectInfo> & { key: string }>, pag
     .sort((a, b) => compareKeys(a.key, b.key));
   const store = {
     provider: 'aws',
+    capabilities: metadataInListings ? { metadataInListings } : {},
     async *list(_bucket: string, options: ListOptions = {}): AsyncGenerator<ListPage> {
       calls.push(`list ${options.prefix ?? ''}`);
-      const under = sorted.filter((object) => object.key.startsWith(options.prefix ?? ''));
+      const under = sorted
+        .filter((object) => object.key.startsWith(options.prefix ?? ''))
+        .map((object) => (metadataInListings ? object : { ...object, metadata: {} }));
       for (let at = 0; at < under.length; at += pageSize) {
         yield { objects: under.slice(at, at + pageSize), prefixes: [], continuationToken: null };
       }
     },
+    async stat(_bucket: string, key: string): Promise<ObjectInfo | null> {
+      calls.push(`stat ${key}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return sorted.find((object) => object.key === key) ?? null;
+    },
   };
   return { store: store as unknown as ObjectStore, calls };
 }
+
+/** A full check of one bucket's root against another's, across endpoints. */
+const bucketToBucket = (source: ObjectStore, destination: ObjectStore) =>
+  diffListings({
+    source: { store: source, bucket: 's', path: '' },
+    destination: { store: destination, bucket: 'd', path: '' },
+    sameEndpoint: false,
+  });
 
 async function collect(entries: AsyncGenerator<DiffEntry>) {
   const out: Array<[string, string]> = [];
@@ -57,13 +79,7 @@ describe('diffListings: the merge of two sorted listings', () => {
       { key: 'sha.bin', size: 5, metadata: { 'cumulo-sha256': 'ab' } },
       { key: 'é.txt', size: 1, metadata: { 'cumulo-md5': 'EEE' } },
     ]);
-    const entries = await collect(
-      diffListings({
-        source: { store: source.store, bucket: 's', path: '' },
-        destination: { store: destination.store, bucket: 'd', path: '' },
-        sameEndpoint: false,
-      }),
-    );
+    const entries = await collect(bucketToBucket(source.store, destination.store));
     expect(entries).toEqual([
       ['unchanged', 'a.txt'],
       ['copy', 'b.txt'],
@@ -75,6 +91,57 @@ describe('diffListings: the merge of two sorted listings', () => {
     ]);
     // Listings only: not one request per object.
     expect([...source.calls, ...destination.calls]).toEqual(['list ', 'list ']);
+  });
+
+  it('asks the destination with a HEAD only where a listing without metadata leaves an equal-size object in doubt', async () => {
+    const kmsEtag = 'f'.repeat(32);
+    const source = listingStore([
+      { key: 'multipart.bin', size: 10, etag: 'abc-2' },
+      { key: 'kms.bin', size: 4, etag: kmsEtag, md5: kmsEtag },
+      { key: 'rewritten.bin', size: 7, etag: 'x-2' },
+      { key: 'resized.bin', size: 5, etag: 'r-2' },
+      { key: 'small.txt', size: 2, etag: 'aa', md5: 'aa' },
+      { key: 'foreign.bin', size: 3, etag: 'q-2' },
+    ]);
+    const destination = listingStore(
+      [
+        // Copied by Cumulo from this very version (its own ETag is another upload's).
+        { key: 'multipart.bin', size: 10, etag: 'def-3', metadata: { 'cumulo-source-etag': 'abc-2' } },
+        // An SSE-KMS source's listed "MD5" is its ETag, unlike the copy's real MD5: the source version tells.
+        {
+          key: 'kms.bin',
+          size: 4,
+          etag: '0'.repeat(32),
+          md5: '0'.repeat(32),
+          metadata: { 'cumulo-source-etag': kmsEtag },
+        },
+        // Copied from an older version of the same size.
+        { key: 'rewritten.bin', size: 7, etag: 'y-2', metadata: { 'cumulo-source-etag': 'x-1' } },
+        { key: 'resized.bin', size: 6, etag: 'r-2', metadata: { 'cumulo-source-etag': 'r-2' } },
+        { key: 'small.txt', size: 2, etag: 'aa', md5: 'aa' },
+        // Written by another tool: nothing tells, so it is copied.
+        { key: 'foreign.bin', size: 3, etag: 'z-2' },
+      ],
+      2,
+      { metadataInListings: false },
+    );
+    const entries = await collect(bucketToBucket(source.store, destination.store));
+    expect(entries).toEqual([
+      ['copy', 'foreign.bin'],
+      ['unchanged', 'kms.bin'],
+      ['unchanged', 'multipart.bin'],
+      ['copy', 'resized.bin'],
+      ['copy', 'rewritten.bin'],
+      ['unchanged', 'small.txt'],
+    ]);
+    // No HEAD for a size that differs, nor for MD5s that agree; the source is never asked.
+    expect(destination.calls.filter((call) => call.startsWith('stat')).sort()).toEqual([
+      'stat foreign.bin',
+      'stat kms.bin',
+      'stat multipart.bin',
+      'stat rewritten.bin',
+    ]);
+    expect(source.calls).toEqual(['list ']);
   });
 
   it('compares ETags only between the same endpoint', async () => {

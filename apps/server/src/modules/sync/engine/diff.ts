@@ -1,10 +1,11 @@
 import { SYNC_QUARANTINE_PREFIX } from '@cumulo/contract';
-import { readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
+import { mapAhead, readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
 import {
+  CONTENT_CHECK_CONCURRENCY,
   compareKeys,
   destinationFolder,
+  holdsSameContent,
   relativeKey,
-  sameContent,
   sourceBase,
 } from '../../transfers/engine/keys.ts';
 
@@ -35,7 +36,7 @@ export interface DestinationState {
 
 export interface DiffOptions {
   source: DiffSide;
-  /** A store listing (a full check, compared with `sameContent`) or the job's state (compared by size and
+  /** A store listing (a full check, compared with `holdsSameContent`) or the job's state (compared by size and
    * source ETag). */
   destination: DiffSide | { state: DestinationState };
   /** Same endpoint and credentials on both sides: their ETags are comparable. */
@@ -87,7 +88,7 @@ function ignored(object: ObjectInfo): boolean {
 interface Sided {
   key: string;
   object: DestinationObject;
-  same(source: ObjectInfo): boolean;
+  same(source: ObjectInfo): boolean | Promise<boolean>;
 }
 
 async function* objectsOf(
@@ -115,7 +116,7 @@ async function* listedDestination(
   sameEndpoint: boolean,
 ): AsyncGenerator<Sided> {
   for await (const { key, object } of objectsOf(side, prefix, base, 'destination')) {
-    yield { key, object, same: (source) => sameContent(source, object, sameEndpoint) };
+    yield { key, object, same: (source) => holdsSameContent(source, object, side, sameEndpoint) };
   }
 }
 
@@ -137,14 +138,31 @@ async function* stateDestination(state: DestinationState, after: string | null):
   }
 }
 
+/** A merge step: a decided entry, or a key on both sides whose comparison may still need a request. */
+type Merged = DiffEntry | { kind: 'both'; key: string; source: ObjectInfo; destination: Sided };
+
 /**
  * The merge of the sorted source listing with the sorted destination (its listing, or the job's state), UTF-8
- * byte order, a page of each side in memory and no request per object: the same relative key with the same
- * content is unchanged, a source key missing or different at the destination is a copy, and a destination key
- * missing at the source is a delete (whether a delete is allowed is the caller's rule). Shared by cycles, dry
- * runs and the bench.
+ * byte order, a page of each side in memory: the same relative key with the same content is unchanged, a source
+ * key missing or different at the destination is a copy, and a destination key missing at the source is a delete
+ * (whether a delete is allowed is the caller's rule). No request per object, except a HEAD where a full check's
+ * listings leave one in doubt (holdsSameContent), several in flight while the merge goes on. Shared by cycles,
+ * dry runs and the bench.
  */
 export async function* diffListings(options: DiffOptions): AsyncGenerator<DiffEntry> {
+  yield* mapAhead(merge(options), CONTENT_CHECK_CONCURRENCY, (entry): DiffEntry | Promise<DiffEntry> => {
+    if (entry.kind !== 'both') return entry;
+    const { key, source, destination } = entry;
+    const decide = (same: boolean): DiffEntry =>
+      same
+        ? { kind: 'unchanged', key, source, destination: destination.object }
+        : { kind: 'copy', key, source, destination: destination.object };
+    const same = destination.same(source);
+    return typeof same === 'boolean' ? decide(same) : same.then(decide);
+  });
+}
+
+async function* merge(options: DiffOptions): AsyncGenerator<Merged> {
   const { source, destination, sameEndpoint } = options;
   const after = options.after ?? null;
   const base = sourceBase(source.path);
@@ -178,11 +196,7 @@ export async function* diffListings(options: DiffOptions): AsyncGenerator<DiffEn
         d = await destinations.next();
       } else if (!s.done && !d.done) {
         const { key, object } = s.value;
-        if (!done(key)) {
-          yield d.value.same(object)
-            ? { kind: 'unchanged', key, source: object, destination: d.value.object }
-            : { kind: 'copy', key, source: object, destination: d.value.object };
-        }
+        if (!done(key)) yield { kind: 'both', key, source: object, destination: d.value };
         s = await sources.next();
         d = await destinations.next();
       }

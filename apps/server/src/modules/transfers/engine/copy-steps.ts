@@ -5,6 +5,12 @@ import { CopyError, type CopyTask } from './copy-task.ts';
 /** Metadata names Cumulo writes on copied objects (lower case: every adapter hands metadata back lower-cased). */
 export const SHA256_METADATA = 'cumulo-sha256';
 export const MD5_METADATA = 'cumulo-md5';
+/**
+ * The ETag of the source version a copy holds. A later "Skip Existing Files" or full check finds the copy up to
+ * date when the source still has that ETag, where no checksum of the two sides compares: a multipart or SSE-KMS
+ * source has no MD5 a listing could show, and its destination's own is another upload's.
+ */
+export const SOURCE_ETAG_METADATA = 'cumulo-source-etag';
 
 export const SOURCE_CHANGED = 'The source object changed during the copy';
 export const CHECKSUM_MISMATCH = 'The copied bytes do not match the checksum of the source object';
@@ -46,12 +52,20 @@ function listedMd5Of(info: ObjectInfo, plannedMd5: string | null): string | null
   return listed;
 }
 
-/** Metadata the copy carries over: the user metadata of the source, without Cumulo's checksums of it. */
+/**
+ * Metadata a copy of the bytes carries: the user metadata of the source without Cumulo's checksums of it (the
+ * copy states its own), and the source version it was made from.
+ */
 export function carriedMetadata(info: ObjectInfo): Record<string, string> {
   const metadata = { ...info.metadata };
   delete metadata[SHA256_METADATA];
   delete metadata[MD5_METADATA];
-  return metadata;
+  return { ...metadata, ...sourceVersionOf(info) };
+}
+
+/** The source version as metadata, when the source has an ETag. */
+export function sourceVersionOf(info: ObjectInfo): Record<string, string> {
+  return info.etag ? { [SOURCE_ETAG_METADATA]: info.etag } : {};
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { ObjectInfo } from '@cumulo/storage';
+import { StorageError, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
+import { MD5_METADATA, SHA256_METADATA, SOURCE_ETAG_METADATA } from './copy-steps.ts';
 
 /**
  * Where a source key lands. Keys keep their path relative to the folder the source path names: a folder
@@ -24,17 +25,47 @@ export function compareKeys(a: string, b: string): number {
 }
 
 /**
- * Whether the destination already holds the source's content, without a HEAD per object: size, then the
- * strongest checksum both listings expose (MD5 both ways, else Cumulo's own checksum metadata), else the ETag
- * when both sides are the same endpoint (same store, same ETag rule).
+ * Whether the destination already holds the source's content, from what the two objects' infos tell without a
+ * request: size, then the source version the destination was copied from (Cumulo's `cumulo-source-etag`), then
+ * the strongest checksum both expose (MD5 both ways, else Cumulo's own checksum metadata), else the ETag when both
+ * sides are the same endpoint (same store, same ETag rule).
  */
 export function sameContent(source: ObjectInfo, destination: ObjectInfo, sameEndpoint: boolean): boolean {
   if (source.size !== destination.size) return false;
-  const sourceMd5 = source.md5 ?? source.metadata['cumulo-md5'] ?? null;
-  const destinationMd5 = destination.md5 ?? destination.metadata['cumulo-md5'] ?? null;
+  // A copy Cumulo verified, of this very version: also where no checksum compares (multipart, SSE-KMS sources).
+  if (source.etag !== null && destination.metadata[SOURCE_ETAG_METADATA] === source.etag) return true;
+  const sourceMd5 = source.md5 ?? source.metadata[MD5_METADATA] ?? null;
+  const destinationMd5 = destination.md5 ?? destination.metadata[MD5_METADATA] ?? null;
   if (sourceMd5 && destinationMd5) return sourceMd5.toLowerCase() === destinationMd5.toLowerCase();
-  const sourceSha = source.metadata['cumulo-sha256'];
-  const destinationSha = destination.metadata['cumulo-sha256'];
+  const sourceSha = source.metadata[SHA256_METADATA];
+  const destinationSha = destination.metadata[SHA256_METADATA];
   if (sourceSha && destinationSha) return sourceSha.toLowerCase() === destinationSha.toLowerCase();
   return sameEndpoint && source.etag !== null && source.etag === destination.etag;
+}
+
+/** HEADs in flight while a listing is compared: a few of its objects need one, most none. */
+export const CONTENT_CHECK_CONCURRENCY = 16;
+
+/**
+ * sameContent, and when the listings leave an object of equal size in doubt, the destination's own answer: an
+ * S3 listing shows no user metadata, where Cumulo keeps the source version and checksums of what it copied. One
+ * HEAD, only for an object that would otherwise be copied again whole (and only when that store's listings do
+ * not carry metadata); every other answer is given at once, without a promise. A destination that refuses the
+ * HEAD is copied, as it would have been without one.
+ */
+export function holdsSameContent(
+  source: ObjectInfo,
+  destination: ObjectInfo,
+  side: { store: ObjectStore; bucket: string },
+  sameEndpoint: boolean,
+): boolean | Promise<boolean> {
+  if (sameContent(source, destination, sameEndpoint)) return true;
+  if (source.size !== destination.size || side.store.capabilities.metadataInListings) return false;
+  return side.store.stat(side.bucket, destination.key).then(
+    (stated) => stated !== null && sameContent(source, stated, sameEndpoint),
+    (error: unknown) => {
+      if (error instanceof StorageError && error.code === 'AccessDenied') return false;
+      throw error;
+    },
+  );
 }

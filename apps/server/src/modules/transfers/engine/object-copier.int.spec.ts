@@ -213,18 +213,20 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
         contentType: 'application/pdf',
         metadata: { owner: 'finance' },
       });
-      const task = taskOf(
-        await plannedItem(storeA, bucket, 'docs/report one.pdf'),
-        endpointA(),
-        endpointAzure(),
-      );
+      const item = await plannedItem(storeA, bucket, 'docs/report one.pdf');
+      const task = taskOf(item, endpointA(), endpointAzure());
 
       const result = await copyObject(task);
 
       expect(result).toEqual({ method: 'single', md5: md5(bytes), sha256: sha256(bytes), verifiedBy: 'md5' });
       expect((await readAll(azure, bucket, 'docs/report one.pdf')).equals(bytes)).toBe(true);
       const copied = await azure.stat(bucket, 'docs/report one.pdf');
-      expect(copied?.metadata).toEqual({ owner: 'finance', 'cumulo-sha256': sha256(bytes) });
+      // The source version it holds, for a later Skip Existing Files (the name survives Azure's C# identifiers).
+      expect(copied?.metadata).toEqual({
+        owner: 'finance',
+        'cumulo-sha256': sha256(bytes),
+        'cumulo-source-etag': item.sourceEtag,
+      });
       expect(copied?.contentType).toBe('application/pdf');
       expect(copied?.md5).toBe(md5(bytes));
       expect(task.copiedBytes()).toBe(bytes.length);
@@ -299,7 +301,8 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     });
 
     it('copies 40 MiB S3 → S3 across endpoints in parts, verified by MD5, checksums in metadata', async () => {
-      const task = taskOf(await plannedItem(storeA, bucket, 'large/video.mp4'), endpointA(), endpointB());
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB());
 
       const result = await copyObject(task, { partSize, partConcurrency: 3 });
 
@@ -307,7 +310,11 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect((await readAll(storeB, bucket, 'large/video.mp4')).equals(large)).toBe(true);
       const copied = await storeB.stat(bucket, 'large/video.mp4');
       expect(copied?.contentType).toBe('video/mp4');
-      expect(copied?.metadata).toMatchObject({ camera: 'north', 'cumulo-md5': md5(large) });
+      expect(copied?.metadata).toEqual({
+        camera: 'north',
+        'cumulo-md5': md5(large),
+        'cumulo-source-etag': item.sourceEtag,
+      });
       expect(task.copiedBytes()).toBe(large.length);
       expect(await s3b.openUploads(bucket)).toEqual([]);
     });
@@ -385,19 +392,17 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     });
 
     it('streams to a destination without parts (as GCS), hashing on the way', async () => {
-      const task = taskOf(
-        await plannedItem(storeA, bucket, 'large/video.mp4', 'streamed/video.mp4'),
-        endpointA(),
-        endpointB(wrapStore(storeB, { parts: 'none' })),
-      );
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'streamed/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB(wrapStore(storeB, { parts: 'none' })));
 
       const result = await copyObject(task);
 
       expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
       expect((await readAll(storeB, bucket, 'streamed/video.mp4')).equals(large)).toBe(true);
-      expect((await storeB.stat(bucket, 'streamed/video.mp4'))?.metadata).toMatchObject({
+      expect((await storeB.stat(bucket, 'streamed/video.mp4'))?.metadata).toEqual({
         camera: 'north',
         'cumulo-md5': md5(large),
+        'cumulo-source-etag': item.sourceEtag,
       });
       expect(task.copiedBytes()).toBe(large.length);
     });
@@ -517,11 +522,8 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
           return storeA.read(name, key, options);
         },
       });
-      const task = taskOf(
-        await plannedItem(storeA, bucket, 'large/video.mp4', 'part-copied/video.mp4'),
-        endpointA(noReads),
-        endpointA(noReads, otherBucket),
-      );
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'part-copied/video.mp4');
+      const task = taskOf(item, endpointA(noReads), endpointA(noReads, otherBucket));
 
       // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 40 MiB takes the part-copy path.
       const result = await copyObject(task, { partSize, serverCopyMax: 8 * MiB });
@@ -529,8 +531,10 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(reads).toBe(0);
       expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
       expect((await readAll(storeA, otherBucket, 'part-copied/video.mp4')).equals(large)).toBe(true);
-      expect((await storeA.stat(otherBucket, 'part-copied/video.mp4'))?.metadata).toMatchObject({
+      // A multipart upload of its own has another ETag than the source's: the source version says it is a copy.
+      expect((await storeA.stat(otherBucket, 'part-copied/video.mp4'))?.metadata).toEqual({
         camera: 'north',
+        'cumulo-source-etag': item.sourceEtag,
       });
       expect(task.copiedBytes()).toBe(large.length);
       expect(await s3a.openUploads(otherBucket, 'part-copied/')).toEqual([]);

@@ -14,6 +14,7 @@ import {
   md5Hex,
   readSource,
   sourceChecksums,
+  sourceVersionOf,
   statDestination,
   statSource,
 } from './copy-steps.ts';
@@ -333,7 +334,8 @@ export async function serverCopyInParts(
   if (!copyPart) return null;
   const { item, source } = task;
   const contentType = info.contentType ?? undefined;
-  const metadata = info.metadata;
+  // The same bytes: the source's checksums stay true of the copy.
+  const metadata = { ...info.metadata, ...sourceVersionOf(info) };
   const session = await openSession(task, parts, 'server-copy', { contentType, metadata }, settings);
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);

@@ -1,7 +1,14 @@
 import { BATCH_STATUS } from '@cumulo/contract';
-import { readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
+import { mapAhead, readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
 import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
-import { compareKeys, destinationFolder, relativeKey, sameContent, sourceBase } from './keys.ts';
+import {
+  CONTENT_CHECK_CONCURRENCY,
+  compareKeys,
+  destinationFolder,
+  holdsSameContent,
+  relativeKey,
+  sourceBase,
+} from './keys.ts';
 
 /** Items written per transaction: memory stays one listing page plus one chunk whatever the bucket size. */
 const PLAN_CHUNK = 2000;
@@ -19,33 +26,48 @@ async function* objectsOf(store: ObjectStore, bucket: string, prefix: string): A
 }
 
 /**
- * The source objects of one listing, each with the destination object of the same relative key when "Skip
- * Existing Files" is on: a merge of the two sorted listings, one page of each in memory.
+ * The source objects of one listing, each with whether "Skip Existing Files" finds it already at the destination:
+ * a merge of the two sorted listings, one page of each in memory, with a HEAD where the listings leave an object
+ * in doubt (holdsSameContent), several in flight while the merge goes on.
  */
-async function* pairedObjects(
+async function* plannedObjects(
   endpoints: PlanEndpoints,
   batch: BatchRow,
   sourcePrefix: string,
   base: string,
   destinationBase: string,
-): AsyncGenerator<{ source: ObjectInfo; destination: ObjectInfo | null }> {
+): AsyncGenerator<{ source: ObjectInfo; skipped: boolean }> {
   const sources = objectsOf(endpoints.source, batch.sourceBucket, sourcePrefix);
   if (!batch.skipExisting) {
-    for await (const source of sources) yield { source, destination: null };
+    for await (const source of sources) yield { source, skipped: false };
     return;
   }
   const destinationPrefix = destinationBase + relativeKey(sourcePrefix, base);
-  const destinations = objectsOf(endpoints.destination, batch.destinationBucket, destinationPrefix);
-  let next = await destinations.next();
-  for await (const source of sources) {
-    const relative = relativeKey(source.key, base);
-    while (!next.done && compareKeys(relativeKey(next.value.key, destinationBase), relative) < 0) {
-      next = await destinations.next();
+  const destinationSide = { store: endpoints.destination, bucket: batch.destinationBucket };
+  async function* paired(): AsyncGenerator<{ source: ObjectInfo; destination: ObjectInfo | null }> {
+    const destinations = objectsOf(endpoints.destination, batch.destinationBucket, destinationPrefix);
+    try {
+      let next = await destinations.next();
+      for await (const source of sources) {
+        const relative = relativeKey(source.key, base);
+        while (!next.done && compareKeys(relativeKey(next.value.key, destinationBase), relative) < 0) {
+          next = await destinations.next();
+        }
+        const match =
+          !next.done && relativeKey(next.value.key, destinationBase) === relative ? next.value : null;
+        yield { source, destination: match };
+      }
+    } finally {
+      await destinations.return(undefined);
     }
-    const match = !next.done && relativeKey(next.value.key, destinationBase) === relative ? next.value : null;
-    yield { source, destination: match };
   }
-  await destinations.return(undefined);
+  yield* mapAhead(paired(), CONTENT_CHECK_CONCURRENCY, ({ source, destination }) => {
+    if (destination === null) return { source, skipped: false };
+    const same = holdsSameContent(source, destination, destinationSide, endpoints.sameEndpoint);
+    return typeof same === 'boolean'
+      ? { source, skipped: same }
+      : same.then((skipped) => ({ source, skipped }));
+  });
 }
 
 /**
@@ -76,18 +98,11 @@ export async function planBatch(
 
   for (const entry of entries) {
     const exact = batch.sourceSelection !== null && !entry.endsWith('/');
-    for await (const { source, destination } of pairedObjects(
-      endpoints,
-      batch,
-      entry,
-      base,
-      destinationBase,
-    )) {
+    for await (const { source, skipped } of plannedObjects(endpoints, batch, entry, base, destinationBase)) {
       if (exact && source.key !== entry) continue;
       // Folder placeholders ("a/" of zero bytes) carry no content; the keys below them recreate the folder.
       if (source.key.endsWith('/') && source.size === 0) continue;
       if (cursor !== null && compareKeys(source.key, cursor) <= 0) continue;
-      const skipped = destination !== null && sameContent(source, destination, endpoints.sameEndpoint);
       chunk.push({
         sourceKey: source.key,
         destinationKey: destinationBase + relativeKey(source.key, base),
