@@ -101,7 +101,8 @@ export const TRANSFER_ITEM_STATUSES = [
   'copying',
   /** Copied and verified (and, for a move, the source deleted). */
   'done',
-  /** Already at the destination with the same size and checksum ("Skip Existing Files"). */
+  /** Already at the destination with the same size and checksum ("Skip Existing Files"); for a move, once its
+   * source was deleted. */
   'skipped',
   'failed',
   'canceled',
@@ -130,8 +131,11 @@ export const transferItems = pgTable(
     attempts: smallint('attempts').notNull().default(0),
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
-    /** How it was copied: server-side copy, one request, parallel parts, or one stream. */
-    method: text('method', { enum: ['server-copy', 'single', 'parts', 'stream'] }),
+    /**
+     * How it was copied: server-side copy, one request, parallel parts, or one stream. `present`: a move's object
+     * that "Skip Existing Files" found already at the destination, planned so that a worker deletes its source.
+     */
+    method: text('method', { enum: ['server-copy', 'single', 'parts', 'stream', 'present'] }),
     /** The destination's multipart handle (S3 UploadId, Azure block-id prefix) while a parts copy runs. */
     uploadId: text('upload_id'),
     partSize: bigint('part_size', { mode: 'number' }),

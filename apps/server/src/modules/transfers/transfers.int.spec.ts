@@ -91,6 +91,12 @@ async function started(body: Record<string, unknown>): Promise<TransferBatch> {
   return (res.body as TransferStarted).batch;
 }
 
+/** Starts a transfer and waits until it ends, Completed or Failed. */
+async function finished(body: Record<string, unknown>): Promise<TransferBatch> {
+  const batch = await started(body);
+  return until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
+}
+
 async function itemStatuses(batchId: string) {
   const { rows } = await server.db.pool.query<{ source_key: string; status: string; attempts: number }>(
     'select source_key, status, attempts from transfer_items where batch_id = $1 order by source_key',
@@ -285,7 +291,7 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     const changed = randomBytes(5003);
     const added = randomBytes(777);
     await fill(s3, 'skip-src', { 'photos/p-3.jpg': changed, 'photos/new.jpg': added });
-    const again = await started({
+    const second = await finished({
       sourceCloudAccountId: awsId,
       sourceBucket: 'skip-src',
       sourcePath: 'photos/',
@@ -294,14 +300,13 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       destinationPath: 'backup/',
       allowSkip: true,
     });
-    const second = await until(again.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
     expect(second).toMatchObject({
       transferStatus: BATCH_STATUS.completed,
       total: 13,
       transferred: 2,
       skipped: 11,
     });
-    const statuses = await itemStatuses(again.id);
+    const statuses = await itemStatuses(second.id);
     expect(statuses.filter((s) => s.status === 'done').map((s) => s.source_key)).toEqual([
       'photos/new.jpg',
       'photos/p-3.jpg',
@@ -326,16 +331,14 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     const listed = new Map<string, string | null>();
     for await (const page of blob.list('bigskip-src')) for (const o of page.objects) listed.set(o.key, o.md5);
     expect([...listed.values()]).toEqual([null, null, null]);
-    const copy = async (allowSkip: boolean) => {
-      const batch = await started({
+    const copy = (allowSkip: boolean) =>
+      finished({
         sourceCloudAccountId: azureId,
         sourceBucket: 'bigskip-src',
         destinationCloudAccountId: awsId,
         destinationBucket: 'bigskip-dst',
         allowSkip,
       });
-      return until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
-    };
 
     expect(await copy(false)).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 3 });
     // The S3 listing shows the copies' MD5s and no metadata: the planner's HEAD finds the source version.
@@ -380,6 +383,46 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       expect((await readAll(s3, 'move-dst', key.slice(3))).equals(body), key).toBe(true);
     }
     expect(await s3rver.openUploads('move-dst')).toEqual([]);
+  });
+
+  it('moves with Skip Existing Files: objects already at the destination are not copied, and their sources go too', async () => {
+    await s3.createBucket('movesk-src');
+    await blob.createBucket('movesk-dst');
+    const there = randomBytes(3000);
+    const stale = randomBytes(3000);
+    const fresh = randomBytes(3000);
+    const added = randomBytes(1234);
+    await fill(s3, 'movesk-src', { 'm/there.bin': there, 'm/stale.bin': fresh, 'm/added.bin': added });
+    // Already at the destination: one identical (as an earlier copy left it), one of equal size but other bytes.
+    await fill(blob, 'movesk-dst', { 'there.bin': there, 'stale.bin': stale });
+    const done = await finished({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'movesk-src',
+      sourcePath: 'm/',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'movesk-dst',
+      operation: 'move',
+      allowSkip: true,
+    });
+    expect(done).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      total: 3,
+      transferred: 2,
+      skipped: 1,
+      skippedSize: there.length,
+      deleted: 3,
+    });
+    // The source is emptied: the object that was already there had its source deleted, not left behind.
+    expect(await keysOf(s3, 'movesk-src')).toEqual([]);
+    const statuses = await itemStatuses(done.id);
+    expect(statuses.map((item) => [item.source_key, item.status])).toEqual([
+      ['m/added.bin', 'done'],
+      ['m/stale.bin', 'done'],
+      ['m/there.bin', 'skipped'],
+    ]);
+    expect((await readAll(blob, 'movesk-dst', 'there.bin')).equals(there)).toBe(true);
+    expect((await readAll(blob, 'movesk-dst', 'stale.bin')).equals(fresh)).toBe(true);
+    expect((await readAll(blob, 'movesk-dst', 'added.bin')).equals(added)).toBe(true);
   });
 
   it('cancels a running transfer: Canceling, then Canceled, nothing copied after, no upload left open', async () => {

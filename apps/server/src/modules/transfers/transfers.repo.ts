@@ -28,13 +28,19 @@ export interface PlannedItem {
   size: number;
   sourceEtag: string | null;
   sourceMd5: string | null;
-  /** 'skipped' when "Skip Existing Files" found it already at the destination. */
+  /**
+   * 'skipped' when "Skip Existing Files" found it already at the destination; for a move, such an object is
+   * 'pending' and `present`, so that a worker still deletes its source.
+   */
   status: 'pending' | 'skipped';
+  present?: boolean;
 }
 
 /** A claimed item: what the copier needs, plus the bytes its finished parts already hold. */
 export interface ClaimedItem extends CopyItem {
   batchId: string;
+  /** A move's object planned as already at the destination (PlannedItem.present): only its source is left. */
+  present: boolean;
   partsDone: number;
   /** Checksums recorded once the copy verified (a move whose source delete was interrupted). */
   md5: string | null;
@@ -49,6 +55,8 @@ export type ItemOutcome =
       sha256: string | null;
       sourceDeleted: boolean;
     }
+  /** A move's object already at the destination, whose source was deleted. */
+  | { status: 'skipped'; sourceDeleted: true }
   | { status: 'failed'; error: string }
   | { status: 'canceled' };
 
@@ -178,15 +186,11 @@ export class TransfersRepo {
   }
 
   /**
-   * Inserts a chunk of planned items and moves the plan cursor, in one transaction. Keys planned before (a
-   * planner that ran twice) are ignored, and only the rows actually inserted count in the batch's totals.
-   * Answers the batch status, so the planner stops when the batch is canceled.
-   */
-  /**
-   * Inserts one chunk of planned items and adds them to the batch's totals, in one transaction. The rows travel as
-   * seven arrays through `unnest` — one statement with seven parameters whatever the chunk size, where a
-   * multi-row VALUES would bind seven per row — and the totals are summed by the database from what was really
-   * inserted (a re-planned key already present counts once).
+   * Inserts one chunk of planned items, adds them to the batch's totals and moves the plan cursor, in one
+   * transaction. The rows travel as arrays through `unnest` — one statement with a parameter per column whatever
+   * the chunk size, where a multi-row VALUES would bind them per row — and the totals are summed by the database
+   * from what was really inserted (a key planned before, by a planner that ran twice, counts once). Answers the
+   * batch status, so the planner stops when the batch is canceled.
    */
   async insertPlanned(batchId: string, items: PlannedItem[], cursor: string | null): Promise<number | null> {
     const client = await this.pool.connect();
@@ -194,8 +198,10 @@ export class TransfersRepo {
       await client.query('begin');
       const { rows } = await client.query<{ status: number }>(
         `with inserted as (
-           insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5, status)
-           select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+           insert into transfer_items
+             (batch_id, source_key, destination_key, size, source_etag, source_md5, status, method)
+           select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
+             $9::text[])
            on conflict (batch_id, source_key) do nothing
            returning size, status
          )
@@ -217,6 +223,7 @@ export class TransfersRepo {
           items.map((item) => item.sourceMd5),
           items.map((item) => item.status),
           cursor,
+          items.map((item) => (item.present ? 'present' : null)),
         ],
       );
       await client.query('commit');
@@ -305,7 +312,8 @@ export class TransfersRepo {
       size: num(row.size),
       sourceEtag: (row.source_etag as string | null) ?? null,
       sourceMd5: (row.source_md5 as string | null) ?? null,
-      method: (row.method as CopyMethod | null) ?? null,
+      method: row.method === 'present' ? null : ((row.method as CopyMethod | null) ?? null),
+      present: row.method === 'present',
       uploadId: (row.upload_id as string | null) ?? null,
       partSize: row.part_size === null ? null : num(row.part_size),
       md5: (row.md5 as string | null) ?? null,
@@ -416,7 +424,7 @@ export class TransfersRepo {
         method: done?.method ?? null,
         md5: done?.md5 ?? null,
         sha256: done?.sha256 ?? null,
-        source_deleted: done?.sourceDeleted ?? false,
+        source_deleted: outcome.status === 'done' || outcome.status === 'skipped' ? outcome.sourceDeleted : false,
       };
     });
     const result = await this.orm.execute(sql`
@@ -443,6 +451,8 @@ export class TransfersRepo {
           transferred_number = transferred_number + s.done,
           transferred_size = transferred_size + s.done_size,
           failed_number = failed_number + s.failed,
+          skipped_number = skipped_number + s.skipped,
+          skipped_size = b.skipped_size + s.skipped_bytes,
           deleted_number = deleted_number + s.deleted,
           updated_at = now()
         from (
@@ -450,7 +460,9 @@ export class TransfersRepo {
             count(*) filter (where status = 'done') as done,
             coalesce(sum(size) filter (where status = 'done'), 0) as done_size,
             count(*) filter (where status = 'failed') as failed,
-            count(*) filter (where status = 'done' and source_deleted) as deleted
+            count(*) filter (where status = 'skipped') as skipped,
+            coalesce(sum(size) filter (where status = 'skipped'), 0) as skipped_bytes,
+            count(*) filter (where status in ('done', 'skipped') and source_deleted) as deleted
           from item group by batch_id) s
         where b.id = s.batch_id)
       select id from item`);

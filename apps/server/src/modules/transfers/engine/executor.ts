@@ -9,6 +9,7 @@ import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
 import type { BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
 import { BatchBandwidth } from './bandwidth.ts';
+import { sameContent } from './keys.ts';
 import { planBatch } from './planner.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
@@ -294,10 +295,16 @@ export class TransferExecutor {
     item: ClaimedItem,
     owner: string,
     settler: ItemSettler,
-  ): Promise<'done' | 'failed' | 'canceled' | 'lost'> {
+  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost'> {
     this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
     const move = batch.operation === 'move';
     try {
+      if (move && item.present && (await this.#stillPresent(task))) {
+        await this.#deleteSource(task);
+        if (!(await settler.settle(item.id, { status: 'skipped', sourceDeleted: true }))) return 'lost';
+        this.progress.fileEnded(batch.id, item.id, 'Succeeded');
+        return 'skipped';
+      }
       // A move whose worker died after verifying the copy only has the source delete left to do.
       const verifiedBefore = move && (item.md5 !== null || item.sha256 !== null);
       let result: CopyResult | null = null;
@@ -373,6 +380,25 @@ export class TransferExecutor {
         await sleep(250 * 2 ** attempt, undefined, { signal: task.signal });
       }
     }
+  }
+
+  /**
+   * Whether a move's object planned as already at the destination still is: the source as planned and the
+   * destination holding its content (sameContent on both objects' own answers). Then only the source's delete is
+   * left; otherwise it is copied like any other object. A source already gone while the destination holds the
+   * object is a delete done by a worker that stopped before recording it.
+   */
+  async #stillPresent(task: CopyTask): Promise<boolean> {
+    const { source, destination, item } = task;
+    const [original, copy] = await Promise.all([
+      source.store.stat(source.bucket, item.sourceKey),
+      destination.store.stat(destination.bucket, item.destinationKey),
+    ]);
+    if (!copy) return false;
+    if (!original) return true;
+    const asPlanned =
+      original.size === item.size && (item.sourceEtag === null || original.etag === item.sourceEtag);
+    return asPlanned && sameContent(original, copy, source.endpointKey === destination.endpointKey);
   }
 
   async #deleteSource(task: CopyTask) {

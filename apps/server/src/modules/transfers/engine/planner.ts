@@ -83,6 +83,7 @@ export async function planBatch(
   const base = sourceBase(batch.sourcePath);
   const destinationBase = destinationFolder(batch.destinationPath);
   const cursor = batch.planCursor;
+  const move = batch.operation === 'move';
   // A selection plans each key and folder in key order, so one cursor still says how far planning went.
   const entries = batch.sourceSelection
     ? [...new Set(batch.sourceSelection)].sort(compareKeys)
@@ -109,7 +110,9 @@ export async function planBatch(
         size: source.size,
         sourceEtag: source.etag,
         sourceMd5: source.md5,
-        status: skipped ? 'skipped' : 'pending',
+        // A move still owes the source of an object already there its delete: a worker does it (executor.ts).
+        status: skipped && !move ? 'skipped' : 'pending',
+        present: skipped && move,
       });
       last = source.key;
       if (chunk.length >= PLAN_CHUNK && !(await flush())) return false;

@@ -49,7 +49,8 @@ export async function sweepTransfers(deps: {
       endpointKey: endpointKeyOf(account, stores),
     };
     const task: CopyTask = {
-      item: { ...item, method: item.method ?? null },
+      // An item with an upload went through a parts copy, whose method replaced any plan's 'present'.
+      item: { ...item, method: item.method === 'present' ? null : item.method },
       source: destination,
       destination,
       ledger: repo.ledger(''),
