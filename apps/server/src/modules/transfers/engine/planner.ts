@@ -26,9 +26,9 @@ async function* objectsOf(store: ObjectStore, bucket: string, prefix: string): A
 }
 
 /**
- * The source objects of one listing, each with whether "Skip Existing Files" finds it already at the destination:
- * a merge of the two sorted listings, one page of each in memory, with a HEAD where the listings leave an object
- * in doubt (holdsSameContent), several in flight while the merge goes on.
+ * The `wanted` source objects of one listing, each with whether "Skip Existing Files" finds it already at the
+ * destination: a merge of the two sorted listings, one page of each in memory, with a HEAD where the listings
+ * leave an object in doubt (holdsSameContent), several in flight while the merge goes on.
  */
 async function* plannedObjects(
   endpoints: PlanEndpoints,
@@ -36,10 +36,11 @@ async function* plannedObjects(
   sourcePrefix: string,
   base: string,
   destinationBase: string,
+  wanted: (source: ObjectInfo) => boolean,
 ): AsyncGenerator<{ source: ObjectInfo; skipped: boolean }> {
   const sources = objectsOf(endpoints.source, batch.sourceBucket, sourcePrefix);
   if (!batch.skipExisting) {
-    for await (const source of sources) yield { source, skipped: false };
+    for await (const source of sources) if (wanted(source)) yield { source, skipped: false };
     return;
   }
   const destinationPrefix = destinationBase + relativeKey(sourcePrefix, base);
@@ -49,6 +50,7 @@ async function* plannedObjects(
     try {
       let next = await destinations.next();
       for await (const source of sources) {
+        if (!wanted(source)) continue;
         const relative = relativeKey(source.key, base);
         while (!next.done && compareKeys(relativeKey(next.value.key, destinationBase), relative) < 0) {
           next = await destinations.next();
@@ -99,11 +101,14 @@ export async function planBatch(
 
   for (const entry of entries) {
     const exact = batch.sourceSelection !== null && !entry.endsWith('/');
-    for await (const { source, skipped } of plannedObjects(endpoints, batch, entry, base, destinationBase)) {
-      if (exact && source.key !== entry) continue;
+    const wanted = (source: ObjectInfo) =>
+      (!exact || source.key === entry) &&
       // Folder placeholders ("a/" of zero bytes) carry no content; the keys below them recreate the folder.
-      if (source.key.endsWith('/') && source.size === 0) continue;
-      if (cursor !== null && compareKeys(source.key, cursor) <= 0) continue;
+      !(source.key.endsWith('/') && source.size === 0) &&
+      // Planned before this planner was re-run.
+      (cursor === null || compareKeys(source.key, cursor) > 0);
+    const planned = plannedObjects(endpoints, batch, entry, base, destinationBase, wanted);
+    for await (const { source, skipped } of planned) {
       chunk.push({
         sourceKey: source.key,
         destinationKey: destinationBase + relativeKey(source.key, base),
