@@ -1,51 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ListOptions, ListPage, ObjectInfo, ObjectStore } from '@cumulo/storage';
+import type { ListPage, ObjectStore } from '@cumulo/storage';
+import { listingStore } from '../../../../test/listing-store.ts';
 import { compareKeys } from '../../transfers/engine/keys.ts';
 import { diffListings, ListingError, type DiffEntry, type StateObject } from './diff.ts';
 
-/**
- * The merge alone, on listings held in memory: `list` (sorted UTF-8, paged like the stores) and `stat`, which the
- * diff may call only where the listings leave an object of equal size in doubt; every call is recorded. A store
- * declares metadataInListings by default (as Azure); `metadataInListings: false` lists no metadata, which only a
- * stat tells (as S3). The real stores run in sync-cycles.int.spec.ts.
- */
-function listingStore(
-  objects: Array<Partial<ObjectInfo> & { key: string }>,
-  pageSize = 2,
-  { metadataInListings = true } = {},
-) {
-  const calls: string[] = [];
-  const sorted = objects
-    .map((object) => ({
-      size: 1,
-      lastModified: null,
-      etag: null,
-      md5: null,
-      contentType: null,
-      metadata: {},
-      ...object,
-    }))
-    .sort((a, b) => compareKeys(a.key, b.key));
-  const store = {
-    provider: 'aws',
-    capabilities: metadataInListings ? { metadataInListings } : {},
-    async *list(_bucket: string, options: ListOptions = {}): AsyncGenerator<ListPage> {
-      calls.push(`list ${options.prefix ?? ''}`);
-      const under = sorted
-        .filter((object) => object.key.startsWith(options.prefix ?? ''))
-        .map((object) => (metadataInListings ? object : { ...object, metadata: {} }));
-      for (let at = 0; at < under.length; at += pageSize) {
-        yield { objects: under.slice(at, at + pageSize), prefixes: [], continuationToken: null };
-      }
-    },
-    async stat(_bucket: string, key: string): Promise<ObjectInfo | null> {
-      calls.push(`stat ${key}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return sorted.find((object) => object.key === key) ?? null;
-    },
-  };
-  return { store: store as unknown as ObjectStore, calls };
-}
+// The merge alone, on listings held in memory (test/listing-store.ts); the real stores run in
+// sync-cycles.int.spec.ts.
 
 /** A full check of one bucket's root against another's, across endpoints. */
 const bucketToBucket = (source: ObjectStore, destination: ObjectStore) =>
