@@ -252,4 +252,13 @@ describe('diffListings: the merge of two sorted listings', () => {
     expect(error).toBeInstanceOf(ListingError);
     expect(error).toMatchObject({ side: 'destination', message: 'The specified bucket does not exist' });
   });
+
+  it('says the destination failed when a HEAD it needed fails', async () => {
+    const source = listingStore([{ key: 'a', size: 3, etag: 'a-2' }]);
+    const destination = listingStore([{ key: 'a', size: 3, etag: 'b-2' }], 2, { metadataInListings: false });
+    destination.store.stat = () => Promise.reject(new Error('The provider could not be reached'));
+    const error = await collect(bucketToBucket(source.store, destination.store)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ListingError);
+    expect(error).toMatchObject({ side: 'destination', message: 'The provider could not be reached' });
+  });
 });

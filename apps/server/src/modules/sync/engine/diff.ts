@@ -115,8 +115,19 @@ async function* listedDestination(
   base: string,
   sameEndpoint: boolean,
 ): AsyncGenerator<Sided> {
+  // A HEAD that fails is the destination failing to answer, as its listing would: the same fault for the cycle.
+  const asked = (error: unknown) => {
+    throw new ListingError('destination', error);
+  };
   for await (const { key, object } of objectsOf(side, prefix, base, 'destination')) {
-    yield { key, object, same: (source) => holdsSameContent(source, object, side, sameEndpoint) };
+    yield {
+      key,
+      object,
+      same: (source) => {
+        const same = holdsSameContent(source, object, side, sameEndpoint);
+        return typeof same === 'boolean' ? same : same.catch(asked);
+      },
+    };
   }
 }
 
