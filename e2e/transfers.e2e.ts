@@ -78,9 +78,9 @@ function historyRow(page: Page, source: string, destination: string, path?: stri
   return path ? rows.filter({ hasText: path }) : rows.filter({ hasNotText: SKIP_PREFIX });
 }
 
-/** The history columns: Source, Destination, Status, Total, Transferred, Failed, Skipped, … */
-const cell = (row: Locator, column: 'status' | 'transferred' | 'failed' | 'skipped') =>
-  row.getByRole('cell').nth({ status: 2, transferred: 4, failed: 5, skipped: 6 }[column]);
+/** The history columns: Source, Destination, Status, Total, Transferred, Failed, Skipped, Deleted from source, … */
+const cell = (row: Locator, column: 'status' | 'transferred' | 'failed' | 'skipped' | 'deleted') =>
+  row.getByRole('cell').nth({ status: 2, transferred: 4, failed: 5, skipped: 6, deleted: 7 }[column]);
 /** The file count of a count-and-size cell. */
 const countOf = (row: Locator, column: 'transferred' | 'skipped') => cell(row, column).locator('div').first();
 
@@ -254,8 +254,10 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await page.getByRole('button', { name: 'Move', exact: true }).click();
     await openTransferStatus(page);
     const history = historyRow(page, container, moved);
-    await expect(cell(history, 'status')).toHaveText('Completed', { timeout: 60_000 });
+    // The status says Completed, and that this was a move.
+    await expect(cell(history, 'status')).toHaveText('CompletedMove', { timeout: 60_000 });
     await expect(countOf(history, 'transferred')).toHaveText(String(folder.size));
+    await expect(cell(history, 'deleted')).toHaveText(String(folder.size));
     expect(await listSizes(blobs, container, `${MOVE_FOLDER}/`)).toEqual(new Map());
     await expectCopies(s3, moved, folder);
   });

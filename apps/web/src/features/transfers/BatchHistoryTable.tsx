@@ -97,6 +97,7 @@ function BatchActions({ batch }: { batch: TransferBatch }) {
 const statusCell = (batch: TransferBatch): ReactNode => (
   <Flex gap={4} wrap>
     <span>{BATCH_STATUS_LABEL[batch.transferStatus as BatchStatusCode] ?? String(batch.transferStatus)}</span>
+    {batch.operation === 'move' && <Tag>Move</Tag>}
     {batch.Retried && <Tag>Retried</Tag>}
   </Flex>
 );
@@ -139,6 +140,13 @@ const columns: TableColumnsType<TransferBatch> = [
     key: 'skipped',
     align: 'right',
     render: (_, batch) => <CountAndSize files={batch.skipped} bytes={batch.skippedSize} />,
+  },
+  {
+    // A move deletes each source once its copy is verified, or once it is found already at the destination.
+    title: 'Deleted from source',
+    key: 'deleted',
+    align: 'right',
+    render: (_, batch) => (batch.operation === 'move' ? count(batch.deleted) : '—'),
   },
   {
     title: 'Average speed',

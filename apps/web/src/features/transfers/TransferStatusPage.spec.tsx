@@ -93,7 +93,13 @@ const queuedBatch = buildBatch({
   destinationCloudAccount: { id: 'wasabi-1', name: 'Cold storage' },
   destinationBucket: 'archive',
 });
-const doneBatch = buildBatch({ id: DONE_ID, sourceBucket: 'docs', destinationBucket: 'docs-copy' });
+const doneBatch = buildBatch({
+  id: DONE_ID,
+  sourceBucket: 'docs',
+  destinationBucket: 'docs-copy',
+  operation: 'move',
+  deleted: 1234,
+});
 
 function historyEntry(overrides: Partial<HistoryEntry>): HistoryEntry {
   return {
@@ -237,6 +243,7 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
       'Transferred',
       'Failed',
       'Skipped',
+      'Deleted from source',
       'Average speed',
       'Requested',
       'Actions',
@@ -246,7 +253,12 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     const failedRow = historyRow('Main archive / logs');
     expect(within(failedRow).getByText('Failed')).toBeInTheDocument();
     expect(within(failedRow).getByText('16 Mbps')).toBeInTheDocument();
-    expect(within(historyRow('Main archive / docs')).getByText('Completed')).toBeInTheDocument();
+    const moved = historyRow('Main archive / docs');
+    expect(within(moved).getByText('Completed')).toBeInTheDocument();
+    expect(within(moved).getByText('Move')).toBeInTheDocument();
+    expect(within(moved).getByRole('cell', { name: '1,234' })).toBeInTheDocument();
+    // A copy deletes nothing: its cell says so rather than a count of 0.
+    expect(within(failedRow).getByRole('cell', { name: '—' })).toBeInTheDocument();
     const list = calls.filter((call) => call.path === '/api/transfer/get_all');
     expect(list.map((call) => call.search)).toContain('?type=1&pagesize=50&page=1');
     // Today and Yesterday are the user's days: the history call says how far the browser is from UTC.
