@@ -241,8 +241,8 @@ export class S3ObjectRequests {
   }
 
   /**
-   * GetObject, whole or `bytes=start-end`. Answers the status, headers and body stream of a 200/206, throws an
-   * SDK-shaped error for an error answer, or answers null when the SDK must send this call.
+   * GetObject, whole or `bytes=start-end`. Answers the headers and body stream of a 200/206, throws an SDK-shaped
+   * error for an error answer, or answers null when the SDK must send this call.
    */
   async get(
     bucket: string,

@@ -116,7 +116,7 @@ async function* listedDestination(
   sameEndpoint: boolean,
 ): AsyncGenerator<Sided> {
   // A HEAD that fails is the destination failing to answer, as its listing would: the same fault for the cycle.
-  const asked = (error: unknown) => {
+  const destinationFault = (error: unknown) => {
     throw new ListingError('destination', error);
   };
   for await (const { key, object } of objectsOf(side, prefix, base, 'destination')) {
@@ -125,7 +125,7 @@ async function* listedDestination(
       object,
       same: (source) => {
         const same = holdsSameContent(source, object, side, sameEndpoint);
-        return typeof same === 'boolean' ? same : same.catch(asked);
+        return typeof same === 'boolean' ? same : same.catch(destinationFault);
       },
     };
   }

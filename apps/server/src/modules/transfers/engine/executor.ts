@@ -301,9 +301,7 @@ export class TransferExecutor {
     try {
       if (move && item.present && (await this.#stillPresent(task))) {
         await this.#deleteSource(task);
-        if (!(await settler.settle(item.id, { status: 'skipped', sourceDeleted: true }))) return 'lost';
-        this.progress.fileEnded(batch.id, item.id, 'Succeeded');
-        return 'skipped';
+        return await this.#settleDone(batch.id, item, settler, { status: 'skipped', sourceDeleted: true });
       }
       // A move whose worker died after verifying the copy only has the source delete left to do.
       const verifiedBefore = move && (item.md5 !== null || item.sha256 !== null);
@@ -341,30 +339,31 @@ export class TransferExecutor {
   }
 
   /**
-   * Records a verified copy. When the database does not take the record (connection lost, statement refused), the
-   * copy did not fail: the item keeps its lease, which runs out, and the object is copied (or, for a move whose
-   * checksums were recorded, its source deleted) again by whoever claims it next, instead of being listed as a
-   * failed file that was in fact copied.
+   * Records a verified copy, or a move's object found already at the destination whose source is deleted. When the
+   * database does not take the record (connection lost, statement refused), the item did not fail: it keeps its
+   * lease, which runs out, and whoever claims it next copies the object again (or, for a move whose checksums were
+   * recorded or whose object was there already, finishes the source's delete), instead of listing as failed a
+   * file that was in fact copied, or a source already deleted.
    */
   async #settleDone(
     batchId: string,
     item: ClaimedItem,
     settler: ItemSettler,
-    outcome: Extract<ItemOutcome, { status: 'done' }>,
-  ): Promise<'done' | 'lost'> {
+    outcome: Extract<ItemOutcome, { status: 'done' | 'skipped' }>,
+  ): Promise<'done' | 'skipped' | 'lost'> {
     let counted: boolean;
     try {
       counted = await settler.settle(item.id, outcome);
     } catch (error) {
       this.log.error(
         { err: error, itemId: item.id },
-        'a verified copy could not be recorded: it is copied again once its lease runs out',
+        'a finished item could not be recorded: it is handled again once its lease runs out',
       );
       return 'lost';
     }
     if (!counted) return 'lost';
     this.progress.fileEnded(batchId, item.id, 'Succeeded');
-    return 'done';
+    return outcome.status;
   }
 
   async #copyWithRetries(task: CopyTask): Promise<CopyResult> {

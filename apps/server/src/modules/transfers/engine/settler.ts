@@ -12,8 +12,8 @@ interface Waiting {
  * together in the next one (TransfersRepo.finishItems), like a database's group commit. Nothing waits on a
  * timer: an item that ends alone is written at once. With 64 small objects in flight, a statement per object
  * was the worker's busiest database traffic (each one waking PostgreSQL, and each one updating the batch's row
- * under its lock); grouped, 1000 objects took 180 statements
- * (bench/transfer (a), counted in PostgreSQL's statement log).
+ * under its lock); grouped, 1000 objects took 180–300 statements (bench/transfer (a), counted in PostgreSQL's
+ * statement log and with pg_stat_statements).
  *
  * An item is reported settled only once its statement committed, so nothing is counted before it is written; a
  * worker that dies first leaves its items to come back when their leases end, to be copied (and verified) again.
