@@ -51,8 +51,16 @@ async function connectS3rver(name: string): Promise<string> {
   return (account.body as { id: string }).id;
 }
 
-/** A batch planned with `sizes` (key → bytes) and nothing copied: its items wait to be claimed. */
-async function plannedBatch(name: string, operation: 'copy' | 'move', sizes: Record<string, number>) {
+/**
+ * A batch planned with `sizes` (key → bytes) and nothing copied: its items wait to be claimed. `present`: planned
+ * as Skip Existing Files plans a move's objects already at the destination.
+ */
+async function plannedBatch(
+  name: string,
+  operation: 'copy' | 'move',
+  sizes: Record<string, number>,
+  present = false,
+) {
   const repo = server.services.transfersRepo;
   const accountId = await connectS3rver(name);
   const batch = await repo.createBatch({
@@ -73,6 +81,7 @@ async function plannedBatch(name: string, operation: 'copy' | 'move', sizes: Rec
       sourceEtag: null,
       sourceMd5: null,
       status: 'pending' as const,
+      present,
     })),
     keys.at(-1) ?? null,
   );
@@ -325,65 +334,141 @@ describe('row locks of the engine statements', () => {
   });
 });
 
-describe('a verified copy the database does not record', () => {
-  it('is copied again once its lease runs out, never listed as a failed file', async () => {
-    const repo = server.services.transfersRepo;
+/**
+ * An executor whose database refuses the first record of an item ending with `status`, as a dropped connection
+ * would; `refused()` tells how many records it refused.
+ */
+function refusingExecutor(status: 'done' | 'skipped') {
+  const repo = server.services.transfersRepo;
+  let refused = 0;
+  const finishItems: typeof repo.finishItems = async (owner, outcomes) => {
+    if (refused === 0 && outcomes.some(({ outcome }) => outcome.status === status)) {
+      refused += 1;
+      throw new Error('Connection terminated unexpectedly');
+    }
+    return repo.finishItems(owner, outcomes);
+  };
+  const refusing = new Proxy(repo, {
+    get(target, property) {
+      if (property === 'finishItems') return finishItems;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const log = createLogger('silent');
+  const executor = new TransferExecutor(
+    refusing,
+    server.services.cloudAccountsRepo,
+    server.services.stores,
+    new TransferProgress(refusing, async () => undefined, log),
+    async () => undefined,
+    server.services.transferCopier,
+    { leaseSeconds: 60, objectConcurrency: 4, claimChunk: 8, attempts: 1 },
+    log,
+  );
+  return { executor, refused: () => refused };
+}
+
+/** The batch's one item and its batch's counters. */
+async function soleItemState(batchId: string) {
+  const { rows } = await server.db.pool.query<{
+    status: string;
+    error: string | null;
+    batch_status: number;
+    failed: number;
+    skipped: number;
+    deleted: number;
+  }>(
+    `select i.status, i.error, b.status as batch_status, b.failed_number as failed, b.skipped_number as skipped,
+       b.deleted_number as deleted
+     from transfer_items i join transfer_batches b on b.id = i.batch_id where i.batch_id = $1`,
+    [batchId],
+  );
+  return rows;
+}
+
+const expireLeasesOf = (batchId: string) =>
+  server.db.pool.query(
+    "update transfer_items set lease_until = now() - interval '1 second' where batch_id = $1",
+    [batchId],
+  );
+
+describe('a finished item the database does not record', () => {
+  it('a verified copy is copied again once its lease runs out, never listed as a failed file', async () => {
     const body = randomBytes(1500);
     await store.createBucket('record-src');
     await store.createBucket('record-dst');
     await store.write('record-src', 'kept.txt', body, { size: body.length });
     const batch = await plannedBatch('record', 'copy', { 'kept.txt': body.length });
-
-    // The database refuses the first record of a done item, as a dropped connection would.
-    let refused = 0;
-    const finishItems: typeof repo.finishItems = async (owner, outcomes) => {
-      if (refused === 0 && outcomes.some(({ outcome }) => outcome.status === 'done')) {
-        refused += 1;
-        throw new Error('Connection terminated unexpectedly');
-      }
-      return repo.finishItems(owner, outcomes);
-    };
-    const refusing = new Proxy(repo, {
-      get(target, property) {
-        if (property === 'finishItems') return finishItems;
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const log = createLogger('silent');
-    const executor = new TransferExecutor(
-      refusing,
-      server.services.cloudAccountsRepo,
-      server.services.stores,
-      new TransferProgress(refusing, async () => undefined, log),
-      async () => undefined,
-      server.services.transferCopier,
-      { leaseSeconds: 60, objectConcurrency: 4, claimChunk: 8, attempts: 1 },
-      log,
-    );
+    const { executor, refused } = refusingExecutor('done');
 
     expect(await executor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
-    expect(refused).toBe(1);
-    const state = () =>
-      server.db.pool.query<{ status: string; error: string | null; batch_status: number; failed: number }>(
-        `select i.status, i.error, b.status as batch_status, b.failed_number as failed
-         from transfer_items i join transfer_batches b on b.id = i.batch_id where i.batch_id = $1`,
-        [batch.id],
-      );
+    expect(refused()).toBe(1);
     // Still held by the worker's lease: neither failed nor counted, and the batch is not over.
-    expect((await state()).rows).toEqual([
-      { status: 'copying', error: null, batch_status: BATCH_STATUS.ongoing, failed: 0 },
+    expect(await soleItemState(batch.id)).toEqual([
+      {
+        status: 'copying',
+        error: null,
+        batch_status: BATCH_STATUS.ongoing,
+        failed: 0,
+        skipped: 0,
+        deleted: 0,
+      },
     ]);
 
-    await server.db.pool.query(
-      "update transfer_items set lease_until = now() - interval '1 second' where batch_id = $1",
-      [batch.id],
-    );
+    await expireLeasesOf(batch.id);
     expect(await server.services.transferExecutor.run(batch.id)).toEqual({ copied: 1, failed: 0 });
-    expect((await state()).rows).toEqual([
-      { status: 'done', error: null, batch_status: BATCH_STATUS.completed, failed: 0 },
+    expect(await soleItemState(batch.id)).toEqual([
+      {
+        status: 'done',
+        error: null,
+        batch_status: BATCH_STATUS.completed,
+        failed: 0,
+        skipped: 0,
+        deleted: 0,
+      },
     ]);
     expect((await store.stat('record-dst', 'kept.txt'))?.size).toBe(body.length);
+  });
+
+  it("a move's object already at the destination, its source deleted, is finished by the next claim, not failed", async () => {
+    const body = randomBytes(1500);
+    await store.createBucket('present-src');
+    await store.createBucket('present-dst');
+    await store.write('present-src', 'there.txt', body, { size: body.length });
+    await store.write('present-dst', 'there.txt', body, { size: body.length });
+    const batch = await plannedBatch('present', 'move', { 'there.txt': body.length }, true);
+    const { executor, refused } = refusingExecutor('skipped');
+
+    expect(await executor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
+    expect(refused()).toBe(1);
+    // The source is gone already; the item is still held by the lease, neither failed nor counted.
+    expect(await store.stat('present-src', 'there.txt')).toBeNull();
+    expect(await soleItemState(batch.id)).toEqual([
+      {
+        status: 'copying',
+        error: null,
+        batch_status: BATCH_STATUS.ongoing,
+        failed: 0,
+        skipped: 0,
+        deleted: 0,
+      },
+    ]);
+
+    // The next claim finds the source gone and the destination holding the object: the delete was done.
+    await expireLeasesOf(batch.id);
+    expect(await server.services.transferExecutor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
+    expect(await soleItemState(batch.id)).toEqual([
+      {
+        status: 'skipped',
+        error: null,
+        batch_status: BATCH_STATUS.completed,
+        failed: 0,
+        skipped: 1,
+        deleted: 1,
+      },
+    ]);
+    expect((await store.stat('present-dst', 'there.txt'))?.size).toBe(body.length);
   });
 });
 
