@@ -393,6 +393,16 @@ const expireLeasesOf = (batchId: string) =>
     [batchId],
   );
 
+/** An item whose record was refused: still its worker's, neither failed nor counted, and the batch not over. */
+const heldByItsLease = {
+  status: 'copying',
+  error: null,
+  batch_status: BATCH_STATUS.ongoing,
+  failed: 0,
+  skipped: 0,
+  deleted: 0,
+};
+
 describe('a finished item the database does not record', () => {
   it('a verified copy is copied again once its lease runs out, never listed as a failed file', async () => {
     const body = randomBytes(1500);
@@ -404,17 +414,7 @@ describe('a finished item the database does not record', () => {
 
     expect(await executor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
     expect(refused()).toBe(1);
-    // Still held by the worker's lease: neither failed nor counted, and the batch is not over.
-    expect(await soleItemState(batch.id)).toEqual([
-      {
-        status: 'copying',
-        error: null,
-        batch_status: BATCH_STATUS.ongoing,
-        failed: 0,
-        skipped: 0,
-        deleted: 0,
-      },
-    ]);
+    expect(await soleItemState(batch.id)).toEqual([heldByItsLease]);
 
     await expireLeasesOf(batch.id);
     expect(await server.services.transferExecutor.run(batch.id)).toEqual({ copied: 1, failed: 0 });
@@ -442,18 +442,9 @@ describe('a finished item the database does not record', () => {
 
     expect(await executor.run(batch.id)).toEqual({ copied: 0, failed: 0 });
     expect(refused()).toBe(1);
-    // The source is gone already; the item is still held by the lease, neither failed nor counted.
+    // The source is gone already.
     expect(await store.stat('present-src', 'there.txt')).toBeNull();
-    expect(await soleItemState(batch.id)).toEqual([
-      {
-        status: 'copying',
-        error: null,
-        batch_status: BATCH_STATUS.ongoing,
-        failed: 0,
-        skipped: 0,
-        deleted: 0,
-      },
-    ]);
+    expect(await soleItemState(batch.id)).toEqual([heldByItsLease]);
 
     // The next claim finds the source gone and the destination holding the object: the delete was done.
     await expireLeasesOf(batch.id);
