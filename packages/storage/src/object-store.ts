@@ -12,6 +12,18 @@ export interface BucketInfo {
   createdAt: Date | null;
 }
 
+/**
+ * An object's content headers besides its type, which every provider keeps with the object and serves with its
+ * bytes (S3's headers, Azure's blob properties, GCS's resource fields): a copy that dropped them would serve a
+ * gzip-encoded page as garbage or a download without its file name. Absent fields are not set on the object.
+ */
+export interface ContentHeaders {
+  cacheControl?: string;
+  contentDisposition?: string;
+  contentEncoding?: string;
+  contentLanguage?: string;
+}
+
 export interface ObjectInfo {
   key: string;
   size: number;
@@ -23,6 +35,11 @@ export interface ObjectInfo {
   contentType: string | null;
   /** User metadata (lower-case keys); Cumulo stores `cumulo-sha256` here when it computed one. */
   metadata: Record<string, string>;
+  /**
+   * Content headers, from a stat or a read's answer (and from listings where they carry them: GCS). Absent when
+   * the answer did not tell them (S3 and Azure listings); an empty object when the object has none.
+   */
+  contentHeaders?: ContentHeaders;
 }
 
 export interface ListOptions {
@@ -57,6 +74,7 @@ export interface ReadOptions {
 
 export interface WriteOptions {
   contentType?: string;
+  contentHeaders?: ContentHeaders;
   /**
    * Hex MD5 of a Buffer body: sent as Content-MD5 so the store refuses bytes damaged on the way, and kept as the
    * object's comparable MD5 where the provider stores one (Azure Content-MD5).
@@ -179,12 +197,15 @@ export interface PartsUploadRef {
 
 export interface PartsStartOptions {
   contentType?: string;
+  /** Content headers: S3 fixes them when the upload starts, Azure when it completes; callers pass them to both. */
+  contentHeaders?: ContentHeaders;
   /** User metadata. S3 fixes it when the upload starts; Azure when it completes: callers pass it to both. */
   metadata?: Record<string, string>;
 }
 
 export interface PartsCompleteOptions {
   contentType?: string;
+  contentHeaders?: ContentHeaders;
   metadata?: Record<string, string>;
   /** Hex MD5 of the whole object, kept as its comparable MD5 where the provider stores one (Azure Content-MD5). */
   md5?: string;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ContentHeaders } from '../object-store.ts';
 
 /**
  * Small helpers every adapter needs; provider logic stays in each adapter.
@@ -64,4 +65,24 @@ export async function mapLimited<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+/** Every content header by its field, for adapters that map them one by one. */
+export const CONTENT_HEADER_FIELDS = [
+  'cacheControl',
+  'contentDisposition',
+  'contentEncoding',
+  'contentLanguage',
+] as const satisfies ReadonlyArray<keyof ContentHeaders>;
+
+/** The content headers an answer set: fields it left out, null or empty are not part of the object. */
+export function presentHeaders(
+  values: Partial<Record<keyof ContentHeaders, string | null | undefined>>,
+): ContentHeaders {
+  const headers: ContentHeaders = {};
+  for (const field of CONTENT_HEADER_FIELDS) {
+    const value = values[field];
+    if (value) headers[field] = value;
+  }
+  return headers;
 }

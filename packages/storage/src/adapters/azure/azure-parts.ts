@@ -1,6 +1,7 @@
 import type { BlobServiceClient, BlockBlobClient } from '@azure/storage-blob';
 import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
+import { blobHeadersOf } from './azure-content-headers.ts';
 import {
   blockIdOf,
   blockIdsOf,
@@ -86,7 +87,7 @@ export function azureParts({ service, sas, rethrow, encodeMetadata }: AzureParts
           blockIdsOf(prefixOfUpload(upload), parts),
           {
             blobHTTPHeaders: {
-              blobContentType: options.contentType,
+              ...blobHeadersOf(options.contentType, options.contentHeaders),
               // Azure computes no MD5 for a blob committed from blocks: the engine's makes it comparable later.
               blobContentMD5: options.md5 ? Buffer.from(options.md5, 'hex') : undefined,
             },

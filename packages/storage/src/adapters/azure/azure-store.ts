@@ -29,7 +29,8 @@ import {
   type WriteOptions,
   type WriteResult,
 } from '../../object-store.ts';
-import { NETWORK_ERROR_CODES, networkMessage } from '../shared.ts';
+import { NETWORK_ERROR_CODES, networkMessage, presentHeaders } from '../shared.ts';
+import { blobHeadersOf } from './azure-content-headers.ts';
 import { azureDirectUpload } from './azure-direct-upload.ts';
 import { azureParts } from './azure-parts.ts';
 import { DEFAULT_PART_CONCURRENCY, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
@@ -358,6 +359,7 @@ export class AzureObjectStore implements ObjectStore {
       md5: md5Hex(item.properties.contentMD5),
       contentType: item.properties.contentType ?? null,
       metadata: decodeMetadata(item.metadata),
+      contentHeaders: presentHeaders(item.properties),
     };
   }
 
@@ -372,6 +374,7 @@ export class AzureObjectStore implements ObjectStore {
         md5: md5Hex(properties.contentMD5),
         contentType: properties.contentType ?? null,
         metadata: decodeMetadata(properties.metadata),
+        contentHeaders: presentHeaders(properties),
       };
     } catch (error) {
       if (toStorageError(error).code === 'ObjectNotFound') return null;
@@ -398,6 +401,7 @@ export class AzureObjectStore implements ObjectStore {
           md5: md5Hex(response.blobContentMD5 ?? response.contentMD5),
           contentType: response.contentType ?? null,
           metadata: decodeMetadata(response.metadata),
+          contentHeaders: presentHeaders(response),
         });
       }
       return body instanceof Readable ? body : Readable.from(body);
@@ -420,7 +424,7 @@ export class AzureObjectStore implements ObjectStore {
         // for single-request uploads). The caller's MD5, when given, is the one its bytes had before they came
         // here: Put Blob checks the body against it, so damage on the way is refused.
         const blobHTTPHeaders = {
-          blobContentType: options.contentType,
+          ...blobHeadersOf(options.contentType, options.contentHeaders),
           blobContentMD5: options.md5
             ? Buffer.from(options.md5, 'hex')
             : createHash('md5').update(body).digest(),
@@ -453,7 +457,7 @@ export class AzureObjectStore implements ObjectStore {
         options.concurrency ?? DEFAULT_PART_CONCURRENCY,
         {
           abortSignal: options.signal,
-          blobHTTPHeaders: { blobContentType: options.contentType },
+          blobHTTPHeaders: blobHeadersOf(options.contentType, options.contentHeaders),
           metadata,
           onProgress: (progress) => {
             written = progress.loadedBytes;

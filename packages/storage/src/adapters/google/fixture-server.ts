@@ -17,7 +17,7 @@ export interface FixtureExchange {
   response: {
     status: number;
     headers?: Record<string, string>;
-    /** JSON bodies are objects; media bodies are strings. */
+    /** JSON bodies are objects; media bodies are strings, or Buffers for bytes that are not text. */
     body?: unknown;
   };
   /** Answer only once, so a later identical request takes the next exchange (a retry after a 503). */
@@ -144,7 +144,7 @@ export async function startFixtureServer() {
         Object.entries(exchange.response.headers ?? {}).map(([name, value]) => [name, fill(value)]),
       );
       const { body } = exchange.response;
-      if (typeof body === 'string') {
+      if (typeof body === 'string' || Buffer.isBuffer(body)) {
         res.writeHead(exchange.response.status, { 'content-type': 'application/octet-stream', ...headers });
         res.end(body);
       } else if (body === undefined) {

@@ -1,9 +1,16 @@
 import { createHash, createVerify } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { Gaxios, type GaxiosOptions } from 'gaxios';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '../../object-store.ts';
-import { buildServiceAccount, loadFixture, multipartResource, startFixtureServer } from './fixture-server.ts';
+import {
+  buildServiceAccount,
+  crc32cOf,
+  loadFixture,
+  multipartResource,
+  startFixtureServer,
+} from './fixture-server.ts';
 import { GoogleObjectStore } from './google-store.ts';
 
 /** gtoken 7 posts to this fixed URL whatever the key's token_uri says; the test sends it to the fixture server. */
@@ -173,6 +180,7 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
       md5: '22430f85a4fa979c314c74302ccccfdf',
       contentType: 'text/plain',
       metadata: { 'cumulo-sha256': '7bfb5fa8' },
+      contentHeaders: {},
     });
     expect(pages[0]?.objects[1]).toMatchObject({ key: 'tree/d.txt', size: 3, md5: null, contentType: null });
   });
@@ -220,6 +228,11 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
       md5: '22430f85a4fa979c314c74302ccccfdf',
       contentType: 'text/plain',
       metadata: { 'cumulo-sha256': '7bfb5fa8871131b0561397e203693926be15861254735394e10bbfd6a76d2314' },
+      contentHeaders: {
+        cacheControl: 'public, max-age=3600',
+        contentDisposition: 'attachment; filename="hello.txt"',
+        contentLanguage: 'en',
+      },
     });
     expect(apiRequests()[0]?.path).toBe('/storage/v1/b/photos/o/docs%2Fhello.txt');
     expect(await store.stat('photos', 'nope/missing.txt')).toBeNull();
@@ -233,6 +246,27 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
     expect(download?.method).toBe('GET');
     expect(download?.query.get('alt')).toBe('media');
     expect(download?.headers.range).toBe('bytes=3-7');
+  });
+
+  it('reads an object stored gzip-encoded as its stored bytes, which its size and MD5 describe', async () => {
+    const stored = gzipSync(Buffer.from('hello, cumulo\n'.repeat(20)));
+    server.use(token, [
+      {
+        request: { method: 'GET', path: '/storage/v1/b/photos/o/site%2Fapp.js', query: { alt: 'media' } },
+        response: {
+          status: 200,
+          headers: {
+            'content-encoding': 'gzip',
+            'x-goog-stored-content-encoding': 'gzip',
+            'x-goog-hash': `crc32c=${crc32cOf(stored)},md5=${createHash('md5').update(stored).digest('base64')}`,
+          },
+          body: stored,
+        },
+      },
+    ]);
+    const body = await readAll(await store.read('photos', 'site/app.js'));
+    expect(body.equals(stored)).toBe(true);
+    expect(apiRequests()[0]?.headers['accept-encoding']).toMatch(/gzip/);
   });
 
   it('rejects from read() itself with ObjectNotFound for a missing object', async () => {
@@ -286,6 +320,25 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
       contentType: 'text/plain',
       metadata: { 'cumulo-sha256': createHash('sha256').update(body).digest('hex') },
     });
+  });
+
+  it('writes content headers as the object resource fields GCS serves them from', async () => {
+    server.use(token, loadFixture('uploads'));
+    const contentHeaders = {
+      cacheControl: 'no-cache',
+      contentDisposition: 'inline',
+      contentEncoding: 'gzip',
+      contentLanguage: 'fr',
+    };
+    await store.write('photos', 'docs/hello.txt', Buffer.from('small'), { contentHeaders });
+    await store.write('photos', 'big/large.bin', Readable.from([Buffer.alloc(9 * 1024 * 1024)]), {
+      size: 9 * 1024 * 1024,
+      contentHeaders,
+    });
+    const [small, resumable] = apiRequests();
+    expect(small && multipartResource(small)).toMatchObject(contentHeaders);
+    expect(resumable?.query.get('uploadType')).toBe('resumable');
+    expect(JSON.parse(resumable?.body.toString() ?? '{}')).toMatchObject(contentHeaders);
   });
 
   it("sends the caller's MD5 of a buffer as md5Hash, which GCS checks the received bytes against", async () => {

@@ -28,7 +28,7 @@ import {
 } from '../../object-store.ts';
 import { SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
 import { DEFAULT_RETRY, type GoogleStoreConfig, type RetryOptions } from '../../store-config.ts';
-import { NETWORK_ERROR_CODES, bufferSmall, mapLimited } from '../shared.ts';
+import { NETWORK_ERROR_CODES, bufferSmall, mapLimited, presentHeaders } from '../shared.ts';
 import { googleDirectUpload } from './google-direct-upload.ts';
 
 /** The JSON API's maximum `maxResults` for objects.list and buckets.list. */
@@ -185,6 +185,7 @@ function objectInfo(key: string, metadata: FileMetadata): ObjectInfo {
     md5: md5Hex(metadata.md5Hash),
     contentType: metadata.contentType ?? null,
     metadata: userMetadata,
+    contentHeaders: presentHeaders(metadata),
   };
 }
 
@@ -425,9 +426,13 @@ export class GoogleObjectStore implements ObjectStore {
 
   async read(bucket: string, key: string, options: ReadOptions = {}): Promise<Readable> {
     options.signal?.throwIfAborted();
-    const stream = this.file(bucket, key).createReadStream(
-      options.range ? { start: options.range.start, end: options.range.end } : {},
-    );
+    // The stored bytes, as they are: the library would otherwise gunzip an object stored with Content-Encoding
+    // gzip, whose size and MD5 then no longer match the object's (a copy would fail its check or, without one,
+    // lose the encoding's bytes).
+    const stream = this.file(bucket, key).createReadStream({
+      decompress: false,
+      ...(options.range ? { start: options.range.start, end: options.range.end } : {}),
+    });
     const onAbort = () => stream.destroy(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     stream.once('close', () => options.signal?.removeEventListener('abort', onAbort));
@@ -473,7 +478,11 @@ export class GoogleObjectStore implements ObjectStore {
         await file.save(payload, {
           resumable: false,
           contentType: options.contentType,
-          metadata: { metadata: options.metadata, ...md5HashOf(body, options) },
+          metadata: {
+            metadata: options.metadata,
+            ...options.contentHeaders,
+            ...md5HashOf(body, options),
+          },
           // The library compares its own MD5 of the payload with the stored object's, and deletes a mismatch.
           ...(Buffer.isBuffer(body) && options.md5 ? { validation: 'md5' as const } : {}),
         });
@@ -507,6 +516,7 @@ export class GoogleObjectStore implements ObjectStore {
       metadata: {
         contentType: options.contentType,
         metadata: options.metadata,
+        ...options.contentHeaders,
         ...md5HashOf(source, options),
       },
     });

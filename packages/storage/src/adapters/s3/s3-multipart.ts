@@ -6,7 +6,8 @@ import {
   type ObjectCannedACL,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { DirectUploadPart } from '../../object-store.ts';
+import type { ContentHeaders, DirectUploadPart } from '../../object-store.ts';
+import { sdkFieldsOf } from './s3-content-headers.ts';
 
 /**
  * The multipart calls shared by uploads the browser sends (s3-direct-upload.ts) and uploads the server sends
@@ -28,18 +29,24 @@ export function copySourceOf(bucket: string, key: string): string {
   return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** Opens an upload; content type, canned ACL and user metadata are fixed here and kept by the object. */
+/** Opens an upload; content type and headers, canned ACL and user metadata are fixed here and kept by the object. */
 export async function createUpload(
   client: S3Client,
   bucket: string,
   key: string,
-  options: { contentType?: string; acl?: string; metadata?: Record<string, string> },
+  options: {
+    contentType?: string;
+    contentHeaders?: ContentHeaders;
+    acl?: string;
+    metadata?: Record<string, string>;
+  },
 ): Promise<string> {
   const answer = await client.send(
     new CreateMultipartUploadCommand({
       Bucket: bucket,
       Key: key,
       ContentType: options.contentType,
+      ...sdkFieldsOf(options.contentHeaders),
       ACL: options.acl as ObjectCannedACL | undefined,
       Metadata: options.metadata,
     }),

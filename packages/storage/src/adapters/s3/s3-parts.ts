@@ -10,6 +10,7 @@ import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { isAbortError, toStorageError } from './s3-errors.ts';
+import { contentHeadersOfSdk, sdkFieldsOf } from './s3-content-headers.ts';
 import { UNSIGNED_PAYLOAD, type S3ObjectRequests } from './s3-object-requests.ts';
 import {
   abortUpload,
@@ -41,7 +42,11 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
 
     start: (bucket, key, options) =>
       call(() =>
-        createUpload(client, bucket, key, { contentType: options.contentType, metadata: options.metadata }),
+        createUpload(client, bucket, key, {
+          contentType: options.contentType,
+          contentHeaders: options.contentHeaders,
+          metadata: options.metadata,
+        }),
       ),
 
     // The part's Content-MD5 is signed and the store checks the body against it: signing the body's SHA-256 as
@@ -110,7 +115,7 @@ const SELF_COPY_MAX = 5 * 1024 ** 3;
  * Metadata known only once every byte was read (the engine's SHA-256 of a copy whose source had no checksum)
  * cannot join an S3 upload that already started. When `complete` is given metadata the object lacks, a server-side
  * CopyObject of the object onto itself with REPLACE adds it: no bytes pass through Cumulo, and the object keeps
- * its content type and earlier metadata. Answers the new etag, or null when nothing had to change.
+ * its content type, content headers and earlier metadata. Answers the new etag, or null when nothing had to change.
  */
 async function addMetadataAfterwards(
   client: S3Client,
@@ -130,6 +135,8 @@ async function addMetadataAfterwards(
       MetadataDirective: 'REPLACE',
       Metadata: { ...current, ...wanted },
       ContentType: options.contentType ?? head.ContentType,
+      // REPLACE replaces the content headers too: the object's own are sent again, or it would lose them.
+      ...sdkFieldsOf(contentHeadersOfSdk(head)),
     }),
   );
   return { etag: stripQuotes(answer.CopyObjectResult?.ETag) };

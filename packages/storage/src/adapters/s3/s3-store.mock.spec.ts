@@ -608,6 +608,7 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
           'content-type': 'text/plain',
           'last-modified': 'Wed, 25 Nov 2026 09:00:00 GMT',
           'x-amz-meta-cumulo-sha256': 'abc',
+          'content-disposition': 'inline; filename="a.txt"',
         });
         response.end(payload);
       });
@@ -647,6 +648,7 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
       md5: createHash('md5').update('stored bytes').digest('hex'),
       contentType: 'text/plain',
       metadata: { 'cumulo-sha256': 'abc' },
+      contentHeaders: { contentDisposition: 'inline; filename="a.txt"' },
     });
   });
 

@@ -46,6 +46,12 @@ import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
 import { s3Parts, signWithPayloadHash, useContentMd5ForParts } from './s3-parts.ts';
+import {
+  contentHeadersOfHttp,
+  contentHeadersOfSdk,
+  httpHeadersOf,
+  sdkFieldsOf,
+} from './s3-content-headers.ts';
 import { S3ObjectRequests, UNSIGNED_PAYLOAD, metadataOf, type ObjectAnswer } from './s3-object-requests.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
 import { listingOf, withLeanListing, type ListedEntry, type ParsedListing } from './s3-list-xml.ts';
@@ -89,6 +95,7 @@ function infoOfSdkAnswer(key: string, answer: HeadObjectCommandOutput | GetObjec
     metadata: Object.fromEntries(
       Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
     ),
+    contentHeaders: contentHeadersOfSdk(answer),
   };
 }
 
@@ -407,6 +414,7 @@ export class S3ObjectStore implements ObjectStore {
       }),
       contentType: headers['content-type'] ?? null,
       metadata: metadataOf(headers),
+      contentHeaders: contentHeadersOfHttp(headers),
     };
   }
 
@@ -460,6 +468,7 @@ export class S3ObjectStore implements ObjectStore {
           headers: {
             'content-md5': contentMd5,
             ...(options.contentType ? { 'content-type': options.contentType } : {}),
+            ...httpHeadersOf(options.contentHeaders),
             ...Object.fromEntries(
               Object.entries(options.metadata ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]),
             ),
@@ -497,6 +506,7 @@ export class S3ObjectStore implements ObjectStore {
         Body: payload,
         ContentLength: payload.length,
         ContentType: options.contentType,
+        ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
         ContentMD5: contentMd5,
       });
@@ -522,6 +532,7 @@ export class S3ObjectStore implements ObjectStore {
         Key: key,
         Body: body,
         ContentType: options.contentType,
+        ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
         ...(size === undefined ? {} : { ContentLength: size }),
       },
@@ -651,6 +662,7 @@ export class S3ObjectStore implements ObjectStore {
           Bucket: target.bucket,
           Key: target.key,
           ContentType: head.ContentType,
+          ...sdkFieldsOf(contentHeadersOfSdk(head)),
           Metadata: head.Metadata,
         }),
       );
