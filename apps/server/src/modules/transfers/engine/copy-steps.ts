@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import { StorageError, type ContentHeaders, type ObjectInfo } from '@cumulo/storage';
 import { CopyError, type CopyTask } from './copy-task.ts';
 
 /** Metadata names Cumulo writes on copied objects (lower case: every adapter hands metadata back lower-cased). */
@@ -61,6 +61,19 @@ export function carriedMetadata(info: ObjectInfo): Record<string, string> {
   delete metadata[SHA256_METADATA];
   delete metadata[MD5_METADATA];
   return { ...metadata, ...sourceVersionOf(info) };
+}
+
+/**
+ * The source's content type and content headers, which the copy is written with: a copy that lost its
+ * Content-Encoding would serve compressed bytes as if they were plain, one that lost its Content-Disposition a
+ * download without its name. Cache-Control and Content-Language travel too, as rclone's --metadata and DataSync
+ * carry them.
+ */
+export function contentOf(info: ObjectInfo): { contentType?: string; contentHeaders?: ContentHeaders } {
+  return {
+    ...(info.contentType ? { contentType: info.contentType } : {}),
+    ...(info.contentHeaders ? { contentHeaders: info.contentHeaders } : {}),
+  };
 }
 
 /** The source version as metadata, when the source has an ETag. */

@@ -138,6 +138,14 @@ function taskOf(
   };
 }
 
+/** Headers a copy must keep (as rclone --metadata and DataSync do): serving the copy depends on them. */
+const REPORT_HEADERS = {
+  cacheControl: 'private, max-age=600',
+  contentDisposition: 'attachment; filename="report one.pdf"',
+  contentLanguage: 'en-GB',
+};
+const VIDEO_HEADERS = { cacheControl: 'public, max-age=31536000, immutable', contentEncoding: 'identity' };
+
 describe('object copier against real stores (two s3rver instances and Azurite)', () => {
   let s3a: S3rverServer;
   let s3b: S3rverServer;
@@ -207,10 +215,11 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
   });
 
   describe('single request for small objects', () => {
-    it('copies S3 → Azure byte-identical, with cumulo-sha256, content type and user metadata', async () => {
+    it('copies S3 → Azure byte-identical, with cumulo-sha256, content type and headers, user metadata', async () => {
       const bytes = randomBytes(300 * 1024);
       await storeA.write(bucket, 'docs/report one.pdf', bytes, {
         contentType: 'application/pdf',
+        contentHeaders: REPORT_HEADERS,
         metadata: { owner: 'finance' },
       });
       const item = await plannedItem(storeA, bucket, 'docs/report one.pdf');
@@ -228,13 +237,17 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
         'cumulo-source-etag': item.sourceEtag,
       });
       expect(copied?.contentType).toBe('application/pdf');
+      expect(copied?.contentHeaders).toEqual(REPORT_HEADERS);
       expect(copied?.md5).toBe(md5(bytes));
       expect(task.copiedBytes()).toBe(bytes.length);
     });
 
-    it('copies Azure → S3 byte-identical, with cumulo-sha256', async () => {
+    it('copies Azure → S3 byte-identical, with cumulo-sha256, content type and headers', async () => {
       const bytes = randomBytes(2 * MiB + 17);
-      await azure.write(bucket, 'from-azure/photo.jpg', bytes, { contentType: 'image/jpeg' });
+      await azure.write(bucket, 'from-azure/photo.jpg', bytes, {
+        contentType: 'image/jpeg',
+        contentHeaders: { contentDisposition: 'inline; filename="photo.jpg"' },
+      });
       const task = taskOf(
         await plannedItem(azure, bucket, 'from-azure/photo.jpg'),
         endpointAzure(),
@@ -249,6 +262,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(copied?.metadata['cumulo-sha256']).toBe(sha256(bytes));
       expect(copied?.md5).toBe(md5(bytes));
       expect(copied?.contentType).toBe('image/jpeg');
+      expect(copied?.contentHeaders).toEqual({ contentDisposition: 'inline; filename="photo.jpg"' });
     });
 
     it('refuses bytes damaged on the read and writes nothing', async () => {
@@ -296,6 +310,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     beforeAll(async () => {
       await storeA.write(bucket, 'large/video.mp4', large, {
         contentType: 'video/mp4',
+        contentHeaders: VIDEO_HEADERS,
         metadata: { camera: 'north' },
       });
     });
@@ -310,6 +325,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect((await readAll(storeB, bucket, 'large/video.mp4')).equals(large)).toBe(true);
       const copied = await storeB.stat(bucket, 'large/video.mp4');
       expect(copied?.contentType).toBe('video/mp4');
+      expect(copied?.contentHeaders).toEqual(VIDEO_HEADERS);
       expect(copied?.metadata).toEqual({
         camera: 'north',
         'cumulo-md5': md5(large),
@@ -364,6 +380,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       // The source's MD5 was known at start, so it is the comparable checksum; no SHA-256 is needed on top.
       expect(copied?.metadata).toMatchObject({ camera: 'north', 'cumulo-md5': md5(large) });
       expect(copied?.md5).toBe(md5(large));
+      expect(copied).toMatchObject({ contentType: 'video/mp4', contentHeaders: VIDEO_HEADERS });
     });
 
     it('verifies by SHA-256 when the source exposes no comparable MD5, stored in metadata at commit (Azure)', async () => {
@@ -399,11 +416,13 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
       expect((await readAll(storeB, bucket, 'streamed/video.mp4')).equals(large)).toBe(true);
-      expect((await storeB.stat(bucket, 'streamed/video.mp4'))?.metadata).toEqual({
+      const streamed = await storeB.stat(bucket, 'streamed/video.mp4');
+      expect(streamed?.metadata).toEqual({
         camera: 'north',
         'cumulo-md5': md5(large),
         'cumulo-source-etag': item.sourceEtag,
       });
+      expect(streamed).toMatchObject({ contentType: 'video/mp4', contentHeaders: VIDEO_HEADERS });
       expect(task.copiedBytes()).toBe(large.length);
     });
 
@@ -532,10 +551,9 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
       expect((await readAll(storeA, otherBucket, 'part-copied/video.mp4')).equals(large)).toBe(true);
       // A multipart upload of its own has another ETag than the source's: the source version says it is a copy.
-      expect((await storeA.stat(otherBucket, 'part-copied/video.mp4'))?.metadata).toEqual({
-        camera: 'north',
-        'cumulo-source-etag': item.sourceEtag,
-      });
+      const partCopied = await storeA.stat(otherBucket, 'part-copied/video.mp4');
+      expect(partCopied?.metadata).toEqual({ camera: 'north', 'cumulo-source-etag': item.sourceEtag });
+      expect(partCopied).toMatchObject({ contentType: 'video/mp4', contentHeaders: VIDEO_HEADERS });
       expect(task.copiedBytes()).toBe(large.length);
       expect(await s3a.openUploads(otherBucket, 'part-copied/')).toEqual([]);
     });
@@ -573,6 +591,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const bytes = randomBytes(12 * MiB);
       await storeA.write(bucket, 'same/archive.zip', bytes, {
         contentType: 'application/zip',
+        contentHeaders: REPORT_HEADERS,
         metadata: { project: 'apollo' },
       });
       let reads = 0;
@@ -603,6 +622,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const copied = await storeA.stat(otherBucket, 'same/archive.zip');
       expect(copied?.metadata).toEqual({ project: 'apollo' });
       expect(copied?.contentType).toBe('application/zip');
+      expect(copied?.contentHeaders).toEqual(REPORT_HEADERS);
       expect(task.copiedBytes()).toBe(bytes.length);
     });
   });

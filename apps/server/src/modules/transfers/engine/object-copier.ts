@@ -8,6 +8,7 @@ import {
   SHA256_METADATA,
   carriedMetadata,
   comparableMd5,
+  contentOf,
   discardDestination,
   failure,
   isUnsupported,
@@ -190,7 +191,7 @@ async function copySingleIn(buffer: Buffer, task: CopyTask, gate: ThrottleGate):
   const written = await gate.call(
     () =>
       destination.store.write(destination.bucket, item.destinationKey, bytes, {
-        contentType: info.contentType ?? undefined,
+        ...contentOf(info),
         md5,
         sha256,
         metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
@@ -241,7 +242,7 @@ async function copyStream(task: CopyTask, gate: ThrottleGate): Promise<CopyResul
     });
     body.on('error', (error) => hashing.destroy(error));
     await destination.store.write(destination.bucket, item.destinationKey, body.pipe(hashing), {
-      contentType: info.contentType ?? undefined,
+      ...contentOf(info),
       metadata: { ...carriedMetadata(info), ...(expected.md5 ? { [MD5_METADATA]: expected.md5 } : {}) },
       size: item.size,
       signal: task.signal,

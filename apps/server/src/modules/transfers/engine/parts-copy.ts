@@ -11,6 +11,7 @@ import {
   SHA256_METADATA,
   SOURCE_CHANGED,
   carriedMetadata,
+  contentOf,
   md5Hex,
   readSource,
   sourceChecksums,
@@ -225,8 +226,8 @@ export async function copyInParts(
     ...(expected.md5 ? { [MD5_METADATA]: expected.md5 } : {}),
     ...(expected.sha256 ? { [SHA256_METADATA]: expected.sha256 } : {}),
   };
-  const contentType = info.contentType ?? undefined;
-  const session = await openSession(task, parts, 'parts', { contentType, metadata: startMetadata }, settings);
+  const content = contentOf(info);
+  const session = await openSession(task, parts, 'parts', { ...content, metadata: startMetadata }, settings);
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
   // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
@@ -291,7 +292,7 @@ export async function copyInParts(
         };
     await settings.gate.call(
       () =>
-        parts.complete(upload, partList(finished, ranges.length), { contentType, metadata, md5: digest.md5 }),
+        parts.complete(upload, partList(finished, ranges.length), { ...content, metadata, md5: digest.md5 }),
       task.signal,
     );
     await forget(task);
@@ -333,10 +334,10 @@ export async function serverCopyInParts(
   const copyPart = parts.copyPart?.bind(parts);
   if (!copyPart) return null;
   const { item, source } = task;
-  const contentType = info.contentType ?? undefined;
+  const content = contentOf(info);
   // The same bytes: the source's checksums stay true of the copy.
   const metadata = { ...info.metadata, ...sourceVersionOf(info) };
-  const session = await openSession(task, parts, 'server-copy', { contentType, metadata }, settings);
+  const session = await openSession(task, parts, 'server-copy', { ...content, metadata }, settings);
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
   try {
@@ -371,7 +372,7 @@ export async function serverCopyInParts(
     const now = await statSource(task);
     if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
     await settings.gate.call(
-      () => parts.complete(upload, partList(finished, ranges.length), { contentType, metadata }),
+      () => parts.complete(upload, partList(finished, ranges.length), { ...content, metadata }),
       task.signal,
     );
     await forget(task);
