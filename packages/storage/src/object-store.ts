@@ -104,6 +104,12 @@ export interface ServerCopyOptions {
   ifMatch?: string;
   /** The source's size when the caller knows it (from a listing): spares the adapter a HEAD before the copy. */
   size?: number;
+  /**
+   * User metadata added to the source's on the copy (the transfer engine's record of the source version it
+   * copied). The copy keeps the source's content type, content headers and other metadata as a plain copy does;
+   * adding costs the adapter a look at the source (S3, Azure) or a metadata update after the copy (GCS).
+   */
+  addMetadata?: Record<string, string>;
 }
 
 export interface ServerCopyResult {

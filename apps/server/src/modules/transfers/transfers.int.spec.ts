@@ -360,6 +360,33 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     expect((await readAll(s3, 'bigskip-dst', 'v/b.bin')).equals(rewritten)).toBe(true);
   });
 
+  it('with Skip Existing Files skips blobs without Content-MD5 copied before inside one Azure account', async () => {
+    await blob.createBucket('inside-src');
+    await blob.createBucket('inside-dst');
+    const files = { 'w/a.bin': randomBytes(3 * MiB), 'w/b.txt': randomBytes(700) };
+    for (const [key, body] of Object.entries(files))
+      await blob.write('inside-src', key, Readable.from([body]), { size: body.length });
+    const copy = (allowSkip: boolean) =>
+      finished({
+        sourceCloudAccountId: azureId,
+        sourceBucket: 'inside-src',
+        destinationCloudAccountId: azureId,
+        destinationBucket: 'inside-dst',
+        allowSkip,
+      });
+
+    // Copied inside Azure (no byte through the worker): neither side has an MD5 and every copy has its own
+    // ETag, so only the source version the copy records lets the next run know it.
+    expect(await copy(false)).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 2 });
+    expect(await copy(true)).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      transferred: 0,
+      skipped: 2,
+    });
+    for (const [key, body] of Object.entries(files))
+      expect((await readAll(blob, 'inside-dst', key)).equals(body)).toBe(true);
+  });
+
   it('moves a prefix: sources deleted once their copies verified', async () => {
     await blob.createBucket('move-src');
     await s3.createBucket('move-dst');

@@ -510,10 +510,20 @@ export class AzureObjectStore implements ObjectStore {
     // engine: a short read SAS on the source works for both.
     const sas = this.sas(source.bucket, source.key, 'r', COPY_SOURCE_SAS_SECONDS);
     try {
+      // Copy Blob keeps the source's metadata only when given none: metadata to add is sent with the source's.
+      const added = encodeMetadata(options.addMetadata);
+      const metadata =
+        added && Object.keys(added).length > 0
+          ? {
+              ...(await this.container(source.bucket).getBlobClient(source.key).getProperties()).metadata,
+              ...added,
+            }
+          : undefined;
       const poller = await this.container(target.bucket)
         .getBlobClient(target.key)
         .beginCopyFromURL(`${sourceUrl}?${sas}`, {
           intervalInMs: COPY_POLL_INTERVAL_MS,
+          ...(metadata ? { metadata } : {}),
           // Azure refuses (412) a source whose ETag is no longer the listed one.
           ...(options.ifMatch ? { sourceConditions: { ifMatch: `"${options.ifMatch}"` } } : {}),
         });

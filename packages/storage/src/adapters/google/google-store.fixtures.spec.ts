@@ -416,6 +416,38 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
     ]);
   });
 
+  it('adds metadata to a copy with objects.patch, which merges it into the metadata the copy kept', async () => {
+    server.use(token, loadFixture('objects'), [
+      {
+        request: { method: 'PATCH', path: '/storage/v1/b/archive/o/2024%2Fhello.txt' },
+        response: {
+          status: 200,
+          body: {
+            kind: 'storage#object',
+            name: '2024/hello.txt',
+            bucket: 'archive',
+            size: '14',
+            md5Hash: 'IkMPhaT6l5wxTHQwLMzP3w==',
+            etag: 'CKCAgICAgICDARAC',
+            metadata: { 'cumulo-sha256': 'abc', 'cumulo-source-etag': 'CJCAgICAgICDARAB' },
+          },
+        },
+      },
+    ]);
+    const copied = await store.copy(
+      { bucket: 'photos', key: 'docs/hello.txt' },
+      { bucket: 'archive', key: '2024/hello.txt' },
+      { addMetadata: { 'cumulo-source-etag': 'CJCAgICAgICDARAB' } },
+    );
+    expect(copied).toEqual({ etag: 'CKCAgICAgICDARAC', md5: '22430f85a4fa979c314c74302ccccfdf' });
+    const [rewrite, patch] = apiRequests();
+    expect(rewrite?.path).toMatch(/\/rewriteTo\//);
+    expect(patch?.method).toBe('PATCH');
+    expect(JSON.parse(patch?.body.toString() ?? '{}')).toEqual({
+      metadata: { 'cumulo-source-etag': 'CJCAgICAgICDARAB' },
+    });
+  });
+
   it('signs v4 URLs locally with the service-account key', async () => {
     server.use(token);
     const url = new URL(

@@ -20,6 +20,7 @@ import {
   type ObjectStore,
   type ObjectStoreCapabilities,
   type ReadOptions,
+  type ServerCopyOptions,
   type ServerCopyResult,
   type SignedUrlOptions,
   type StorageErrorCode,
@@ -567,12 +568,17 @@ export class GoogleObjectStore implements ObjectStore {
   async copy(
     source: { bucket: string; key: string },
     target: { bucket: string; key: string },
+    options: ServerCopyOptions = {},
   ): Promise<ServerCopyResult> {
     // objects.rewrite: server side, and the library repeats it with the rewrite token until large copies finish.
     // GCS offers no ETag condition on the source (ServerCopyOptions.ifMatch): the copy's MD5 tells what was copied.
     try {
       const [copied] = await this.file(source.bucket, source.key).copy(this.file(target.bucket, target.key));
-      const metadata = copied.metadata as { etag?: string; md5Hash?: string };
+      let metadata = copied.metadata as { etag?: string; md5Hash?: string };
+      // objects.patch merges user metadata key by key: the copy keeps the source's and gains these.
+      if (options.addMetadata && Object.keys(options.addMetadata).length > 0) {
+        [metadata] = await copied.setMetadata({ metadata: options.addMetadata });
+      }
       return { etag: metadata.etag ?? null, md5: md5Hex(metadata.md5Hash) };
     } catch (error) {
       return rethrow(error);

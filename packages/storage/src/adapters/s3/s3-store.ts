@@ -616,9 +616,12 @@ export class S3ObjectStore implements ObjectStore {
     const copySource = copySourceOf(source.bucket, source.key);
     // The source's condition travels with each call that reads it: S3 refuses (412) a source whose ETag changed.
     const ifMatch = options.ifMatch ? `"${options.ifMatch}"` : undefined;
-    // A size known from the listing spares the HEAD that only chooses between one call and part copies.
+    const added = options.addMetadata ?? {};
+    const adding = Object.keys(added).length > 0;
+    // A size known from the listing spares the HEAD that only chooses between one call and part copies; metadata
+    // to add needs it anyway, for everything the copy must then set again.
     let head: HeadObjectCommandOutput | null = null;
-    if (options.size === undefined) head = await this.headToCopy(source);
+    if (options.size === undefined || adding) head = await this.headToCopy(source);
     const size = options.size ?? head?.ContentLength ?? 0;
     if (size <= PART_LIMITS.s3.maxPart) {
       try {
@@ -628,6 +631,16 @@ export class S3ObjectStore implements ObjectStore {
             Key: target.key,
             CopySource: copySource,
             CopySourceIfMatch: ifMatch,
+            // REPLACE sets the metadata and headers from the request alone: the source's are sent again with it.
+            ...(adding && head
+              ? {
+                  MetadataDirective: 'REPLACE',
+                  ContentType: head.ContentType,
+                  ...sdkFieldsOf(contentHeadersOfSdk(head)),
+                  ...(head.Expires ? { Expires: head.Expires } : {}),
+                  Metadata: { ...head.Metadata, ...added },
+                }
+              : {}),
           }),
         );
         const etag = stripQuotes(answer.CopyObjectResult?.ETag);
@@ -637,7 +650,14 @@ export class S3ObjectStore implements ObjectStore {
       }
     }
     // Part copies need the source's type and metadata for the new upload.
-    return this.copyInParts(copySource, head ?? (await this.headToCopy(source)), size, target, ifMatch);
+    return this.copyInParts(
+      copySource,
+      head ?? (await this.headToCopy(source)),
+      size,
+      target,
+      ifMatch,
+      added,
+    );
   }
 
   private async headToCopy(source: { bucket: string; key: string }): Promise<HeadObjectCommandOutput> {
@@ -654,6 +674,7 @@ export class S3ObjectStore implements ObjectStore {
     size: number,
     target: { bucket: string; key: string },
     ifMatch: string | undefined,
+    added: Record<string, string>,
   ): Promise<ServerCopyResult> {
     let uploadId: string | undefined;
     try {
@@ -663,7 +684,7 @@ export class S3ObjectStore implements ObjectStore {
           Key: target.key,
           ContentType: head.ContentType,
           ...sdkFieldsOf(contentHeadersOfSdk(head)),
-          Metadata: head.Metadata,
+          Metadata: { ...head.Metadata, ...added },
         }),
       );
       uploadId = created.UploadId;

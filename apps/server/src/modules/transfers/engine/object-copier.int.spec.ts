@@ -625,6 +625,57 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(copied?.contentHeaders).toEqual(REPORT_HEADERS);
       expect(task.copiedBytes()).toBe(bytes.length);
     });
+
+    it('records the source version on a copy of a source without an MD5, whose copy no checksum would match', async () => {
+      // A multipart source: its ETag is no MD5 on real S3 (s3rver's is), so the wrapper hides it as S3 would.
+      const bytes = randomBytes(3 * MiB);
+      await storeA.write(bucket, 'same/multipart.bin', bytes, {
+        contentType: 'application/octet-stream',
+        contentHeaders: REPORT_HEADERS,
+        metadata: { project: 'apollo' },
+      });
+      const withoutMd5 = wrapStore(storeA, {
+        stat: async (name, key) => {
+          const info = await storeA.stat(name, key);
+          return info && { ...info, md5: null };
+        },
+      });
+      const item = { ...(await plannedItem(storeA, bucket, 'same/multipart.bin')), sourceMd5: null };
+      const task = taskOf(item, endpointA(withoutMd5), endpointA(withoutMd5, otherBucket));
+
+      const result = await copyObject(task);
+
+      expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
+      expect((await readAll(storeA, otherBucket, 'same/multipart.bin')).equals(bytes)).toBe(true);
+      const copied = await storeA.stat(otherBucket, 'same/multipart.bin');
+      expect(copied?.metadata).toEqual({ project: 'apollo', 'cumulo-source-etag': item.sourceEtag });
+      expect(copied).toMatchObject({
+        contentType: 'application/octet-stream',
+        contentHeaders: REPORT_HEADERS,
+      });
+      // The source keeps its own metadata.
+      expect((await storeA.stat(bucket, 'same/multipart.bin'))?.metadata).toEqual({ project: 'apollo' });
+    });
+
+    it('records the source version on a copy inside Azure of a blob without Content-MD5', async () => {
+      const bytes = randomBytes(2 * MiB);
+      // Written as a stream: blocks committed without Content-MD5, as most tools write large blobs.
+      await azure.write(bucket, 'same/blocks.bin', Readable.from([bytes]), {
+        size: bytes.length,
+        metadata: { project: 'apollo' },
+      });
+      const item = await plannedItem(azure, bucket, 'same/blocks.bin', 'same/blocks-copy.bin');
+      expect(item.sourceMd5).toBeNull();
+      const task = taskOf(item, endpointAzure(), endpointAzure());
+
+      await copyObject(task);
+
+      expect((await readAll(azure, bucket, 'same/blocks-copy.bin')).equals(bytes)).toBe(true);
+      expect((await azure.stat(bucket, 'same/blocks-copy.bin'))?.metadata).toEqual({
+        project: 'apollo',
+        'cumulo-source-etag': item.sourceEtag,
+      });
+    });
   });
 
   describe('a source changed after it was listed', () => {

@@ -14,6 +14,7 @@ import {
   isUnsupported,
   readSource,
   sourceChecksums,
+  sourceVersionOf,
   statDestination,
   statSource,
   unchangedSource,
@@ -110,9 +111,8 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
     return parts ? serverCopyInParts(task, parts, settings, await statSource(task), isUnsupported) : null;
   }
   const listedMd5 = comparableMd5(item.sourceMd5);
-  let expected = listedMd5
-    ? { md5: listedMd5, sha256: null }
-    : sourceChecksums(await statSource(task), item.sourceMd5);
+  const stated = listedMd5 ? null : await statSource(task);
+  let expected = stated ? sourceChecksums(stated, item.sourceMd5) : { md5: listedMd5, sha256: null };
   let copied: { md5: string | null };
   try {
     copied = await settings.gate.call(
@@ -120,7 +120,14 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
         destination.store.copy(
           { bucket: source.bucket, key: item.sourceKey },
           { bucket: destination.bucket, key: item.destinationKey },
-          { size: item.size, ...(item.sourceEtag ? { ifMatch: item.sourceEtag } : {}) },
+          {
+            size: item.size,
+            ...(item.sourceEtag ? { ifMatch: item.sourceEtag } : {}),
+            // A source without an MD5 (multipart, Azure without Content-MD5) gets a copy whose own checksums will
+            // not compare with it either: the copy records the source version, as a copy through the worker does,
+            // so that a later Skip Existing Files knows it. A source with an MD5 keeps it in its copy.
+            ...(stated ? { addMetadata: sourceVersionOf(stated) } : {}),
+          },
         ),
       task.signal,
     );
