@@ -222,9 +222,9 @@ export interface PartsCompleteOptions {
  */
 export interface ObjectStoreCapabilities {
   /**
-   * Listings carry each object's user metadata (Azure asks for it): a stat would tell nothing more about it. S3's
-   * ListObjectsV2 carries none, and GCS's is not relied on, so there Cumulo's checksums and source ETag on an
-   * object are seen by a stat.
+   * Listings carry each object's user metadata (Azure asks for it; GCS's objects.list answers whole object
+   * resources): a stat would tell nothing more about it. S3's ListObjectsV2 carries none, so there Cumulo's
+   * checksums and source ETag on an object are seen by a stat.
    */
   metadataInListings?: true;
   acl?: {

@@ -172,6 +172,10 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
     expect(pages).toHaveLength(1);
     expect(pages[0]?.prefixes).toEqual(['tree/b/', 'tree/c/']);
     expect(pages[0]?.continuationToken).toBeNull();
+    // objects.list answers whole object resources (projection noAcl, no `fields` filter): user metadata and
+    // content headers included, which the capability tells the transfer planner.
+    expect(apiRequests()[0]?.query.has('fields')).toBe(false);
+    expect(store.capabilities.metadataInListings).toBe(true);
     expect(pages[0]?.objects[0]).toEqual({
       key: 'tree/a.txt',
       size: 10,

@@ -263,6 +263,8 @@ export class GoogleObjectStore implements ObjectStore {
     // No `parts`: a GCS resumable session takes its chunks in order, one after the other, so parts sent in any
     // order and in parallel (what `parts` promises) cannot be offered. The transfer engine streams GCS writes.
     this.capabilities = {
+      // objects.list answers each object's whole resource (projection noAcl), user metadata included.
+      metadataInListings: true,
       directUpload: googleDirectUpload(this.storage, rethrow),
       cors: {
         getCors: async (bucket) => (await this.bucketMetadata(bucket)).cors?.map(toCorsRule) ?? [],
