@@ -799,6 +799,33 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       expect(result).toEqual({ method: 'server-copy', md5: null, sha256: null, verifiedBy: 'server-copy' });
       expect((await readAll(storeA, otherBucket, 'kms/server.bin')).equals(bytes)).toBe(true);
+      // No MD5 will ever compare the two: the copy records the version it holds, for the next Skip Existing Files.
+      expect((await storeA.stat(otherBucket, 'kms/server.bin'))?.metadata).toEqual({
+        'cumulo-source-etag': kmsEtag,
+      });
+    });
+
+    it('copies it server-side even when the store refuses to record the source version afterwards', async () => {
+      const bytes = randomBytes(50 * 1024);
+      const { etag } = await storeA.write(bucket, 'kms/unrecorded.bin', bytes);
+      const item = listedAsKms(await plannedItem(storeA, bucket, 'kms/unrecorded.bin'));
+      const refusesSelfCopy = wrapStore(storeA, {
+        copy: (from, to, options = {}) =>
+          from.bucket === to.bucket && from.key === to.key
+            ? Promise.reject(new StorageError('AccessDenied', 'Access Denied', 'aws', 403))
+            : storeA.copy(from, to, options),
+      });
+      const task = taskOf(
+        item,
+        endpointA(asKms(storeA, () => etag)),
+        endpointA(refusesSelfCopy, otherBucket),
+      );
+
+      const result = await copyObject(task);
+
+      expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
+      expect((await readAll(storeA, otherBucket, 'kms/unrecorded.bin')).equals(bytes)).toBe(true);
+      expect((await storeA.stat(otherBucket, 'kms/unrecorded.bin'))?.metadata).toEqual({});
     });
   });
 });

@@ -5,6 +5,7 @@ import {
   CHECKSUM_MISMATCH,
   MD5_METADATA,
   SOURCE_CHANGED,
+  SOURCE_ETAG_METADATA,
   SHA256_METADATA,
   carriedMetadata,
   comparableMd5,
@@ -159,12 +160,39 @@ async function serverCopy(task: CopyTask, settings: Settings): Promise<CopyResul
     await discardDestination(task);
     throw new CopyError(CHECKSUM_MISMATCH, true);
   }
+  if (!comparable && !stated) await recordSourceVersion(task, settings.gate);
   return {
     method: 'server-copy',
     md5: comparable ? expected.md5 : null,
     sha256: expected.sha256,
     verifiedBy: comparable ? 'md5' : 'server-copy',
   };
+}
+
+/**
+ * A copy inside one store that no MD5 verified (an SSE-KMS or SSE-C side, whose ETag is no MD5: known only from
+ * the copy's answers) will not compare with its source next time either, so a Skip Existing Files or a sync would
+ * copy it again on every run. It gets the source version a copy through the worker carries, by a copy of itself
+ * with the record added (S3: HEAD and CopyObject REPLACE, no byte through the worker). The planned ETag is the
+ * version copied: the copy was conditional on it and the source's answers matched it. The copy is verified
+ * already: a record the store refuses costs a later run a copy, not this item its success.
+ */
+async function recordSourceVersion(task: CopyTask, gate: ThrottleGate): Promise<void> {
+  const { item, destination } = task;
+  if (!item.sourceEtag) return;
+  const copy = { bucket: destination.bucket, key: item.destinationKey };
+  try {
+    await gate.call(
+      () =>
+        destination.store.copy(copy, copy, {
+          addMetadata: { [SOURCE_ETAG_METADATA]: item.sourceEtag ?? '' },
+        }),
+      task.signal,
+    );
+  } catch (error) {
+    task.signal.throwIfAborted();
+    if (!(error instanceof StorageError)) throw error;
+  }
 }
 
 /**
