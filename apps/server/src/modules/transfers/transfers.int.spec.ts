@@ -393,7 +393,10 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     const files: Record<string, Buffer> = { 'keep/stay.txt': Buffer.from('stays') };
     for (let i = 0; i < 8; i++) files[`go/${i}.bin`] = randomBytes(4000 + i);
     files['go/large.bin'] = randomBytes(18 * MiB);
-    await fill(blob, 'move-src', files);
+    // Folder placeholders, as S3 consoles and Azure Storage Explorer write them: the moved folder and an empty
+    // folder inside it go with the move; the folder beside it stays.
+    const placeholders = { 'go/': Buffer.alloc(0), 'go/empty/': Buffer.alloc(0), 'keep/': Buffer.alloc(0) };
+    await fill(blob, 'move-src', { ...files, ...placeholders });
     const batch = await started({
       sourceCloudAccountId: azureId,
       sourceBucket: 'move-src',
@@ -404,7 +407,14 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     });
     const done = await until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed]);
     expect(done).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 9, deleted: 9 });
-    expect(await keysOf(blob, 'move-src')).toEqual(['keep/stay.txt']);
+    expect(await keysOf(blob, 'move-src')).toEqual(['keep/', 'keep/stay.txt']);
+    // Placeholders carry no content and are not copied: the keys below them make the folder at the destination.
+    expect(await keysOf(s3, 'move-dst')).toEqual(
+      Object.keys(files)
+        .filter((key) => key.startsWith('go/'))
+        .map((key) => key.slice(3))
+        .sort(),
+    );
     for (const [key, body] of Object.entries(files)) {
       if (!key.startsWith('go/')) continue;
       expect((await readAll(s3, 'move-dst', key.slice(3))).equals(body), key).toBe(true);

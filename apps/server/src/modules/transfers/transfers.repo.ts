@@ -424,7 +424,8 @@ export class TransfersRepo {
         method: done?.method ?? null,
         md5: done?.md5 ?? null,
         sha256: done?.sha256 ?? null,
-        source_deleted: outcome.status === 'done' || outcome.status === 'skipped' ? outcome.sourceDeleted : false,
+        source_deleted:
+          outcome.status === 'done' || outcome.status === 'skipped' ? outcome.sourceDeleted : false,
       };
     });
     const result = await this.orm.execute(sql`

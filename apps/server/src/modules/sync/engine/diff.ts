@@ -5,6 +5,7 @@ import {
   compareKeys,
   destinationFolder,
   holdsSameContent,
+  isFolderPlaceholder,
   relativeKey,
   sourceBase,
 } from '../../transfers/engine/keys.ts';
@@ -81,7 +82,7 @@ export class ListingError extends Error {
  * (the keys below them recreate the folder).
  */
 function ignored(object: ObjectInfo): boolean {
-  return object.key.startsWith(SYNC_QUARANTINE_PREFIX) || (object.key.endsWith('/') && object.size === 0);
+  return object.key.startsWith(SYNC_QUARANTINE_PREFIX) || isFolderPlaceholder(object);
 }
 
 /** One side of the merge as a sorted stream, each destination entry with how it compares to a source object. */

@@ -6,8 +6,9 @@ import { StorageError } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
-import type { BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
+import type { BatchRow, BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
+import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { sameContent } from './keys.ts';
 import { planBatch } from './planner.ts';
@@ -113,8 +114,32 @@ export class TransferExecutor {
       await this.progress.untrack(batch.id);
     }
     if ((await this.repo.statusOf(batch.id)) === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
-    else if (await this.repo.finalize(batch.id)) await this.publishBatch(batch.id);
+    else {
+      const finished = await this.repo.finalize(batch.id);
+      if (finished) {
+        if (finished.operation === 'move' && finished.status === BATCH_STATUS.completed)
+          await this.#removeMovedFolders(finished, endpoints.source);
+        await this.publishBatch(batch.id);
+      }
+    }
     return counts;
+  }
+
+  /**
+   * A completed move leaves no folder behind in its source: the placeholders of the folders it moved go too
+   * (engine/empty-folders.ts). The batch is already Completed: a store that refuses leaves them, in the log.
+   */
+  async #removeMovedFolders(batch: BatchRow, source: CopyEndpoint): Promise<void> {
+    const roots = batch.sourceSelection
+      ? batch.sourceSelection.filter((entry) => entry.endsWith('/'))
+      : [batch.sourcePath];
+    if (roots.length === 0) return;
+    try {
+      const removed = await removeEmptyFolders(source.store, batch.sourceBucket, roots);
+      if (removed > 0) this.log.info({ batchId: batch.id, removed }, 'moved folders removed from the source');
+    } catch (error) {
+      this.log.warn({ err: error, batchId: batch.id }, 'moved folders could not be removed from the source');
+    }
   }
 
   /** Cancels what nobody works on and ends the batch when no item is in flight any more. */

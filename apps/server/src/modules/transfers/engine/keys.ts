@@ -69,3 +69,12 @@ export function holdsSameContent(
     },
   );
 }
+
+/**
+ * A folder placeholder: the zero-byte "a/" object that S3 consoles and Azure Storage Explorer write to show an
+ * empty folder. It carries no content: copies and syncs leave it out (the keys below it recreate the folder), and
+ * a completed move removes the ones it leaves behind in its source (empty-folders.ts).
+ */
+export function isFolderPlaceholder(object: { key: string; size: number }): boolean {
+  return object.key.endsWith('/') && object.size === 0;
+}

@@ -6,6 +6,7 @@ import {
   compareKeys,
   destinationFolder,
   holdsSameContent,
+  isFolderPlaceholder,
   relativeKey,
   sourceBase,
 } from './keys.ts';
@@ -104,7 +105,7 @@ export async function planBatch(
     const wanted = (source: ObjectInfo) =>
       (!exact || source.key === entry) &&
       // Folder placeholders ("a/" of zero bytes) carry no content; the keys below them recreate the folder.
-      !(source.key.endsWith('/') && source.size === 0) &&
+      !isFolderPlaceholder(source) &&
       // Planned before this planner was re-run.
       (cursor === null || compareKeys(source.key, cursor) > 0);
     const planned = plannedObjects(endpoints, batch, entry, base, destinationBase, wanted);
