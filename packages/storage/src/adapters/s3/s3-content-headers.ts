@@ -1,3 +1,4 @@
+import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3';
 import type { ContentHeaders } from '../../object-store.ts';
 import { CONTENT_HEADER_FIELDS, presentHeaders } from '../shared.ts';
 
@@ -5,13 +6,6 @@ import { CONTENT_HEADER_FIELDS, presentHeaders } from '../shared.ts';
  * An object's content headers in S3's two spellings: the HTTP header names of the requests Cumulo signs itself,
  * and the SDK's command fields (PutObject, CreateMultipartUpload, CopyObject and the HeadObject/GetObject outputs).
  */
-
-const HEADER_NAMES: Record<keyof ContentHeaders, string> = {
-  cacheControl: 'cache-control',
-  contentDisposition: 'content-disposition',
-  contentEncoding: 'content-encoding',
-  contentLanguage: 'content-language',
-};
 
 /** The SDK's fields for the content headers. */
 export interface SdkContentHeaders {
@@ -21,38 +15,55 @@ export interface SdkContentHeaders {
   ContentLanguage?: string | undefined;
 }
 
+const NAMES: Record<keyof ContentHeaders, { http: string; sdk: keyof SdkContentHeaders }> = {
+  cacheControl: { http: 'cache-control', sdk: 'CacheControl' },
+  contentDisposition: { http: 'content-disposition', sdk: 'ContentDisposition' },
+  contentEncoding: { http: 'content-encoding', sdk: 'ContentEncoding' },
+  contentLanguage: { http: 'content-language', sdk: 'ContentLanguage' },
+};
+
 /** The content headers of an object answer whose header names are lower-case. */
 export function contentHeadersOfHttp(headers: Record<string, string | undefined>): ContentHeaders {
   return presentHeaders(
-    Object.fromEntries(CONTENT_HEADER_FIELDS.map((field) => [field, headers[HEADER_NAMES[field]]])),
+    Object.fromEntries(CONTENT_HEADER_FIELDS.map((field) => [field, headers[NAMES[field].http]])),
+  );
+}
+
+/** The content headers of a HeadObject or GetObject output. */
+export function contentHeadersOfSdk(answer: SdkContentHeaders): ContentHeaders {
+  return presentHeaders(
+    Object.fromEntries(CONTENT_HEADER_FIELDS.map((field) => [field, answer[NAMES[field].sdk]])),
   );
 }
 
 /** The request headers that set them (a raw PutObject). */
 export function httpHeadersOf(headers: ContentHeaders | undefined): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const field of CONTENT_HEADER_FIELDS) {
-    const value = headers?.[field];
-    if (value) fields[HEADER_NAMES[field]] = value;
-  }
-  return fields;
-}
-
-export function contentHeadersOfSdk(answer: SdkContentHeaders): ContentHeaders {
-  return presentHeaders({
-    cacheControl: answer.CacheControl,
-    contentDisposition: answer.ContentDisposition,
-    contentEncoding: answer.ContentEncoding,
-    contentLanguage: answer.ContentLanguage,
-  });
+  return Object.fromEntries(namesOf(headers, 'http'));
 }
 
 /** The SDK fields that set them; only the fields given, so a command keeps no undefined member it would send. */
 export function sdkFieldsOf(headers: ContentHeaders | undefined): SdkContentHeaders {
-  const fields: SdkContentHeaders = {};
-  if (headers?.cacheControl) fields.CacheControl = headers.cacheControl;
-  if (headers?.contentDisposition) fields.ContentDisposition = headers.contentDisposition;
-  if (headers?.contentEncoding) fields.ContentEncoding = headers.contentEncoding;
-  if (headers?.contentLanguage) fields.ContentLanguage = headers.contentLanguage;
-  return fields;
+  return Object.fromEntries(namesOf(headers, 'sdk')) as SdkContentHeaders;
+}
+
+function namesOf(headers: ContentHeaders | undefined, spelling: 'http' | 'sdk'): Array<[string, string]> {
+  return CONTENT_HEADER_FIELDS.flatMap((field) => {
+    const value = headers?.[field];
+    return value ? [[NAMES[field][spelling], value] as [string, string]] : [];
+  });
+}
+
+/**
+ * The CopyObject fields that give a copy `added` on top of its source's metadata. MetadataDirective REPLACE sets
+ * the type, content headers, Expires and metadata from the request alone, so the source's (`head`) are sent again
+ * with it, or the copy would lose them.
+ */
+export function replacingMetadata(head: HeadObjectCommandOutput, added: Record<string, string>) {
+  return {
+    MetadataDirective: 'REPLACE' as const,
+    ContentType: head.ContentType,
+    ...sdkFieldsOf(contentHeadersOfSdk(head)),
+    ...(head.Expires ? { Expires: head.Expires } : {}),
+    Metadata: { ...head.Metadata, ...added },
+  };
 }

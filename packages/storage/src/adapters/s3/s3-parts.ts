@@ -10,7 +10,7 @@ import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { isAbortError, toStorageError } from './s3-errors.ts';
-import { contentHeadersOfSdk, sdkFieldsOf } from './s3-content-headers.ts';
+import { replacingMetadata } from './s3-content-headers.ts';
 import { UNSIGNED_PAYLOAD, type S3ObjectRequests } from './s3-object-requests.ts';
 import {
   abortUpload,
@@ -115,12 +115,12 @@ const SELF_COPY_MAX = 5 * 1024 ** 3;
  * Metadata known only once every byte was read (the engine's SHA-256 of a copy whose source had no checksum)
  * cannot join an S3 upload that already started. When `complete` is given metadata the object lacks, a server-side
  * CopyObject of the object onto itself with REPLACE adds it: no bytes pass through Cumulo, and the object keeps
- * its content type, content headers and earlier metadata. Answers the new etag, or null when nothing had to change.
+ * its content type, content headers, Expires and earlier metadata. Answers the new etag, or null when nothing had to change.
  */
 async function addMetadataAfterwards(
   client: S3Client,
   upload: { bucket: string; key: string },
-  options: { contentType?: string; metadata?: Record<string, string> },
+  options: { metadata?: Record<string, string> },
 ): Promise<{ etag: string | null } | null> {
   const head = await client.send(new HeadObjectCommand({ Bucket: upload.bucket, Key: upload.key }));
   const current = head.Metadata ?? {};
@@ -132,11 +132,7 @@ async function addMetadataAfterwards(
       Bucket: upload.bucket,
       Key: upload.key,
       CopySource: copySourceOf(upload.bucket, upload.key),
-      MetadataDirective: 'REPLACE',
-      Metadata: { ...current, ...wanted },
-      ContentType: options.contentType ?? head.ContentType,
-      // REPLACE replaces the content headers too: the object's own are sent again, or it would lose them.
-      ...sdkFieldsOf(contentHeadersOfSdk(head)),
+      ...replacingMetadata(head, wanted),
     }),
   );
   return { etag: stripQuotes(answer.CopyObjectResult?.ETag) };

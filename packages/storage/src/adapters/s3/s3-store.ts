@@ -50,6 +50,7 @@ import {
   contentHeadersOfHttp,
   contentHeadersOfSdk,
   httpHeadersOf,
+  replacingMetadata,
   sdkFieldsOf,
 } from './s3-content-headers.ts';
 import { S3ObjectRequests, UNSIGNED_PAYLOAD, metadataOf, type ObjectAnswer } from './s3-object-requests.ts';
@@ -631,16 +632,7 @@ export class S3ObjectStore implements ObjectStore {
             Key: target.key,
             CopySource: copySource,
             CopySourceIfMatch: ifMatch,
-            // REPLACE sets the metadata and headers from the request alone: the source's are sent again with it.
-            ...(adding && head
-              ? {
-                  MetadataDirective: 'REPLACE',
-                  ContentType: head.ContentType,
-                  ...sdkFieldsOf(contentHeadersOfSdk(head)),
-                  ...(head.Expires ? { Expires: head.Expires } : {}),
-                  Metadata: { ...head.Metadata, ...added },
-                }
-              : {}),
+            ...(adding && head ? replacingMetadata(head, added) : {}),
           }),
         );
         const etag = stripQuotes(answer.CopyObjectResult?.ETag);
