@@ -241,8 +241,12 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await expectCopies(blobs, container, added, SKIP_PREFIX);
   });
 
-  await test.step('move a folder with /c2c Move: the source folder is emptied, the destination holds it', async () => {
+  await test.step('move a folder with /c2c Move: the source folder is emptied and gone, the destination holds it', async () => {
     const folder = new Map([...seeded].filter(([key]) => key.startsWith(`${MOVE_FOLDER}/`)));
+    // Folder placeholders, as "Create folder" and Azure Storage Explorer write them: the folder itself and an
+    // empty folder inside it.
+    for (const key of [`${MOVE_FOLDER}/`, `${MOVE_FOLDER}/empty/`])
+      await blobs.write(container, key, Buffer.alloc(0), { size: 0 });
     await chooseBuckets(page, '/c2c', [
       ['Source', AZURE, container],
       ['Destination', AWS, moved],
@@ -260,6 +264,15 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await expect(cell(history, 'deleted')).toHaveText(String(folder.size));
     expect(await listSizes(blobs, container, `${MOVE_FOLDER}/`)).toEqual(new Map());
     await expectCopies(s3, moved, folder);
+    // The moved folder is no longer offered in the source panel; the folders beside it are.
+    await chooseBuckets(page, '/c2c', [
+      ['Source', AZURE, container],
+      ['Destination', AWS, moved],
+    ]);
+    const sourceFiles = page.getByRole('region', { name: 'Source files' });
+    await expect(sourceFiles.getByRole('checkbox', { name: 'Select photos' })).toBeVisible();
+    await expect(sourceFiles.getByRole('checkbox', { name: `Select ${MOVE_FOLDER}` })).toHaveCount(0);
+    await page.goto('/mboard');
   });
 
   await test.step('the history: Today on /mboard, Recent Transfers on the dashboard', async () => {

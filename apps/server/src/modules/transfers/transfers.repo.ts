@@ -500,6 +500,20 @@ export class TransfersRepo {
   }
 
   /**
+   * Whether finalize would now end the batch Completed: Ongoing and copying, no item failed, none left to copy.
+   * A move asks it before finalizing, to remove the folders it emptied first (executor.ts).
+   */
+  async wouldComplete(batchId: string): Promise<boolean> {
+    const result = await this.orm.execute<{ completes: boolean }>(sql`
+      select exists (select 1 from transfer_batches b
+        where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing} and b.phase = 'copying'
+          and b.failed_number = 0
+          and not exists (select 1 from transfer_items i
+                          where i.batch_id = b.id and i.status in ('pending', 'copying'))) as completes`);
+    return result.rows[0]?.completes === true;
+  }
+
+  /**
    * Ends a batch once no item is left to copy: Canceling becomes Canceled, an Ongoing batch Completed, or Failed
    * when an item failed. Conditional, so it happens once whoever calls it; answers the batch when it did.
    */

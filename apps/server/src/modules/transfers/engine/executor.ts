@@ -115,19 +115,18 @@ export class TransferExecutor {
     }
     if ((await this.repo.statusOf(batch.id)) === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
     else {
-      const finished = await this.repo.finalize(batch.id);
-      if (finished) {
-        if (finished.operation === 'move' && finished.status === BATCH_STATUS.completed)
-          await this.#removeMovedFolders(finished, endpoints.source);
-        await this.publishBatch(batch.id);
-      }
+      // A move about to complete removes the folders it emptied first, so that Completed finds them gone. Every
+      // job reaching the end may do it (deleting what is already gone is harmless); finalize happens once.
+      if (batch.operation === 'move' && (await this.repo.wouldComplete(batch.id)))
+        await this.#removeMovedFolders(batch, endpoints.source);
+      if (await this.repo.finalize(batch.id)) await this.publishBatch(batch.id);
     }
     return counts;
   }
 
   /**
    * A completed move leaves no folder behind in its source: the placeholders of the folders it moved go too
-   * (engine/empty-folders.ts). The batch is already Completed: a store that refuses leaves them, in the log.
+   * (engine/empty-folders.ts). A store that refuses leaves them, in the log; the move still completes.
    */
   async #removeMovedFolders(batch: BatchRow, source: CopyEndpoint): Promise<void> {
     const roots = batch.sourceSelection
