@@ -40,6 +40,13 @@ export interface ObjectInfo {
    * the answer did not tell them (S3 and Azure listings); an empty object when the object has none.
    */
   contentHeaders?: ContentHeaders;
+  /**
+   * S3's ETag of an object uploaded in parts when it is the MD5 of the parts' MD5s (`<hex>-<count>`): not under
+   * SSE-KMS or a customer key. A copy written with the same part sizes has the same one, which is how such an
+   * object's bytes can be checked against the source at all. From stats and reads, never from listings (a
+   * listing cannot tell the encryption).
+   */
+  partsMd5?: { md5: string; parts: number };
 }
 
 export interface ListOptions {
@@ -287,6 +294,21 @@ export interface ObjectStoreCapabilities {
     ): Promise<{ etag: string | null }>;
     /** Discards the upload and its parts; an upload already gone is fine. */
     abort(upload: PartsUploadRef): Promise<void>;
+  };
+  /**
+   * Where the parts of an object uploaded in parts lie (S3: HeadObject with `partNumber`). Stores that do not
+   * keep the layout answer null, as for an object written whole.
+   */
+  partLayout?: {
+    /**
+     * Part `partNumber` (1-based) of the object: its first byte and size, and the object's part count and ETag.
+     * Null when the object was not uploaded in parts (or the store does not tell); ObjectNotFound when it is gone.
+     */
+    statPart(
+      bucket: string,
+      key: string,
+      partNumber: number,
+    ): Promise<{ start: number; size: number; parts: number; etag: string | null } | null>;
   };
   /**
    * Uploads the browser sends straight to the store (spec 001 "Direct upload"): the server opens, signs,

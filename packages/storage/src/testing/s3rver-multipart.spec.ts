@@ -3,8 +3,11 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
   GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
   S3Client,
@@ -36,7 +39,7 @@ async function failure(promise: Promise<unknown>) {
   return { name: error?.name, status: error?.$metadata?.httpStatusCode };
 }
 
-describe('s3rver with the multipart calls it lacks (ListParts, AbortMultipartUpload, ListMultipartUploads)', () => {
+describe('s3rver with the multipart calls it lacks or answers otherwise than S3', () => {
   let server: TestStoreServer;
   let s3: S3Client;
   const bucket = `multipart-${randomBytes(4).toString('hex')}`;
@@ -218,6 +221,118 @@ describe('s3rver with the multipart calls it lacks (ListParts, AbortMultipartUpl
     const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? []);
     expect(md5(bytes)).toBe(md5(Buffer.concat(bodies)));
     expect(await uploadsOf({ Prefix: 'completed/' })).toEqual([]);
+  });
+
+  /** An object completed from `bodies` as its parts, and the completion's answer. */
+  async function completedFrom(key: string, bodies: Buffer[]) {
+    const uploadId = await open(key);
+    const parts = [];
+    for (const [index, body] of bodies.entries()) {
+      parts.push({ PartNumber: index + 1, ETag: await putPart(key, uploadId, index + 1, body) });
+    }
+    return s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+  }
+
+  it("gives an object completed from parts S3's ETag: the MD5 of the parts' MD5s and the part count", async () => {
+    const bodies = [randomBytes(5000), randomBytes(5000), randomBytes(1234)];
+    const composite = `${createHash('md5')
+      .update(Buffer.concat(bodies.map((body) => createHash('md5').update(body).digest())))
+      .digest('hex')}-3`;
+
+    const completed = await completedFrom('layout/three.bin', bodies);
+
+    expect(completed.ETag).toBe(`"${composite}"`);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'layout/three.bin' }));
+    expect(head.ETag).toBe(`"${composite}"`);
+    expect(head.ContentLength).toBe(11_234);
+  });
+
+  it('reads each part back by its number (GET and HEAD ?partNumber), with its range and the part count', async () => {
+    const bodies = [randomBytes(5000), randomBytes(5000), randomBytes(1234)];
+    await completedFrom('layout/by part.bin', bodies);
+
+    const second = await s3.send(
+      new GetObjectCommand({ Bucket: bucket, Key: 'layout/by part.bin', PartNumber: 2 }),
+    );
+    expect(second.$metadata.httpStatusCode).toBe(206);
+    expect(second.PartsCount).toBe(3);
+    expect(second.ContentRange).toBe('bytes 5000-9999/11234');
+    expect(Buffer.from((await second.Body?.transformToByteArray()) ?? [])).toEqual(bodies[1]);
+    const last = await s3.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: 'layout/by part.bin', PartNumber: 3 }),
+    );
+    expect({ length: last.ContentLength, parts: last.PartsCount }).toEqual({ length: 1234, parts: 3 });
+
+    const beyond = s3.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: 'layout/by part.bin', PartNumber: 4 }),
+    );
+    expect((await failure(beyond)).status).toBe(416);
+    const withRange = s3.send(
+      new GetObjectCommand({ Bucket: bucket, Key: 'layout/by part.bin', PartNumber: 1, Range: 'bytes=0-9' }),
+    );
+    expect(await failure(withRange)).toEqual({ name: 'InvalidRequest', status: 400 });
+  });
+
+  it('reads an object written whole as one part, and forgets the layout once the object is written again', async () => {
+    const whole = randomBytes(3000);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'layout/whole.bin', Body: whole }));
+    const one = await s3.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: 'layout/whole.bin', PartNumber: 1 }),
+    );
+    expect({ length: one.ContentLength, parts: one.PartsCount }).toEqual({ length: 3000, parts: undefined });
+    const second = s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'layout/whole.bin', PartNumber: 2 }));
+    expect((await failure(second)).status).toBe(416);
+
+    await completedFrom('layout/rewritten.bin', [randomBytes(5000), randomBytes(10)]);
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'layout/rewritten.bin', Body: whole }));
+    const rewritten = await s3.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: 'layout/rewritten.bin', PartNumber: 1 }),
+    );
+    expect({ etag: rewritten.ETag, length: rewritten.ContentLength, parts: rewritten.PartsCount }).toEqual({
+      etag: `"${md5(whole)}"`,
+      length: 3000,
+      parts: undefined,
+    });
+  });
+
+  it("refuses to complete from a part whose ETag is not the stored part's (InvalidPart)", async () => {
+    const key = 'layout/wrong etag.bin';
+    const uploadId = await open(key);
+    await putPart(key, uploadId, 1, randomBytes(5000));
+    const completing = s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: `"${md5(Buffer.from('other'))}"` }] },
+      }),
+    );
+    expect(await failure(completing)).toEqual({ name: 'InvalidPart', status: 400 });
+    expect((await uploadsOf({ Prefix: key })).map((upload) => upload.UploadId)).toEqual([uploadId]);
+  });
+
+  it("gives a CopyObject of a parts object the copy's own MD5 as ETag, as S3 does", async () => {
+    const bodies = [randomBytes(5000), randomBytes(700)];
+    await completedFrom('layout/copied.bin', bodies);
+
+    const { CopyObjectResult } = await s3.send(
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key: 'layout/copy.bin',
+        CopySource: `${bucket}/layout/copied.bin`,
+      }),
+    );
+
+    expect(CopyObjectResult?.ETag).toBe(`"${md5(Buffer.concat(bodies))}"`);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'layout/copy.bin' }));
+    expect(head.ETag).toBe(`"${md5(Buffer.concat(bodies))}"`);
   });
 
   it('keeps s3rver authentication in front: an unknown key id is refused on all three calls', async () => {

@@ -38,6 +38,7 @@ interface KoaContext {
   status: number;
   body: unknown;
   etag: string;
+  set(name: string, value: string): void;
 }
 type Next = () => Promise<unknown>;
 type Middleware = (ctx: KoaContext, next: Next) => unknown;
@@ -79,7 +80,16 @@ const MAX_COPY_BYTES = 5 * 1024 ** 3;
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const QUERY_METHODS = new Set([...bucketControllers.METHODS, ...objectControllers.METHODS]);
 
-type Call = 'listParts' | 'abortUpload' | 'listUploads' | 'uploadPart' | 'uploadPartCopy' | 'putObject';
+type Call =
+  | 'listParts'
+  | 'abortUpload'
+  | 'listUploads'
+  | 'uploadPart'
+  | 'uploadPartCopy'
+  | 'putObject'
+  | 'completeUpload'
+  | 'getPart'
+  | 'copyObject';
 type Store = S3rverInternals['store'];
 
 const first = (value: string | string[] | undefined): string | undefined =>
@@ -102,6 +112,23 @@ function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } |
   ) {
     return { call: 'putObject', bucket, key };
   }
+  // GetObject and HeadObject of one part of an object (?partNumber=n).
+  if (
+    methods.length === 0 &&
+    key !== undefined &&
+    (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+    'partNumber' in ctx.query
+  ) {
+    return { call: 'getPart', bucket, key };
+  }
+  if (
+    methods.length === 0 &&
+    key !== undefined &&
+    ctx.method === 'PUT' &&
+    'x-amz-copy-source' in ctx.headers
+  ) {
+    return { call: 'copyObject', bucket, key };
+  }
   if (methods.length !== 1) return undefined;
   if (key === undefined) {
     return ctx.method === 'GET' && methods[0] === 'uploads' ? { call: 'listUploads', bucket } : undefined;
@@ -109,6 +136,7 @@ function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } |
   if (methods[0] !== 'uploadId') return undefined;
   if (ctx.method === 'GET') return { call: 'listParts', bucket, key };
   if (ctx.method === 'DELETE') return { call: 'abortUpload', bucket, key };
+  if (ctx.method === 'POST') return { call: 'completeUpload', bucket, key };
   if (ctx.method === 'PUT' && 'x-amz-copy-source' in ctx.headers)
     return { call: 'uploadPartCopy', bucket, key };
   // Without Content-MD5 s3rver's own UploadPart is what S3 does too (store what arrives).
@@ -380,6 +408,160 @@ async function uploadPartCopy(ctx: KoaContext, store: Store, bucket: string, key
 }
 
 /**
+ * What S3 remembers of an object completed from parts and s3rver does not: its ETag is the MD5 of the parts' MD5s
+ * followed by `-<count>` (s3rver gives the whole object's MD5), and each part can be read back by its number
+ * (`?partNumber=n`). Kept next to the object as `parts.json`, with the ETag it was written for: any later write of
+ * the object gives it another ETag, and the layout is then no longer the object's.
+ */
+interface PartLayout {
+  etag: string;
+  sizes: number[];
+}
+
+const layoutPath = (store: Store, bucket: string, key: string) =>
+  store.getResourcePath(bucket, key, 'parts.json');
+const md5Path = (store: Store, bucket: string, key: string) =>
+  store.getResourcePath(bucket, key, 'object.md5');
+
+/** The object's part layout, or undefined when it was not completed from parts (or has been written since). */
+async function layoutOf(store: Store, bucket: string, key: string): Promise<PartLayout | undefined> {
+  try {
+    const [layout, etag] = await Promise.all([
+      readFile(layoutPath(store, bucket, key), 'utf8').then((text) => JSON.parse(text) as PartLayout),
+      readFile(md5Path(store, bucket, key), 'utf8'),
+    ]);
+    return layout.etag === etag ? layout : undefined;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The parts a CompleteMultipartUpload body names, in its order (number and ETag without quotes). */
+function namedParts(xml: string): Array<{ partNumber: number; etag: string }> {
+  return [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, inner = '']) => ({
+    partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(inner)?.[1] ?? NaN),
+    etag: (/<ETag>([\s\S]*?)<\/ETag>/.exec(inner)?.[1] ?? '').replace(/&quot;|"/g, '').trim(),
+  }));
+}
+
+/**
+ * CompleteMultipartUpload as S3 does it: every named part must exist with the ETag given (InvalidPart), in
+ * ascending order (InvalidPartOrder), and the object's ETag is the MD5 of the parts' MD5s with the part count.
+ * s3rver's own completion joins the part files; the ETag and the part layout are written here once it has.
+ */
+async function completeUpload(
+  ctx: KoaContext,
+  store: Store,
+  bucket: string,
+  key: string,
+  next: Next,
+): Promise<void> {
+  const uploadId = first(ctx.query.uploadId) ?? '';
+  const directory = await requireUpload(store, bucket, key, uploadId);
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const named = namedParts(body.toString('utf8'));
+  const parts = await Promise.all(
+    named.map(async ({ partNumber, etag }) => {
+      const stored = await Promise.all([
+        readFile(join(directory, `${partNumber}.md5`), 'utf8'),
+        stat(join(directory, String(partNumber))),
+      ]).catch((error: unknown) => {
+        if (isMissing(error)) return undefined;
+        throw error;
+      });
+      if (!stored || stored[0] !== etag) {
+        throw new S3Error(
+          'InvalidPart',
+          "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+          { UploadId: uploadId, PartNumber: partNumber, ETag: etag },
+        );
+      }
+      return { partNumber, md5: stored[0], size: stored[1].size };
+    }),
+  );
+  if (parts.some((part, index) => index > 0 && part.partNumber <= (parts[index - 1]?.partNumber ?? 0))) {
+    throw new S3Error(
+      'InvalidPartOrder',
+      'The list of parts was not in ascending order. The parts list must be specified in order by part number.',
+      { UploadId: uploadId },
+    );
+  }
+  ctx.req = Readable.from([body]) as unknown as IncomingMessage;
+  await next();
+  const result = (ctx.body as { CompleteMultipartUploadResult?: { ETag?: string } } | null)
+    ?.CompleteMultipartUploadResult;
+  if (!result || parts.length === 0) return;
+  const etag = `${createHash('md5')
+    .update(Buffer.concat(parts.map((part) => Buffer.from(part.md5, 'hex'))))
+    .digest('hex')}-${parts.length}`;
+  const layout: PartLayout = { etag, sizes: parts.map((part) => part.size) };
+  await writeFile(layoutPath(store, bucket, key), JSON.stringify(layout));
+  await writeFile(md5Path(store, bucket, key), etag);
+  result.ETag = JSON.stringify(etag);
+}
+
+/**
+ * GetObject and HeadObject with `?partNumber=n`: the bytes of part n of an object completed from parts, as a 206
+ * with its Content-Range and the object's part count in x-amz-mp-parts-count. An object not completed from parts
+ * is one part: part 1 is the whole object. A part beyond the count is InvalidPartNumber (416), a Range header
+ * beside the part number InvalidRequest, as on S3.
+ */
+async function getPart(
+  ctx: KoaContext,
+  store: Store,
+  bucket: string,
+  key: string,
+  next: Next,
+): Promise<void> {
+  const partNumber = partNumberOf(ctx);
+  if (first(ctx.headers.range) !== undefined) {
+    throw new S3Error('InvalidRequest', 'Cannot specify both Range header and partNumber query parameter');
+  }
+  const layout = await layoutOf(store, bucket, key);
+  const count = layout?.sizes.length ?? 1;
+  if (partNumber > count) {
+    const error = new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable', {
+      PartNumberRequested: partNumber,
+      ActualPartCount: count,
+    }) as Error & { status: number };
+    error.status = 416;
+    throw error;
+  }
+  if (!layout) return void (await next());
+  const start = layout.sizes.slice(0, partNumber - 1).reduce((sum, size) => sum + size, 0);
+  ctx.headers.range = `bytes=${start}-${start + (layout.sizes[partNumber - 1] ?? 0) - 1}`;
+  await next();
+  ctx.set('x-amz-mp-parts-count', String(count));
+}
+
+/**
+ * CopyObject: a copy is written whole, so on S3 its ETag is its MD5 whatever the source's was. s3rver copies the
+ * source's `.md5` along, which would give the copy a parts ETag without parts; the copy's MD5 is written here.
+ */
+async function copyObject(
+  ctx: KoaContext,
+  store: Store,
+  bucket: string,
+  key: string,
+  next: Next,
+): Promise<void> {
+  await next();
+  const result = (ctx.body as { CopyObjectResult?: { ETag?: string } } | null)?.CopyObjectResult;
+  if (!result) return;
+  const etag = await readFile(md5Path(store, bucket, key), 'utf8').catch(() => '');
+  if (!etag.includes('-')) return;
+  const hash = createHash('md5');
+  for await (const chunk of createReadStream(store.getResourcePath(bucket, key, 'object')))
+    hash.update(chunk as Buffer);
+  const md5 = hash.digest('hex');
+  await writeFile(md5Path(store, bucket, key), md5);
+  result.ETag = JSON.stringify(md5);
+}
+
+/**
  * When each upload opened, in order. s3rver keeps no initiation time, and file times are too coarse to order two
  * uploads opened a few milliseconds apart, so CreateMultipartUpload answers are noted as they pass by.
  */
@@ -500,6 +682,9 @@ export function addMultipartCalls(server: S3rver): void {
       uploadPartCopy: () => uploadPartCopy(ctx, store, bucket, key),
       // s3rver's router runs its checks again before its PutObject: they only read headers, so twice is harmless.
       putObject: () => putObject(ctx, next),
+      completeUpload: () => completeUpload(ctx, store, bucket, key, next),
+      getPart: () => getPart(ctx, store, bucket, key, next),
+      copyObject: () => copyObject(ctx, store, bucket, key, next),
     };
     const handle = handlers[call];
     const step = async (index: number): Promise<unknown> => {

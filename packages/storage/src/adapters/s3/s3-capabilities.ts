@@ -23,7 +23,10 @@ import { toStorageError } from './s3-errors.ts';
 export const ABORT_UPLOADS_RULE_ID = 'cumulo-abort-incomplete-uploads';
 
 /** Bucket settings; direct uploads are declared by the store itself (every S3-family provider has them). */
-type BucketFeature = Exclude<keyof ObjectStoreCapabilities, 'directUpload' | 'parts' | 'metadataInListings'>;
+type BucketFeature = Exclude<
+  keyof ObjectStoreCapabilities,
+  'directUpload' | 'parts' | 'partLayout' | 'metadataInListings'
+>;
 
 const PERMISSIONS = ['READ', 'WRITE', 'READ_ACP', 'WRITE_ACP', 'FULL_CONTROL'] as const;
 

@@ -478,6 +478,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'partLayout',
       'parts',
       'tags',
       'versioning',
@@ -487,6 +488,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'partLayout',
       'parts',
       'tags',
       'versioning',
@@ -496,6 +498,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'partLayout',
       'parts',
       'tags',
       'versioning',
@@ -762,6 +765,38 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
     expect(headed).toMatchObject({ etag: 'c4ca4238a0b923820dcc509a6f75849b', md5: null });
     // SSE-S3 (AES256) keeps the MD5 ETag of a plain object.
     expect(sseS3).toMatchObject({ md5: 'c4ca4238a0b923820dcc509a6f75849b' });
+  });
+
+  it("tells a parts ETag as the MD5 of the parts' MD5s, except under SSE-KMS or a customer key, or from Backblaze", async () => {
+    const partsEtag = 'c4ca4238a0b923820dcc509a6f75849b-12';
+    const answer =
+      (headers: Record<string, string>): Answer =>
+      (response) => {
+        response.writeHead(200, { etag: `"${partsEtag}"`, 'content-length': '3', ...headers });
+        response.end();
+      };
+    script.push(
+      answer({ 'x-amz-server-side-encryption': 'AES256' }),
+      answer({ 'x-amz-server-side-encryption': 'aws:kms' }),
+      answer({ 'x-amz-server-side-encryption-customer-algorithm': 'AES256' }),
+      answer({}),
+    );
+    const store = track(buildStore({ provider: 'genericS3', endpoint }));
+    const backblaze = track(buildStore({ provider: 'backblaze', region: 'us-west-004', endpoint }));
+
+    const sseS3 = await store.stat('media', 'a.bin');
+    const kms = await store.stat('media', 'a.bin');
+    const sseC = await store.stat('media', 'a.bin');
+    const fromBackblaze = await backblaze.stat('media', 'a.bin');
+
+    expect(sseS3).toMatchObject({
+      md5: null,
+      partsMd5: { md5: 'c4ca4238a0b923820dcc509a6f75849b', parts: 12 },
+    });
+    for (const info of [kms, sseC, fromBackblaze]) {
+      expect(info).toMatchObject({ etag: partsEtag, md5: null });
+      expect(info?.partsMd5).toBeUndefined();
+    }
   });
 
   it('sends nothing for a read whose signal is already aborted, and rejects with AbortError', async () => {

@@ -130,6 +130,47 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
     }
   });
 
+  it("tells an object written in parts by its parts' MD5 and where each part lies; none for an object written whole", async () => {
+    const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
+    const MiB = 1024 * 1024;
+    const body = randomBytes(12 * MiB + 100);
+    const md5Of = (bytes: Buffer) => createHash('md5').update(bytes).digest();
+    try {
+      await store.createBucket('cumulo-layouts');
+      // Written in parts of the S3 minimum (5 MiB): three parts, the last one 2 MiB + 100 bytes.
+      await store.write('cumulo-layouts', 'parts.bin', body);
+      await store.write('cumulo-layouts', 'whole.bin', body.subarray(0, 1000));
+      const composite = createHash('md5')
+        .update(Buffer.concat([0, 1, 2].map((i) => md5Of(body.subarray(i * 5 * MiB, (i + 1) * 5 * MiB)))))
+        .digest('hex');
+
+      const info = await store.stat('cumulo-layouts', 'parts.bin');
+      let read: ObjectInfo | undefined;
+      await readAll(await store.read('cumulo-layouts', 'parts.bin', { onInfo: (i) => (read = i) }));
+      const statPart = store.capabilities.partLayout?.statPart;
+      const parts = await Promise.all([1, 3].map((n) => statPart?.('cumulo-layouts', 'parts.bin', n)));
+
+      expect(info).toMatchObject({
+        etag: `${composite}-3`,
+        md5: null,
+        partsMd5: { md5: composite, parts: 3 },
+      });
+      expect(read?.partsMd5).toEqual({ md5: composite, parts: 3 });
+      expect(parts).toEqual([
+        { start: 0, size: 5 * MiB, parts: 3, etag: `${composite}-3` },
+        { start: 10 * MiB, size: 2 * MiB + 100, parts: 3, etag: `${composite}-3` },
+      ]);
+      expect(await statPart?.('cumulo-layouts', 'whole.bin', 1)).toBeNull();
+      expect(await statPart?.('cumulo-layouts', 'whole.bin', 2)).toBeNull();
+      expect((await store.stat('cumulo-layouts', 'whole.bin'))?.partsMd5).toBeUndefined();
+      await expect(statPart?.('cumulo-layouts', 'gone.bin', 1)).rejects.toMatchObject({
+        code: 'ObjectNotFound',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers BucketAlreadyExists when the bucket name is taken', async () => {
     const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
     try {

@@ -77,6 +77,24 @@ function md5OfEtag(etag: string | null, encryption: ObjectEncryption = {}): stri
   return etag && SINGLE_PART_MD5.test(etag) ? etag : null;
 }
 
+const PARTS_ETAG = /^([0-9a-f]{32})-(\d+)$/i;
+/** Providers whose ETag of an object uploaded in parts is the MD5 of its parts' MD5s, as AWS's is. */
+const PARTS_MD5_PROVIDERS: ReadonlySet<S3Provider> = new Set(['aws', 'wasabi', 'genericS3']);
+
+/**
+ * The MD5 of the part MD5s an S3 ETag of an object uploaded in parts tells, with the part count; not under SSE-KMS
+ * or a customer key (whose ETags are no MD5s of anything), nor from a provider whose parts ETag is something else.
+ */
+function partsMd5Of(
+  provider: S3Provider,
+  etag: string | null,
+  encryption: ObjectEncryption,
+): Pick<ObjectInfo, 'partsMd5'> {
+  if (encryption.SSECustomerAlgorithm || encryption.ServerSideEncryption?.startsWith('aws:kms')) return {};
+  const match = PARTS_MD5_PROVIDERS.has(provider) && etag ? PARTS_ETAG.exec(etag) : null;
+  return match?.[1] ? { partsMd5: { md5: match[1].toLowerCase(), parts: Number(match[2]) } } : {};
+}
+
 /** The encryption an object answer tells, in the SDK's names (GetObject, HeadObject and CopyObject outputs). */
 interface ObjectEncryption {
   ServerSideEncryption?: string | undefined;
@@ -84,9 +102,14 @@ interface ObjectEncryption {
 }
 
 /** The object info of a HeadObject or GetObject answer of the SDK. */
-function infoOfSdkAnswer(key: string, answer: HeadObjectCommandOutput | GetObjectCommandOutput): ObjectInfo {
+function infoOfSdkAnswer(
+  provider: S3Provider,
+  key: string,
+  answer: HeadObjectCommandOutput | GetObjectCommandOutput,
+): ObjectInfo {
   const etag = stripQuotes(answer.ETag);
   return {
+    ...partsMd5Of(provider, etag, answer),
     key,
     size: answer.ContentLength ?? 0,
     lastModified: answer.LastModified ?? null,
@@ -207,6 +230,10 @@ export class S3ObjectStore implements ObjectStore {
         config.provider,
       ),
       parts: s3Parts(this.client, config.provider, this.requests),
+      // Where the parts ETag is AWS's: the layout serves to check a copy against it.
+      ...(PARTS_MD5_PROVIDERS.has(config.provider)
+        ? { partLayout: { statPart: (bucket, key, partNumber) => this.statPart(bucket, key, partNumber) } }
+        : {}),
     };
   }
 
@@ -377,7 +404,30 @@ export class S3ObjectStore implements ObjectStore {
 
   async stat(bucket: string, key: string): Promise<ObjectInfo | null> {
     const answer = await this.head(bucket, key);
-    return answer && infoOfSdkAnswer(key, answer);
+    return answer && infoOfSdkAnswer(this.provider, key, answer);
+  }
+
+  /** HeadObject of one part: where it lies, and the part count (absent for an object written whole). */
+  private async statPart(bucket: string, key: string, partNumber: number) {
+    let answer: HeadObjectCommandOutput;
+    try {
+      answer = await this.client.send(
+        new HeadObjectCommand({ Bucket: bucket, Key: key, PartNumber: partNumber }),
+      );
+    } catch (error) {
+      // 416: no such part, as for part 2 of an object written whole.
+      if (httpStatusOf(error) === 416) return null;
+      this.fail(error, true);
+    }
+    if (!answer.PartsCount) return null;
+    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(answer.ContentRange ?? '');
+    if (!range && partNumber !== 1) return null;
+    return {
+      start: range ? Number(range[1]) : 0,
+      size: answer.ContentLength ?? 0,
+      parts: answer.PartsCount,
+      etag: stripQuotes(answer.ETag),
+    };
   }
 
   async read(bucket: string, key: string, options: ReadOptions = {}): Promise<Readable> {
@@ -404,15 +454,17 @@ export class S3ObjectStore implements ObjectStore {
   private infoOfAnswer(key: string, headers: Record<string, string>): ObjectInfo {
     const etag = stripQuotes(headers.etag);
     const modified = headers['last-modified'];
+    const encryption = {
+      ServerSideEncryption: headers['x-amz-server-side-encryption'],
+      SSECustomerAlgorithm: headers['x-amz-server-side-encryption-customer-algorithm'],
+    };
     return {
+      ...partsMd5Of(this.provider, etag, encryption),
       key,
       size: Number(headers['content-length'] ?? 0),
       lastModified: modified ? new Date(modified) : null,
       etag,
-      md5: md5OfEtag(etag, {
-        ServerSideEncryption: headers['x-amz-server-side-encryption'],
-        SSECustomerAlgorithm: headers['x-amz-server-side-encryption-customer-algorithm'],
-      }),
+      md5: md5OfEtag(etag, encryption),
       contentType: headers['content-type'] ?? null,
       metadata: metadataOf(headers),
       contentHeaders: contentHeadersOfHttp(headers),
@@ -436,7 +488,7 @@ export class S3ObjectStore implements ObjectStore {
       if (!(answer.Body instanceof Readable)) {
         throw new StorageError('Unknown', 'The provider answered without a body', this.provider);
       }
-      if (options.onInfo && !range) options.onInfo(infoOfSdkAnswer(key, answer));
+      if (options.onInfo && !range) options.onInfo(infoOfSdkAnswer(this.provider, key, answer));
       return answer.Body;
     } catch (error) {
       this.fail(error);
