@@ -73,7 +73,11 @@ export interface CopyResult {
   md5: string | null;
   /** Hex SHA-256 computed while streaming, stored in the destination's `cumulo-sha256` metadata. */
   sha256: string | null;
-  verifiedBy: 'md5' | 'sha256' | 'server-copy';
+  /**
+   * md5: the source's MD5; parts-md5: the source's parts ETag, matched by a copy in the source's part layout;
+   * sha256: none to compare, the SHA-256 is the destination's record; server-copy: the store copied the bytes.
+   */
+  verifiedBy: 'md5' | 'parts-md5' | 'sha256' | 'server-copy';
 }
 
 /** A failure worth showing the user (the item's error), and whether another attempt may succeed. */

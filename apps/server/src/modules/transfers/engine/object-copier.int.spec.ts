@@ -588,6 +588,191 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     });
   });
 
+  describe("a source uploaded in parts (its ETag the MD5 of its parts' MD5s)", () => {
+    const large = randomBytes(40 * MiB);
+    /** Parts ETag of `bytes` cut into parts of `partSize`, as S3 computes it. */
+    const partsEtag = (bytes: Buffer, partSize: number) => {
+      const count = Math.ceil(bytes.length / partSize);
+      const md5s = Array.from({ length: count }, (_, i) =>
+        createHash('md5')
+          .update(bytes.subarray(i * partSize, (i + 1) * partSize))
+          .digest(),
+      );
+      return `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${count}`;
+    };
+    /** Reads of the source, by first byte. */
+    const countingReads = (starts: number[]) =>
+      wrapStore(storeA, {
+        read: (name, key, options) => {
+          starts.push(options?.range?.start ?? 0);
+          return storeA.read(name, key, options);
+        },
+      });
+
+    beforeAll(async () => {
+      // The store writes 40 MiB in eight parts of 5 MiB (the S3 minimum), as most tools upload large files.
+      await storeA.write(bucket, 'parts/video.mp4', large, {
+        contentType: 'video/mp4',
+        contentHeaders: VIDEO_HEADERS,
+        metadata: { camera: 'north' },
+      });
+    });
+
+    it("copies S3 → S3 in the source's own parts, checked against its parts ETag, which the copy then has too", async () => {
+      const starts: number[] = [];
+      let copies = 0;
+      const destination = wrapStore(storeB, {
+        copy: (source, target, options) => {
+          copies += 1;
+          return storeB.copy(source, target, options);
+        },
+      });
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4');
+      expect(item.sourceEtag).toBe(partsEtag(large, 5 * MiB));
+      const task = taskOf(item, endpointA(countingReads(starts)), endpointB(destination));
+
+      // Cumulo's own part size would be 8 MiB: the source's 5 MiB parts are taken instead.
+      const result = await copyObject(task, { partConcurrency: 3 });
+
+      expect(result).toEqual({ method: 'parts', md5: null, sha256: null, verifiedBy: 'parts-md5' });
+      expect(starts.sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => i * 5 * MiB));
+      const copied = await storeB.stat(bucket, 'parts/video.mp4');
+      expect(copied?.etag).toBe(item.sourceEtag);
+      // Nothing is learnt after the upload began, so no self-copy adds metadata afterwards.
+      expect(copies).toBe(0);
+      expect(copied?.metadata).toEqual({ camera: 'north', 'cumulo-source-etag': item.sourceEtag });
+      expect(copied).toMatchObject({ contentType: 'video/mp4', contentHeaders: VIDEO_HEADERS });
+      expect((await readAll(storeB, bucket, 'parts/video.mp4')).equals(large)).toBe(true);
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it("copies S3 → Azure in blocks of the source's part size, checked against its parts ETag", async () => {
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/to-azure.mp4');
+      const task = taskOf(item, endpointA(), endpointAzure());
+
+      const result = await copyObject(task);
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'parts-md5' });
+      expect((await readAll(azure, bucket, 'parts/to-azure.mp4')).equals(large)).toBe(true);
+      expect((await azure.stat(bucket, 'parts/to-azure.mp4'))?.metadata).toEqual({
+        camera: 'north',
+        'cumulo-source-etag': item.sourceEtag,
+      });
+    });
+
+    it('resumes without reading its finished parts again: their MD5s are in the ledger', async () => {
+      const ledger = new MemoryLedger();
+      const firstRun = new AbortController();
+      const parts = storeB.capabilities.parts as Parts;
+      let sent = 0;
+      const interrupting = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            if (++sent === 3) firstRun.abort(new Error('worker stopped'));
+            return answer;
+          },
+        },
+      });
+      const planned = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/resumed.mp4');
+      const first = taskOf({ ...planned }, endpointA(), endpointB(interrupting), ledger, firstRun.signal);
+      await expect(copyObject(first, { partConcurrency: 2 })).rejects.toThrow('worker stopped');
+      const begun = ledger.uploads.get(planned.id);
+      const finished = (await ledger.finishedParts(planned.id)).map(
+        (part) => (part.partNumber - 1) * 5 * MiB,
+      );
+      expect(begun?.partSize).toBe(5 * MiB);
+      expect(finished.length).toBeGreaterThanOrEqual(3);
+
+      const starts: number[] = [];
+      const resumed: CopyItem = {
+        ...planned,
+        method: begun?.method ?? null,
+        uploadId: begun?.uploadId ?? null,
+        partSize: begun?.partSize ?? null,
+      };
+      const second = taskOf(resumed, endpointA(countingReads(starts)), endpointB(), ledger);
+      const result = await copyObject(second, { partConcurrency: 2 });
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'parts-md5' });
+      expect(starts.filter((start) => finished.includes(start))).toEqual([]);
+      expect([...finished, ...starts].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 8 }, (_, i) => i * 5 * MiB),
+      );
+      expect((await readAll(storeB, bucket, 'parts/resumed.mp4')).equals(large)).toBe(true);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it('aborts the upload and leaves no object when a part read returns altered bytes', async () => {
+      const damaging = wrapStore(storeA, {
+        read: async (name, key, options) => {
+          if (options?.range?.start !== 2 * 5 * MiB) return storeA.read(name, key, options);
+          const chunks: Buffer[] = [];
+          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
+          const altered = Buffer.concat(chunks);
+          altered[777] = (altered[777] ?? 0) ^ 0x80;
+          return Readable.from([altered]);
+        },
+      });
+      const ledger = new MemoryLedger();
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/corrupted.mp4');
+      const task = taskOf(item, endpointA(damaging), endpointB(), ledger);
+
+      const error = await copyObject(task).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe(
+        'The copied bytes do not match the checksum of the source object',
+      );
+      expect(await storeB.stat(bucket, 'parts/corrupted.mp4')).toBeNull();
+      expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
+      expect(ledger.uploads.has(item.id)).toBe(false);
+    });
+
+    it('copies a source of unequal parts again at its own part size, hashed whole, when the mirror does not match', async () => {
+      // 5 + 6 + 1 MiB: the first part and the count fit a uniform layout of 5 MiB parts, which it is not.
+      const bytes = randomBytes(12 * MiB);
+      const parts = storeA.capabilities.parts as Parts;
+      const uploadId = await parts.start(bucket, 'parts/unequal.bin', {});
+      const upload = { bucket, key: 'parts/unequal.bin', uploadId };
+      const cuts = [0, 5 * MiB, 11 * MiB, 12 * MiB];
+      const sent = [];
+      for (let i = 0; i < 3; i++) {
+        const body = bytes.subarray(cuts[i], cuts[i + 1]);
+        sent.push({
+          partNumber: i + 1,
+          ...(await parts.uploadPart(upload, i + 1, body, { md5: md5(body) })),
+        });
+      }
+      await parts.complete(upload, sent, {});
+      const item = await plannedItem(storeA, bucket, 'parts/unequal.bin');
+      expect(item.sourceEtag).toMatch(/-3$/);
+      const task = taskOf(item, endpointA(), endpointB());
+
+      const result = await copyObject(task);
+
+      expect(result).toEqual({
+        method: 'parts',
+        md5: md5(bytes),
+        sha256: sha256(bytes),
+        verifiedBy: 'sha256',
+      });
+      expect((await readAll(storeB, bucket, 'parts/unequal.bin')).equals(bytes)).toBe(true);
+      expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
+    });
+
+    it('does not mirror parts so large that the memory budget would hold fewer than four', async () => {
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/budget.mp4');
+      const task = taskOf(item, endpointA(), endpointB());
+
+      const result = await copyObject(task, { memory: new MemoryBudget(16 * MiB), partSize: 5 * MiB });
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'sha256', sha256: sha256(large) });
+      expect((await readAll(storeB, bucket, 'parts/budget.mp4')).equals(large)).toBe(true);
+    });
+  });
+
   describe('server-side copy within one endpoint', () => {
     it('copies between two buckets of one s3rver without reading a byte through the worker', async () => {
       const bytes = randomBytes(12 * MiB);
@@ -747,7 +932,8 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       const result = await copyObject(task, { gates: gates(), partSize: 5 * MiB, partConcurrency: 1 });
 
-      expect(result).toMatchObject({ method: 'parts' });
+      // Written in parts by the store, copied in the same parts and checked against its parts ETag.
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'parts-md5' });
       expect(refusals).toBe(2);
       expect((await readAll(storeB, bucket, 'throttled/large.bin')).equals(bytes)).toBe(true);
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   StorageError,
   type ObjectInfo,
@@ -18,6 +19,7 @@ import {
   sourceVersionOf,
   statDestination,
   statSource,
+  type SourceChecksums,
 } from './copy-steps.ts';
 import {
   CopyError,
@@ -127,11 +129,12 @@ async function openSession(
   method: CopyMethod,
   startOptions: PartsStartOptions,
   settings: PartsSettings,
+  exactPartSize?: number,
 ): Promise<UploadSession> {
   const resumed = await resumedSession(task, parts, method);
   if (resumed) return resumed;
   const { item, destination, ledger } = task;
-  const partSize = partSizeOf(parts.limits, item.size, settings.partSize);
+  const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
   const uploadId = await settings.gate.call(
     () => parts.start(destination.bucket, item.destinationKey, startOptions),
     task.signal,
@@ -210,6 +213,7 @@ export async function copyInParts(
   task: CopyTask,
   parts: PartsCapability,
   settings: PartsSettings,
+  options: { mirror: boolean } = { mirror: true },
 ): Promise<CopyResult> {
   const { item } = task;
   const info = await statSource(task).catch(async (error: unknown) => {
@@ -227,9 +231,28 @@ export async function copyInParts(
     ...(expected.sha256 ? { [SHA256_METADATA]: expected.sha256 } : {}),
   };
   const content = contentOf(info);
-  const session = await openSession(task, parts, 'parts', { ...content, metadata: startMetadata }, settings);
+  const sourcePart = options.mirror ? await mirrorablePartSize(task, parts, settings, info) : null;
+  const session = await openSession(
+    task,
+    parts,
+    'parts',
+    { ...content, metadata: startMetadata },
+    settings,
+    sourcePart ?? undefined,
+  );
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
+  // A resumed upload keeps the part size it was begun with: it mirrors the source only if begun so.
+  if (info.partsMd5 && session.partSize === sourcePart && ranges.length === info.partsMd5.parts) {
+    const mirrored = await copyMirrored(task, parts, settings, session, ranges, {
+      info,
+      partsMd5: info.partsMd5.md5,
+      expected,
+      metadata: startMetadata,
+    });
+    // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
+    return mirrored ?? copyInParts(task, parts, settings, { mirror: false });
+  }
   // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
   // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
   const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
@@ -303,6 +326,138 @@ export async function copyInParts(
       sha256: digest.sha256,
       verifiedBy: expected.md5 ? 'md5' : 'sha256',
     };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  } finally {
+    memory.release();
+  }
+}
+
+/**
+ * Parts in flight a mirrored copy must still be able to hold: a source part size larger than the budget's share
+ * would leave fewer parts in flight than a copy at Cumulo's own part size, so such a source is not mirrored.
+ */
+const MIRROR_PARTS_IN_BUDGET = 4;
+
+/**
+ * The source's part size when the copy can be written in the very parts the source was uploaded in: the source
+ * tells its parts ETag (the MD5 of its parts' MD5s) and where its first part ends, the destination takes parts of
+ * that size and count, and the memory budget holds enough of them. Such a copy is checked against the source's
+ * own ETag with the part MD5s the upload computes anyway: one pass over the bytes, where a copy at another part
+ * size could check nothing of a multipart source (its ETag is no MD5 of the object) and hashed it twice more.
+ * The layout is assumed uniform (every tool uploads so); copyMirrored finds out when it was not.
+ */
+async function mirrorablePartSize(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: PartsSettings,
+  info: ObjectInfo,
+): Promise<number | null> {
+  const statPart = task.source.store.capabilities.partLayout?.statPart;
+  const count = info.partsMd5?.parts;
+  if (!statPart || !count) return null;
+  const first = await statPart(task.source.bucket, task.item.sourceKey, 1);
+  if (!first || first.start !== 0 || first.parts !== count || first.etag !== info.etag) return null;
+  const size = first.size;
+  const { minPart, maxPart, maxParts } = parts.limits;
+  const fits = size > 0 && (count - 1) * size < task.item.size && task.item.size <= count * size;
+  const accepted = (count === 1 || size >= minPart) && size <= maxPart && count <= maxParts;
+  const affordable = size * MIRROR_PARTS_IN_BUDGET <= settings.memory.total;
+  return fits && accepted && affordable ? size : null;
+}
+
+/** True when every part of the source lies where a uniform layout of `ranges` puts it. */
+async function sourceLayoutIs(task: CopyTask, ranges: PartRange[]): Promise<boolean> {
+  const statPart = task.source.store.capabilities.partLayout?.statPart;
+  if (!statPart) return false;
+  let uniform = true;
+  await runParts(
+    ranges,
+    MIRROR_LAYOUT_CHECKS,
+    task.signal,
+    async (range) => {
+      const part = await statPart(task.source.bucket, task.item.sourceKey, range.partNumber);
+      if (!part || part.start !== range.start || part.size !== range.end - range.start + 1) uniform = false;
+    },
+    () => undefined,
+  );
+  return uniform;
+}
+
+/** Part look-ups in flight when a mirrored copy checks the source's layout after a mismatch. */
+const MIRROR_LAYOUT_CHECKS = 8;
+
+/**
+ * A parts copy in the source's own part layout: each part is read, sent with its Content-MD5 and recorded, and
+ * the MD5 of the part MD5s must be the source's parts ETag before the upload is completed. No part waits for an
+ * earlier one (nothing is hashed in object order), so each buffer is reused as soon as its part is in; a resumed
+ * copy reads none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
+ * is looked up part by part: when it is the uniform one, the bytes were wrong (CHECKSUM_MISMATCH, the upload is
+ * discarded); when it is not, nothing was wrong but the assumption, and null sends the caller to a copy at its
+ * own part size.
+ */
+async function copyMirrored(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: PartsSettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: { info: ObjectInfo; partsMd5: string; expected: SourceChecksums; metadata: Record<string, string> },
+): Promise<CopyResult | null> {
+  const { item } = task;
+  const { upload, finished } = session;
+  const content = contentOf(source.info);
+  const md5s = new Map<number, string>();
+  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
+  const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
+  try {
+    await runParts(
+      ranges.filter((range) => !md5s.has(range.partNumber)),
+      memory.units,
+      task.signal,
+      async (range, signal) => {
+        const bytes = await readSource(task, range, signal, { into: memory.buffer() });
+        try {
+          const md5 = md5Hex(bytes);
+          const { etag } = await settings.gate.call(
+            () => parts.uploadPart(upload, range.partNumber, bytes, { md5, signal }),
+            signal,
+          );
+          const part: FinishedPart = { partNumber: range.partNumber, size: bytes.length, etag, md5 };
+          await task.ledger.recordPart(item.id, part);
+          finished.set(range.partNumber, part);
+          md5s.set(range.partNumber, md5);
+          task.onBytes(bytes.length);
+        } finally {
+          memory.recycle(bytes);
+        }
+      },
+      () => undefined,
+    );
+    const partsMd5 = createHash('md5')
+      .update(Buffer.concat(ranges.map((range) => Buffer.from(md5s.get(range.partNumber) ?? '', 'hex'))))
+      .digest('hex');
+    if (partsMd5 !== source.partsMd5) {
+      if (await sourceLayoutIs(task, ranges)) throw new CopyError(CHECKSUM_MISMATCH, true);
+      await discardUpload(task, parts, upload);
+      return null;
+    }
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    const { md5, sha256 } = source.expected;
+    await settings.gate.call(
+      () =>
+        parts.complete(upload, partList(finished, ranges.length), {
+          ...content,
+          metadata: source.metadata,
+          ...(md5 ? { md5 } : {}),
+        }),
+      task.signal,
+    );
+    await forget(task);
+    await statDestination(task);
+    return { method: 'parts', md5, sha256, verifiedBy: 'parts-md5' };
   } catch (error) {
     if (spoilsUpload(error)) await discardUpload(task, parts, upload);
     throw error;
