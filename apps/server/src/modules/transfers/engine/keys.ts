@@ -24,16 +24,22 @@ export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
+/** An S3 ETag of an object uploaded in parts: the MD5 of the parts' MD5s and the part count. */
+const PARTS_ETAG = /^[0-9a-f]{32}-\d+$/i;
+
 /**
  * Whether the destination already holds the source's content, from what the two objects' infos tell without a
  * request: size, then the source version the destination was copied from (Cumulo's `cumulo-source-etag`), then
- * the strongest checksum both expose (MD5 both ways, else Cumulo's own checksum metadata), else the ETag when both
- * sides are the same endpoint (same store, same ETag rule).
+ * the same parts ETag on both sides, then the strongest checksum both expose (MD5 both ways, else Cumulo's own
+ * checksum metadata), else the ETag when both sides are the same endpoint (same store, same ETag rule).
  */
 export function sameContent(source: ObjectInfo, destination: ObjectInfo, sameEndpoint: boolean): boolean {
   if (source.size !== destination.size) return false;
   // A copy Cumulo verified, of this very version: also where no checksum compares (multipart, SSE-KMS sources).
   if (source.etag !== null && destination.metadata[SOURCE_ETAG_METADATA] === source.etag) return true;
+  // The same bytes uploaded in the same parts, on any two S3 stores: a copy Cumulo wrote in the source's own parts
+  // (parts-copy.ts), or two uploads by tools with one part size. Listings show it, so no HEAD is needed.
+  if (source.etag !== null && PARTS_ETAG.test(source.etag) && source.etag === destination.etag) return true;
   const sourceMd5 = source.md5 ?? source.metadata[MD5_METADATA] ?? null;
   const destinationMd5 = destination.md5 ?? destination.metadata[MD5_METADATA] ?? null;
   if (sourceMd5 && destinationMd5) return sourceMd5.toLowerCase() === destinationMd5.toLowerCase();

@@ -87,6 +87,35 @@ describe('planBatch with Skip Existing Files', () => {
   });
 });
 
+describe('planBatch comparing parts ETags', () => {
+  // What two S3 stores list for the same bytes uploaded in the same parts (the copy in the source's own parts).
+  const partsEtag = (key: string) => `${key.repeat(32).slice(0, 32)}-5`;
+
+  it('skips an object whose destination lists the same parts ETag, asking no HEAD; asks one for another', async () => {
+    const source = listingStore(['a', 'b', 'c'].map((key) => ({ key, size: 50, etag: partsEtag(key) })));
+    const destination = listingStore(
+      [
+        { key: 'a', size: 50, etag: partsEtag('a') },
+        { key: 'b', size: 50, etag: partsEtag('b') },
+        // Same size, uploaded in other parts and with no record of its source: only its own answer can tell.
+        { key: 'c', size: 50, etag: partsEtag('f') },
+      ],
+      2,
+      { metadataInListings: false },
+    );
+    const batch = await batchOf({ operation: 'copy' });
+
+    await planBatch(server.services.transfersRepo, batch, endpoints(source, destination));
+
+    expect(await itemsOf(batch.id)).toEqual([
+      ['a', 'skipped', null],
+      ['b', 'skipped', null],
+      ['c', 'pending', null],
+    ]);
+    expect(destination.calls.filter((call) => call.startsWith('stat'))).toEqual(['stat c']);
+  });
+});
+
 function endpoints(source: ReturnType<typeof listingStore>, destination: ReturnType<typeof listingStore>) {
   return { source: source.store, destination: destination.store, sameEndpoint: false };
 }
