@@ -416,7 +416,8 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       const result = await copyObject(task);
 
-      expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: sha256(large), verifiedBy: 'md5' });
+      // The source's MD5 verifies the copy: no SHA-256 pass on top, as in a parts copy.
+      expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: null, verifiedBy: 'md5' });
       expect((await readAll(storeB, bucket, 'streamed/video.mp4')).equals(large)).toBe(true);
       const streamed = await storeB.stat(bucket, 'streamed/video.mp4');
       expect(streamed?.metadata).toEqual({
@@ -760,6 +761,69 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       });
       expect((await readAll(storeB, bucket, 'parts/unequal.bin')).equals(bytes)).toBe(true);
       expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
+    });
+
+    it("streams to a destination without parts (as GCS), hashing in the source's part sizes to check its parts ETag", async () => {
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/streamed.mp4');
+      const task = taskOf(item, endpointA(), endpointB(wrapStore(storeB, { parts: 'none' })));
+
+      const result = await copyObject(task);
+
+      // The MD5 of the whole is the destination's check; the parts ETag the source's; no SHA-256 pass.
+      expect(result).toEqual({ method: 'stream', md5: md5(large), sha256: null, verifiedBy: 'parts-md5' });
+      expect((await readAll(storeB, bucket, 'parts/streamed.mp4')).equals(large)).toBe(true);
+      expect((await storeB.stat(bucket, 'parts/streamed.mp4'))?.metadata).toEqual({
+        camera: 'north',
+        'cumulo-source-etag': item.sourceEtag,
+      });
+    });
+
+    it("removes a streamed copy whose bytes do not give the source's parts ETag", async () => {
+      const damaging = wrapStore(storeA, {
+        read: async (name, key, options) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
+          const altered = Buffer.concat(chunks);
+          altered[7 * MiB] = (altered[7 * MiB] ?? 0) ^ 0x04;
+          return Readable.from([altered]);
+        },
+      });
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/streamed-bad.mp4');
+      const task = taskOf(item, endpointA(damaging), endpointB(wrapStore(storeB, { parts: 'none' })));
+
+      const error = await copyObject(task).catch((e: unknown) => e);
+
+      expect((error as CopyError).message).toBe(
+        'The copied bytes do not match the checksum of the source object',
+      );
+      expect(await storeB.stat(bucket, 'parts/streamed-bad.mp4')).toBeNull();
+    });
+
+    it('checks a small object uploaded in parts against its parts ETag when it is copied in one request', async () => {
+      // 6 MiB in a 5 MiB part and a 1 MiB one: read whole, written in one PUT (below 8 MiB).
+      const bytes = randomBytes(6 * MiB);
+      const parts = storeA.capabilities.parts as Parts;
+      const uploadId = await parts.start(bucket, 'parts/small.bin', {});
+      const upload = { bucket, key: 'parts/small.bin', uploadId };
+      const sent = [];
+      for (const [index, body] of [bytes.subarray(0, 5 * MiB), bytes.subarray(5 * MiB)].entries()) {
+        sent.push({
+          partNumber: index + 1,
+          ...(await parts.uploadPart(upload, index + 1, body, { md5: md5(body) })),
+        });
+      }
+      await parts.complete(upload, sent, {});
+      const task = taskOf(await plannedItem(storeA, bucket, 'parts/small.bin'), endpointA(), endpointB());
+
+      const result = await copyObject(task);
+
+      expect(result).toEqual({
+        method: 'single',
+        md5: md5(bytes),
+        sha256: sha256(bytes),
+        verifiedBy: 'parts-md5',
+      });
+      expect((await readAll(storeB, bucket, 'parts/small.bin')).equals(bytes)).toBe(true);
     });
 
     it('does not mirror parts so large that the memory budget would hold fewer than four', async () => {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   StorageError,
   type ObjectInfo,
@@ -30,6 +29,7 @@ import {
 } from './copy-task.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { PartHasher } from './part-hasher.ts';
+import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from './source-parts.ts';
 import type { ThrottleGate } from './throttle.ts';
 
 export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
@@ -246,7 +246,6 @@ export async function copyInParts(
   if (info.partsMd5 && session.partSize === sourcePart && ranges.length === info.partsMd5.parts) {
     const mirrored = await copyMirrored(task, parts, settings, session, ranges, {
       info,
-      partsMd5: info.partsMd5.md5,
       expected,
       metadata: startMetadata,
     });
@@ -341,12 +340,11 @@ export async function copyInParts(
 const MIRROR_PARTS_IN_BUDGET = 4;
 
 /**
- * The source's part size when the copy can be written in the very parts the source was uploaded in: the source
- * tells its parts ETag (the MD5 of its parts' MD5s) and where its first part ends, the destination takes parts of
- * that size and count, and the memory budget holds enough of them. Such a copy is checked against the source's
- * own ETag with the part MD5s the upload computes anyway: one pass over the bytes, where a copy at another part
- * size could check nothing of a multipart source (its ETag is no MD5 of the object) and hashed it twice more.
- * The layout is assumed uniform (every tool uploads so); copyMirrored finds out when it was not.
+ * The source's part size when the copy can be written in the very parts the source was uploaded in
+ * (source-parts.ts): the destination takes parts of that size and count, and the memory budget holds enough of
+ * them. Such a copy is checked against the source's own ETag with the part MD5s the upload computes anyway: one
+ * pass over the bytes, where a copy at another part size could check nothing of a multipart source (its ETag is
+ * no MD5 of the object) and hashed it twice more.
  */
 async function mirrorablePartSize(
   task: CopyTask,
@@ -354,39 +352,14 @@ async function mirrorablePartSize(
   settings: PartsSettings,
   info: ObjectInfo,
 ): Promise<number | null> {
-  const statPart = task.source.store.capabilities.partLayout?.statPart;
-  const count = info.partsMd5?.parts;
-  if (!statPart || !count) return null;
-  const first = await statPart(task.source.bucket, task.item.sourceKey, 1);
-  if (!first || first.start !== 0 || first.parts !== count || first.etag !== info.etag) return null;
-  const size = first.size;
+  const size = await sourcePartSize(task, info);
+  const count = info.partsMd5?.parts ?? 0;
+  if (size === null) return null;
   const { minPart, maxPart, maxParts } = parts.limits;
-  const fits = size > 0 && (count - 1) * size < task.item.size && task.item.size <= count * size;
   const accepted = (count === 1 || size >= minPart) && size <= maxPart && count <= maxParts;
   const affordable = size * MIRROR_PARTS_IN_BUDGET <= settings.memory.total;
-  return fits && accepted && affordable ? size : null;
+  return accepted && affordable ? size : null;
 }
-
-/** True when every part of the source lies where a uniform layout of `ranges` puts it. */
-async function sourceLayoutIs(task: CopyTask, ranges: PartRange[]): Promise<boolean> {
-  const statPart = task.source.store.capabilities.partLayout?.statPart;
-  if (!statPart) return false;
-  let uniform = true;
-  await runParts(
-    ranges,
-    MIRROR_LAYOUT_CHECKS,
-    task.signal,
-    async (range) => {
-      const part = await statPart(task.source.bucket, task.item.sourceKey, range.partNumber);
-      if (!part || part.start !== range.start || part.size !== range.end - range.start + 1) uniform = false;
-    },
-    () => undefined,
-  );
-  return uniform;
-}
-
-/** Part look-ups in flight when a mirrored copy checks the source's layout after a mismatch. */
-const MIRROR_LAYOUT_CHECKS = 8;
 
 /**
  * A parts copy in the source's own part layout: each part is read, sent with its Content-MD5 and recorded, and
@@ -403,7 +376,7 @@ async function copyMirrored(
   settings: PartsSettings,
   session: UploadSession,
   ranges: PartRange[],
-  source: { info: ObjectInfo; partsMd5: string; expected: SourceChecksums; metadata: Record<string, string> },
+  source: { info: ObjectInfo; expected: SourceChecksums; metadata: Record<string, string> },
 ): Promise<CopyResult | null> {
   const { item } = task;
   const { upload, finished } = session;
@@ -435,11 +408,12 @@ async function copyMirrored(
       },
       () => undefined,
     );
-    const partsMd5 = createHash('md5')
-      .update(Buffer.concat(ranges.map((range) => Buffer.from(md5s.get(range.partNumber) ?? '', 'hex'))))
-      .digest('hex');
-    if (partsMd5 !== source.partsMd5) {
-      if (await sourceLayoutIs(task, ranges)) throw new CopyError(CHECKSUM_MISMATCH, true);
+    const digest = {
+      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
+      parts: ranges.length,
+    };
+    if (!matchesPartsMd5(source.info, digest)) {
+      if (await sourcePartsAre(task, session.partSize)) throw new CopyError(CHECKSUM_MISMATCH, true);
       await discardUpload(task, parts, upload);
       return null;
     }
