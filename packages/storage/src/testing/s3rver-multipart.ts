@@ -437,11 +437,24 @@ async function layoutOf(store: Store, bucket: string, key: string): Promise<Part
   }
 }
 
+const NAMED_ENTITIES: Record<string, string> = { quot: '"', apos: "'", amp: '&', lt: '<', gt: '>' };
+
+/** XML character data as text: the five named entities and numeric ones (Go's encoder writes `"` as `&#34;`). */
+function xmlText(data: string): string {
+  return data.replace(/&(?:#(\d+)|#x([0-9a-f]+)|(quot|apos|amp|lt|gt));/gi, (entity, decimal, hex, name) => {
+    if (decimal) return String.fromCodePoint(Number(decimal));
+    if (hex) return String.fromCodePoint(parseInt(hex as string, 16));
+    return NAMED_ENTITIES[(name as string).toLowerCase()] ?? entity;
+  });
+}
+
 /** The parts a CompleteMultipartUpload body names, in its order (number and ETag without quotes). */
 function namedParts(xml: string): Array<{ partNumber: number; etag: string }> {
   return [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, inner = '']) => ({
     partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(inner)?.[1] ?? NaN),
-    etag: (/<ETag>([\s\S]*?)<\/ETag>/.exec(inner)?.[1] ?? '').replace(/&quot;|"/g, '').trim(),
+    etag: xmlText(/<ETag>([\s\S]*?)<\/ETag>/.exec(inner)?.[1] ?? '')
+      .replace(/"/g, '')
+      .trim(),
   }));
 }
 
