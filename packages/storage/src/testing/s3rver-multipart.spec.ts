@@ -329,8 +329,9 @@ describe('s3rver with the multipart calls it lacks or answers otherwise than S3'
       (next) => async (args) => {
         const request = args.request as { body?: unknown; headers: Record<string, string> };
         if (typeof request.body === 'string') {
-          request.body = request.body.replaceAll('&quot;', '&#34;');
-          request.headers['content-length'] = String(Buffer.byteLength(request.body));
+          const body = request.body.replaceAll('&quot;', '&#34;');
+          request.body = body;
+          request.headers['content-length'] = String(Buffer.byteLength(body));
         }
         return next(args);
       },

@@ -264,20 +264,26 @@ function contentMd5Of(ctx: KoaContext): Buffer {
   return digest;
 }
 
-/** The whole body, checked against Content-MD5 as S3 checks it (BadDigest when it differs). */
-async function checkedBody(ctx: KoaContext): Promise<{ body: Buffer; md5: string }> {
+/**
+ * The whole body (as the chunks it arrived in), checked against Content-MD5 as S3 checks it (BadDigest when it
+ * differs), and its MD5. Hashed once as it arrives: what stores it need not hash it again.
+ */
+async function checkedBody(ctx: KoaContext): Promise<{ chunks: Buffer[]; md5: string }> {
   const expected = contentMd5Of(ctx);
   const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
-  const received = createHash('md5').update(body).digest();
+  const hash = createHash('md5');
+  for await (const chunk of ctx.req) {
+    chunks.push(chunk as Buffer);
+    hash.update(chunk as Buffer);
+  }
+  const received = hash.digest();
   if (!received.equals(expected)) {
     throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.', {
       ExpectedDigest: expected.toString('hex'),
       CalculatedDigest: received.toString('hex'),
     });
   }
-  return { body, md5: received.toString('hex') };
+  return { chunks, md5: received.toString('hex') };
 }
 
 /**
@@ -285,8 +291,8 @@ async function checkedBody(ctx: KoaContext): Promise<{ body: Buffer; md5: string
  * arrives). The checked bytes are handed on as the request's body stream; its headers stay on `ctx.request`.
  */
 async function putObject(ctx: KoaContext, next: Next): Promise<void> {
-  const { body } = await checkedBody(ctx);
-  ctx.req = Readable.from([body]) as unknown as IncomingMessage;
+  const { chunks } = await checkedBody(ctx);
+  ctx.req = Readable.from(chunks) as unknown as IncomingMessage;
   await next();
 }
 
@@ -302,21 +308,28 @@ async function putPart(
   uploadId: string,
   partNumber: number,
   content: Readable,
+  /** The content's MD5 when the caller already computed it. */
+  knownMd5?: string,
 ): Promise<{ md5: string }> {
   const partPath = join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
   await mkdir(join(partPath, '..'), { recursive: true });
-  const hash = createHash('md5');
-  await pipeline(
-    content,
-    new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    }),
-    createWriteStream(partPath),
-  );
-  const md5 = hash.digest('hex');
+  let md5 = knownMd5;
+  if (md5 === undefined) {
+    const hash = createHash('md5');
+    await pipeline(
+      content,
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          hash.update(chunk);
+          callback(null, chunk);
+        },
+      }),
+      createWriteStream(partPath),
+    );
+    md5 = hash.digest('hex');
+  } else {
+    await pipeline(content, createWriteStream(partPath));
+  }
   await writeFile(`${partPath}.md5`, md5);
   return { md5 };
 }
@@ -330,8 +343,15 @@ async function uploadPart(ctx: KoaContext, store: Store, bucket: string, key: st
   const partNumber = partNumberOf(ctx);
   contentMd5Of(ctx);
   await requireUpload(store, bucket, key, uploadId);
-  const { body } = await checkedBody(ctx);
-  const { md5 } = await putPart(store, bucket, uploadId, partNumber, Readable.from([body]));
+  const checked = await checkedBody(ctx);
+  const { md5 } = await putPart(
+    store,
+    bucket,
+    uploadId,
+    partNumber,
+    Readable.from(checked.chunks),
+    checked.md5,
+  );
   ctx.etag = md5;
   ctx.body = '';
 }
