@@ -19,6 +19,11 @@ export interface SeedLayout {
   bodyOf(index: number): Buffer;
   /** Indexes PUT through the real s3rver by the layout check. */
   samples: number[];
+  /**
+   * Objects as completed from parts of this size (the last one shorter): the ETag S3 gives them (the MD5 of the
+   * part MD5s and the count) and the part layout the test extension keeps (`parts.json`, testing/s3rver-multipart.ts).
+   */
+  partSize?: number;
 }
 
 export interface Seed {
@@ -28,11 +33,27 @@ export interface Seed {
   bytes: number;
 }
 
-/** The files s3rver 3.7 writes for a PutObject without metadata (see its FilesystemStore.putMetadata). */
-function writeObjectFiles(bucketDir: string, key: string, body: Buffer): void {
+/**
+ * The files s3rver 3.7 writes for a PutObject without metadata (see its FilesystemStore.putMetadata), or those the
+ * test extension leaves after a CompleteMultipartUpload of parts of `partSize`.
+ */
+function writeObjectFiles(bucketDir: string, key: string, body: Buffer, partSize?: number): void {
   const base = path.join(bucketDir, `${key}._S3rver_`);
   fs.writeFileSync(`${base}object`, body);
-  fs.writeFileSync(`${base}object.md5`, createHash('md5').update(body).digest('hex'));
+  if (partSize) {
+    const sizes: number[] = [];
+    const md5s: Buffer[] = [];
+    for (let at = 0; at < body.length; at += partSize) {
+      const part = body.subarray(at, at + partSize);
+      sizes.push(part.length);
+      md5s.push(createHash('md5').update(part).digest());
+    }
+    const etag = `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${sizes.length}`;
+    fs.writeFileSync(`${base}object.md5`, etag);
+    fs.writeFileSync(`${base}parts.json`, JSON.stringify({ etag, sizes }));
+  } else {
+    fs.writeFileSync(`${base}object.md5`, createHash('md5').update(body).digest('hex'));
+  }
   fs.writeFileSync(
     `${base}metadata.json`,
     JSON.stringify({ 'content-type': 'application/octet-stream' }, null, 2),
@@ -52,7 +73,7 @@ function writeObjects(root: string, layout: SeedLayout, indexes: Iterable<number
       madeDir = dir;
     }
     const body = layout.bodyOf(index);
-    writeObjectFiles(bucketDir, key, body);
+    writeObjectFiles(bucketDir, key, body, layout.partSize);
     bytes += body.length;
   }
   return bytes;

@@ -7,10 +7,12 @@
 //   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 150 MB
 //   (e) the ceiling: the same objects written to the destination by a bare SDK client at the same concurrency;
 //       Cumulo's copy throughput as a fraction of it (goal ≥ 0.85)
+//   (b') not in the issue, only with --only p: (b) again with sources uploaded in 5 MiB parts, as most large
+//       objects are, which Cumulo copies in the source's own parts and checks against their parts ETag
 // Cumulo runs as the product runs: an embedded PostgreSQL, accounts connected through the service, the batch
 // started through TransfersService and copied by the worker role in its own process (its peak RSS is measured).
 //
-//   npm run transfer -w bench [-- --only a,b,c,d]
+//   npm run transfer -w bench [-- --only a,b,c,d,p]
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,10 +26,12 @@ import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 import {
   LARGE_BUCKET,
+  LARGE_PARTS_BUCKET,
   MiB,
   SMALL_BUCKET,
   largeBody,
   seedLarge,
+  seedLargeParts,
   seedSmall,
   smallBody,
   smallKeys,
@@ -175,6 +179,50 @@ function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
   return ratio;
 }
 
+/**
+ * rclone, then Cumulo, copying a large-object bucket to another s3rver; reports the times, where the CPU went
+ * and both peak RSS figures against (b)'s goals.
+ */
+async function largeAcross(
+  cumulo: CumuloBench,
+  what: string,
+  setup: {
+    source: { server: S3rverProcess; bucket: string; accountId: string };
+    destination: S3rverProcess;
+    buckets: { rclone: string; cumulo: string };
+    expected: { objects: number; bytes: number };
+  },
+) {
+  const { source, destination, buckets, expected } = setup;
+  const [peer, peerCpu] = await accounted([source.server, destination], () =>
+    rcloneCopy(
+      { endpoint: source.server.endpoint, bucket: source.bucket },
+      { endpoint: destination.endpoint, bucket: buckets.rclone },
+    ),
+  );
+  await expectComplete(`rclone ${what}`, destination.endpoint, buckets.rclone, expected);
+  const destinationId = await cumulo.connectS3rver(`destination of ${what}`, destination.endpoint);
+  const run = await cumulo.copy(
+    {
+      sourceCloudAccountId: source.accountId,
+      sourceBucket: source.bucket,
+      destinationCloudAccountId: destinationId,
+      destinationBucket: buckets.cumulo,
+    },
+    LARGE_SETTINGS,
+    [source.server, destination],
+  );
+  await expectComplete(`Cumulo ${what}`, destination.endpoint, buckets.cumulo, expected);
+  const label = what.slice(0, what.indexOf(' '));
+  line(what, run, peer, 0.6);
+  cpuLines(label, run, peer, peerCpu, 0.6);
+  report(
+    `${label} peak RSS: Cumulo worker ${mb(run.peakRssMb)} vs rclone ${mb(peer.peakRssMb)} ` +
+      `${verdict(run.peakRssMb <= peer.peakRssMb)}`,
+  );
+  return { run, peer };
+}
+
 async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   const cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
@@ -231,31 +279,12 @@ async function main() {
         const sourceId = await cumulo.connectS3rver('large source', source.endpoint);
         if (only.has('b')) {
           await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
-          const [peer, peerCpu] = await accounted([source, destination], () =>
-            rcloneCopy(
-              { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-              { endpoint: destination.endpoint, bucket: 'rclone' },
-            ),
-          );
-          await expectComplete('rclone (b)', destination.endpoint, 'rclone', expected);
-          const destinationId = await cumulo.connectS3rver('large destination', destination.endpoint);
-          const run = await cumulo.copy(
-            {
-              sourceCloudAccountId: sourceId,
-              sourceBucket: LARGE_BUCKET,
-              destinationCloudAccountId: destinationId,
-              destinationBucket: 'cumulo',
-            },
-            LARGE_SETTINGS,
-            [source, destination],
-          );
-          await expectComplete('Cumulo (b)', destination.endpoint, 'cumulo', expected);
-          line('(b) 2 × 1 GiB across endpoints', run, peer, 0.6);
-          cpuLines('(b)', run, peer, peerCpu, 0.6);
-          report(
-            `(b) peak RSS: Cumulo worker ${mb(run.peakRssMb)} vs rclone ${mb(peer.peakRssMb)} ` +
-              `${verdict(run.peakRssMb <= peer.peakRssMb)}`,
-          );
+          const { run } = await largeAcross(cumulo, '(b) 2 × 1 GiB across endpoints', {
+            source: { server: source, bucket: LARGE_BUCKET, accountId: sourceId },
+            destination,
+            buckets: { rclone: 'rclone', cumulo: 'cumulo' },
+            expected,
+          });
           const bodies = [0, 1].map((index) => ({
             key: `large/object-${index}.bin`,
             body: largeBody(index),
@@ -325,6 +354,25 @@ async function main() {
         // The same-endpoint copies were written into the cached seed: take them out again.
         for (const bucket of sameEndpointBuckets)
           fs.rmSync(path.join(seed.directory, bucket), { recursive: true, force: true });
+      }
+    }
+
+    if (only.has('p')) {
+      const seed = await seedLargeParts(path.join(dataDir, 'seeds'));
+      const source = await startS3rverProcess(seed.directory);
+      const destination = await freshServer('large-parts-destination');
+      try {
+        await createBuckets(destination.endpoint, ['rclone', 'cumulo']);
+        const sourceId = await cumulo.connectS3rver('large parts source', source.endpoint);
+        await largeAcross(cumulo, "(b') 2 × 1 GiB uploaded in 5 MiB parts, across endpoints", {
+          source: { server: source, bucket: LARGE_PARTS_BUCKET, accountId: sourceId },
+          destination,
+          buckets: { rclone: 'rclone', cumulo: 'cumulo' },
+          expected: { objects: seed.objects, bytes: seed.bytes },
+        });
+      } finally {
+        await source.stop();
+        await destination.stop();
       }
     }
 

@@ -5,6 +5,7 @@ import { ensureS3rverSeed, type Seed, type SeedLayout } from '../shared/s3rver-s
 
 export const SMALL_BUCKET = 'bench-small';
 export const LARGE_BUCKET = 'bench-large';
+export const LARGE_PARTS_BUCKET = 'bench-large-parts';
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
 export const GiB = 1024 * MiB;
@@ -39,8 +40,22 @@ const LARGE_LAYOUT: SeedLayout = {
   samples: [],
 };
 
+/**
+ * The same two objects as uploaded in 5 MiB parts (rclone's chunk size, and Cumulo's own for 1 GiB), as most large
+ * objects are: their ETag is the MD5 of the part MD5s, not of their bytes. Written by the seeder with the part
+ * layout the test extension keeps, whose completion is checked in s3rver-multipart.spec.ts.
+ */
+const LARGE_PARTS_LAYOUT: SeedLayout = {
+  ...LARGE_LAYOUT,
+  name: 'transfer-large-parts',
+  bucket: LARGE_PARTS_BUCKET,
+  partSize: 5 * MiB,
+};
+
 export const seedSmall = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, SMALL_LAYOUT, 1000);
 export const seedLarge = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, LARGE_LAYOUT, 2);
+export const seedLargeParts = (dataDir: string): Promise<Seed> =>
+  ensureS3rverSeed(dataDir, LARGE_PARTS_LAYOUT, 2);
 export const smallKeys = () => Array.from({ length: 1000 }, (_, i) => SMALL_LAYOUT.keyOf(i));
 export const largeBody = (index: number) => LARGE_LAYOUT.bodyOf(index);
 export const smallBody = (index: number) => SMALL_LAYOUT.bodyOf(index);
