@@ -826,6 +826,26 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect((await readAll(storeB, bucket, 'parts/small.bin')).equals(bytes)).toBe(true);
     });
 
+    it('copies as from any other source when the store refuses to tell where a part lies', async () => {
+      const refusing: ObjectStore = {
+        ...wrapStore(storeA),
+        capabilities: {
+          ...storeA.capabilities,
+          partLayout: {
+            statPart: () =>
+              Promise.reject(new StorageError('Unknown', 'partNumber is not supported', 'genericS3', 400)),
+          },
+        },
+      };
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/no-layout.mp4');
+      const task = taskOf(item, endpointA(refusing), endpointB());
+
+      const result = await copyObject(task);
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'sha256', sha256: sha256(large) });
+      expect((await readAll(storeB, bucket, 'parts/no-layout.mp4')).equals(large)).toBe(true);
+    });
+
     it('does not mirror parts so large that the memory budget would hold fewer than four', async () => {
       const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/budget.mp4');
       const task = taskOf(item, endpointA(), endpointB());

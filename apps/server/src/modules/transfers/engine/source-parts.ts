@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { ObjectInfo } from '@cumulo/storage';
+import { StorageError, type ObjectInfo } from '@cumulo/storage';
 import type { CopyTask } from './copy-task.ts';
 
 /**
@@ -65,7 +65,8 @@ export function matchesPartsMd5(info: ObjectInfo, digest: { md5: string; parts: 
 /**
  * The part size of a source uploaded in parts, when its store tells its parts ETag and where its first part
  * ends (one HeadObject with partNumber=1; none for an object of one part); null otherwise. The other parts are
- * assumed to be of that size, but for the last.
+ * assumed to be of that size, but for the last. A store that refuses the question (an S3-compatible server
+ * without `partNumber`) is not asked to be checked this way: the copy goes on as for any other source.
  */
 export async function sourcePartSize(task: CopyTask, info: ObjectInfo): Promise<number | null> {
   const count = info.partsMd5?.parts;
@@ -73,7 +74,11 @@ export async function sourcePartSize(task: CopyTask, info: ObjectInfo): Promise<
   if (count === 1) return info.size > 0 ? info.size : null;
   const statPart = task.source.store.capabilities.partLayout?.statPart;
   if (!statPart) return null;
-  const first = await statPart(task.source.bucket, task.item.sourceKey, 1);
+  const first = await statPart(task.source.bucket, task.item.sourceKey, 1).catch((error: unknown) => {
+    task.signal.throwIfAborted();
+    if (error instanceof StorageError && error.code === 'ObjectNotFound') throw error;
+    return null;
+  });
   if (!first || first.start !== 0 || first.parts !== count || first.etag !== info.etag) return null;
   const size = first.size;
   const fits = size > 0 && (count - 1) * size < info.size && info.size <= count * size;
