@@ -846,6 +846,27 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect((await readAll(storeB, bucket, 'parts/no-layout.mp4')).equals(large)).toBe(true);
     });
 
+    it('copies it inside one s3rver in part copies of its own parts: the copy has its ETag, which checks it', async () => {
+      let reads = 0;
+      const noReads = wrapStore(storeA, {
+        read: (name, key, options) => {
+          reads += 1;
+          return storeA.read(name, key, options);
+        },
+      });
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/part-copied.mp4');
+      const task = taskOf(item, endpointA(noReads), endpointA(noReads, otherBucket));
+
+      // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 40 MiB takes the part-copy path.
+      const result = await copyObject(task, { serverCopyMax: 8 * MiB });
+
+      expect(reads).toBe(0);
+      expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'parts-md5' });
+      expect((await storeA.stat(otherBucket, 'parts/part-copied.mp4'))?.etag).toBe(item.sourceEtag);
+      expect((await readAll(storeA, otherBucket, 'parts/part-copied.mp4')).equals(large)).toBe(true);
+      expect(await s3a.openUploads(otherBucket, 'parts/')).toEqual([]);
+    });
+
     it('does not mirror parts so large that the memory budget would hold fewer than four', async () => {
       const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/budget.mp4');
       const task = taskOf(item, endpointA(), endpointB());

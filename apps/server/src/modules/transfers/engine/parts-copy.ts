@@ -12,6 +12,7 @@ import {
   SOURCE_CHANGED,
   carriedMetadata,
   contentOf,
+  discardDestination,
   md5Hex,
   readSource,
   sourceChecksums,
@@ -353,12 +354,17 @@ async function mirrorablePartSize(
   info: ObjectInfo,
 ): Promise<number | null> {
   const size = await sourcePartSize(task, info);
-  const count = info.partsMd5?.parts ?? 0;
   if (size === null) return null;
-  const { minPart, maxPart, maxParts } = parts.limits;
-  const accepted = (count === 1 || size >= minPart) && size <= maxPart && count <= maxParts;
   const affordable = size * MIRROR_PARTS_IN_BUDGET <= settings.memory.total;
-  return accepted && affordable ? size : null;
+  return partsFit(parts.limits, size, info.size) && affordable ? size : null;
+}
+
+/** Whether the destination takes an object of `total` bytes in parts of `partSize` (the last one shorter). */
+function partsFit(limits: PartsCapability['limits'], partSize: number, total: number): boolean {
+  const count = Math.ceil(total / partSize);
+  return (
+    (count === 1 || partSize >= limits.minPart) && partSize <= limits.maxPart && count <= limits.maxParts
+  );
 }
 
 /**
@@ -466,9 +472,20 @@ export async function serverCopyInParts(
   const content = contentOf(info);
   // The same bytes: the source's checksums stay true of the copy.
   const metadata = { ...info.metadata, ...sourceVersionOf(info) };
-  const session = await openSession(task, parts, 'server-copy', { ...content, metadata }, settings);
+  // Copied in the source's own parts, the copy gets the source's parts ETag: a check of what the store copied,
+  // and a copy that later comparisons find equal from the listings alone.
+  const sourcePart = await sourcePartSize(task, info);
+  const session = await openSession(
+    task,
+    parts,
+    'server-copy',
+    { ...content, metadata },
+    settings,
+    sourcePart !== null && partsFit(parts.limits, sourcePart, item.size) ? sourcePart : undefined,
+  );
   const { upload, finished } = session;
   const ranges = rangesOf(item.size, session.partSize);
+  const mirrored = session.partSize === sourcePart && ranges.length === info.partsMd5?.parts;
   try {
     await runParts(
       ranges.filter((range) => !finished.has(range.partNumber)),
@@ -505,9 +522,22 @@ export async function serverCopyInParts(
       task.signal,
     );
     await forget(task);
-    await statDestination(task);
+    const copied = await statDestination(task);
     const checksums = sourceChecksums(info, null);
-    return { method: 'server-copy', md5: null, sha256: checksums.sha256, verifiedBy: 'server-copy' };
+    // A destination that tells a parts ETag (not under SSE-KMS) must tell the source's.
+    if (mirrored && copied.partsMd5 && copied.etag !== info.etag) {
+      if (await sourcePartsAre(task, session.partSize)) {
+        await discardDestination(task);
+        throw new CopyError(CHECKSUM_MISMATCH, true);
+      }
+    }
+    const checked = mirrored && copied.partsMd5 !== undefined && copied.etag === info.etag;
+    return {
+      method: 'server-copy',
+      md5: null,
+      sha256: checksums.sha256,
+      verifiedBy: checked ? 'parts-md5' : 'server-copy',
+    };
   } catch (error) {
     if (!task.signal.aborted && isUnsupported(error)) {
       await discardUpload(task, parts, upload);
