@@ -430,7 +430,7 @@ async function uploadPartCopy(ctx: KoaContext, store: Store, bucket: string, key
 /**
  * What S3 remembers of an object completed from parts and s3rver does not: its ETag is the MD5 of the parts' MD5s
  * followed by `-<count>` (s3rver gives the whole object's MD5), and each part can be read back by its number
- * (`?partNumber=n`). Kept next to the object as `parts.json`, with the ETag it was written for: any later write of
+ * (`?partNumber=n`). Kept next to the object as `parts.json`, with the ETag it was written for; every later write of
  * the object gives it another ETag, and the layout is then no longer the object's.
  */
 interface PartLayout {

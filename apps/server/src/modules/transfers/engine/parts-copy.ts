@@ -201,6 +201,30 @@ async function runParts(
   if (failed) throw (failed as { error: unknown }).error;
 }
 
+/**
+ * Sends one part with its Content-MD5 (the store refuses damaged bytes), records it in the ledger, so a successor
+ * resumes after it, and counts its bytes.
+ */
+async function sendPart(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: PartsSettings,
+  session: UploadSession,
+  partNumber: number,
+  bytes: Buffer,
+  md5: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const { etag } = await settings.gate.call(
+    () => parts.uploadPart(session.upload, partNumber, bytes, { md5, signal }),
+    signal,
+  );
+  const part: FinishedPart = { partNumber, size: bytes.length, etag, md5 };
+  await task.ledger.recordPart(task.item.id, part);
+  session.finished.set(partNumber, part);
+  task.onBytes(bytes.length);
+}
+
 /** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
 const spoilsUpload = (error: unknown) =>
   error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
@@ -278,14 +302,7 @@ export async function copyInParts(
           // finished parts is the honest cost of a checksum that covers every byte of a resumed copy.
           if (done.md5 && done.md5 !== md5) throw new CopyError(CHECKSUM_MISMATCH, true);
         } else {
-          const { etag } = await settings.gate.call(
-            () => parts.uploadPart(upload, range.partNumber, bytes, { md5, signal }),
-            signal,
-          );
-          const part: FinishedPart = { partNumber: range.partNumber, size: bytes.length, etag, md5 };
-          await task.ledger.recordPart(item.id, part);
-          finished.set(range.partNumber, part);
-          task.onBytes(bytes.length);
+          await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
         }
         hasher.add(range.partNumber, bytes);
       },
@@ -384,7 +401,6 @@ async function copyMirrored(
   ranges: PartRange[],
   source: { info: ObjectInfo; expected: SourceChecksums; metadata: Record<string, string> },
 ): Promise<CopyResult | null> {
-  const { item } = task;
   const { upload, finished } = session;
   const content = contentOf(source.info);
   const md5s = new Map<number, string>();
@@ -399,15 +415,8 @@ async function copyMirrored(
         const bytes = await readSource(task, range, signal, { into: memory.buffer() });
         try {
           const md5 = md5Hex(bytes);
-          const { etag } = await settings.gate.call(
-            () => parts.uploadPart(upload, range.partNumber, bytes, { md5, signal }),
-            signal,
-          );
-          const part: FinishedPart = { partNumber: range.partNumber, size: bytes.length, etag, md5 };
-          await task.ledger.recordPart(item.id, part);
-          finished.set(range.partNumber, part);
+          await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
           md5s.set(range.partNumber, md5);
-          task.onBytes(bytes.length);
         } finally {
           memory.recycle(bytes);
         }
