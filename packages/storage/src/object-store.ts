@@ -389,6 +389,12 @@ export type StorageErrorCode =
   | 'Throttled'
   | 'Unsupported'
   | 'Network'
+  /**
+   * The object is in an archive storage class and cannot be read until it is restored (S3 Glacier Flexible
+   * Retrieval and Deep Archive, Intelligent-Tiering's archive tiers; Azure's Archive tier, or a rehydration under
+   * way). Retrying does not help: the owner must restore it, which takes hours.
+   */
+  | 'Archived'
   | 'Unknown';
 
 /** The one error adapters throw: a stable code, the provider's own message (safe to show) and its HTTP status. */

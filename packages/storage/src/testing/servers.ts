@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import S3rver from 's3rver';
 import { addPutBlockFromUrl } from './azurite-block-from-url.ts';
 import { addMultipartCalls } from './s3rver-multipart.ts';
@@ -166,6 +167,24 @@ export async function startAzurite(): Promise<TestStoreServer> {
       await server.clean();
     },
   };
+}
+
+/**
+ * Moves a blob to another access tier, as its owner does in the portal (Cumulo has no call for it). Azurite, like
+ * Azure, then refuses to read or copy an archived blob; back to Hot or Cool, it reads again at once (Azure takes
+ * hours to rehydrate).
+ */
+export async function setAzuriteTier(
+  endpoint: string,
+  container: string,
+  blob: string,
+  tier: 'Hot' | 'Cool' | 'Archive',
+): Promise<void> {
+  const service = new BlobServiceClient(
+    endpoint,
+    new StorageSharedKeyCredential(AZURITE_ACCOUNT, AZURITE_KEY),
+  );
+  await service.getContainerClient(container).getBlobClient(blob).setAccessTier(tier);
 }
 
 /** For processes that start their own s3rver (benchmarks): the multipart calls s3rver lacks. */

@@ -13,7 +13,13 @@ import {
 } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
-import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
+import {
+  setAzuriteTier,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
 import {
   callApi,
   connectLabAccounts,
@@ -574,6 +580,48 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     const again = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: firstRetry.id });
     expect(again.status).toBe(400);
     expect((again.body as { message: string }).message).toBe(transferMessages.nothingToRetry);
+  });
+
+  it('fails an archived blob at once with what to do, copies the rest, and copies it on retry once rehydrated', async () => {
+    await blob.createBucket('cold-src');
+    await s3.createBucket('cold-dst');
+    const files = {
+      'live-1.txt': randomBytes(3000),
+      'live-2.txt': randomBytes(3001),
+      'vault.tar': randomBytes(4000),
+    };
+    await fill(blob, 'cold-src', files);
+    await setAzuriteTier(azurite.endpoint, 'cold-src', 'vault.tar', 'Archive');
+
+    const batch = await started({
+      sourceCloudAccountId: azureId,
+      sourceBucket: 'cold-src',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'cold-dst',
+    });
+    const ended = await until(batch.id, [BATCH_STATUS.failed, BATCH_STATUS.completed]);
+    expect(ended).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 1, transferred: 2 });
+    const { rows } = await server.db.pool.query<{ source_key: string; error: string }>(
+      `select source_key, error from transfer_items where batch_id = $1 and status = 'failed'`,
+      [batch.id],
+    );
+    expect(rows).toEqual([
+      {
+        source_key: 'vault.tar',
+        error: 'The blob is in the Archive tier: rehydrate it to an online tier before reading or copying it',
+      },
+    ]);
+    expect((await keysOf(s3, 'cold-dst')).sort()).toEqual(['live-1.txt', 'live-2.txt']);
+
+    await setAzuriteTier(azurite.endpoint, 'cold-src', 'vault.tar', 'Hot');
+    const retry = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: batch.id });
+    expect(retry.status).toBe(200);
+    const second = (retry.body as TransferStarted).batch;
+    expect(await until(second.id, [BATCH_STATUS.completed, BATCH_STATUS.failed])).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      transferred: 1,
+    });
+    expect((await readAll(s3, 'cold-dst', 'vault.tar')).equals(files['vault.tar'])).toBe(true);
   });
 
   it('answers the live batches on GET /transfer/ongoing', async () => {

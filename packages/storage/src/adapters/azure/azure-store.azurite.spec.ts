@@ -8,6 +8,7 @@ import { objectStoreContract } from '../../testing/object-store-contract.ts';
 import {
   AZURITE_ACCOUNT as ACCOUNT_NAME,
   AZURITE_KEY as ACCOUNT_KEY,
+  setAzuriteTier,
   startAzurite,
 } from '../../testing/servers.ts';
 import { AzureObjectStore } from './azure-store.ts';
@@ -133,6 +134,24 @@ describe('Azure adapter against Azurite: credentials, SAS and CORS', () => {
     expect(refused).toBeInstanceOf(StorageError);
     expect((refused as StorageError).status).toBe(412);
     expect(await store.stat(bucket, 'moving/copy.txt')).toBeNull();
+  });
+
+  it('refuses to read or copy a blob in the Archive tier with Archived, saying how to get it back', async () => {
+    await store.write(bucket, 'cold/report.pdf', Buffer.from('archived bytes'));
+    await setAzuriteTier(azurite.endpoint, bucket, 'cold/report.pdf', 'Archive');
+
+    const expected = {
+      code: 'Archived',
+      status: 409,
+      message: 'The blob is in the Archive tier: rehydrate it to an online tier before reading or copying it',
+    };
+    await expect(store.read(bucket, 'cold/report.pdf')).rejects.toMatchObject(expected);
+    await expect(
+      store.copy({ bucket, key: 'cold/report.pdf' }, { bucket, key: 'cold/copy.pdf' }),
+    ).rejects.toMatchObject(expected);
+    // Its listing and its properties stay readable: the planner and Skip Existing Files still see it.
+    expect((await store.stat(bucket, 'cold/report.pdf'))?.size).toBe(14);
+    expect(await store.stat(bucket, 'cold/copy.pdf')).toBeNull();
   });
 
   it('writes an empty stream as an empty object', async () => {

@@ -66,6 +66,15 @@ const ERROR_CODES: Record<string, StorageErrorCode> = {
   OutOfRangeInput: 'InvalidBucketName',
   ServerBusy: 'Throttled',
   OperationTimedOut: 'Throttled',
+  BlobArchived: 'Archived',
+  BlobBeingRehydrated: 'Archived',
+};
+
+/** Azure's own words ("This operation is not permitted on an archived blob.") do not say what to do. */
+const ARCHIVED_MESSAGES: Record<string, string> = {
+  BlobArchived:
+    'The blob is in the Archive tier: rehydrate it to an online tier before reading or copying it',
+  BlobBeingRehydrated: 'The blob is being rehydrated from the Archive tier: try again once it is online',
 };
 
 function isAbortError(error: unknown): boolean {
@@ -74,8 +83,11 @@ function isAbortError(error: unknown): boolean {
 
 /** The service's error code: in the XML body for most calls, in `x-ms-error-code` for HEAD answers. */
 function azureErrorCode(error: RestError): string | undefined {
-  const headerCode = error.response?.headers.get('x-ms-error-code');
-  return headerCode ?? error.code;
+  const code = error.response?.headers.get('x-ms-error-code') ?? error.code;
+  // A copy whose source is archived: Azure names it by the copy ("the source could not be verified") and tells
+  // the source's refusal only in words.
+  if (code === 'CannotVerifyCopySource' && /archived blob/i.test(error.message)) return 'BlobArchived';
+  return code;
 }
 
 /** Azure messages end with RequestId/Time lines; the first line is the part a user can act on. */
@@ -104,7 +116,10 @@ export function toStorageError(error: unknown): StorageError {
     const message =
       code === 'Network'
         ? networkMessage(serviceCode)
-        : firstLine(error.message) || serviceCode || `Azure answered HTTP ${status ?? 'error'}`;
+        : (serviceCode && ARCHIVED_MESSAGES[serviceCode]) ||
+          firstLine(error.message) ||
+          serviceCode ||
+          `Azure answered HTTP ${status ?? 'error'}`;
     return new StorageError(code, message, 'azure', status, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,9 @@ interface SdkErrorShape {
   message: string;
   code?: string;
   $metadata?: { httpStatusCode?: number };
+  /** InvalidObjectState's fields: where the archived object lies. */
+  StorageClass?: string;
+  AccessTier?: string;
 }
 
 const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
@@ -30,6 +33,9 @@ const CODE_BY_S3_ERROR: Record<string, StorageErrorCode> = {
   RequestLimitExceeded: 'Throttled',
   RequestThrottled: 'Throttled',
   ServiceUnavailable: 'Throttled',
+  // GetObject of an archived object that was not restored; CopyObject names the same refusal either way.
+  InvalidObjectState: 'Archived',
+  ObjectNotInActiveTierError: 'Archived',
 };
 
 /** Whether an S3 error code asks the client to slow down (SlowDown, Throttling, ServiceUnavailable, …). */
@@ -54,6 +60,7 @@ const FALLBACK_MESSAGES: Record<StorageErrorCode, string> = {
   Throttled: 'The provider is throttling requests; please try again later',
   Unsupported: 'The provider does not support this operation',
   Network: 'The provider could not be reached',
+  Archived: 'The object is archived: restore it before reading or copying it',
   Unknown: 'The provider answered with an error',
 };
 
@@ -97,8 +104,20 @@ export function toStorageError(error: unknown, provider: Provider, onHead = fals
     const message = networkMessage(error.name === 'TimeoutError' ? error.name : error.code);
     return new StorageError(code, message, provider, status, { cause: error });
   }
+  // S3 says "The operation is not valid for the object's storage class", which names neither the class nor the cure.
+  if (code === 'Archived') {
+    return new StorageError(code, archivedMessage(error), provider, status, { cause: error });
+  }
   // Bodiless answers (HEAD) surface as the SDK's placeholder names rather than a provider message.
   const placeholder = !error.message || error.message === 'UnknownError' || error.message === error.name;
   const message = placeholder ? FALLBACK_MESSAGES[code] : error.message;
   return new StorageError(code, message, provider, status, { cause: error });
+}
+
+/** What an archived object's refusal tells a user: where the object lies, and what to do. */
+function archivedMessage(error: SdkErrorShape): string {
+  const where = [error.StorageClass, error.AccessTier].filter(Boolean).join(', ');
+  return where
+    ? `The object is archived (${where}): restore it before reading or copying it`
+    : FALLBACK_MESSAGES.Archived;
 }

@@ -88,12 +88,23 @@ describe('S3ObjectRequests helpers', () => {
     expect(encodeKeyPath("a b/c+d/e!'()*/ü.txt")).toBe('a%20b/c%2Bd/e%21%27%28%29%2A/%C3%BC.txt');
   });
 
-  it('reads the code and message of an error document, entities decoded', () => {
+  it('reads the code and message of an error document, entities decoded, and where an archived object lies', () => {
     expect(
       errorFields(
         '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Not &amp; never</Message></Error>',
       ),
-    ).toEqual({ code: 'AccessDenied', message: 'Not & never' });
-    expect(errorFields('')).toEqual({ code: null, message: null });
+    ).toEqual({ code: 'AccessDenied', message: 'Not & never', storageClass: null, accessTier: null });
+    expect(
+      errorFields(
+        '<Error><Code>InvalidObjectState</Code><Message>The operation is not valid for the object&apos;s storage ' +
+          'class</Message><StorageClass>INTELLIGENT_TIERING</StorageClass><AccessTier>DEEP_ARCHIVE_ACCESS</AccessTier></Error>',
+      ),
+    ).toEqual({
+      code: 'InvalidObjectState',
+      message: "The operation is not valid for the object's storage class",
+      storageClass: 'INTELLIGENT_TIERING',
+      accessTier: 'DEEP_ARCHIVE_ACCESS',
+    });
+    expect(errorFields('')).toEqual({ code: null, message: null, storageClass: null, accessTier: null });
   });
 });

@@ -100,20 +100,37 @@ export function encodeKeyPath(key: string): string {
 /** An error shaped like the SDK's service exceptions, so `toStorageError` maps it the same way. */
 export class S3RequestError extends Error {
   readonly $metadata: { httpStatusCode: number; attempts: number };
-  constructor(code: string | null, message: string | null, status: number, attempts: number) {
-    super(message ?? '');
-    this.name = code ?? 'UnknownError';
+  /** InvalidObjectState's fields, named as the SDK's exception names them. */
+  readonly StorageClass: string | undefined;
+  readonly AccessTier: string | undefined;
+  constructor(fields: ErrorFields, status: number, attempts: number) {
+    super(fields.message ?? '');
+    this.name = fields.code ?? 'UnknownError';
     this.$metadata = { httpStatusCode: status, attempts };
+    this.StorageClass = fields.storageClass ?? undefined;
+    this.AccessTier = fields.accessTier ?? undefined;
   }
 }
 
-/** `<Code>` and `<Message>` of an S3 error document. */
-export function errorFields(xml: string): { code: string | null; message: string | null } {
+interface ErrorFields {
+  code: string | null;
+  message: string | null;
+  storageClass: string | null;
+  accessTier: string | null;
+}
+
+/** `<Code>` and `<Message>` of an S3 error document, and where an archived object lies. */
+export function errorFields(xml: string): ErrorFields {
   const field = (name: string) => {
     const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
     return match?.[1] === undefined ? null : (decodeText(match[1]) ?? match[1]);
   };
-  return { code: field('Code'), message: field('Message') };
+  return {
+    code: field('Code'),
+    message: field('Message'),
+    storageClass: field('StorageClass'),
+    accessTier: field('AccessTier'),
+  };
 }
 
 async function readErrorBody(stream: Readable): Promise<string> {
@@ -333,7 +350,8 @@ export class S3ObjectRequests {
         await readErrorBody(response.body as Readable);
         return this.#useSdkFor(bucket);
       }
-      const { code, message } = errorFields(await readErrorBody(response.body as Readable));
+      const fields = errorFields(await readErrorBody(response.body as Readable));
+      const { code } = fields;
       if (status === 400 && code && WRONG_REGION_CODES.has(code)) return this.#useSdkFor(bucket);
       if (code && CLOCK_SKEW_CODES.has(code)) return null;
       const throttled = status === 429 || (code !== null && isThrottlingCode(code));
@@ -343,7 +361,7 @@ export class S3ObjectRequests {
         await sleep(backoff(attempt, throttled || status === 503), call.signal);
         continue;
       }
-      throw new S3RequestError(code, message, status, attempt);
+      throw new S3RequestError(fields, status, attempt);
     }
   }
 }

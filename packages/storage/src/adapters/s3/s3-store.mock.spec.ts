@@ -679,6 +679,37 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
     });
   });
 
+  it('refuses an archived object with Archived at once, naming its storage class, on reads and server copies', async () => {
+    const store = track(buildStore({ provider: 'genericS3', endpoint }, 3));
+    const archived =
+      (storageClass: string, accessTier = ''): Answer =>
+      (response) => {
+        response.writeHead(403, { 'content-type': 'application/xml' });
+        response.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidObjectState</Code><Message>The operation is ' +
+            `not valid for the object's storage class</Message><StorageClass>${storageClass}</StorageClass>` +
+            `${accessTier ? `<AccessTier>${accessTier}</AccessTier>` : ''}</Error>`,
+        );
+      };
+    script.push(archived('GLACIER'), archived('INTELLIGENT_TIERING', 'DEEP_ARCHIVE_ACCESS'));
+
+    await expect(store.read('media', 'cold.mov')).rejects.toMatchObject({
+      code: 'Archived',
+      status: 403,
+      message: 'The object is archived (GLACIER): restore it before reading or copying it',
+    });
+    // Not a transient answer: one request, no retry.
+    expect(seen).toHaveLength(1);
+    await expect(
+      store.copy({ bucket: 'media', key: 'cold.mov' }, { bucket: 'backup', key: 'cold.mov' }, { size: 12 }),
+    ).rejects.toMatchObject({
+      code: 'Archived',
+      message:
+        'The object is archived (INTELLIGENT_TIERING, DEEP_ARCHIVE_ACCESS): restore it before reading or copying it',
+    });
+    expect(seen.map((request) => request.method)).toEqual(['GET', 'PUT']);
+  });
+
   it('retries SlowDown as the SDK would, then reports Throttled with the provider message', async () => {
     const store = track(buildStore({ provider: 'genericS3', endpoint }, 3));
     const slowDown = xmlError(503, 'SlowDown', 'Please reduce your request rate.');
