@@ -47,6 +47,11 @@ export interface ObjectInfo {
    * listing cannot tell the encryption).
    */
   partsMd5?: { md5: string; parts: number };
+  /**
+   * How many tags the object has, where its answer tells it (S3's GET and HEAD: `x-amz-tagging-count`, absent when
+   * there are none). Never from listings. A copy asks for the tags themselves only when this says there are some.
+   */
+  tagCount?: number;
 }
 
 export interface ListOptions {
@@ -93,6 +98,8 @@ export interface WriteOptions {
    */
   sha256?: string;
   metadata?: Record<string, string>;
+  /** The object's tags, on stores that declare `objectTags` (others take none). */
+  tags?: Record<string, string>;
   /** Total size when known: lets the adapter pick a single request or a part size within provider limits. */
   size?: number;
   /** Parts in flight for multipart writes. */
@@ -214,6 +221,8 @@ export interface PartsStartOptions {
   contentHeaders?: ContentHeaders;
   /** User metadata. S3 fixes it when the upload starts; Azure when it completes: callers pass it to both. */
   metadata?: Record<string, string>;
+  /** The object's tags, on stores that declare `objectTags`: S3 fixes them when the upload starts. */
+  tags?: Record<string, string>;
 }
 
 export interface PartsCompleteOptions {
@@ -257,6 +266,14 @@ export interface ObjectStoreCapabilities {
   tags?: {
     getBucketTags(bucket: string): Promise<Record<string, string>>;
     putBucketTags(bucket: string, tags: Record<string, string>): Promise<void>;
+  };
+  /**
+   * Object tags (S3's tag sets: up to 10 per object): read here, written with the object (`WriteOptions.tags`,
+   * `PartsStartOptions.tags`), kept by the store's own server-side copies. Declared by stores whose tags follow
+   * S3's rules; between them a copy carries the tags, as AWS DataSync does.
+   */
+  objectTags?: {
+    get(bucket: string, key: string): Promise<Record<string, string>>;
   };
   /**
    * Writes in parts that the server sends itself (the transfer engine): the caller keeps each finished part, so a

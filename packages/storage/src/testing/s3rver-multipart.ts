@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type S3rver from 's3rver';
+import { setTagsOfCopy, setTagsOfWrite, tagCountOf, uploadTagging } from './s3rver-tagging.ts';
 
 interface KoaContext {
   method: string;
@@ -89,7 +90,10 @@ type Call =
   | 'putObject'
   | 'completeUpload'
   | 'getPart'
-  | 'copyObject';
+  | 'copyObject'
+  // Only the tags are added to these (s3rver-tagging.ts): s3rver's router serves them, with its own checks.
+  | 'getObject'
+  | 'plainPutObject';
 type Store = S3rverInternals['store'];
 
 const first = (value: string | string[] | undefined): string | undefined =>
@@ -107,10 +111,9 @@ function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } |
     methods.length === 0 &&
     key !== undefined &&
     ctx.method === 'PUT' &&
-    'content-md5' in ctx.headers &&
     !('x-amz-copy-source' in ctx.headers)
   ) {
-    return { call: 'putObject', bucket, key };
+    return { call: 'content-md5' in ctx.headers ? 'putObject' : 'plainPutObject', bucket, key };
   }
   // GetObject and HeadObject of one part of an object (?partNumber=n).
   if (
@@ -120,6 +123,9 @@ function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } |
     'partNumber' in ctx.query
   ) {
     return { call: 'getPart', bucket, key };
+  }
+  if (methods.length === 0 && key !== undefined && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    return { call: 'getObject', bucket, key };
   }
   if (
     methods.length === 0 &&
@@ -294,6 +300,18 @@ async function putObject(ctx: KoaContext, next: Next): Promise<void> {
   const { chunks } = await checkedBody(ctx);
   ctx.req = Readable.from(chunks) as unknown as IncomingMessage;
   await next();
+}
+
+/** After any PutObject that stored the object: the tags it carried, and none when it carried none. */
+async function tagWrite(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
+  if (ctx.status === 200) await setTagsOfWrite(store, bucket, key, first(ctx.headers['x-amz-tagging']));
+}
+
+/** After a GET or HEAD that answered the object: how many tags it has, as S3 tells it. */
+async function tellTagCount(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
+  if (ctx.status !== 200 && ctx.status !== 206) return;
+  const count = await tagCountOf(store, bucket, key);
+  if (count > 0) ctx.set('x-amz-tagging-count', String(count));
 }
 
 /**
@@ -522,11 +540,14 @@ async function completeUpload(
       { UploadId: uploadId },
     );
   }
+  const tagging = await uploadTagging(directory);
   ctx.req = Readable.from([body]) as unknown as IncomingMessage;
   await next();
   const result = (ctx.body as { CompleteMultipartUploadResult?: { ETag?: string } } | null)
     ?.CompleteMultipartUploadResult;
-  if (!result || parts.length === 0) return;
+  if (!result) return;
+  await setTagsOfWrite(store, bucket, key, tagging);
+  if (parts.length === 0) return;
   const etag = `${createHash('md5')
     .update(Buffer.concat(parts.map((part) => Buffer.from(part.md5, 'hex'))))
     .digest('hex')}-${parts.length}`;
@@ -584,6 +605,13 @@ async function copyObject(
   await next();
   const result = (ctx.body as { CopyObjectResult?: { ETag?: string } } | null)?.CopyObjectResult;
   if (!result) return;
+  await setTagsOfCopy(
+    store,
+    copySourceOf(ctx),
+    { bucket, key },
+    first(ctx.headers['x-amz-tagging-directive']),
+    first(ctx.headers['x-amz-tagging']),
+  );
   const etag = await readFile(md5Path(store, bucket, key), 'utf8').catch(() => '');
   if (!etag.includes('-')) return;
   const hash = createHash('md5');
@@ -706,17 +734,20 @@ export function addMultipartCalls(server: S3rver): void {
       return;
     }
     const { call, bucket, key = '' } = request;
+    // s3rver serves these itself, behind its own checks; only the tags are added once it has.
+    if (call === 'getObject') return void (await next().then(() => tellTagCount(ctx, store, bucket, key)));
+    if (call === 'plainPutObject') return void (await next().then(() => tagWrite(ctx, store, bucket, key)));
     ctx.params = { bucket, key: request.key };
-    const handlers: Record<Call, () => Promise<void>> = {
+    const handlers: Record<Exclude<Call, 'getObject' | 'plainPutObject'>, () => Promise<void>> = {
       listParts: () => listParts(ctx, store, bucket, key),
       abortUpload: () => abortUpload(ctx, store, bucket, key),
       listUploads: () => listUploads(ctx, store, bucket, initiations),
       uploadPart: () => uploadPart(ctx, store, bucket, key),
       uploadPartCopy: () => uploadPartCopy(ctx, store, bucket, key),
       // s3rver's router runs its checks again before its PutObject: they only read headers, so twice is harmless.
-      putObject: () => putObject(ctx, next),
+      putObject: () => putObject(ctx, next).then(() => tagWrite(ctx, store, bucket, key)),
       completeUpload: () => completeUpload(ctx, store, bucket, key, next),
-      getPart: () => getPart(ctx, store, bucket, key, next),
+      getPart: () => getPart(ctx, store, bucket, key, next).then(() => tellTagCount(ctx, store, bucket, key)),
       copyObject: () => copyObject(ctx, store, bucket, key, next),
     };
     const handle = handlers[call];

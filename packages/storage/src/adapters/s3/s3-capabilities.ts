@@ -4,6 +4,7 @@ import {
   GetBucketCorsCommand,
   GetBucketLifecycleConfigurationCommand,
   GetBucketTaggingCommand,
+  GetObjectTaggingCommand,
   GetBucketVersioningCommand,
   PutBucketAccelerateConfigurationCommand,
   PutBucketAclCommand,
@@ -32,12 +33,13 @@ const PERMISSIONS = ['READ', 'WRITE', 'READ_ACP', 'WRITE_ACP', 'FULL_CONTROL'] a
 
 /**
  * Which optional features each S3-family provider offers through its S3 API. Backblaze and Filebase accept only
- * canned ACLs, Backblaze keeps versions and lifecycle in its native API, acceleration is an AWS feature.
+ * canned ACLs and document no object tagging, Backblaze keeps versions and lifecycle in its native API,
+ * acceleration is an AWS feature.
  */
 const FEATURES: Record<S3Provider, ReadonlyArray<BucketFeature>> = {
-  aws: ['acl', 'cors', 'accelerate', 'versioning', 'lifecycle', 'tags'],
-  wasabi: ['acl', 'cors', 'versioning', 'lifecycle', 'tags'],
-  genericS3: ['acl', 'cors', 'versioning', 'lifecycle', 'tags'],
+  aws: ['acl', 'cors', 'accelerate', 'versioning', 'lifecycle', 'tags', 'objectTags'],
+  wasabi: ['acl', 'cors', 'versioning', 'lifecycle', 'tags', 'objectTags'],
+  genericS3: ['acl', 'cors', 'versioning', 'lifecycle', 'tags', 'objectTags'],
   backblaze: ['cors'],
   filebase: ['cors'],
 };
@@ -221,6 +223,13 @@ export function s3Capabilities(client: S3Client, provider: S3Provider): ObjectSt
               Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
             }),
           );
+        }),
+    },
+    objectTags: {
+      get: (bucket, key) =>
+        call(async () => {
+          const answer = await client.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }));
+          return Object.fromEntries((answer.TagSet ?? []).map((tag) => [tag.Key ?? '', tag.Value ?? '']));
         }),
     },
   };

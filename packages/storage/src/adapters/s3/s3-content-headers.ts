@@ -54,6 +54,16 @@ function namesOf(headers: ContentHeaders | undefined, spelling: 'http' | 'sdk'):
 }
 
 /**
+ * A tag set as `x-amz-tagging` (and the SDK's `Tagging`) carries it: URL query encoding, each name and value
+ * percent-encoded (a space as %20, which no store can read as anything else). Undefined for no tags.
+ */
+export function taggingOf(tags: Record<string, string> | undefined): string | undefined {
+  const entries = Object.entries(tags ?? {});
+  if (entries.length === 0) return undefined;
+  return entries.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+}
+
+/**
  * The CopyObject fields that give a copy `added` on top of its source's metadata. MetadataDirective REPLACE sets
  * the type, content headers, Expires and metadata from the request alone, so the source's (`head`) are sent again
  * with it, or the copy would lose them.

@@ -7,7 +7,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { ContentHeaders, DirectUploadPart } from '../../object-store.ts';
-import { sdkFieldsOf } from './s3-content-headers.ts';
+import { sdkFieldsOf, taggingOf } from './s3-content-headers.ts';
 
 /**
  * The multipart calls shared by uploads the browser sends (s3-direct-upload.ts) and uploads the server sends
@@ -39,6 +39,7 @@ export async function createUpload(
     contentHeaders?: ContentHeaders;
     acl?: string;
     metadata?: Record<string, string>;
+    tags?: Record<string, string>;
   },
 ): Promise<string> {
   const answer = await client.send(
@@ -49,6 +50,7 @@ export async function createUpload(
       ...sdkFieldsOf(options.contentHeaders),
       ACL: options.acl as ObjectCannedACL | undefined,
       Metadata: options.metadata,
+      Tagging: taggingOf(options.tags),
     }),
   );
   if (!answer.UploadId) throw new Error('The provider opened the upload without an upload id');

@@ -46,6 +46,7 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
           contentType: options.contentType,
           contentHeaders: options.contentHeaders,
           metadata: options.metadata,
+          tags: options.tags,
         }),
       ),
 

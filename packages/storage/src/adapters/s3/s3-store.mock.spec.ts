@@ -9,6 +9,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetBucketAclCommand,
+  GetObjectTaggingCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchBucket,
@@ -86,7 +87,7 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipart
     s3.restore();
   });
 
-  it('copies an object above 5 GiB with UploadPartCopy ranges that cover every byte once', async () => {
+  it("copies an object above 5 GiB with UploadPartCopy ranges that cover every byte once, with the source's tags", async () => {
     const store = track(buildStore());
     const s3 = mockClient(store.client);
     const size = 6 * GiB + 17;
@@ -94,6 +95,13 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipart
       ContentLength: size,
       ContentType: 'video/mp4',
       Metadata: { a: 'b' },
+      TagCount: 2,
+    });
+    s3.on(GetObjectTaggingCommand).resolves({
+      TagSet: [
+        { Key: 'team', Value: 'media ops' },
+        { Key: 'keep', Value: 'a&b' },
+      ],
     });
     s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'copy-1' });
     s3.on(UploadPartCopyCommand).callsFake(async (input: { PartNumber?: number }) => ({
@@ -109,6 +117,12 @@ describe('S3 adapter with aws-sdk-client-mock (s3rver lacks ACLs, AbortMultipart
       Key: 'copy.mov',
       ContentType: 'video/mp4',
       Metadata: { a: 'b' },
+      // An upload starts with no tags, unlike a CopyObject: they are sent as x-amz-tagging.
+      Tagging: 'team=media%20ops&keep=a%26b',
+    });
+    expect(s3.commandCalls(GetObjectTaggingCommand)[0]?.args[0].input).toEqual({
+      Bucket: 'src',
+      Key: 'raw/big file.mov',
     });
     const partSize = partSizeFor('aws', size);
     const copies = s3
@@ -478,6 +492,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'objectTags',
       'partLayout',
       'parts',
       'tags',
@@ -488,6 +503,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'objectTags',
       'partLayout',
       'parts',
       'tags',
@@ -498,6 +514,7 @@ describe('S3 adapter endpoint and region rules per provider', () => {
       'cors',
       'directUpload',
       'lifecycle',
+      'objectTags',
       'partLayout',
       'parts',
       'tags',

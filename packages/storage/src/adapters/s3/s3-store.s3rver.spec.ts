@@ -171,6 +171,46 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
     }
   });
 
+  it('writes object tags with the object, whole or in parts, tells their count on reads and stats, and keeps them on server copies', async () => {
+    const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
+    const tags = { project: 'Q4 launch', 'cost-center': 'a&b=c/d', empty: '' };
+    const get = store.capabilities.objectTags?.get;
+    try {
+      await store.createBucket('cumulo-tags');
+      await store.write('cumulo-tags', 'small.txt', Buffer.from('tagged'), { tags });
+      await store.write('cumulo-tags', 'large.bin', randomBytes(9 * 1024 * 1024), { tags: { tier: 'cold' } });
+      await store.write('cumulo-tags', 'plain.txt', Buffer.from('untagged'));
+      let read: ObjectInfo | undefined;
+      await readAll(await store.read('cumulo-tags', 'small.txt', { onInfo: (i) => (read = i) }));
+
+      expect(read?.tagCount).toBe(3);
+      expect((await store.stat('cumulo-tags', 'large.bin'))?.tagCount).toBe(1);
+      expect((await store.stat('cumulo-tags', 'plain.txt'))?.tagCount).toBeUndefined();
+      expect(await get?.('cumulo-tags', 'small.txt')).toEqual(tags);
+      expect(await get?.('cumulo-tags', 'large.bin')).toEqual({ tier: 'cold' });
+      expect(await get?.('cumulo-tags', 'plain.txt')).toEqual({});
+
+      expect((await store.stat('cumulo-tags', 'large.bin'))?.partsMd5?.parts).toBe(2);
+      // A server-side copy keeps them, with metadata added too (MetadataDirective REPLACE leaves the tags alone).
+      await store.copy(
+        { bucket: 'cumulo-tags', key: 'small.txt' },
+        { bucket: 'cumulo-tags', key: 'copy.txt' },
+      );
+      await store.copy(
+        { bucket: 'cumulo-tags', key: 'small.txt' },
+        { bucket: 'cumulo-tags', key: 'added.txt' },
+        { addMetadata: { 'cumulo-source-etag': 'x' } },
+      );
+      expect(await get?.('cumulo-tags', 'copy.txt')).toEqual(tags);
+      expect(await get?.('cumulo-tags', 'added.txt')).toEqual(tags);
+      // A new version written without tags has none, as on S3.
+      await store.write('cumulo-tags', 'small.txt', Buffer.from('rewritten'));
+      expect(await get?.('cumulo-tags', 'small.txt')).toEqual({});
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers BucketAlreadyExists when the bucket name is taken', async () => {
     const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
     try {

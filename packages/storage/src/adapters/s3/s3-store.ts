@@ -52,6 +52,7 @@ import {
   httpHeadersOf,
   replacingMetadata,
   sdkFieldsOf,
+  taggingOf,
 } from './s3-content-headers.ts';
 import { S3ObjectRequests, UNSIGNED_PAYLOAD, metadataOf, type ObjectAnswer } from './s3-object-requests.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
@@ -120,6 +121,7 @@ function infoOfSdkAnswer(
       Object.entries(answer.Metadata ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
     ),
     contentHeaders: contentHeadersOfSdk(answer),
+    ...(answer.TagCount ? { tagCount: answer.TagCount } : {}),
   };
 }
 
@@ -468,6 +470,9 @@ export class S3ObjectStore implements ObjectStore {
       contentType: headers['content-type'] ?? null,
       metadata: metadataOf(headers),
       contentHeaders: contentHeadersOfHttp(headers),
+      ...(Number(headers['x-amz-tagging-count']) > 0
+        ? { tagCount: Number(headers['x-amz-tagging-count']) }
+        : {}),
     };
   }
 
@@ -515,6 +520,7 @@ export class S3ObjectStore implements ObjectStore {
         callerMd5 ?? createHash('md5').update(payload).digest('hex'),
         'hex',
       ).toString('base64');
+      const tagging = taggingOf(options.tags);
       let answer: ObjectAnswer | null;
       try {
         answer = await this.requests.put(bucket, key, payload, {
@@ -525,6 +531,7 @@ export class S3ObjectStore implements ObjectStore {
             ...Object.fromEntries(
               Object.entries(options.metadata ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]),
             ),
+            ...(tagging ? { 'x-amz-tagging': tagging } : {}),
           },
           payloadHash: callerSha256 ?? UNSIGNED_PAYLOAD,
           signal: options.signal,
@@ -561,6 +568,7 @@ export class S3ObjectStore implements ObjectStore {
         ContentType: options.contentType,
         ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
+        Tagging: taggingOf(options.tags),
         ContentMD5: contentMd5,
       });
       if (sha256) signWithPayloadHash(command, sha256);
@@ -587,6 +595,7 @@ export class S3ObjectStore implements ObjectStore {
         ContentType: options.contentType,
         ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
+        Tagging: taggingOf(options.tags),
         ...(size === undefined ? {} : { ContentLength: size }),
       },
       partSize: size === undefined ? UNKNOWN_SIZE_PART : partSizeFor(this.provider, size),
@@ -694,14 +703,7 @@ export class S3ObjectStore implements ObjectStore {
       }
     }
     // Part copies need the source's type and metadata for the new upload.
-    return this.copyInParts(
-      copySource,
-      head ?? (await this.headToCopy(source)),
-      size,
-      target,
-      ifMatch,
-      added,
-    );
+    return this.copyInParts(source, head ?? (await this.headToCopy(source)), size, target, ifMatch, added);
   }
 
   private async headToCopy(source: { bucket: string; key: string }): Promise<HeadObjectCommandOutput> {
@@ -713,13 +715,14 @@ export class S3ObjectStore implements ObjectStore {
 
   /** CopyObject stops at 5 GiB; larger objects are copied part by part on the provider's side. */
   private async copyInParts(
-    copySource: string,
+    source: { bucket: string; key: string },
     head: HeadObjectCommandOutput,
     size: number,
     target: { bucket: string; key: string },
     ifMatch: string | undefined,
     added: Record<string, string>,
   ): Promise<ServerCopyResult> {
+    const copySource = copySourceOf(source.bucket, source.key);
     let uploadId: string | undefined;
     try {
       const created = await this.client.send(
@@ -729,6 +732,10 @@ export class S3ObjectStore implements ObjectStore {
           ContentType: head.ContentType,
           ...sdkFieldsOf(contentHeadersOfSdk(head)),
           Metadata: { ...head.Metadata, ...added },
+          // CopyObject keeps the source's tags by itself; an upload starts with none.
+          Tagging: head.TagCount
+            ? taggingOf(await this.capabilities.objectTags?.get(source.bucket, source.key))
+            : undefined,
         }),
       );
       uploadId = created.UploadId;
