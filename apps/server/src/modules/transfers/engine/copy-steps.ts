@@ -82,6 +82,38 @@ export function sourceVersionOf(info: ObjectInfo): Record<string, string> {
 }
 
 /**
+ * The source's object tags, for a destination that keeps S3 tag sets (`objectTags` on both sides): asked for
+ * (GetObjectTagging) only when the source's answer counted some, which S3 tells only a key allowed to read them.
+ * A copy inside one S3 store keeps them by itself (CopyObject); an upload in parts starts with none.
+ */
+export async function sourceTags(
+  task: CopyTask,
+  info: ObjectInfo,
+): Promise<Record<string, string> | undefined> {
+  const tags = task.source.store.capabilities.objectTags;
+  if (!info.tagCount || !tags || !task.destination.store.capabilities.objectTags) return undefined;
+  return tags.get(task.source.bucket, task.item.sourceKey);
+}
+
+/**
+ * Runs a write (a PutObject, or the start of an upload in parts) with the source's tags. A destination key that
+ * may write objects but not tag them (no s3:PutObjectTagging) has S3 refuse the whole write with AccessDenied:
+ * it is sent again without them, so that such a key still copies every object, as it did before tags were carried.
+ */
+export async function writeWithTags<T>(
+  tags: Record<string, string> | undefined,
+  write: (tags: Record<string, string> | undefined) => Promise<T>,
+): Promise<T> {
+  if (!tags || Object.keys(tags).length === 0) return write(undefined);
+  try {
+    return await write(tags);
+  } catch (error) {
+    if (error instanceof StorageError && error.code === 'AccessDenied') return write(undefined);
+    throw error;
+  }
+}
+
+/**
  * Store errors become the item's error. Throttling, network trouble and unknown answers may pass on a later
  * attempt; a missing object or bucket, refused credentials or an unsupported call will not.
  */

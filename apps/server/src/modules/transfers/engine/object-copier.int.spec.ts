@@ -1119,4 +1119,127 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect((await storeA.stat(otherBucket, 'kms/unrecorded.bin'))?.metadata).toEqual({});
     });
   });
+
+  describe('object tags (S3 tag sets, carried between S3 stores as DataSync does)', () => {
+    const TAGS = { team: 'media ops', 'review-date': '2026-11', 'a&b': 'c=d' };
+    /** storeA, counting the GetObjectTagging calls a copy makes. */
+    const countingTags = () => {
+      const asked: string[] = [];
+      const get = storeA.capabilities.objectTags?.get;
+      const store: ObjectStore = {
+        ...wrapStore(storeA),
+        capabilities: {
+          ...storeA.capabilities,
+          objectTags: {
+            get: (name, key) => {
+              asked.push(key);
+              return get ? get(name, key) : Promise.resolve({});
+            },
+          },
+        },
+      };
+      return { store, asked };
+    };
+    const tagsOf = (store: ObjectStore, name: string, key: string) =>
+      store.capabilities.objectTags?.get(name, key);
+
+    it('copies the tags of a small object and of one in parts across endpoints; asks none of an untagged one', async () => {
+      const small = randomBytes(200 * 1024);
+      const large = randomBytes(20 * MiB + 5);
+      await storeA.write(bucket, 'tagged/small.txt', small, { tags: TAGS });
+      await storeA.write(bucket, 'tagged/large.bin', large, { tags: { tier: 'cold' } });
+      await storeA.write(bucket, 'tagged/plain.txt', small);
+      const { store, asked } = countingTags();
+
+      for (const key of ['tagged/small.txt', 'tagged/large.bin', 'tagged/plain.txt']) {
+        const task = taskOf(await plannedItem(storeA, bucket, key), endpointA(store), endpointB());
+        await copyObject(task, { partSize: 8 * MiB });
+      }
+
+      expect(await tagsOf(storeB, bucket, 'tagged/small.txt')).toEqual(TAGS);
+      expect(await tagsOf(storeB, bucket, 'tagged/large.bin')).toEqual({ tier: 'cold' });
+      expect((await storeB.stat(bucket, 'tagged/large.bin'))?.partsMd5?.md5).toBeDefined();
+      expect(await tagsOf(storeB, bucket, 'tagged/plain.txt')).toEqual({});
+      expect(asked).toEqual(['tagged/small.txt', 'tagged/large.bin']);
+      expect((await readAll(storeB, bucket, 'tagged/large.bin')).equals(large)).toBe(true);
+    });
+
+    it('keeps them on copies inside one store, also in part copies (an upload starts with none)', async () => {
+      const large = randomBytes(20 * MiB);
+      await storeA.write(bucket, 'tagged/inside.bin', large, { tags: TAGS });
+      await storeA.write(bucket, 'tagged/inside.txt', Buffer.from('one request'), { tags: { kind: 'note' } });
+
+      const inParts = taskOf(
+        await plannedItem(storeA, bucket, 'tagged/inside.bin'),
+        endpointA(),
+        endpointA(storeA, otherBucket),
+      );
+      // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 20 MiB takes the part-copy path.
+      expect(await copyObject(inParts, { partSize: 8 * MiB, serverCopyMax: 8 * MiB })).toMatchObject({
+        method: 'server-copy',
+      });
+      const whole = taskOf(
+        await plannedItem(storeA, bucket, 'tagged/inside.txt'),
+        endpointA(),
+        endpointA(storeA, otherBucket),
+      );
+      expect(await copyObject(whole)).toMatchObject({ method: 'server-copy' });
+
+      expect(await tagsOf(storeA, otherBucket, 'tagged/inside.bin')).toEqual(TAGS);
+      expect(await tagsOf(storeA, otherBucket, 'tagged/inside.txt')).toEqual({ kind: 'note' });
+    });
+
+    it('copies to Azure without asking for them (Azure keeps no S3 tag sets)', async () => {
+      await storeA.write(bucket, 'tagged/to-azure.txt', Buffer.from('to azure'), { tags: TAGS });
+      const { store, asked } = countingTags();
+      const task = taskOf(
+        await plannedItem(storeA, bucket, 'tagged/to-azure.txt'),
+        endpointA(store),
+        endpointAzure(),
+      );
+
+      expect(await copyObject(task)).toMatchObject({ method: 'single', verifiedBy: 'md5' });
+      expect(asked).toEqual([]);
+      expect((await readAll(azure, bucket, 'tagged/to-azure.txt')).toString()).toBe('to azure');
+    });
+
+    it('copies without them when the destination key may write but not tag (AccessDenied), whole and in parts', async () => {
+      await storeA.write(bucket, 'tagged/denied.txt', Buffer.from('no tagging here'), { tags: TAGS });
+      await storeA.write(bucket, 'tagged/denied.bin', randomBytes(20 * MiB), { tags: TAGS });
+      const denied = () => new StorageError('AccessDenied', 'Access Denied', 'aws', 403);
+      const refused: string[] = [];
+      const parts = storeB.capabilities.parts;
+      // S3 refuses the whole write for a key without s3:PutObjectTagging; IAM has no stand-in here, so a wrapper
+      // answers as S3 does.
+      const noTagging = wrapStore(storeB, {
+        write: (name, key, body, options = {}) => {
+          if (options.tags) {
+            refused.push(key);
+            return Promise.reject(denied());
+          }
+          return storeB.write(name, key, body, options);
+        },
+        parts: {
+          start: (name, key, options) => {
+            if (options.tags) {
+              refused.push(key);
+              return Promise.reject(denied());
+            }
+            return parts ? parts.start(name, key, options) : Promise.reject(denied());
+          },
+        },
+      });
+
+      for (const key of ['tagged/denied.txt', 'tagged/denied.bin']) {
+        const task = taskOf(await plannedItem(storeA, bucket, key), endpointA(), endpointB(noTagging));
+        await copyObject(task, { partSize: 8 * MiB });
+      }
+
+      expect(refused).toEqual(['tagged/denied.txt', 'tagged/denied.bin']);
+      expect((await readAll(storeB, bucket, 'tagged/denied.txt')).toString()).toBe('no tagging here');
+      expect(await tagsOf(storeB, bucket, 'tagged/denied.txt')).toEqual({});
+      expect(await tagsOf(storeB, bucket, 'tagged/denied.bin')).toEqual({});
+      expect(await s3b.openUploads(bucket, 'tagged/')).toEqual([]);
+    });
+  });
 });

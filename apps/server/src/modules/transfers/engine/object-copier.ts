@@ -15,10 +15,12 @@ import {
   isUnsupported,
   readSource,
   sourceChecksums,
+  sourceTags,
   sourceVersionOf,
   statDestination,
   statSource,
   unchangedSource,
+  writeWithTags,
 } from './copy-steps.ts';
 import { CopyError, type CopyResult, type CopyTask } from './copy-task.ts';
 import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
@@ -233,16 +235,20 @@ async function copySingleIn(buffer: Buffer, task: CopyTask, gate: ThrottleGate):
     partsChecked = matchesPartsMd5(info, parts.digest());
     if (!partsChecked && (await sourcePartsAre(task, partSize))) throw new CopyError(CHECKSUM_MISMATCH, true);
   }
+  const tags = await sourceTags(task, info);
   const written = await gate.call(
     () =>
-      destination.store.write(destination.bucket, item.destinationKey, bytes, {
-        ...contentOf(info),
-        md5,
-        sha256,
-        metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
-        size: bytes.length,
-        signal: task.signal,
-      }),
+      writeWithTags(tags, (carried) =>
+        destination.store.write(destination.bucket, item.destinationKey, bytes, {
+          ...contentOf(info),
+          md5,
+          sha256,
+          metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
+          ...(carried ? { tags: carried } : {}),
+          size: bytes.length,
+          signal: task.signal,
+        }),
+      ),
     task.signal,
   );
   task.onBytes(bytes.length);

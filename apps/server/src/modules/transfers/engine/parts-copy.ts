@@ -16,9 +16,11 @@ import {
   md5Hex,
   readSource,
   sourceChecksums,
+  sourceTags,
   sourceVersionOf,
   statDestination,
   statSource,
+  writeWithTags,
   type SourceChecksums,
 } from './copy-steps.ts';
 import {
@@ -137,7 +139,10 @@ async function openSession(
   const { item, destination, ledger } = task;
   const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
   const uploadId = await settings.gate.call(
-    () => parts.start(destination.bucket, item.destinationKey, startOptions),
+    () =>
+      writeWithTags(startOptions.tags, (tags) =>
+        parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
+      ),
     task.signal,
   );
   await ledger.begin(item.id, method, uploadId, partSize);
@@ -261,7 +266,7 @@ export async function copyInParts(
     task,
     parts,
     'parts',
-    { ...content, metadata: startMetadata },
+    { ...content, metadata: startMetadata, tags: await sourceTags(task, info) },
     settings,
     sourcePart ?? undefined,
   );
@@ -488,7 +493,7 @@ export async function serverCopyInParts(
     task,
     parts,
     'server-copy',
-    { ...content, metadata },
+    { ...content, metadata, tags: await sourceTags(task, info) },
     settings,
     sourcePart !== null && partsFit(parts.limits, sourcePart, item.size) ? sourcePart : undefined,
   );
