@@ -94,18 +94,31 @@ function BatchActions({ batch }: { batch: TransferBatch }) {
   );
 }
 
+/**
+ * The status, and under a Failed one what to do about it: the actions sit where the eye already is, not in a last
+ * column that a laptop screen only reaches by scrolling the table sideways.
+ */
 const statusCell = (batch: TransferBatch): ReactNode => (
-  <Flex gap={4} wrap>
-    <span>{BATCH_STATUS_LABEL[batch.transferStatus as BatchStatusCode] ?? String(batch.transferStatus)}</span>
-    {batch.operation === 'move' && <Tag>Move</Tag>}
-    {batch.Retried && <Tag>Retried</Tag>}
+  <Flex vertical gap={4} align="flex-start">
+    <Flex gap={4} wrap>
+      <span>
+        {BATCH_STATUS_LABEL[batch.transferStatus as BatchStatusCode] ?? String(batch.transferStatus)}
+      </span>
+      {batch.operation === 'move' && <Tag>Move</Tag>}
+      {batch.Retried && <Tag>Retried</Tag>}
+    </Flex>
+    <BatchActions batch={batch} />
   </Flex>
 );
+
+/** Figures never break inside ("175.2 kB", "≤ 2 MiB/s"): the names beside them wrap instead. */
+const noWrap = () => ({ style: { whiteSpace: 'nowrap' as const } });
 
 const columns: TableColumnsType<TransferBatch> = [
   {
     title: 'Source',
     key: 'source',
+    width: 160,
     render: (_, batch) => (
       <Endpoint account={batch.sourceCloudAccount.name} bucket={batch.sourceBucket} path={batch.sourcePath} />
     ),
@@ -113,6 +126,7 @@ const columns: TableColumnsType<TransferBatch> = [
   {
     title: 'Destination',
     key: 'destination',
+    width: 160,
     render: (_, batch) => (
       <Endpoint
         account={batch.destinationCloudAccount.name}
@@ -121,17 +135,19 @@ const columns: TableColumnsType<TransferBatch> = [
       />
     ),
   },
-  { title: 'Status', key: 'status', render: (_, batch) => statusCell(batch) },
+  { title: 'Status', key: 'status', width: 150, render: (_, batch) => statusCell(batch) },
   {
     title: 'Total',
     key: 'total',
     align: 'right',
+    onCell: noWrap,
     render: (_, batch) => <CountAndSize files={batch.total} bytes={batch.totalSize} />,
   },
   {
     title: 'Transferred',
     key: 'transferred',
     align: 'right',
+    onCell: noWrap,
     render: (_, batch) => <CountAndSize files={batch.transferred} bytes={batch.transferredSize} />,
   },
   { title: 'Failed', key: 'failed', align: 'right', render: (_, batch) => count(batch.failed) },
@@ -139,11 +155,12 @@ const columns: TableColumnsType<TransferBatch> = [
     title: 'Skipped',
     key: 'skipped',
     align: 'right',
+    onCell: noWrap,
     render: (_, batch) => <CountAndSize files={batch.skipped} bytes={batch.skippedSize} />,
   },
   {
     // A move deletes each source once its copy is verified, or once it is found already at the destination.
-    title: 'Deleted from source',
+    title: <abbr title="Deleted from source">Deleted</abbr>,
     key: 'deleted',
     align: 'right',
     render: (_, batch) => (batch.operation === 'move' ? count(batch.deleted) : '—'),
@@ -152,18 +169,21 @@ const columns: TableColumnsType<TransferBatch> = [
     title: 'Average speed',
     key: 'averageSpeed',
     align: 'right',
+    onCell: noWrap,
     render: (_, batch) => <SpeedCell batch={batch} />,
   },
   {
     title: 'Requested',
     key: 'requestDate',
+    width: 110,
     render: (_, batch) => {
       const date = dayjs(batch.requestDate);
       return <time dateTime={date.toISOString()}>{date.format(TIMESTAMP_FORMAT)}</time>;
     },
   },
-  { title: 'Actions', key: 'actions', render: (_, batch) => <BatchActions batch={batch} /> },
 ];
+
+const HISTORY_MIN_WIDTH = 960;
 
 /** The batch history of the Transfer Status page: GET /transfer/get_all, 50 per page, newest first. */
 export function BatchHistoryTable({ type }: { type: number }) {
@@ -179,7 +199,8 @@ export function BatchHistoryTable({ type }: { type: number }) {
         loading={list.isFetching && (list.isPending || list.isPlaceholderData)}
         columns={columns}
         dataSource={list.data?.items ?? []}
-        scroll={{ x: 'max-content' }}
+        // Names wrap in their columns, so the whole table fits a laptop screen; narrower ones scroll sideways.
+        scroll={{ x: HISTORY_MIN_WIDTH }}
         locale={{ emptyText: 'No transfers yet' }}
         pagination={{
           current: page,
