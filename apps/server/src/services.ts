@@ -126,6 +126,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
     (message) => publish(db.pool, message),
     log,
+    enqueueInventory(boss),
   );
   const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
@@ -150,10 +151,12 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     stores,
     new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
-    // A finished batch of a sync cycle moves its cycle on (the sync sweep catches what this misses).
+    // A finished batch of a sync cycle moves its cycle on (the sync sweep catches what this misses); the buckets a
+    // batch changed are counted again.
     async (batchId) => {
       await transfers.publishBatch(batchId);
       await syncCycles.onBatchFinished(batchId);
+      await transfers.recountChangedBuckets(batchId);
     },
     transferCopier,
     {

@@ -9,8 +9,9 @@ const PAGE_SIZE = 1000;
 const PROGRESS_EVERY_MS = 2000;
 
 /**
- * Walks every bucket of an account as a stream of listing pages and records object count and total bytes.
- * Memory holds one page at a time whatever the bucket size. Safe to run twice: it overwrites its own results.
+ * Walks every bucket of an account (or one of them: `only`) as a stream of listing pages and records object count
+ * and total bytes. Memory holds one page at a time whatever the bucket size. Safe to run twice: it overwrites its
+ * own results.
  */
 export class BucketInventory {
   constructor(
@@ -23,16 +24,25 @@ export class BucketInventory {
   async run(
     organizationId: string,
     accountId: string,
+    only?: string,
   ): Promise<{ buckets: number; objects: number; bytes: number }> {
     const account = await this.repo.find(organizationId, accountId);
     if (!account) return { buckets: 0, objects: 0, bytes: 0 }; // removed since the job was queued
     const store = await this.registry.storeFor(account);
-    const listed = await store.listBuckets();
-    await this.repo.syncBuckets(
-      organizationId,
-      accountId,
-      listed.map((b) => ({ name: b.name, region: b.region, createdOn: b.createdAt })),
-    );
+    let listed: Array<{ name: string }>;
+    if (only !== undefined) {
+      // One bucket the product already shows (a transfer wrote to it): the account's list is not asked again.
+      const known = await this.repo.bucketsOf(organizationId, [accountId]);
+      listed = known.some((bucket) => bucket.name === only) ? [{ name: only }] : [];
+    } else {
+      const all = await store.listBuckets();
+      await this.repo.syncBuckets(
+        organizationId,
+        accountId,
+        all.map((b) => ({ name: b.name, region: b.region, createdOn: b.createdAt })),
+      );
+      listed = all;
+    }
     const totals = { buckets: listed.length, objects: 0, bytes: 0 };
     for (const bucket of listed) {
       await this.repo.updateBucket(organizationId, accountId, bucket.name, {

@@ -7,15 +7,19 @@ import type { CloudAccountsRepo } from './cloud-accounts.repo.ts';
 export interface InventoryJob {
   organizationId: string;
   accountId: string;
+  /** Only this bucket (after a transfer changed it); every bucket of the account when absent. */
+  bucket?: string;
 }
 
 /**
- * Queues one account's inventory. The queue is `stately` (jobs/boss.ts): a job already waiting for the account
- * absorbs the new request, and a request made while a walk runs gets one later walk.
+ * Queues one account's inventory, or one bucket's. The queue is `stately` (jobs/boss.ts): a job already waiting
+ * for the account (or the bucket) absorbs the new request, and a request made while a walk runs gets one later
+ * walk.
  */
 export function enqueueInventory(boss: PgBoss) {
   return async (job: InventoryJob) => {
-    await boss.send(QUEUES.inventoryAccount, job, { singletonKey: job.accountId });
+    const singletonKey = job.bucket === undefined ? job.accountId : `${job.accountId}/${job.bucket}`;
+    await boss.send(QUEUES.inventoryAccount, job, { singletonKey });
   };
 }
 
@@ -32,7 +36,7 @@ export async function registerInventoryJobs(
   const options = { localConcurrency: LOCAL_CONCURRENCY[QUEUES.inventoryAccount] };
   await boss.work<InventoryJob>(QUEUES.inventoryAccount, options, async ([job]) => {
     if (!job) return;
-    const totals = await inventory.run(job.data.organizationId, job.data.accountId);
+    const totals = await inventory.run(job.data.organizationId, job.data.accountId, job.data.bucket);
     log.info({ accountId: job.data.accountId, ...totals }, 'bucket inventory done');
     await afterInventory(job.data.organizationId);
     return totals;

@@ -624,6 +624,59 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     expect((await readAll(s3, 'cold-dst', 'vault.tar')).equals(files['vault.tar'])).toBe(true);
   });
 
+  it('counts the buckets a move changed again once it ended: the destination grew, the source shrank', async () => {
+    await s3.createBucket('count-src');
+    await blob.createBucket('count-dst');
+    const files = {
+      'stay.txt': randomBytes(1000),
+      'go/a.bin': randomBytes(2000),
+      'go/b.bin': randomBytes(3000),
+    };
+    await fill(s3, 'count-src', files);
+    const org = owner.principal.organizationId;
+    // No inventory of the accounts (queued when they connected) is still to run: only the recount may count.
+    const pendingInventories = async () => {
+      const { rows } = await server.db.pool.query<{ n: string }>(
+        `select count(*) as n from pgboss.job where name = 'inventory.account' and state < 'completed'`,
+      );
+      return Number(rows[0]?.n);
+    };
+    await expect.poll(pendingInventories, { timeout: 30_000 }).toBe(0);
+    // The dashboard's sizes as the last inventory left them.
+    await server.services.inventory.run(org, awsId);
+    await server.services.inventory.run(org, azureId);
+    const sizeOf = async (accountId: string, bucket: string) => {
+      const { rows } = await server.db.pool.query<{ object_count: string; total_bytes: string }>(
+        'select object_count, total_bytes from buckets where cloud_account_id = $1 and name = $2',
+        [accountId, bucket],
+      );
+      return rows[0] && { objects: Number(rows[0].object_count), bytes: Number(rows[0].total_bytes) };
+    };
+    expect(await sizeOf(awsId, 'count-src')).toEqual({ objects: 3, bytes: 6000 });
+    expect(await sizeOf(azureId, 'count-dst')).toEqual({ objects: 0, bytes: 0 });
+
+    const batch = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'count-src',
+      sourcePath: 'go/',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'count-dst',
+      operation: 'move',
+    });
+    expect(await until(batch.id, [BATCH_STATUS.completed, BATCH_STATUS.failed])).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      transferred: 2,
+      deleted: 2,
+    });
+
+    await expect
+      .poll(() => sizeOf(azureId, 'count-dst'), { timeout: 30_000 })
+      .toEqual({ objects: 2, bytes: 5000 });
+    await expect
+      .poll(() => sizeOf(awsId, 'count-src'), { timeout: 30_000 })
+      .toEqual({ objects: 1, bytes: 1000 });
+  }, 90_000);
+
   it('answers the live batches on GET /transfer/ongoing', async () => {
     const ongoing = await call('GET', '/api/transfer/ongoing', owner.token);
     expect(ongoing.status).toBe(200);

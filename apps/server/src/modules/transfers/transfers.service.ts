@@ -13,6 +13,7 @@ import {
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
+import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from './engine/keys.ts';
@@ -64,6 +65,8 @@ export class TransfersService {
     private readonly enqueue: EnqueueBatch,
     private readonly publish: (message: BusMessage) => Promise<void>,
     private readonly log: Logger,
+    /** Counts a bucket's objects and bytes again (the cloud-accounts inventory, one bucket). */
+    private readonly recount: (job: InventoryJob) => Promise<void>,
   ) {}
 
   async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
@@ -187,6 +190,31 @@ export class TransfersService {
     }).catch((error: unknown) =>
       this.log.warn({ err: error, batchId }, 'transfer batch event not published'),
     );
+  }
+
+  /**
+   * After a batch ended, the buckets it changed are counted again, so that the dashboard's sizes (and the size
+   * alerts checked after each count) follow the transfer instead of the six-hourly sweep: the destination when it
+   * received anything, the source when a move deleted from it.
+   */
+  async recountChangedBuckets(batchId: string): Promise<void> {
+    const batch = await this.repo.findForEngine(batchId);
+    // Events go out while a batch runs too (planned); only an ended one has changed what it will change.
+    if (!batch || !FINISHED.includes(batch.status)) return;
+    const changed = [
+      batch.transferredNumber > 0 && batch.destinationCloudAccountId
+        ? { accountId: batch.destinationCloudAccountId, bucket: batch.destinationBucket }
+        : null,
+      batch.deletedNumber > 0 && batch.sourceCloudAccountId
+        ? { accountId: batch.sourceCloudAccountId, bucket: batch.sourceBucket }
+        : null,
+    ];
+    for (const target of changed) {
+      if (!target) continue;
+      await this.recount({ organizationId: batch.organizationId, ...target }).catch((error: unknown) =>
+        this.log.warn({ err: error, batchId, ...target }, 'bucket recount not queued'),
+      );
+    }
   }
 
   async #launch(batchId: string, organizationId: string, message: string): Promise<TransferStarted> {
