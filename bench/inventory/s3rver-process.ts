@@ -19,7 +19,16 @@ export interface S3rverProcess {
 export async function startS3rverProcess(directory: string): Promise<S3rverProcess> {
   const child = spawn(
     process.execPath,
-    ['--openssl-legacy-provider', '--import', 'tsx', path.join(here, 'serve-s3rver.ts'), directory],
+    [
+      '--openssl-legacy-provider',
+      // BENCH_S3RVER_FLAGS adds Node flags to the server, e.g. '--cpu-prof --cpu-prof-dir=/tmp/s3rver' to see
+      // where the server's own CPU goes.
+      ...(process.env.BENCH_S3RVER_FLAGS?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      'tsx',
+      path.join(here, 'serve-s3rver.ts'),
+      directory,
+    ],
     { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
