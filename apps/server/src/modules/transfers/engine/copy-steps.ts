@@ -96,9 +96,17 @@ export async function sourceTags(
 }
 
 /**
- * Runs a write (a PutObject, or the start of an upload in parts) with the source's tags. A destination key that
- * may write objects but not tag them (no s3:PutObjectTagging) has S3 refuse the whole write with AccessDenied:
- * it is sent again without them, so that such a key still copies every object, as it did before tags were carried.
+ * Answers that may mean "not with these tags": a key allowed to write but not to tag (s3:PutObjectTagging:
+ * AccessDenied), a store that does not take `x-amz-tagging` (501 NotImplemented), tags its rules refuse (400
+ * InvalidTag).
+ */
+const TAG_REFUSALS = new Set([400, 403, 501]);
+
+/**
+ * Runs a write (a PutObject, or the start of an upload in parts) with the source's tags. When the destination
+ * refuses the whole write in a way the tags may have caused, it is sent once more without them: the object is
+ * copied as every copy was before tags travelled, rather than failed for its tags. A refusal that was not about
+ * the tags comes back from that second write.
  */
 export async function writeWithTags<T>(
   tags: Record<string, string> | undefined,
@@ -108,7 +116,8 @@ export async function writeWithTags<T>(
   try {
     return await write(tags);
   } catch (error) {
-    if (error instanceof StorageError && error.code === 'AccessDenied') return write(undefined);
+    if (error instanceof StorageError && error.status !== null && TAG_REFUSALS.has(error.status))
+      return write(undefined);
     throw error;
   }
 }

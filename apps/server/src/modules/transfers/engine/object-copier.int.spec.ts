@@ -1241,5 +1241,51 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(await tagsOf(storeB, bucket, 'tagged/denied.bin')).toEqual({});
       expect(await s3b.openUploads(bucket, 'tagged/')).toEqual([]);
     });
+
+    it('copies without them to a store that does not take x-amz-tagging (501), and fails on a refusal that was not about them', async () => {
+      await storeA.write(bucket, 'tagged/untaken.txt', Buffer.from('no tags taken'), { tags: TAGS });
+      await storeA.write(bucket, 'tagged/readonly.txt', Buffer.from('never written'), { tags: TAGS });
+      const sent: Array<{ key: string; tagged: boolean }> = [];
+      // A wrapper answers as such a store does; the second object's destination refuses every write.
+      const noTagging = wrapStore(storeB, {
+        write: (name, key, body, options = {}) => {
+          sent.push({ key, tagged: options.tags !== undefined });
+          if (key === 'tagged/readonly.txt')
+            return Promise.reject(new StorageError('AccessDenied', 'Access Denied', 'genericS3', 403));
+          if (options.tags)
+            return Promise.reject(
+              new StorageError(
+                'Unknown',
+                'A header you provided implies functionality that is not implemented',
+                'genericS3',
+                501,
+              ),
+            );
+          return storeB.write(name, key, body, options);
+        },
+      });
+
+      const untaken = taskOf(
+        await plannedItem(storeA, bucket, 'tagged/untaken.txt'),
+        endpointA(),
+        endpointB(noTagging),
+      );
+      await copyObject(untaken);
+      const readonly = taskOf(
+        await plannedItem(storeA, bucket, 'tagged/readonly.txt'),
+        endpointA(),
+        endpointB(noTagging),
+      );
+      const refused = await copyObject(readonly).catch((error: unknown) => error);
+
+      expect((await readAll(storeB, bucket, 'tagged/untaken.txt')).toString()).toBe('no tags taken');
+      expect(refused).toMatchObject({ message: 'Access Denied', retryable: false });
+      expect(sent).toEqual([
+        { key: 'tagged/untaken.txt', tagged: true },
+        { key: 'tagged/untaken.txt', tagged: false },
+        { key: 'tagged/readonly.txt', tagged: true },
+        { key: 'tagged/readonly.txt', tagged: false },
+      ]);
+    });
   });
 });
