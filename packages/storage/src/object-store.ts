@@ -221,7 +221,8 @@ export interface PartsStartOptions {
   contentHeaders?: ContentHeaders;
   /** User metadata. S3 fixes it when the upload starts; Azure when it completes: callers pass it to both. */
   metadata?: Record<string, string>;
-  /** The object's tags, on stores that declare `objectTags`: S3 fixes them when the upload starts. */
+  /** The object's tags, on stores that declare `objectTags`: S3 fixes them when the upload starts, Azure when it
+   * completes: callers pass them to both. */
   tags?: Record<string, string>;
 }
 
@@ -231,6 +232,8 @@ export interface PartsCompleteOptions {
   metadata?: Record<string, string>;
   /** Hex MD5 of the whole object, kept as its comparable MD5 where the provider stores one (Azure Content-MD5). */
   md5?: string;
+  /** The object's tags, on stores that declare `objectTags`: Azure sets them when the blocks are committed. */
+  tags?: Record<string, string>;
 }
 
 /**
@@ -268,9 +271,10 @@ export interface ObjectStoreCapabilities {
     putBucketTags(bucket: string, tags: Record<string, string>): Promise<void>;
   };
   /**
-   * Object tags (S3's tag sets: up to 10 per object): read here, written with the object (`WriteOptions.tags`,
-   * `PartsStartOptions.tags`), kept by the store's own server-side copies. Declared by stores whose tags follow
-   * S3's rules; between them a copy carries the tags, as AWS DataSync does.
+   * Object tags (S3 tag sets, Azure blob index tags: up to 10 name/value pairs per object): read here, written
+   * with the object (`WriteOptions.tags`; in parts `PartsStartOptions.tags` for S3, `PartsCompleteOptions.tags`
+   * for Azure). S3's CopyObject keeps them; Azure's Copy Blob does not. Azure's rules for names and values are
+   * stricter than S3's. A copy between stores that declare it carries the tags, as AWS DataSync does.
    */
   objectTags?: {
     get(bucket: string, key: string): Promise<Record<string, string>>;

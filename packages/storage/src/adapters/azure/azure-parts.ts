@@ -92,6 +92,7 @@ export function azureParts({ service, sas, rethrow, encodeMetadata }: AzureParts
               blobContentMD5: options.md5 ? Buffer.from(options.md5, 'hex') : undefined,
             },
             metadata: encodeMetadata(options.metadata),
+            ...(options.tags && Object.keys(options.tags).length > 0 ? { tags: options.tags } : {}),
           },
         );
         return { etag: stripQuotes(answer.etag) };
