@@ -82,9 +82,9 @@ export function sourceVersionOf(info: ObjectInfo): Record<string, string> {
 }
 
 /**
- * The source's object tags, for a destination that keeps S3 tag sets (`objectTags` on both sides): asked for
- * (GetObjectTagging) only when the source's answer counted some, which S3 tells only a key allowed to read them.
- * A copy inside one S3 store keeps them by itself (CopyObject); an upload in parts starts with none.
+ * The source's object tags, for a destination that keeps tags (`objectTags` on both sides: S3 tag sets, Azure
+ * blob index tags): asked for only when the source's GET or HEAD counted some, which S3 tells only a key allowed
+ * to read them. S3's CopyObject keeps them by itself; an upload in parts starts with none.
  */
 export async function sourceTags(
   task: CopyTask,

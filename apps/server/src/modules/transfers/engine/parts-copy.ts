@@ -261,12 +261,14 @@ export async function copyInParts(
     ...(expected.sha256 ? { [SHA256_METADATA]: expected.sha256 } : {}),
   };
   const content = contentOf(info);
+  // S3 takes the tags when the upload starts, Azure when it completes: both are given them.
+  const tags = await sourceTags(task, info);
   const sourcePart = options.mirror ? await mirrorablePartSize(task, parts, settings, info) : null;
   const session = await openSession(
     task,
     parts,
     'parts',
-    { ...content, metadata: startMetadata, tags: await sourceTags(task, info) },
+    { ...content, metadata: startMetadata, tags },
     settings,
     sourcePart ?? undefined,
   );
@@ -278,6 +280,7 @@ export async function copyInParts(
       info,
       expected,
       metadata: startMetadata,
+      tags,
     });
     // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
     return mirrored ?? copyInParts(task, parts, settings, { mirror: false });
@@ -337,7 +340,14 @@ export async function copyInParts(
         };
     await settings.gate.call(
       () =>
-        parts.complete(upload, partList(finished, ranges.length), { ...content, metadata, md5: digest.md5 }),
+        writeWithTags(tags, (carried) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...content,
+            metadata,
+            md5: digest.md5,
+            tags: carried,
+          }),
+        ),
       task.signal,
     );
     await forget(task);
@@ -404,7 +414,12 @@ async function copyMirrored(
   settings: PartsSettings,
   session: UploadSession,
   ranges: PartRange[],
-  source: { info: ObjectInfo; expected: SourceChecksums; metadata: Record<string, string> },
+  source: {
+    info: ObjectInfo;
+    expected: SourceChecksums;
+    metadata: Record<string, string>;
+    tags: Record<string, string> | undefined;
+  },
 ): Promise<CopyResult | null> {
   const { upload, finished } = session;
   const content = contentOf(source.info);
@@ -442,11 +457,14 @@ async function copyMirrored(
     const { md5, sha256 } = source.expected;
     await settings.gate.call(
       () =>
-        parts.complete(upload, partList(finished, ranges.length), {
-          ...content,
-          metadata: source.metadata,
-          ...(md5 ? { md5 } : {}),
-        }),
+        writeWithTags(source.tags, (tags) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...content,
+            metadata: source.metadata,
+            ...(md5 ? { md5 } : {}),
+            tags,
+          }),
+        ),
       task.signal,
     );
     await forget(task);
@@ -489,11 +507,12 @@ export async function serverCopyInParts(
   // Copied in the source's own parts, the copy gets the source's parts ETag: a check of what the store copied,
   // and a copy that later comparisons find equal from the listings alone.
   const sourcePart = await sourcePartSize(task, info);
+  const tags = await sourceTags(task, info);
   const session = await openSession(
     task,
     parts,
     'server-copy',
-    { ...content, metadata, tags: await sourceTags(task, info) },
+    { ...content, metadata, tags },
     settings,
     sourcePart !== null && partsFit(parts.limits, sourcePart, item.size) ? sourcePart : undefined,
   );
@@ -532,7 +551,10 @@ export async function serverCopyInParts(
     const now = await statSource(task);
     if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
     await settings.gate.call(
-      () => parts.complete(upload, partList(finished, ranges.length), { ...content, metadata }),
+      () =>
+        writeWithTags(tags, (carried) =>
+          parts.complete(upload, partList(finished, ranges.length), { ...content, metadata, tags: carried }),
+        ),
       task.signal,
     );
     await forget(task);
