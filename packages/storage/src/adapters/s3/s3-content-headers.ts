@@ -7,6 +7,14 @@ import { CONTENT_HEADER_FIELDS, presentHeaders } from '../shared.ts';
  * and the SDK's command fields (PutObject, CreateMultipartUpload, CopyObject and the HeadObject/GetObject outputs).
  */
 
+/**
+ * The type an object written with none is given. The SDK's PutObject sends it for a blob body, but its
+ * CreateMultipartUpload sends none, and the store then picks its own (S3: binary/octet-stream): the same untyped
+ * object would be typed by its size. Every write Cumulo signs itself or starts in parts sends this instead.
+ * (Presigned browser uploads are left as the browser types them: the type is part of their signature.)
+ */
+export const UNTYPED = 'application/octet-stream';
+
 /** The SDK's fields for the content headers. */
 export interface SdkContentHeaders {
   CacheControl?: string | undefined;

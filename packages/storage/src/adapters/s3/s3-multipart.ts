@@ -7,7 +7,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { ContentHeaders, DirectUploadPart } from '../../object-store.ts';
-import { sdkFieldsOf, taggingOf } from './s3-content-headers.ts';
+import { UNTYPED, sdkFieldsOf, taggingOf } from './s3-content-headers.ts';
 
 /**
  * The multipart calls shared by uploads the browser sends (s3-direct-upload.ts) and uploads the server sends
@@ -46,7 +46,7 @@ export async function createUpload(
     new CreateMultipartUploadCommand({
       Bucket: bucket,
       Key: key,
-      ContentType: options.contentType,
+      ContentType: options.contentType || UNTYPED,
       ...sdkFieldsOf(options.contentHeaders),
       ACL: options.acl as ObjectCannedACL | undefined,
       Metadata: options.metadata,

@@ -130,6 +130,23 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
     }
   });
 
+  it('gives an object written without a content type application/octet-stream, whole or in parts', async () => {
+    // The SDK's PutObject and CreateMultipartUpload send it for a blob body; the direct PUT must not differ,
+    // or an untyped object would be binary/octet-stream (the server's default) or not by its size alone.
+    const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
+    try {
+      await store.createBucket('cumulo-untyped');
+      await store.write('cumulo-untyped', 'whole.bin', randomBytes(1000));
+      await store.write('cumulo-untyped', 'parts.bin', randomBytes(12 * 1024 * 1024));
+      for (const key of ['whole.bin', 'parts.bin'])
+        expect(await store.stat('cumulo-untyped', key)).toMatchObject({
+          contentType: 'application/octet-stream',
+        });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("tells an object written in parts by its parts' MD5 and where each part lies; none for an object written whole", async () => {
     const store = new S3ObjectStore(buildS3Config('genericS3', server.endpoint));
     const MiB = 1024 * 1024;

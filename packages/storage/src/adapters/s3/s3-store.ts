@@ -53,6 +53,7 @@ import {
   replacingMetadata,
   sdkFieldsOf,
   taggingOf,
+  UNTYPED,
 } from './s3-content-headers.ts';
 import { S3ObjectRequests, UNSIGNED_PAYLOAD, metadataOf, type ObjectAnswer } from './s3-object-requests.ts';
 import { s3ClientConfig } from './s3-client-config.ts';
@@ -526,7 +527,7 @@ export class S3ObjectStore implements ObjectStore {
         answer = await this.requests.put(bucket, key, payload, {
           headers: {
             'content-md5': contentMd5,
-            ...(options.contentType ? { 'content-type': options.contentType } : {}),
+            'content-type': options.contentType || UNTYPED,
             ...httpHeadersOf(options.contentHeaders),
             ...Object.fromEntries(
               Object.entries(options.metadata ?? {}).map(([name, value]) => [`x-amz-meta-${name}`, value]),
@@ -565,7 +566,7 @@ export class S3ObjectStore implements ObjectStore {
         Key: key,
         Body: payload,
         ContentLength: payload.length,
-        ContentType: options.contentType,
+        ContentType: options.contentType || UNTYPED,
         ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
         Tagging: taggingOf(options.tags),
@@ -592,7 +593,7 @@ export class S3ObjectStore implements ObjectStore {
         Bucket: bucket,
         Key: key,
         Body: body,
-        ContentType: options.contentType,
+        ContentType: options.contentType || UNTYPED,
         ...sdkFieldsOf(options.contentHeaders),
         Metadata: options.metadata,
         Tagging: taggingOf(options.tags),
