@@ -7,6 +7,9 @@
 //   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 150 MB
 //   (e) the ceiling: the same objects written to the destination by a bare SDK client at the same concurrency;
 //       Cumulo's copy throughput as a fraction of it (goal ≥ 0.85)
+//   for (a) and (b), also not a target: the bare copy loop (bare-copy.ts), the cheapest copy any client can make
+//       between these servers (GET piped into PUT, no signature, checksum or database), as rclone's and
+//       Cumulo's yardstick: how far each goal is within reach of any tool on this machine
 //   (b') not in the issue, only with --only p: (b) again with sources uploaded in 5 MiB parts, as most large
 //       objects are, which Cumulo copies in the source's own parts and checks against their parts ETag
 // Cumulo runs as the product runs: an embedded PostgreSQL, accounts connected through the service, the batch
@@ -19,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
+import { bareCopies, bareCopiesInParts } from './bare-copy.ts';
 import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
 import { cores, cpuMeter } from '../shared/proc-cpu.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
@@ -165,6 +169,39 @@ function cpuLines(what: string, cumulo: CumuloRun, peer: PeerRun, peerCpu: CpuAc
   );
 }
 
+/**
+ * Times the bare copy loop (bare-copy.ts) into `bucket` and reports it against rclone's time and the goal, with the
+ * CPU it left the servers: how far the goal is within reach of any copying tool on this machine.
+ */
+async function bareCopyLine(
+  what: string,
+  servers: S3rverProcess[],
+  destination: { endpoint: string; bucket: string; expected: { objects: number; bytes: number } },
+  copy: () => Promise<number>,
+  against: { cumulo: CumuloRun; peer: PeerRun; goal: number },
+) {
+  const meter = cpuMeter(servers);
+  const ownCpu = process.cpuUsage();
+  const seconds = await copy();
+  const { processes, machine } = meter();
+  const loopCpu = process.cpuUsage(ownCpu);
+  await expectComplete(
+    `the bare copy ${what}`,
+    destination.endpoint,
+    destination.bucket,
+    destination.expected,
+  );
+  report(
+    `${what} bare copy loop (GET piped into PUT, no signature, checksum or database): ${seconds.toFixed(2)} s, ` +
+      `${(seconds / against.peer.seconds).toFixed(2)} × rclone's time (Cumulo's goal ${against.goal}); ` +
+      `Cumulo's throughput is ${(seconds / against.cumulo.seconds).toFixed(2)} of it`,
+  );
+  console.log(
+    `    CPU seconds: loop ${((loopCpu.user + loopCpu.system) / 1e6).toFixed(2)}, s3rvers ${processes.toFixed(2)}, ` +
+      `machine ${machine.toFixed(1)} of ${(seconds * cores()).toFixed(1)}`,
+  );
+}
+
 function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
   const ratio = cumulo.seconds / peer.seconds;
   report(
@@ -232,7 +269,7 @@ async function main() {
       const source = await startS3rverProcess(seed.directory);
       const destination = await freshServer('small-destination');
       try {
-        await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
+        await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare', 'bare-copy']);
         const expected = { objects: seed.objects, bytes: seed.bytes };
         const [peer, peerCpu] = await accounted([source, destination], () =>
           rcloneCopy(
@@ -263,6 +300,19 @@ async function main() {
           `(e) ceiling for (a): bare PUTs at ${inFlight} in flight ${bare.toFixed(2)} s; Cumulo's throughput is ` +
             `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
         );
+        await bareCopyLine(
+          '(a)',
+          [source, destination],
+          { endpoint: destination.endpoint, bucket: 'bare-copy', expected },
+          () =>
+            bareCopies(
+              { endpoint: source.endpoint, bucket: SMALL_BUCKET },
+              { endpoint: destination.endpoint, bucket: 'bare-copy' },
+              smallKeys(),
+              inFlight,
+            ),
+          { cumulo: run, peer, goal: 0.75 },
+        );
       } finally {
         await source.stop();
         await destination.stop();
@@ -278,8 +328,8 @@ async function main() {
       try {
         const sourceId = await cumulo.connectS3rver('large source', source.endpoint);
         if (only.has('b')) {
-          await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare']);
-          const { run } = await largeAcross(cumulo, '(b) 2 × 1 GiB across endpoints', {
+          await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare', 'bare-copy']);
+          const { run, peer } = await largeAcross(cumulo, '(b) 2 × 1 GiB across endpoints', {
             source: { server: source, bucket: LARGE_BUCKET, accountId: sourceId },
             destination,
             buckets: { rclone: 'rclone', cumulo: 'cumulo' },
@@ -301,6 +351,20 @@ async function main() {
             `(e) ceiling for (b): bare multipart writes (${LARGE_PART_SIZE / MiB} MiB parts, ` +
               `${LARGE_PARTS_IN_FLIGHT} per object) ${bare.toFixed(2)} s; Cumulo's throughput is ` +
               `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
+          );
+          await bareCopyLine(
+            '(b)',
+            [source, destination],
+            { endpoint: destination.endpoint, bucket: 'bare-copy', expected },
+            () =>
+              bareCopiesInParts(
+                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+                { endpoint: destination.endpoint, bucket: 'bare-copy' },
+                bodies.map((object) => object.key),
+                LARGE_PART_SIZE,
+                LARGE_PARTS_IN_FLIGHT,
+              ),
+            { cumulo: run, peer, goal: 0.6 },
           );
         }
         if (only.has('c')) {
