@@ -87,6 +87,18 @@ function wrapStore(
   };
 }
 
+/** A store that counts the objects read through it: a server-side copy reads none. */
+function watchingReads(store: ObjectStore): { store: ObjectStore; reads: () => number } {
+  let reads = 0;
+  const counting = wrapStore(store, {
+    read: (name, key, options) => {
+      reads += 1;
+      return store.read(name, key, options);
+    },
+  });
+  return { store: counting, reads: () => reads };
+}
+
 async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
@@ -537,20 +549,14 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     });
 
     it('copies a large object inside one s3rver in parallel part copies, no byte through the worker', async () => {
-      let reads = 0;
-      const noReads = wrapStore(storeA, {
-        read: (name, key, options) => {
-          reads += 1;
-          return storeA.read(name, key, options);
-        },
-      });
+      const { store: noReads, reads } = watchingReads(storeA);
       const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'part-copied/video.mp4');
       const task = taskOf(item, endpointA(noReads), endpointA(noReads, otherBucket));
 
       // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 40 MiB takes the part-copy path.
       const result = await copyObject(task, { partSize, serverCopyMax: 8 * MiB });
 
-      expect(reads).toBe(0);
+      expect(reads()).toBe(0);
       expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'server-copy' });
       expect((await readAll(storeA, otherBucket, 'part-copied/video.mp4')).equals(large)).toBe(true);
       // A multipart upload of its own has another ETag than the source's: the source version says it is a copy.
@@ -847,20 +853,14 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     });
 
     it('copies it inside one s3rver in part copies of its own parts: the copy has its ETag, which checks it', async () => {
-      let reads = 0;
-      const noReads = wrapStore(storeA, {
-        read: (name, key, options) => {
-          reads += 1;
-          return storeA.read(name, key, options);
-        },
-      });
+      const { store: noReads, reads } = watchingReads(storeA);
       const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/part-copied.mp4');
       const task = taskOf(item, endpointA(noReads), endpointA(noReads, otherBucket));
 
       // serverCopyMax stands in for S3's 5 GiB CopyObject limit, so that 40 MiB takes the part-copy path.
       const result = await copyObject(task, { serverCopyMax: 8 * MiB });
 
-      expect(reads).toBe(0);
+      expect(reads()).toBe(0);
       expect(result).toMatchObject({ method: 'server-copy', verifiedBy: 'parts-md5' });
       expect((await storeA.stat(otherBucket, 'parts/part-copied.mp4'))?.etag).toBe(item.sourceEtag);
       expect((await readAll(storeA, otherBucket, 'parts/part-copied.mp4')).equals(large)).toBe(true);
