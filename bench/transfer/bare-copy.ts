@@ -22,9 +22,8 @@ function urlOf(endpoint: string, bucket: string, key: string, query = ''): URL {
   return new URL(`${endpoint}/${bucket}/${path}${query}`);
 }
 
-function fail(what: string, answer: { statusCode?: number }): never {
-  throw new Error(`bare copy: ${what} answered HTTP ${answer.statusCode ?? '?'}`);
-}
+const failure = (what: string, status: number | undefined) =>
+  new Error(`bare copy: ${what} answered HTTP ${status ?? '?'}`);
 
 /** Sends a request with an optional body (a Buffer, or a response piped in) and reads its whole answer. */
 function send(
@@ -59,7 +58,7 @@ function openRead(url: URL, range?: { start: number; end: number }): Promise<htt
       (response) => {
         if (response.statusCode !== 200 && response.statusCode !== 206) {
           response.resume();
-          reject(new Error(`bare copy: GET ${url.pathname} answered HTTP ${response.statusCode}`));
+          reject(failure(`GET ${url.pathname}`, response.statusCode));
         } else resolve(response);
       },
     );
@@ -74,7 +73,7 @@ async function copyWhole(source: Endpoint, destination: Endpoint, key: string): 
     headers: { 'content-length': read.headers['content-length'] },
     body: read,
   });
-  if (written.status !== 200) fail(`PUT ${key}`, { statusCode: written.status });
+  if (written.status !== 200) throw failure(`PUT ${key}`, written.status);
 }
 
 async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -117,7 +116,7 @@ async function copyInParts(
   const target = (query: string) => urlOf(destination.endpoint, destination.bucket, key, query);
   const created = await send(target('?uploads'), 'POST');
   const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created.body.toString())?.[1];
-  if (!uploadId) fail(`CreateMultipartUpload ${key}`, { statusCode: created.status });
+  if (!uploadId) throw failure(`CreateMultipartUpload ${key}`, created.status);
   const parts = Array.from({ length: Math.ceil(size / partSize) }, (_, index) => index + 1);
   const etags: string[] = [];
   await inParallel(parts, partsInFlight, async (partNumber) => {
@@ -129,8 +128,7 @@ async function copyInParts(
       body: read,
     });
     const etag = written.headers.etag;
-    if (written.status !== 200 || !etag)
-      fail(`UploadPart ${partNumber} of ${key}`, { statusCode: written.status });
+    if (written.status !== 200 || !etag) throw failure(`UploadPart ${partNumber} of ${key}`, written.status);
     etags[partNumber - 1] = etag;
   });
   const completion =
@@ -140,7 +138,7 @@ async function copyInParts(
       .join('') +
     '</CompleteMultipartUpload>';
   const completed = await send(target(`?uploadId=${uploadId}`), 'POST', { body: Buffer.from(completion) });
-  if (completed.status !== 200) fail(`CompleteMultipartUpload ${key}`, { statusCode: completed.status });
+  if (completed.status !== 200) throw failure(`CompleteMultipartUpload ${key}`, completed.status);
 }
 
 /** Seconds to copy every key in parts, all objects at once. */
