@@ -43,7 +43,12 @@ export default async function globalSetup() {
       stream.on('end', () => {
         const file = path.join(mailDir, `${String(++count).padStart(4, '0')}.json`);
         const raw = Buffer.concat(chunks).toString('utf8');
-        fs.writeFileSync(file, JSON.stringify({ to: session.envelope.rcptTo.map((r) => r.address), raw }));
+        // Written aside and renamed into place: a test polling the folder never reads a half-written mail.
+        fs.writeFileSync(
+          `${file}.part`,
+          JSON.stringify({ to: session.envelope.rcptTo.map((r) => r.address), raw }),
+        );
+        fs.renameSync(`${file}.part`, file);
         callback();
       });
     },

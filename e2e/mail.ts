@@ -27,6 +27,7 @@ export async function linkFromMail(to: string, subject: string, link: RegExp, af
       () => {
         const mails = fs
           .readdirSync(mailDir)
+          .filter((f) => f.endsWith('.json'))
           .sort()
           .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
           .filter((m) => m.to.includes(to))
@@ -46,6 +47,7 @@ export async function linkFromMail(to: string, subject: string, link: RegExp, af
 export function mailCount(to: string): number {
   return fs
     .readdirSync(mailDir)
+    .filter((f) => f.endsWith('.json'))
     .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
     .filter((m) => m.to.includes(to)).length;
 }
