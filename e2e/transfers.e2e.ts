@@ -1,10 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from '@playwright/test';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { expect, test } from './fixtures.ts';
 import { transferMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
-import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
+import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY, setAzuriteTier } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { chooseBuckets } from './selects.ts';
 import { signedInOwner } from './session.ts';
@@ -111,8 +112,9 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
   const back = `c2c-back-${stamp}`;
   const canceled = `c2c-cancel-${stamp}`;
   const moved = `c2c-moved-${stamp}`;
+  const rerun = `c2c-rerun-${stamp}`;
   // Every bucket exists before the accounts connect, so their first inventory lists them all.
-  for (const bucket of [source, back, canceled, moved]) await s3.createBucket(bucket);
+  for (const bucket of [source, back, canceled, moved, rerun]) await s3.createBucket(bucket);
   await blobs.createBucket(container);
   // The objects are written while the new user signs up and connects the accounts.
   const seeding = seedObjects(s3, source, layout());
@@ -273,6 +275,50 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await expect(sourceFiles.getByRole('checkbox', { name: 'Select photos' })).toBeVisible();
     await expect(sourceFiles.getByRole('checkbox', { name: `Select ${MOVE_FOLDER}` })).toHaveCount(0);
     await page.goto('/mboard');
+  });
+
+  await test.step('an archived blob fails its copy: Failed, its CSV downloaded, Retry Failed Files copies it once rehydrated', async () => {
+    const prefix = `${SKIP_PREFIX}q1/`;
+    const archived = `${prefix}report-0.csv`;
+    const expected = new Map([...seeded].filter(([key]) => key.startsWith(prefix)));
+    await setAzuriteTier(azurite, container, archived, 'Archive');
+    await chooseBuckets(page, '/migration', [
+      ['Source', AZURE, container],
+      ['Destination', AWS, rerun],
+    ]);
+    await page.getByRole('checkbox', { name: 'Use a prefix' }).check();
+    await page.getByRole('textbox', { name: 'Prefix' }).fill(prefix);
+    await page.getByRole('button', { name: 'Copy Using Prefix' }).click();
+    await openTransferStatus(page);
+
+    const rows = historyRow(page, container, rerun, prefix);
+    const failed = rows.filter({ hasText: 'Failed' });
+    await expect(failed).toHaveCount(1, { timeout: 60_000 });
+    await expect(cell(failed, 'failed')).toHaveText('1');
+    await expect(countOf(failed, 'transferred')).toHaveText(String(expected.size - 1));
+
+    // The failed files as CSV: the archived blob, its size, and what to do about it.
+    const downloading = page.waitForEvent('download');
+    await failed.getByRole('button', { name: 'Download Failed Files' }).click();
+    const download = await downloading;
+    await expect(page.getByText(transferMessages.downloadFailedStarted)).toBeVisible();
+    expect((await readFile(await download.path(), 'utf8')).trim().split('\n')).toEqual([
+      'key,size,error',
+      `${archived},${expected.get(archived)?.size},` +
+        'The blob is in the Archive tier: rehydrate it to an online tier before reading or copying it',
+    ]);
+
+    // Rehydrated, the one failed file is copied by a retry; the failed batch reads Retried and offers no retry.
+    await setAzuriteTier(azurite, container, archived, 'Hot');
+    await failed.getByRole('button', { name: 'Retry Failed Files' }).click();
+    await expect(page.getByText(transferMessages.retryStarted)).toBeVisible();
+    const retry = rows.filter({ hasNotText: 'Retried' });
+    await expect(cell(retry, 'status')).toHaveText('Completed', { timeout: 60_000 });
+    await expect(countOf(retry, 'transferred')).toHaveText('1');
+    const old = rows.filter({ hasText: 'Retried' });
+    await expect(old).toHaveCount(1);
+    await expect(old.getByRole('button', { name: 'Retry Failed Files' })).toHaveCount(0);
+    await expectCopies(s3, rerun, expected, prefix);
   });
 
   await test.step('the history: Today on /mboard, Recent Transfers on the dashboard', async () => {
