@@ -15,3 +15,4 @@ export * from './sharing.ts';
 export * from './objects.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
+export * from './authz.ts';

@@ -10,7 +10,7 @@ import {
 import type { Database } from '../db/client.ts';
 import { sessions, users, roles } from '../db/schema/index.ts';
 import { deriveKey } from '../crypto/keys.ts';
-import { AppError, forbidden, unauthorized } from './errors.ts';
+import { AppError, unauthorized } from './errors.ts';
 
 /** Who is calling: set on the request by the auth hook, read by every guarded route. */
 export interface Principal {
@@ -146,11 +146,4 @@ export class AuthService {
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
-}
-
-/** preHandler factory: only these role titles may call (roles are enforced on the server, not only in the UI). */
-export function requireRole(...allowed: RoleTitle[]) {
-  return async (request: FastifyRequest) => {
-    if (!allowed.includes(principalOf(request).role)) throw forbidden();
-  };
 }

@@ -7,6 +7,7 @@ import {
   type CreateAlertBody,
   type NotificationItem,
 } from '@cumulo/contract';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -64,6 +65,7 @@ export class AlertsService {
   }
 
   async create(principal: Principal, body: CreateAlertBody): Promise<AlertView> {
+    authorize(principal, 'alert.manage');
     const account = await this.#account(principal.organizationId, body.cloud_account_id);
     const bucketName = body.bucket_name?.trim() || null;
     if (bucketName) {
@@ -92,6 +94,7 @@ export class AlertsService {
   }
 
   async remove(principal: Principal, id: string) {
+    authorize(principal, 'alert.manage');
     const row = await this.repo.delete(principal.organizationId, id);
     if (!row) throw notFound();
     return { message: alertMessages.deleted };

@@ -6,6 +6,7 @@ import {
   type CreateBucketBody,
 } from '@cumulo/contract';
 import { StorageError, type AclGrant, type ObjectStore } from '@cumulo/storage';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { providerError } from './provider-error.ts';
@@ -41,6 +42,7 @@ export class BucketsService {
 
   /** POST /cloud_accounts/{id}/storages */
   async create(principal: Principal, accountId: string, body: CreateBucketBody) {
+    authorize(principal, 'bucket.create');
     const account = await this.#account(principal, accountId);
     if (!BUCKET_CREATION_PROVIDERS.includes(account.provider)) {
       throw badRequest('Buckets can be created here only in AWS and Wasabi accounts.');

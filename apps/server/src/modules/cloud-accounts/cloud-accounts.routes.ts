@@ -16,7 +16,7 @@ import {
   updateAccountBody,
   wasabiSubAccountBody,
 } from '@cumulo/contract';
-import { principalOf, requireRole, type AuthService } from '../../http/auth.ts';
+import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { CloudAccountsService } from './cloud-accounts.service.ts';
 import type { BucketsService } from './buckets.service.ts';
 
@@ -28,9 +28,9 @@ export function cloudAccountsRoutes(
 ): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['cloud accounts'];
+    // Connecting, changing and removing accounts is for Owners and Admins (the services check it); every member
+    // may look.
     const member = { preHandler: auth.requireAuth };
-    // Connecting, changing and removing accounts is for Owners and Admins; every member may look.
-    const manager = { preHandler: [auth.requireAuth, requireRole('Owner', 'Admin')] };
     const idParams = z.object({ id: z.uuid() });
 
     app.get(
@@ -73,14 +73,14 @@ export function cloudAccountsRoutes(
 
     app.post(
       '/cloudaccount/insert',
-      { ...manager, schema: { tags, body: insertAccountBody, response: { 201: cloudAccountView } } },
+      { ...member, schema: { tags, body: insertAccountBody, response: { 201: cloudAccountView } } },
       async (request, reply) =>
         reply.status(201).send(await service.insert(principalOf(request), request.body)),
     );
 
     app.post(
       '/cloud_accounts/',
-      { ...manager, schema: { tags, body: legacyCreateAccountBody, response: { 201: cloudAccountView } } },
+      { ...member, schema: { tags, body: legacyCreateAccountBody, response: { 201: cloudAccountView } } },
       async (request, reply) =>
         reply
           .status(201)
@@ -90,7 +90,7 @@ export function cloudAccountsRoutes(
     app.put(
       '/cloud_accounts/:id',
       {
-        ...manager,
+        ...member,
         schema: { tags, params: idParams, body: updateAccountBody, response: { 200: cloudAccountView } },
       },
       async (request) =>
@@ -103,7 +103,7 @@ export function cloudAccountsRoutes(
     app.put(
       '/cloud_accounts/:id/update_billing_report_bucket',
       {
-        ...manager,
+        ...member,
         schema: { tags, params: idParams, body: billingBucketBody, response: { 200: cloudAccountView } },
       },
       async (request) =>
@@ -114,7 +114,7 @@ export function cloudAccountsRoutes(
 
     app.delete(
       '/cloudaccount/delete',
-      { ...manager, schema: { tags, querystring: accountIdQuery, response: { 200: messageAnswer } } },
+      { ...member, schema: { tags, querystring: accountIdQuery, response: { 200: messageAnswer } } },
       async (request) => service.remove(principalOf(request), request.query.id),
     );
 
@@ -134,7 +134,7 @@ export function cloudAccountsRoutes(
 
     app.post(
       '/wasabi_sub_accounts',
-      { ...manager, schema: { tags, body: wasabiSubAccountBody, response: { 201: cloudAccountView } } },
+      { ...member, schema: { tags, body: wasabiSubAccountBody, response: { 201: cloudAccountView } } },
       async (request, reply) =>
         reply.status(201).send(await service.createWasabiSubAccount(principalOf(request), request.body)),
     );
@@ -156,7 +156,7 @@ export function cloudAccountsRoutes(
     app.post(
       '/cloud_accounts/:id/storages',
       {
-        ...manager,
+        ...member,
         schema: { tags, params: idParams, body: createBucketBody, response: { 201: createBucketAnswer } },
       },
       async (request, reply) =>

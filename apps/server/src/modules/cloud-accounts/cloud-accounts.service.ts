@@ -13,6 +13,7 @@ import {
   type ProviderName,
 } from '@cumulo/contract';
 import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/storage';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
 import type { WasabiPartnerClient } from './wasabi-partner.ts';
@@ -77,6 +78,7 @@ export class CloudAccountsService {
 
   /** Queues a fresh inventory of the account's buckets (the dashboard's Refresh). */
   async refreshInventory(principal: Principal, id: string) {
+    authorize(principal, 'account.refresh');
     const row = await this.repo.find(principal.organizationId, id);
     if (!row) throw notFound();
     await this.enqueueInventory({ organizationId: principal.organizationId, accountId: id });
@@ -85,6 +87,7 @@ export class CloudAccountsService {
 
   /** POST /cloudaccount/insert: checks the credentials with a real call, then stores them sealed. */
   async insert(principal: Principal, body: InsertAccountBody): Promise<CloudAccountView> {
+    authorize(principal, 'account.connect');
     const resolved = this.#resolve(body);
     return this.#connect(principal, body.name, resolved);
   }
@@ -94,6 +97,7 @@ export class CloudAccountsService {
     principal: Principal,
     body: { project_name: string; info: { access_key: string; secret_key: string; region: string } },
   ): Promise<CloudAccountView> {
+    authorize(principal, 'account.connect');
     const config: StoreConfig = {
       provider: 'backblaze',
       accessKeyId: body.info.access_key,
@@ -115,6 +119,7 @@ export class CloudAccountsService {
     principal: Principal,
     body: { acct_name: string; password: string; project_name: string },
   ): Promise<CloudAccountView> {
+    authorize(principal, 'account.connect');
     const userType = await this.userTypeOf(principal);
     if (!providersAllowedFor(userType).includes('wasabi')) throw forbidden();
     const keys = await this.wasabiPartner.createAccount(body.acct_name, body.password);
@@ -136,12 +141,14 @@ export class CloudAccountsService {
   }
 
   async update(principal: Principal, id: string, changes: { name?: string; billingBucket?: string | null }) {
+    authorize(principal, 'account.update');
     const row = await this.repo.update(principal.organizationId, id, changes);
     if (!row) throw notFound();
     return this.#view(row, await this.repo.bucketsOf(principal.organizationId, [row.id]));
   }
 
   async remove(principal: Principal, id: string) {
+    authorize(principal, 'account.remove');
     const row = await this.repo.delete(principal.organizationId, id);
     if (!row) throw notFound();
     await this.registry.forget(id);

@@ -11,6 +11,7 @@ import {
   messages,
   type UserProfile,
 } from '@cumulo/contract';
+import { authorize } from '../../authz/policy.ts';
 import type { AuthService, Principal } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
@@ -204,6 +205,7 @@ export class IdentityService {
     principal: Principal,
     input: { email: string; firstName: string; lastName: string; roleId: number },
   ): Promise<string> {
+    authorize(principal, 'member.invite');
     if (input.roleId === ROLE_ID.Owner) throw badRequest('An invitation cannot make someone Owner.');
     const clean = (s: string) => s.replaceAll('//', '/');
     const token = Buffer.from(

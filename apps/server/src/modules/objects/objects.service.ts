@@ -18,6 +18,7 @@ import {
   type SearchResult,
 } from '@cumulo/contract';
 import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -101,6 +102,7 @@ export class ObjectsService {
    * is read, so memory holds one page whatever the folder holds.
    */
   async deleteObjects(principal: Principal, body: DeleteObjectsBody) {
+    authorize(principal, 'object.delete');
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.stores.storeFor(account);
     const bucket = body.bucket_name;
@@ -161,6 +163,7 @@ export class ObjectsService {
 
   /** PUT /transfers/create_folder: a zero-byte `folder/` marker, the convention every provider console follows. */
   async createFolder(principal: Principal, body: CreateFolderBody) {
+    authorize(principal, 'object.createFolder');
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.stores.storeFor(account);
     const bucket = body.bucket_name;

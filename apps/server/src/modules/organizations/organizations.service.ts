@@ -1,6 +1,7 @@
-import { transferMessages, type OrganizationFlags } from '@cumulo/contract';
+import type { OrganizationFlags } from '@cumulo/contract';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import type { ChargeConfirmations, OrganizationRow, OrganizationsRepo } from './organizations.repo.ts';
 
 export interface ConfirmationsBody {
@@ -18,7 +19,7 @@ export class OrganizationsService {
    * The profile (GET /users/_me) reads the same row, so the web's profile refresh shows them at once.
    */
   async confirm(principal: Principal, body: ConfirmationsBody): Promise<OrganizationFlags> {
-    if (principal.role !== 'Owner') throw forbidden(transferMessages.ownerConfirms, 'OWNER_ONLY');
+    authorize(principal, 'organization.confirmCharges');
     const flags: ChargeConfirmations = {};
     if (body.confirmed_c2c) flags.confirmedC2c = true;
     if (body.confirmed_ftx) flags.confirmedFtx = true;

@@ -12,6 +12,7 @@ import {
   type ShareListItem,
 } from '@cumulo/contract';
 import type { SharedFile } from '../../db/schema/index.ts';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
@@ -71,6 +72,7 @@ export class SharingService {
   ) {}
 
   async shareByEmail(principal: Principal, body: ShareRequest & { recipients: string[] }) {
+    authorize(principal, 'share.create');
     const { share, notice } = await this.#create(principal, body, 'email', body.recipients);
     const results = await Promise.allSettled(
       body.recipients.map((to) => this.mail.send(shareMail(to, notice))),
@@ -87,6 +89,7 @@ export class SharingService {
   }
 
   async shareByChat(principal: Principal, body: ShareRequest & { channel?: string }) {
+    authorize(principal, 'share.create');
     const webhook = await this.repo.webhook(principal.organizationId);
     if (!webhook)
       throw badRequest(sharingMessages.noChatChannel, { channel: [sharingMessages.noChatChannel] });
@@ -182,8 +185,7 @@ export class SharingService {
   async revoke(principal: Principal, id: string) {
     const share = UUID.test(id) ? await this.repo.find(principal.organizationId, id) : undefined;
     if (!share) throw notFound();
-    const manager = principal.role === 'Owner' || principal.role === 'Admin';
-    if (!manager && share.createdBy !== principal.userId) throw forbidden();
+    authorize(principal, 'share.revoke', share);
     await this.repo.revoke(principal.organizationId, id, new Date());
     return { message: sharingMessages.revokeDone };
   }
@@ -267,6 +269,7 @@ export class SharingService {
   }
 
   async saveWebhook(principal: Principal, body: ChatWebhookBody): Promise<ChatWebhookView> {
+    authorize(principal, 'chat.configure');
     await this.repo.saveWebhook(
       principal.organizationId,
       this.secrets.seal(body.url),
@@ -276,6 +279,7 @@ export class SharingService {
   }
 
   async deleteWebhook(principal: Principal) {
+    authorize(principal, 'chat.configure');
     await this.repo.deleteWebhook(principal.organizationId);
     return { message: sharingMessages.chatWebhookRemoved };
   }

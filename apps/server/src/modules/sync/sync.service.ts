@@ -2,14 +2,16 @@ import type { z } from 'zod';
 import {
   REPLICATION_OPERATION,
   SYNC_CYCLE_PAGE,
+  SYNC_DELETE_GUARD,
   syncMessages,
   type saveReplicationBody,
   type saveSyncBody,
   type SyncCycle,
   type SyncJob,
 } from '@cumulo/contract';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
@@ -29,8 +31,6 @@ export interface SyncOptions {
   deleteThresholdCount: number;
   deleteThresholdPercent: number;
 }
-
-const isApprover = (principal: Principal) => principal.role === 'Owner' || principal.role === 'Admin';
 
 /**
  * The sync job calls (spec 000 §7, 001 §7): jobs' rows, their checks and their cycles as the screens read them.
@@ -53,10 +53,19 @@ export class SyncService {
 
   /**
    * Both accounts the organisation's (404), the charge confirmed (403), no copy onto itself or inside its own
-   * source (400), the source bucket there (400 in the provider's words); then the row and its schedule.
+   * source (400), the source bucket there (400 in the provider's words); then the row and its schedule. A guardrail
+   * looser than the default is an Owner's or Admin's call (403): anyone else's job, allowDelete or not, deletes
+   * no more than the default lets a cycle delete without an approval.
    */
   async insert(principal: Principal, payload: SyncJobPayload): Promise<{ message: string; job: SyncJob }> {
+    authorize(principal, 'sync.create');
     const values = jobValues(payload);
+    if (
+      values.deleteThresholdCount > SYNC_DELETE_GUARD.count ||
+      values.deleteThresholdPercent > SYNC_DELETE_GUARD.percent
+    ) {
+      authorize(principal, 'sync.guard');
+    }
     const [source, destination] = await Promise.all([
       this.#account(principal.organizationId, values.sourceCloudAccountId),
       this.#account(principal.organizationId, values.destinationCloudAccountId),
@@ -82,6 +91,7 @@ export class SyncService {
   }
 
   async activate(principal: Principal, id: string, active: boolean): Promise<{ message: string }> {
+    authorize(principal, 'sync.manage', await this.#job(principal, id));
     const job = await this.repo.setActive(principal.organizationId, id, active);
     if (!job) throw notFound(syncMessages.unknownJob);
     await this.control.scheduleJob(job);
@@ -90,6 +100,7 @@ export class SyncService {
 
   /** Removes the job from the product only: its rows and schedule go, no object of either bucket is touched. */
   async remove(principal: Principal, id: string): Promise<{ message: string }> {
+    authorize(principal, 'sync.manage', await this.#job(principal, id));
     const job = await this.repo.delete(principal.organizationId, id);
     if (!job) throw notFound(syncMessages.unknownJob);
     try {
@@ -102,12 +113,16 @@ export class SyncService {
   }
 
   async runNow(principal: Principal, id: string): Promise<{ message: string; cycle: SyncCycle }> {
-    const cycle = await this.control.runNow(await this.#job(principal, id), { dryRun: false });
+    const job = await this.#job(principal, id);
+    authorize(principal, 'sync.manage', job);
+    const cycle = await this.control.runNow(job, { dryRun: false });
     return { message: syncMessages.runStarted, cycle: toSyncCycle(cycle) };
   }
 
   async dryRun(principal: Principal, id: string): Promise<{ message: string; cycle: SyncCycle }> {
-    const cycle = await this.control.runNow(await this.#job(principal, id), { dryRun: true });
+    const job = await this.#job(principal, id);
+    authorize(principal, 'sync.dryRun', job);
+    const cycle = await this.control.runNow(job, { dryRun: true });
     return { message: syncMessages.dryRunStarted, cycle: toSyncCycle(cycle) };
   }
 
@@ -123,7 +138,7 @@ export class SyncService {
     cycleId: string,
     approve: boolean,
   ): Promise<{ message: string; cycle: SyncCycle }> {
-    if (!isApprover(principal)) throw forbidden(syncMessages.approvers);
+    authorize(principal, 'sync.decide');
     const cycle = await this.repo.findCycle(principal.organizationId, cycleId);
     if (!cycle) throw notFound(syncMessages.unknownCycle);
     const decided = await this.control.decide(cycle, principal.userId, approve);
@@ -133,8 +148,9 @@ export class SyncService {
     };
   }
 
-  /** The guardrail and quarantine options (Owner or Admin: the route checks the role). */
+  /** The guardrail and quarantine options (Owner or Admin). */
   async setOptions(principal: Principal, options: SyncOptions): Promise<{ message: string; job: SyncJob }> {
+    authorize(principal, 'sync.guard');
     const { id, ...values } = options;
     const job = await this.repo.setOptions(principal.organizationId, id, values);
     if (!job) throw notFound(syncMessages.unknownJob);

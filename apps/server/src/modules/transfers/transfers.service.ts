@@ -10,6 +10,7 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
+import { authorize, type Actor } from '../../authz/policy.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
@@ -21,10 +22,9 @@ import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer
 import type { BatchView, TransfersRepo } from './transfers.repo.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
-/** Who starts or manages a transfer: a signed-in member (a Principal fits), or the system for a sync job. */
-export interface TransferCaller {
+/** Who starts or manages a transfer: a signed-in member (a Principal fits). */
+export interface TransferCaller extends Actor {
   organizationId: string;
-  userId: string | null;
 }
 
 /** A transfer to start; the c2c calls and sync jobs map their payloads onto it. */
@@ -70,6 +70,7 @@ export class TransfersService {
   ) {}
 
   async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
+    authorize(caller, request.operation === 'move' ? 'transfer.move' : 'transfer.copy');
     const [source, destination] = await Promise.all([
       this.#account(caller.organizationId, request.sourceCloudAccountId),
       this.#account(caller.organizationId, request.destinationCloudAccountId),
@@ -138,6 +139,7 @@ export class TransfersService {
   /** Status 32 Canceling now; the workers abort what is in flight and the batch becomes 8 Canceled. */
   async cancel(caller: TransferCaller, batchId: string): Promise<{ message: string }> {
     const batch = await this.#batch(caller, batchId);
+    authorize(caller, 'transfer.manage', { createdBy: batch.userId });
     if (batch.status !== BATCH_STATUS.canceling) {
       if (!(await this.repo.requestCancel(caller.organizationId, batch.id))) {
         throw badRequest(transferMessages.notCancelable);
@@ -152,6 +154,9 @@ export class TransfersService {
   /** A new batch holding only the failed items of a finished one; the old one is marked Retried. */
   async retry(caller: TransferCaller, batchId: string): Promise<TransferStarted> {
     const batch = await this.#batch(caller, batchId);
+    authorize(caller, 'transfer.manage', { createdBy: batch.userId });
+    // A retried move deletes sources too.
+    if (batch.operation === 'move') authorize(caller, 'transfer.move');
     if (!FINISHED.includes(batch.status)) throw badRequest(transferMessages.notFinished);
     if (batch.failedNumber === 0 || batch.retried) throw badRequest(transferMessages.nothingToRetry);
     await requireChargeConfirmed(this.repo, caller.organizationId);

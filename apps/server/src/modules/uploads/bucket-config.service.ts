@@ -1,5 +1,6 @@
 import { uploadMessages } from '@cumulo/contract';
 import type { CorsRule } from '@cumulo/storage';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -61,6 +62,7 @@ export class BucketConfigService {
     body: BucketConfigRequest,
     origins: string[],
   ): Promise<BucketConfigAnswer> {
+    authorize(principal, 'bucket.configure');
     const account = await this.accounts.find(principal.organizationId, body.cloud_account_id);
     if (!account) throw notFound();
     const caps = (await this.registry.storeFor(account)).capabilities;

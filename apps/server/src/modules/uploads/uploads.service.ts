@@ -9,6 +9,7 @@ import {
 } from '@cumulo/contract';
 import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
+import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -71,6 +72,7 @@ export class UploadsService {
 
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
   async start(principal: Principal, body: StartUploadBody, origin: string): Promise<UploadSession> {
+    authorize(principal, 'upload.start');
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
     const direct = this.#direct(store);
@@ -241,6 +243,7 @@ export class UploadsService {
   async abort(principal: Principal, sessionId: string) {
     const session = await this.repo.findSession(principal.organizationId, sessionId);
     if (!session) throw notFound();
+    authorize(principal, 'upload.abort', { createdBy: session.userId });
     if (session.status === 'complete') throw badRequest(uploadErrors.alreadyComplete);
     if (session.status === 'aborted') return { message: uploadMessages.cancelled };
     const account = await this.#account(principal, session.cloudAccountId);
@@ -278,6 +281,7 @@ export class UploadsService {
 
   /** POST /transfers/report: one row per uploaded file or directory. */
   async report(principal: Principal, body: UploadReportBody) {
+    authorize(principal, 'upload.start');
     const entries = body.s3_direct.files;
     for (const accountId of new Set(entries.map((entry) => entry.cloud_account_id))) {
       await this.#account(principal, accountId);
