@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ROLE_ID,
   SYNC_DELETE_GUARD,
-  messages,
+  authzMessages,
   syncCycleList,
   syncCycleStarted,
   syncJobList,
@@ -348,7 +348,7 @@ describe('sync job API: s3rver (aws) and Azurite (azure), embedded PostgreSQL, p
       deleteThresholdPercent: 50,
     };
     const refused = await call('PUT', '/api/sync/options', user.token, options);
-    expect(refused).toMatchObject({ status: 403, body: { message: messages.forbidden } });
+    expect(refused).toMatchObject({ status: 403, body: { message: authzMessages.guardNeedsApprover } });
     expect((await listed(job.info.id))?.info).toMatchObject({
       quarantineDays: null,
       deleteThresholdCount: 100,
