@@ -134,7 +134,7 @@ export const ACTIONS = {
 
 export type Action = keyof typeof ACTIONS;
 
-/** Whether `role` may take `action` on anything of the organisation (the web hides what this refuses). */
-export function roleMay(role: RoleTitle, action: Action): boolean {
-  return ACTIONS[action].roles.includes(role);
+/** Whether a role title (a profile's `role.title`) may take `action` on anything of the organisation. */
+export function roleMay(role: string, action: Action): boolean {
+  return (ACTIONS[action].roles as readonly string[]).includes(role);
 }

@@ -5,8 +5,19 @@ import { syncTexts } from './sync-texts.ts';
 const DEFAULT_QUARANTINE_DAYS = 30;
 const MAX_QUARANTINE_DAYS = 3650;
 
-/** The delete safeguards of a replication that follows deletes (the guardrail thresholds and quarantine). */
-export function DeleteSafeguards({ guard, onChange }: { guard: Guard; onChange(next: Guard): void }) {
+/**
+ * The delete safeguards of a replication that follows deletes (the guardrail thresholds and quarantine). Only an
+ * Owner or Admin may set thresholds above the defaults (the server refuses anyone else: `sync.guard`).
+ */
+export function DeleteSafeguards({
+  guard,
+  onChange,
+  mayLoosen = true,
+}: {
+  guard: Guard;
+  onChange(next: Guard): void;
+  mayLoosen?: boolean;
+}) {
   return (
     <Space orientation="vertical" size="middle">
       <Typography.Text type="secondary">{syncTexts.guardNote}</Typography.Text>
@@ -33,6 +44,7 @@ export function DeleteSafeguards({ guard, onChange }: { guard: Guard; onChange(n
         <InputNumber
           aria-label={syncTexts.thresholdCount}
           min={0}
+          max={mayLoosen ? undefined : SYNC_DELETE_GUARD.count}
           precision={0}
           value={guard.count}
           onChange={(value) => onChange({ ...guard, count: value ?? SYNC_DELETE_GUARD.count })}
@@ -43,7 +55,7 @@ export function DeleteSafeguards({ guard, onChange }: { guard: Guard; onChange(n
         <InputNumber
           aria-label={syncTexts.thresholdPercent}
           min={0}
-          max={100}
+          max={mayLoosen ? 100 : SYNC_DELETE_GUARD.percent}
           precision={0}
           value={guard.percent}
           onChange={(value) => onChange({ ...guard, percent: value ?? SYNC_DELETE_GUARD.percent })}

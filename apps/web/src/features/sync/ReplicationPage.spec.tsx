@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, formatBytes, syncMessages } from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, SYNC_DELETE_GUARD, formatBytes, syncMessages } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { AWS_ID, WASABI_ID, findDialog, pick, selectedValue } from '../migration/migration-test-kit.ts';
 import { CYCLE_ID, buildSyncCycle, buildSyncJob, stubSyncApi, syncProfiles } from './sync-factories.ts';
@@ -103,6 +103,30 @@ describe('Replication page /replication (fetch stubbed with vi.stubGlobal)', () 
       quarantineDays: 7,
       deleteThresholdCount: 50,
       deleteThresholdPercent: 10,
+    });
+  });
+
+  it('keeps role User within the default guardrail (the server refuses a looser one)', async () => {
+    const calls = stubSyncApi([], { 'POST /api/sync/insert': savedAnswer }, member);
+    const { user } = renderAt('/replication');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('checkbox', { name: 'Sync Deleted objects!' }));
+    await user.click(screen.getByRole('button', { name: 'Delete safeguards' }));
+    const count = screen.getByRole('spinbutton', { name: 'Ask for approval above this many deletes' });
+    const percent = screen.getByRole('spinbutton', {
+      name: 'Ask for approval above this % of the destination',
+    });
+    await user.clear(count);
+    await user.type(count, '5000');
+    await user.clear(percent);
+    await user.type(percent, '90');
+    await user.click(screen.getByRole('button', { name: 'Confirm Sync' }));
+
+    expect(await screen.findByText(syncMessages.saved)).toBeInTheDocument();
+    expect(calls.find((call) => call.path === '/api/sync/insert')?.body).toMatchObject({
+      allowDelete: true,
+      deleteThresholdCount: SYNC_DELETE_GUARD.count,
+      deleteThresholdPercent: SYNC_DELETE_GUARD.percent,
     });
   });
 

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { Alert, Button, Card, Checkbox, Collapse, Space, Typography } from 'antd';
-import { REPLICATION_OPERATION, syncMessages, type SaveReplicationBody } from '@cumulo/contract';
+import { REPLICATION_OPERATION, roleMay, syncMessages, type SaveReplicationBody } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { AccountBucketSelects } from '../migration/AccountBucketSelects.tsx';
 import { ChargeConfirmModal } from '../migration/ChargeConfirmModal.tsx';
+import { useProfile } from '../profile/useProfile.ts';
 import { DeleteSafeguards, defaultGuard, type Guard } from './DeleteSafeguards.tsx';
 import { SyncJobsTable } from './SyncJobsTable.tsx';
 import { syncTexts } from './sync-texts.ts';
@@ -20,6 +21,7 @@ export function ReplicationPage() {
   const form = useSyncForm();
   const [allowDelete, setAllowDelete] = useState(false);
   const [guard, setGuard] = useState<Guard>(defaultGuard);
+  const mayLoosen = roleMay(useProfile().data?.role.title ?? '', 'sync.guard');
 
   const confirm = () => {
     if (!form.chosen) return;
@@ -70,7 +72,7 @@ export function ReplicationPage() {
                 {
                   key: 'safeguards',
                   label: syncTexts.advanced,
-                  children: <DeleteSafeguards guard={guard} onChange={setGuard} />,
+                  children: <DeleteSafeguards guard={guard} onChange={setGuard} mayLoosen={mayLoosen} />,
                 },
               ]}
             />
