@@ -124,6 +124,15 @@ describe('Two-panel transfer page /c2c (fetch stubbed with vi.stubGlobal)', () =
     expect(move).toBeEnabled();
   });
 
+  it('offers role User Copy but no Move (a move deletes the sources: the server refuses it too)', async () => {
+    stubC2c({}, buildProfile({ ...confirmedProfile(), role: { id: 3, title: 'User' } }));
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeEnabled();
+    expect(screen.queryByRole('button', { name: 'Move' })).toBeNull();
+  });
+
   it('copies with POST /c2c/moveaws: the files show in the destination at once, then the toast and the popup', async () => {
     const calls = stubC2c();
     const { user, location } = renderAt('/c2c');

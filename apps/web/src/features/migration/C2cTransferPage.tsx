@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { App, Button, Col, Row, Space, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
-import { C2C_TYPE, transferMessages, uploadMessages } from '@cumulo/contract';
+import { C2C_TYPE, roleMay, transferMessages, uploadMessages } from '@cumulo/contract';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
@@ -182,6 +182,8 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
   };
 
   const noSelection = SIDES.every((side) => state.selected[side].length === 0);
+  const mayMove = roleMay(profile?.role.title ?? '', 'transfer.move');
+  const mayConfigureBuckets = roleMay(profile?.role.title ?? '', 'bucket.configure');
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
@@ -238,14 +240,17 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
         ))}
       </Row>
       <Space wrap>
-        <Button
-          type="primary"
-          disabled={!buttonsEnabled}
-          loading={move.isPending}
-          onClick={() => runButton('move')}
-        >
-          Move
-        </Button>
+        {/* A move deletes the sources: an Owner's or Admin's call (the server refuses anyone else). */}
+        {mayMove ? (
+          <Button
+            type="primary"
+            disabled={!buttonsEnabled}
+            loading={move.isPending}
+            onClick={() => runButton('move')}
+          >
+            Move
+          </Button>
+        ) : null}
         <Button
           type="primary"
           disabled={!buttonsEnabled}
@@ -267,7 +272,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
           snapshot={snapshot}
           onCancel={(id) => engine.cancel(id)}
           onCancelDirectory={(id) => engine.cancelDirectory(id)}
-          onApplyCors={(file) => void applyCors(file)}
+          onApplyCors={mayConfigureBuckets ? (file) => void applyCors(file) : undefined}
           onDismiss={(id) => engine.dismiss(id)}
           applyingId={applyingId}
         />

@@ -1,6 +1,12 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, uploadMessages, type ListingAnswer, type UploadSession } from '@cumulo/contract';
+import {
+  AUTH_STORAGE_KEY,
+  authzMessages,
+  uploadMessages,
+  type ListingAnswer,
+  type UploadSession,
+} from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -184,6 +190,22 @@ describe('Direct upload page /S3Direct and /wasabi (fetch and XMLHttpRequest stu
         s3_direct: { direction: 'upload', files: [{ name: 'a.txt', bucket_name: 'photos', size: 3 }] },
       }),
     );
+  });
+
+  it("offers role User no Apply: a bucket's configuration is an Owner's or Admin's", async () => {
+    const calls = stubUploadApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile({ role: { id: 3, title: 'User' } }) },
+    });
+    storeReplies.push(0);
+    const { user } = renderAt('/S3Direct');
+    await pickBucket(user, 'Main AWS', 'photos');
+    await user.upload(screen.getByLabelText('Files to upload'), textFile('a.txt'));
+    await user.click(screen.getByRole('button', { name: 'Upload' }));
+
+    const row = await screen.findByRole('listitem', { name: 'Upload of a.txt' });
+    expect(await within(row).findByText(authzMessages.bucketConfig)).toBeInTheDocument();
+    expect(within(row).queryByRole('button', { name: 'Apply' })).toBeNull();
+    expect(calls.some((c) => c.path === '/api/transfers/update_bucket_config/')).toBe(false);
   });
 
   it("shows 'Cors application failed' when Apply is refused", async () => {

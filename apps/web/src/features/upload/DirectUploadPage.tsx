@@ -3,6 +3,7 @@ import { App, Col, Row, Space, Typography } from 'antd';
 import { useNavigate } from 'react-router';
 import {
   formatBytes,
+  roleMay,
   uploadMessages,
   type AccessControl,
   type CloudAccountView,
@@ -155,7 +156,9 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         snapshot={snapshot}
         onCancel={(id) => engine.cancel(id)}
         onCancelDirectory={(id) => engine.cancelDirectory(id)}
-        onApplyCors={(file) => void applyCors(file)}
+        onApplyCors={
+          roleMay(profile?.role.title ?? '', 'bucket.configure') ? (file) => void applyCors(file) : undefined
+        }
         onDismiss={(id) => engine.dismiss(id)}
         applyingId={applyingId}
       />

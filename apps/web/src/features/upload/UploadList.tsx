@@ -1,12 +1,13 @@
 import { Alert, Button, Card, List, Progress, Space, Tag, Typography } from 'antd';
-import { formatBytes, uploadMessages } from '@cumulo/contract';
+import { authzMessages, formatBytes, uploadMessages } from '@cumulo/contract';
 import type { UploadDirectoryView, UploadFileView, UploadSnapshot } from './upload-engine.ts';
 
 interface UploadListProps {
   snapshot: UploadSnapshot;
   onCancel(id: string): void;
   onCancelDirectory(id: string): void;
-  onApplyCors(file: UploadFileView): void;
+  /** Absent when the member may not change a bucket's configuration (`bucket.configure`). */
+  onApplyCors?: (file: UploadFileView) => void;
   onDismiss(id: string): void;
   /** The file whose Apply call is under way. */
   applyingId: string | null;
@@ -92,16 +93,18 @@ function FileRow({
             type="warning"
             showIcon
             title={uploadMessages.network}
-            description={uploadMessages.corsApply}
+            description={onApplyCors ? uploadMessages.corsApply : authzMessages.bucketConfig}
             action={
-              <Button
-                size="small"
-                type="primary"
-                loading={applyingId === file.id}
-                onClick={() => onApplyCors(file)}
-              >
-                Apply
-              </Button>
+              onApplyCors && (
+                <Button
+                  size="small"
+                  type="primary"
+                  loading={applyingId === file.id}
+                  onClick={() => onApplyCors(file)}
+                >
+                  Apply
+                </Button>
+              )
             }
           />
         )}
