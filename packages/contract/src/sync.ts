@@ -210,6 +210,8 @@ export const syncJob = z.object({
     frequency: z.number(),
     operation: z.number(),
     createDate: z.string(),
+    /** Who created the job (null once they left): other members than Owners and Admins manage only their own. */
+    createdBy: z.string().nullable(),
     allowDelete: z.boolean(),
     active: z.boolean(),
     quarantineDays: z.number().nullable(),

@@ -151,6 +151,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     );
     const job = syncJobSaved.parse(created.body).job;
     expect(job.info).toMatchObject({
+      createdBy: user.principal.userId,
       allowDelete: true,
       deleteThresholdCount: SYNC_DELETE_GUARD.count,
       deleteThresholdPercent: SYNC_DELETE_GUARD.percent,

@@ -70,6 +70,7 @@ export function toSyncJob(job: SyncJobView, now: Date = new Date()): SyncJob {
       frequency: job.frequency,
       operation: job.operation,
       createDate: job.createdAt.toISOString(),
+      createdBy: job.createdBy,
       allowDelete: job.allowDelete,
       active: job.active,
       quarantineDays: job.quarantineDays,

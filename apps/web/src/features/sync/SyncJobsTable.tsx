@@ -3,6 +3,7 @@ import { DeleteOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Space, Switch, Table, Typography, type TableColumnsType } from 'antd';
 import {
   SYNC_FREQUENCY_LABEL,
+  roleMay,
   syncMessages,
   type SyncCycle,
   type SyncFrequency,
@@ -95,7 +96,12 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
   const [dryRunOf, setDryRunOf] = useState<{ name: string; cycle: SyncCycle } | null>(null);
   const [historyOf, setHistoryOf] = useState<SyncJob | null>(null);
   const [safeguardsOf, setSafeguardsOf] = useState<SyncJob | null>(null);
-  const approver = isApprover(useProfile().data);
+  const profile = useProfile().data;
+  const approver = isApprover(profile);
+  // A User activates, runs and removes only the jobs they created (the server refuses the others: sync.manage).
+  const mayManage = (job: SyncJob) =>
+    roleMay(profile?.role.title ?? '', 'sync.manage') ||
+    (profile !== undefined && job.info.createdBy === profile.id);
 
   const percentOf = (cycle: SyncCycle) =>
     ongoing.data?.find((migration) => migration.id === cycle.batchId)?.percent ?? null;
@@ -212,16 +218,18 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
       key: 'actions',
       render: (_, job) => {
         const busy = job.liveCycle !== null;
+        const managed = mayManage(job);
         return (
           <Space wrap size="small">
             <Switch
               aria-label="Active"
               checked={job.info.active}
+              disabled={!managed}
               onChange={(checked) => confirmToggle(job, checked)}
             />
             <Button
               size="small"
-              disabled={!job.info.active || busy}
+              disabled={!job.info.active || busy || !managed}
               loading={run.isPending && run.variables === job.info.id}
               onClick={() => void runNow(job)}
             >
@@ -246,6 +254,7 @@ export function SyncJobsTable({ kind, label }: SyncJobsTableProps) {
               size="small"
               danger
               aria-label="Delete"
+              disabled={!managed}
               icon={<DeleteOutlined />}
               onClick={() => confirmDelete(job)}
             />

@@ -101,6 +101,28 @@ describe('Sync page /Sync (fetch stubbed with vi.stubGlobal, hub played by a fak
     });
   });
 
+  it('lets role User toggle, run and remove only the jobs they created, and dry-run any', async () => {
+    const member = buildProfile({
+      organization: { ...buildProfile().organization, confirmed_c2c: true },
+      role: { id: 3, title: 'User' },
+    });
+    const others = buildSyncJob({ id: 'job-of-owner', sourceBucket: 'owners', createdBy: 'the-owner' });
+    const own = buildSyncJob({ id: 'job-of-member', sourceBucket: 'mine', createdBy: member.id });
+    stubSyncApi([others, own], {}, member);
+    renderAt('/Sync');
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    const othersRow = await jobRow('owners');
+    const ownRow = await jobRow('mine');
+
+    expect(within(othersRow).getByRole('switch', { name: 'Active' })).toBeDisabled();
+    expect(within(othersRow).getByRole('button', { name: 'Run now' })).toBeDisabled();
+    expect(within(othersRow).getByRole('button', { name: 'Delete' })).toBeDisabled();
+    expect(within(othersRow).getByRole('button', { name: 'Dry run' })).toBeEnabled();
+    expect(within(ownRow).getByRole('switch', { name: 'Active' })).toBeEnabled();
+    expect(within(ownRow).getByRole('button', { name: 'Run now' })).toBeEnabled();
+    expect(within(ownRow).getByRole('button', { name: 'Delete' })).toBeEnabled();
+  });
+
   it('shows the failure toast when the toggle fails', async () => {
     stubSyncApi([buildSyncJob({ active: false })], {
       'POST /api/sync/activate': { status: 500, body: { message: 'database down' } },

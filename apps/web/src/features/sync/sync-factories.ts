@@ -53,6 +53,7 @@ export function buildSyncJob(
       frequency: 1,
       operation: 1,
       createDate: '2025-06-01T08:00:00.000Z',
+      createdBy: buildProfile().id,
       allowDelete: false,
       active: true,
       quarantineDays: null,
