@@ -11,6 +11,8 @@ import { messages } from './messages.ts';
 export const TEXT_MAX_LENGTH = 4096;
 /** The largest byte count a size field takes: exact in a JavaScript number and in a PostgreSQL bigint. */
 export const BYTES_MAX = Number.MAX_SAFE_INTEGER;
+/** The largest count a field stored in a PostgreSQL integer column takes. */
+export const COUNT_MAX = 2_147_483_647;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BYTES_MAX, text } from './text.ts';
+import { BYTES_MAX, COUNT_MAX, text } from './text.ts';
 
 /**
  * Direct browser uploads (spec 001 §2 /S3Direct and /wasabi, §4 "Direct upload", §7 signer/report/bucket config,
@@ -177,7 +177,7 @@ const reportedDirectory = z.object({
   bucket_name: text({ max: 255 }).min(1),
   cloud_account_id: z.uuid(),
   size: z.number().int().nonnegative().max(BYTES_MAX),
-  file_count: z.number().int().nonnegative(),
+  file_count: z.number().int().nonnegative().max(COUNT_MAX),
   duration: z.number().nonnegative().max(UPLOAD_DURATION_MAX),
 });
 export const uploadReportBody = z.object({
