@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PROVIDER_NAMES, saveReplicationBody, saveSyncBody } from '@cumulo/contract';
+import {
+  PROVIDER_NAMES,
+  messages,
+  saveReplicationBody,
+  saveSyncBody,
+  transferMessages,
+} from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startAzurite, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
@@ -467,6 +473,41 @@ function unbounded(schema: JsonSchema | undefined, doc: OpenApiDocument, at: str
 }
 
 describe('odd text and numbers on every route (Fastify app, PostgreSQL, s3rver)', () => {
+  it('replays finding 4 of issue 20: 400 with the field and its words, not 500', async () => {
+    const signUp = await callApi(server, 'POST', '/api/users', token, {
+      email: 'nul@example.com',
+      password: 'Sunny#day7',
+      first_name: 'a\u0000b',
+      last_name: 'Test',
+    });
+    expect([signUp.status, signUp.body]).toEqual([
+      400,
+      expect.objectContaining({
+        message: messages.textInvalid,
+        errors: { first_name: [messages.textInvalid] },
+      }),
+    ]);
+    const move = await callApi(server, 'POST', '/api/c2c/moveaws', token, {
+      files: [{ path: LONE_HIGH, bucket_name: BUCKET }],
+      cloud_id: accountId,
+      type: 1,
+      destination: { cloud_id: accountId, bucket_name: BUCKET, path: 'copies' },
+    });
+    expect([move.status, move.body]).toEqual([
+      400,
+      expect.objectContaining({ message: messages.textInvalid }),
+    ]);
+    const cost = await callApi(server, 'POST', '/api/transfer/calculate_cost', token, {
+      sourceCloudAccountId: accountId,
+      destinationCloudAccountId: accountId,
+      size: 1e308,
+    });
+    expect([cost.status, cost.body]).toEqual([
+      400,
+      expect.objectContaining({ message: transferMessages.calculatorSizeMax }),
+    ]);
+  });
+
   it('documents a bound for every string and number a route reads', async () => {
     const doc = await openApiDocument();
     const found: string[] = [];
