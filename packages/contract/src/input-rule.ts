@@ -39,7 +39,7 @@ function boundsOf(checks: Check[]): { min: number; max: number } {
 /**
  * Where a request schema breaks the input rule of issue 20: a string not built with `text()` (or a strict
  * format), a string or number without bounds, an unchecked value. '' paths are the root; `[]` an array's items,
- * `|n` a union's n-th option. Used by the contract's own test and the server's.
+ * `|n` a union's n-th option. Run over every request schema by `input-rule.spec.ts`.
  */
 export function inputRuleViolations(schema: z.ZodType): string[] {
   const found: string[] = [];
