@@ -58,7 +58,7 @@ type Path = Array<string | number>;
 interface FuzzCase {
   method: Method;
   url: string;
-  body?: string;
+  body?: string | Buffer;
   authenticated: boolean;
   label: string;
 }
@@ -102,7 +102,7 @@ const ODD_URL_VALUES: Array<[string, string]> = [
   ['-0', '-0'],
   ['empty', ''],
 ];
-const WRONG_BODIES: Array<[string, string]> = [
+const WRONG_BODIES: Array<[string, string | Buffer]> = [
   ['array body', '[]'],
   ['null body', 'null'],
   ['string body', '"text"'],
@@ -111,6 +111,11 @@ const WRONG_BODIES: Array<[string, string]> = [
   ['invalid escape', '{"a":"\\x"}'],
   ['cut escape', '{"a":"\\u00"}'],
   ['cut document', '{"a":'],
+  // A surrogate encoded straight into UTF-8 bytes (CESU-8): not UTF-8 at all.
+  [
+    'raw surrogate bytes',
+    Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+  ],
 ];
 /** Cases per route at most, so a route with many fields does not dominate the run. */
 const CASES_PER_ROUTE = 160;
@@ -184,6 +189,7 @@ beforeAll(async () => {
     region: 'us-east-1',
   });
   await store.write(BUCKET, BUCKET, Buffer.from('fuzz'));
+  await store.close();
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -505,6 +511,19 @@ describe('odd text and numbers on every route (Fastify app, PostgreSQL, s3rver)'
     expect([cost.status, cost.body]).toEqual([
       400,
       expect.objectContaining({ message: transferMessages.calculatorSizeMax }),
+    ]);
+  });
+
+  it('answers a body that is not JSON with 400 and its own words', async () => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/authentication/Login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username":"\\x"}',
+    });
+    expect([res.statusCode, res.json()]).toEqual([
+      400,
+      expect.objectContaining({ message: 'The request body is not valid JSON.' }),
     ]);
   });
 
