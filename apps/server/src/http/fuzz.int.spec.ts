@@ -412,8 +412,12 @@ function casesOf(method: Method, template: string, operation: Operation, doc: Op
         authenticated: true,
         label: `path ${param.name} = ${name}`,
       });
-  for (const param of queryParams)
-    for (const [name, value] of ODD_URL_VALUES)
+  for (const param of queryParams) {
+    // The largest page, offset or limit the schema admits must also be served.
+    const { maximum } = resolve(param.schema, doc);
+    const bounds: Array<[string, string]> =
+      maximum === undefined ? [] : [[`its maximum ${maximum}`, String(maximum)]];
+    for (const [name, value] of [...ODD_URL_VALUES, ...bounds])
       cases.push({
         method,
         url: urlOf(validPath, { ...validQuery, [param.name]: value }),
@@ -421,6 +425,7 @@ function casesOf(method: Method, template: string, operation: Operation, doc: Op
         authenticated: true,
         label: `query ${param.name} = ${name}`,
       });
+  }
   if (bodySchemas.length)
     for (const [name, body] of WRONG_BODIES)
       cases.push({ method, url: validUrl, body, authenticated: true, label: name });
