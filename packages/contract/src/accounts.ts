@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INSERT_CLOUD_TYPE } from './providers.ts';
+import { text } from './text.ts';
 
 /** Inline messages of the account forms (spec 000 §5). */
 export const accountFormMessages = {
@@ -10,7 +11,7 @@ export const accountFormMessages = {
   name: "It's always good to give a name to your cloud service, so you can organize them better.",
 } as const;
 
-const required = (message: string) => z.string({ error: message }).trim().min(1, message).max(4096);
+const required = (message: string, max = 4096) => text({ error: message, trim: true, max }).min(1, message);
 
 /** POST /cloudaccount/insert (spec 000 §7, onboarding variant; cloudType numbering 1, 2, 4, 8, 16). */
 export const insertAccountBody = z.object({
@@ -18,15 +19,12 @@ export const insertAccountBody = z.object({
     Object.values(INSERT_CLOUD_TYPE).map((n) => z.literal(n)),
     { error: 'Choose a provider.' },
   ),
-  name: required(accountFormMessages.name).max(100),
-  accessKey: z.string().trim().max(1024).optional(),
-  secretKey: z.string().trim().max(4096).optional(),
-  serviceUrl: z.string().trim().max(2048).optional(),
-  credentialsData: z
-    .string()
-    .max(64 * 1024)
-    .optional(),
-  region: z.string().trim().max(64).optional(),
+  name: required(accountFormMessages.name, 100),
+  accessKey: text({ trim: true, max: 1024 }).optional(),
+  secretKey: text({ trim: true, max: 4096 }).optional(),
+  serviceUrl: text({ trim: true, max: 2048 }).optional(),
+  credentialsData: text({ max: 64 * 1024 }).optional(),
+  region: text({ trim: true, max: 64 }).optional(),
   /** Generic S3 advanced area: request signing. V2 is offered by the spec but refused: providers retired it. */
   signatureVersion: z.enum(['v4', 'v2']).optional(),
 });
@@ -36,11 +34,11 @@ export type InsertAccountBody = z.infer<typeof insertAccountBody>;
 export const legacyCreateAccountBody = z.object({
   cloud_account: z.object({
     account_type_id: z.literal(6, { error: 'Only Backblaze accounts use this call.' }),
-    project_name: required(accountFormMessages.name).max(100),
+    project_name: required(accountFormMessages.name, 100),
     info: z.object({
       access_key: required(accountFormMessages.accessKey),
       secret_key: required(accountFormMessages.secretKey),
-      region: required(accountFormMessages.field).max(64),
+      region: required(accountFormMessages.field, 64),
     }),
   }),
 });
@@ -48,17 +46,17 @@ export const legacyCreateAccountBody = z.object({
 /** POST /wasabi_sub_accounts (spec 000 §7). */
 export const wasabiSubAccountBody = z.object({
   acct_name: z.email({ error: 'Enter the e-mail address of the new Wasabi account.' }).max(254),
-  password: z.string().min(8, 'The password needs at least 8 characters.').max(128),
-  project_name: required(accountFormMessages.name).max(100),
+  password: text({ max: 128 }).min(8, 'The password needs at least 8 characters.'),
+  project_name: required(accountFormMessages.name, 100),
 });
 
 export const updateAccountBody = z.object({
   cloud_account: z.object({
-    project_name: required(accountFormMessages.name).max(100).optional(),
-    billing_bucket: z.string().trim().max(255).nullable().optional(),
+    project_name: required(accountFormMessages.name, 100).optional(),
+    billing_bucket: text({ trim: true, max: 255 }).nullable().optional(),
   }),
 });
-export const billingBucketBody = z.object({ billing_bucket: z.string().trim().max(255).nullable() });
+export const billingBucketBody = z.object({ billing_bucket: text({ trim: true, max: 255 }).nullable() });
 export const accountIdBody = z.object({ id: z.uuid() });
 export const accountIdQuery = z.object({ id: z.uuid() });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 /** Alert kinds (spec 000 §3). */
 export const ALERT_TYPES = ['SIZE', 'COST'] as const;
@@ -24,7 +25,7 @@ export const alertMessages = {
 export const createAlertBody = z
   .object({
     cloud_account_id: z.uuid(),
-    bucket_name: z.string().max(255).nullable().optional(),
+    bucket_name: text({ max: 255 }).nullable().optional(),
     size_limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
     cost_limit: z.number().positive().max(1e12).nullable().optional(),
   })

@@ -7,30 +7,36 @@ import {
   PASSWORD_PATTERN,
   EMAIL_PATTERN,
 } from './validation.ts';
+import { text } from './text.ts';
 
-const email = z
-  .string({ error: messages.emailRequired })
-  .trim()
+const email = text({
+  error: messages.emailRequired,
+  trim: true,
+  max: EMAIL_MAX_LENGTH,
+  maxMessage: messages.emailInvalid,
+})
   .min(1, messages.emailRequired)
-  .max(EMAIL_MAX_LENGTH, messages.emailInvalid)
   .regex(EMAIL_PATTERN, messages.emailInvalid)
   .transform((v) => v.toLowerCase());
-const newPassword = z
-  .string({ error: messages.passwordRules })
-  .max(PASSWORD_MAX_LENGTH, messages.passwordRules)
-  .regex(PASSWORD_PATTERN, messages.passwordRules);
-const anyPassword = z.string({ error: messages.wrongCredentials }).min(1).max(PASSWORD_MAX_LENGTH);
-const name = (msg: string) => z.string({ error: msg }).trim().min(1, msg).max(NAME_MAX_LENGTH);
-const optionalText = z.string().trim().max(NAME_MAX_LENGTH).optional().nullable();
-const requestToken = z
-  .string({ error: messages.requestTokenInvalid })
-  .min(1, messages.requestTokenInvalid)
-  .max(2048);
-const opaqueToken = z.string().min(1).max(2048);
-const totpCode = z
-  .string()
-  .trim()
-  .regex(/^\d{6}$/, messages.wrongMfaCode);
+const newPassword = text({
+  error: messages.passwordRules,
+  max: PASSWORD_MAX_LENGTH,
+  maxMessage: messages.passwordRules,
+}).regex(PASSWORD_PATTERN, messages.passwordRules);
+const anyPassword = text({ error: messages.wrongCredentials, max: PASSWORD_MAX_LENGTH }).min(1);
+const name = (msg: string) => text({ error: msg, trim: true, max: NAME_MAX_LENGTH }).min(1, msg);
+const optionalText = text({ trim: true, max: NAME_MAX_LENGTH }).optional().nullable();
+const requestToken = text({ error: messages.requestTokenInvalid, max: 2048 }).min(
+  1,
+  messages.requestTokenInvalid,
+);
+const opaqueToken = text({ max: 2048 }).min(1);
+const totpCode = text({ trim: true, max: 6, maxMessage: messages.wrongMfaCode }).regex(
+  /^\d{6}$/,
+  messages.wrongMfaCode,
+);
+/** Legacy fields sent as a string or a number and not used (login type, referrer ids). */
+const looseId = z.union([text({ max: 64 }), z.int()]);
 
 export const requestTokenAnswer = z.object({ token: z.string() });
 
@@ -38,8 +44,8 @@ export const loginBody = z.object({
   requestToken,
   username: email,
   password: anyPassword,
-  type: z.union([z.string(), z.number()]).optional(),
-  referrer_id: z.union([z.string(), z.number()]).optional().nullable(),
+  type: looseId.optional(),
+  referrer_id: looseId.optional().nullable(),
 });
 export const loginAnswer = z.object({
   challenge: z.union([z.literal(0), z.literal(1)]),
@@ -60,12 +66,9 @@ export const signupBody = z.object({
   first_name: name(messages.firstNameRequired),
   last_name: name(messages.lastNameRequired),
   company: optionalText,
-  referrer_id: z
-    .union([z.string().max(64), z.number()])
-    .optional()
-    .nullable(),
-  promo_code: z.string().max(64).optional().nullable(),
-  invite_token: z.string().max(2048).optional().nullable(),
+  referrer_id: looseId.optional().nullable(),
+  promo_code: text({ max: 64 }).optional().nullable(),
+  invite_token: text({ max: 2048 }).optional().nullable(),
 });
 export const signupAnswer = z.object({ email: z.string(), message: z.string() });
 export const signupInfoQuery = z.object({ token: opaqueToken });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bucketNameErrors } from './bucket-name.ts';
+import { text } from './text.ts';
 
 /** ACL permissions a bucket user can be granted (spec 000 §3 "New bucket"). */
 export const BUCKET_PERMISSIONS = ['READ', 'WRITE', 'READ_ACP', 'WRITE_ACP'] as const;
@@ -24,21 +25,18 @@ export const bucketMessages = {
 
 /** POST /cloud_accounts/{id}/storages (spec 000 §7). */
 export const createBucketBody = z.object({
-  bucket_name: z
-    .string()
-    .max(255)
-    .superRefine((name, ctx) => {
-      for (const message of bucketNameErrors(name)) ctx.addIssue({ code: 'custom', message });
-    }),
-  region: z.string().trim().min(1, 'Region is required.').max(64),
-  account_type: z.union([z.string(), z.number()]).optional(),
+  bucket_name: text({ max: 255 }).superRefine((name, ctx) => {
+    for (const message of bucketNameErrors(name)) ctx.addIssue({ code: 'custom', message });
+  }),
+  region: text({ trim: true, max: 64 }).min(1, 'Region is required.'),
+  account_type: z.union([text({ max: 32 }), z.int()]).optional(),
   /** Name of an existing bucket of the same account whose settings (CORS, versioning, tags…) are copied. */
-  config_bucket: z.string().max(255).nullable().optional(),
+  config_bucket: text({ max: 255 }).nullable().optional(),
   users: z
     .array(
       z.object({
         /** Canonical user ID or e-mail of the grantee. */
-        user: z.string().trim().min(1, bucketMessages.userRequired).max(256),
+        user: text({ trim: true, max: 256 }).min(1, bucketMessages.userRequired),
         permissions: permissionFlags.refine((p) => Object.values(p).some(Boolean), {
           message: bucketMessages.permissionRequired,
         }),
@@ -53,8 +51,8 @@ export type CreateBucketBody = z.infer<typeof createBucketBody>;
 
 /** GET /cloud_accounts/{id}/storages/exists?bucket_name&account_type */
 export const bucketExistsQuery = z.object({
-  bucket_name: z.string().max(255),
-  account_type: z.string().max(32).optional(),
+  bucket_name: text({ max: 255 }),
+  account_type: text({ max: 32 }).optional(),
 });
 export const bucketExistsAnswer = z.object({
   exists: z.boolean(),

@@ -39,6 +39,9 @@ export const messages = {
   accountVerified: 'Your email has been verified. You can now sign in.',
   wrongOldPassword: 'The current password is not correct.',
   notFound: 'Not found.',
+  textInvalid: 'This text contains characters that cannot be saved. Please remove them and try again.',
+  textTooLong: (max: number) => `This text is too long: at most ${max} characters.`,
+  numberOutOfRange: 'Please enter a number within the allowed range.',
   forbidden: 'You do not have permission to do this.',
   profileSaved: 'Profile updated successfully.',
 } as const;

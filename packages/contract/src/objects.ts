@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 /**
  * The cloud bucket browser (spec 001 §2 "Cloud bucket browser", §3 "Bucket listing item", §7 "Browsing and
@@ -102,7 +103,7 @@ export const listingItem = z.object({
 });
 export type ListingItem = z.infer<typeof listingItem>;
 
-const keyText = z.string().max(OBJECT_KEY_MAX, objectMessages.pathTooLong);
+const keyText = text({ max: OBJECT_KEY_MAX, maxMessage: objectMessages.pathTooLong });
 
 /** GET /storage/{id}/content query. `last_file` is accepted and echoed; paging follows `continuationToken`. */
 export const listingQuery = z.object({
@@ -114,7 +115,7 @@ export const listingQuery = z.object({
     .default(LISTING_DEFAULT_LIMIT),
   path: keyText.default(''),
   last_file: keyText.optional(),
-  continuationToken: z.string().max(8192).optional(),
+  continuationToken: text({ max: 8192 }).optional(),
 });
 export type ListingQuery = z.infer<typeof listingQuery>;
 
@@ -133,11 +134,10 @@ export type ListingAnswer = z.infer<typeof listingAnswer>;
 
 const target = {
   cloud_account_id: z.uuid({ error: 'Choose a cloud account.' }),
-  bucket_name: z
-    .string({ error: 'Choose a bucket.' })
-    .trim()
-    .min(1, 'Choose a bucket.')
-    .max(255, 'Choose a bucket.'),
+  bucket_name: text({ error: 'Choose a bucket.', trim: true, max: 255, maxMessage: 'Choose a bucket.' }).min(
+    1,
+    'Choose a bucket.',
+  ),
 };
 
 const pathList = z
@@ -172,15 +172,15 @@ export const downloadUrlAnswer = z.array(downloadLink);
 /** PUT /transfers/create_folder; `path` is the new folder's full path ('photos/2025') before normalising. */
 export const createFolderBody = z.object({
   ...target,
-  path: z
-    .string({ error: objectMessages.folderNameRequired })
-    .max(OBJECT_KEY_MAX, objectMessages.pathTooLong)
+  path: text({
+    error: objectMessages.folderNameRequired,
+    max: OBJECT_KEY_MAX,
+    maxMessage: objectMessages.pathTooLong,
+  })
     .transform(normalizeFolderPath)
     .pipe(
-      z
-        .string()
+      keyText
         .min(1, objectMessages.folderNameRequired)
-        .max(OBJECT_KEY_MAX, objectMessages.pathTooLong)
         .refine(
           (path) => !path.split('/').some((part) => part === '.' || part === '..'),
           objectMessages.folderNameInvalid,
@@ -203,20 +203,19 @@ export const SEARCH_BUCKETS_MAX = 50;
  * (optionally only those of `cloud_accounts`). `continuation_token` pages a one-bucket search.
  */
 export const searchBody = z.object({
-  keyword: z
-    .string({ error: objectMessages.keywordRequired })
-    .trim()
-    .min(1, objectMessages.keywordRequired)
-    .max(255),
+  keyword: text({ error: objectMessages.keywordRequired, trim: true, max: 255 }).min(
+    1,
+    objectMessages.keywordRequired,
+  ),
   config: z
     .object({
       limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
-      query_type: z.string().max(64).optional(),
-      bucket: z.string().trim().max(255).optional(),
+      query_type: text({ max: 64 }).optional(),
+      bucket: text({ trim: true, max: 255 }).optional(),
       cloud_account_id: z.uuid().optional(),
       cloud_accounts: z.array(z.uuid()).max(100).optional(),
       path: keyText.optional(),
-      continuation_token: z.string().max(8192).optional(),
+      continuation_token: text({ max: 8192 }).optional(),
     })
     .default({}),
 });

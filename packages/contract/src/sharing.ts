@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EMAIL_MAX_LENGTH, EMAIL_PATTERN, PASSWORD_MAX_LENGTH } from './validation.ts';
+import { BYTES_MAX, text } from './text.ts';
 
 /**
  * Sharing (spec 001 §3 "Share item" / "Share options", §7 share_by_email_files and share_by_slack_files, §8, §9).
@@ -73,10 +74,10 @@ export const chatRefused = (status: number) =>
 
 /** §3 Share item: name (the object's path), size, acl (always private), bucket_name, cloud_account_id. */
 export const shareItem = z.object({
-  name: z.string().trim().min(1, sharingMessages.filesRequired).max(1024),
-  size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  name: text({ trim: true, max: 1024 }).min(1, sharingMessages.filesRequired),
+  size: z.number().int().nonnegative().max(BYTES_MAX).optional(),
   acl: z.literal('private', { error: sharingMessages.aclPrivate }).default('private'),
-  bucket_name: z.string().trim().min(1).max(255),
+  bucket_name: text({ trim: true, max: 255 }).min(1),
   cloud_account_id: z.uuid(),
 });
 export type ShareItem = z.infer<typeof shareItem>;
@@ -87,17 +88,17 @@ const shareFiles = z
   .max(SHARE_MAX_FILES, sharingMessages.tooManyFiles)
   .refine((files) => new Set(files.map((f) => f.cloud_account_id)).size === 1, sharingMessages.oneAccount);
 
-const recipient = z
-  .string({ error: sharingMessages.recipientInvalid })
-  .trim()
-  .max(EMAIL_MAX_LENGTH, sharingMessages.recipientInvalid)
+const recipient = text({
+  error: sharingMessages.recipientInvalid,
+  trim: true,
+  max: EMAIL_MAX_LENGTH,
+  maxMessage: sharingMessages.recipientInvalid,
+})
   .regex(EMAIL_PATTERN, sharingMessages.recipientInvalid)
   .transform((v) => v.toLowerCase());
 
 /** An empty password field means "no password". */
-const sharePassword = z
-  .string()
-  .max(PASSWORD_MAX_LENGTH, sharingMessages.passwordTooLong)
+const sharePassword = text({ max: PASSWORD_MAX_LENGTH, maxMessage: sharingMessages.passwordTooLong })
   .nullable()
   .optional()
   .transform((v) => (v ? v : null));
@@ -125,7 +126,7 @@ export type ShareByEmailBody = z.input<typeof shareByEmailBody>;
 /** POST /transfers/share_files_by_chat — §7 share_by_slack_files (files, channel); password and expiration as by e-mail. */
 export const shareByChatBody = z.object({
   files: shareFiles,
-  channel: z.string().trim().max(100).optional(),
+  channel: text({ trim: true, max: 100 }).optional(),
   password: sharePassword,
   expiration,
 });
@@ -178,8 +179,8 @@ export type PublicShareView = z.infer<typeof publicShareView>;
 
 /** POST /sharing/{token}/download. */
 export const shareDownloadBody = z.object({
-  path: z.string().min(1).max(1024),
-  password: z.string().max(PASSWORD_MAX_LENGTH).optional().nullable(),
+  path: text({ max: 1024 }).min(1),
+  password: text({ max: PASSWORD_MAX_LENGTH }).optional().nullable(),
 });
 export type ShareDownloadBody = z.infer<typeof shareDownloadBody>;
 export const shareDownloadAnswer = z.object({ url: z.string(), expires_in: z.number() });
@@ -187,17 +188,18 @@ export type ShareDownloadAnswer = z.infer<typeof shareDownloadAnswer>;
 
 /** PUT /organizations/_me/chat_webhook: an incoming-webhook URL (Slack, Mattermost, Teams-compatible). */
 export const chatWebhookBody = z.object({
-  url: z
-    .string({ error: sharingMessages.webhookUrlInvalid })
-    .trim()
-    .max(2048, sharingMessages.webhookUrlInvalid)
+  url: text({
+    error: sharingMessages.webhookUrlInvalid,
+    trim: true,
+    max: 2048,
+    maxMessage: sharingMessages.webhookUrlInvalid,
+  })
     .regex(/^https?:\/\/[^\s/?#]+/i, sharingMessages.webhookUrlInvalid)
     .refine((v) => URL.canParse(v), sharingMessages.webhookUrlInvalid),
-  channel_name: z
-    .string({ error: sharingMessages.channelNameRequired })
-    .trim()
-    .min(1, sharingMessages.channelNameRequired)
-    .max(80),
+  channel_name: text({ error: sharingMessages.channelNameRequired, trim: true, max: 80 }).min(
+    1,
+    sharingMessages.channelNameRequired,
+  ),
 });
 export type ChatWebhookBody = z.infer<typeof chatWebhookBody>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 /**
  * Scheduled sync and replication (spec 000 §3 "Sync info", §4 last-cycle status codes, §8 sync toasts and
@@ -93,12 +94,9 @@ export const syncMessages = {
 } as const;
 
 const accountId = z.uuid({ message: 'Choose a cloud account.' });
-const bucketName = z.string().min(1, { message: 'Choose a bucket.' }).max(255);
+const bucketName = text({ max: 255 }).min(1, { message: 'Choose a bucket.' });
 /** A key prefix; leading slashes are dropped, doubled slashes collapsed, '' is the bucket root. */
-const objectPath = z
-  .string()
-  .max(1024)
-  .transform((path) => path.replace(/^\/+/, '').replace(/\/{2,}/g, '/'));
+const objectPath = text({ max: 1024 }).transform((path) => path.replace(/^\/+/, '').replace(/\/{2,}/g, '/'));
 const frequency = z.union([z.literal(1), z.literal(2), z.literal(3)], {
   message: 'Choose a frequency: 1 Every Day, 2 Every Week or 3 Every Month.',
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BYTES_MAX, text } from './text.ts';
 import { EGRESS_PER_GB, TRANSFER_CHARGE_PER_GB } from './pricing.ts';
 import { PROVIDER_NAMES, type ProviderName } from './providers.ts';
 
@@ -72,6 +73,9 @@ export const TRANSFER_EVENTS = {
   batch: 'transfer.batch',
 } as const;
 
+/** The largest size the calculator takes, in GB: one exabyte, beyond every real migration. */
+export const CALCULATOR_SIZE_MAX_GB = 1_000_000_000;
+
 /** Spec 001 §8 "Transfers" and §5, plus the engine's own refusals. */
 export const transferMessages = {
   enqueued: 'Transfer enqueue successfully',
@@ -92,18 +96,18 @@ export const transferMessages = {
   chargeNotConfirmed: 'The cloud to cloud transfer charge has not been confirmed for your organisation yet.',
   ownerConfirms: 'Only the Owner of the organisation can confirm transfer charges.',
   calculatorSizeMin: 'Transfer Size(GB) must be at least 1.',
+  calculatorSizeMax: `Transfer Size(GB) must be at most ${CALCULATOR_SIZE_MAX_GB}.`,
   bandwidthMin: 'The bandwidth limit must be at least 1 MiB/s.',
 } as const;
+/** The last page the transfer lists serve: deeper pages are never reached by paging. */
+export const TRANSFER_PAGE_MAX = 100_000;
 /** The lowest bandwidth limit a transfer takes: 1 MiB/s. */
 export const TRANSFER_BANDWIDTH_MIN = 1_048_576;
 
 const accountId = z.uuid({ message: 'Choose a cloud account.' });
-const bucketName = z.string().min(1, { message: 'Choose a bucket.' }).max(255);
+const bucketName = text({ max: 255 }).min(1, { message: 'Choose a bucket.' });
 /** A key prefix; leading slashes are dropped, '' is the bucket root. */
-const objectPath = z
-  .string()
-  .max(1024)
-  .transform((path) => path.replace(/^\/+/, '').replace(/\/{2,}/g, '/'));
+const objectPath = text({ max: 1024 }).transform((path) => path.replace(/^\/+/, '').replace(/\/{2,}/g, '/'));
 
 /**
  * POST /transfer/transfer (spec 001 §7 "move" payload): copy (default) or move everything under `sourcePath`, or
@@ -120,22 +124,27 @@ export const transferBody = z.object({
   /** "Skip Existing Files". */
   allowSkip: z.boolean().default(false),
   operation: z.enum(['copy', 'move']).default('copy'),
-  files: z.array(z.string().min(1).max(1024)).min(1).max(10_000).optional(),
+  files: z
+    .array(text({ max: 1024 }).min(1))
+    .min(1)
+    .max(10_000)
+    .optional(),
   /** Bytes per second the transfer may read at most (rclone's --bwlimit, DataSync's bandwidth limit); none = unlimited. */
   bandwidthLimit: z
     .number()
     .int()
     .min(TRANSFER_BANDWIDTH_MIN, { message: transferMessages.bandwidthMin })
+    .max(BYTES_MAX)
     .nullable()
     .optional(),
 });
 export type TransferBody = z.input<typeof transferBody>;
 
 const c2cFile = z.object({
-  path: z.string().min(1).max(1024),
-  file_id: z.string().optional(),
+  path: text({ max: 1024 }).min(1),
+  file_id: text({ max: 1024 }).optional(),
   bucket_name: bucketName,
-  bucket_id: z.string().optional(),
+  bucket_id: text({ max: 255 }).optional(),
 });
 /** POST /c2c/moveaws and /c2c/moveWasabi (spec 001 §7): type 0 move, 1 copy; skip_active skips existing files. */
 export const c2cMoveBody = z.object({
@@ -145,7 +154,7 @@ export const c2cMoveBody = z.object({
   destination: z.object({
     cloud_id: accountId,
     bucket_name: bucketName,
-    bucket_id: z.string().optional(),
+    bucket_id: text({ max: 255 }).optional(),
     path: objectPath.default(''),
   }),
   skip_active: z.boolean().default(false),
@@ -159,7 +168,7 @@ export const batchIdBody = z.object({ Id: z.uuid({ message: 'Unknown transfer.' 
 export const transferListQuery = z.object({
   type: z.coerce.number().int().min(1).max(2).default(1),
   pagesize: z.coerce.number().int().min(1).max(200).default(TRANSFER_HISTORY_PAGE_SIZE),
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(TRANSFER_PAGE_MAX).default(1),
 });
 
 const accountRef = z.object({ id: z.string().nullable(), name: z.string() });
@@ -278,7 +287,12 @@ export const historyEntry = z.object({
 export type HistoryEntry = z.infer<typeof historyEntry>;
 export const c2cHistoryQuery = z.object({
   order: z.enum(['asc', 'desc']).default('desc'),
-  skip: z.coerce.number().int().min(0).default(0),
+  skip: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(TRANSFER_PAGE_MAX * TRANSFER_HISTORY_PAGE_SIZE)
+    .default(0),
   take: z.coerce.number().int().min(1).max(200).default(TRANSFER_HISTORY_PAGE_SIZE),
   /** The requester's UTC offset in minutes east of UTC (`-new Date().getTimezoneOffset()`); days are UTC without it. */
   tz: z.coerce
@@ -311,7 +325,8 @@ export const calculateCostBody = z.object({
   destinationCloudAccountId: accountId,
   size: z
     .number({ message: transferMessages.calculatorSizeMin })
-    .min(1, { message: transferMessages.calculatorSizeMin }),
+    .min(1, { message: transferMessages.calculatorSizeMin })
+    .max(CALCULATOR_SIZE_MAX_GB, { message: transferMessages.calculatorSizeMax }),
 });
 export const costEstimate = z.object({
   sizeGb: z.number(),
@@ -327,9 +342,9 @@ export type CostEstimate = z.infer<typeof costEstimate>;
 
 /** POST /transfers/costs {service_code, size, direction} (spec 002 §7). `size` in bytes. */
 export const transferCostsBody = z.object({
-  service_code: z.string().min(1).max(64),
-  size: z.number().min(0),
-  direction: z.string().min(1).max(64),
+  service_code: text({ max: 64 }).min(1),
+  size: z.number().min(0).max(BYTES_MAX),
+  direction: text({ max: 64 }).min(1),
 });
 
 /** PUT /organizations/_me: the charge confirmations (Owner only, spec 001 §6). */

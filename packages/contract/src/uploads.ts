@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BYTES_MAX, COUNT_MAX, text } from './text.ts';
 
 /**
  * Direct browser uploads (spec 001 §2 /S3Direct and /wasabi, §4 "Direct upload", §7 signer/report/bucket config,
@@ -72,17 +73,17 @@ export type UploadMode = (typeof UPLOAD_MODES)[number];
 /** POST /transfers/uploads — opens (or resumes) an upload session for one file. */
 export const startUploadBody = z.object({
   cloud_account_id: z.uuid(),
-  bucket_name: z.string().min(1).max(255),
+  bucket_name: text({ max: 255 }).min(1),
   /** Object key: the folder shown in the browser plus the file's relative path, no leading slash. */
-  key: z.string().min(1).max(1024),
+  key: text({ max: 1024 }).min(1),
   size: z
     .number()
     .int()
     .nonnegative()
     .max(5 * 1024 ** 4),
-  content_type: z.string().max(255).optional(),
+  content_type: text({ max: 255 }).optional(),
   /** Identifies the local file (name, size, lastModified): the same fingerprint resumes an active session. */
-  fingerprint: z.string().min(1).max(512),
+  fingerprint: text({ max: 512 }).min(1),
   acl: z.enum(ACCESS_CONTROL_OPTIONS).optional(),
   /** aws only: use the transfer-acceleration endpoint. */
   s3Acceleration: z.boolean().optional(),
@@ -111,7 +112,7 @@ export type UploadSession = z.infer<typeof uploadSession>;
 export const signPartsQuery = z.object({
   session_id: z.uuid(),
   /** Comma-separated part numbers (at most 100 per call). */
-  part_numbers: z.string().regex(/^\d+(,\d+){0,99}$/),
+  part_numbers: text({ max: 1024 }).regex(/^\d+(,\d+){0,99}$/),
 });
 export const signedPart = z.object({
   part_number: z.number().int(),
@@ -126,7 +127,12 @@ export type SignedPart = z.infer<typeof signedPart>;
 /** POST /transfers/uploads/{session_id}/complete */
 export const completeUploadBody = z.object({
   parts: z
-    .array(z.object({ part_number: z.number().int().min(1), etag: z.string().nullable() }))
+    .array(
+      z.object({
+        part_number: z.number().int().min(1).max(UPLOAD_MAX_PARTS),
+        etag: text({ max: 1024 }).nullable(),
+      }),
+    )
     .max(UPLOAD_MAX_PARTS),
 });
 export const completeUploadAnswer = z.object({
@@ -141,7 +147,7 @@ export const abortUploadAnswer = z.object({ message: z.string() });
 /** PUT /transfers/update_bucket_config/ (spec 001 §7). */
 export const updateBucketConfigBody = z.object({
   cloud_account_id: z.uuid(),
-  bucket_name: z.string().min(1).max(255),
+  bucket_name: text({ max: 255 }).min(1),
   /** Allow this app's origin to PUT parts and read ETag. */
   cors: z.boolean().optional(),
   s3Acceleration: z.boolean().optional(),
@@ -155,22 +161,24 @@ export const updateBucketConfigAnswer = z.object({
 });
 
 /** POST /transfers/report (spec 001 §3 "Upload report"). */
+/** Longest upload duration a report takes, in its unit: anything longer is not a real measurement. */
+const UPLOAD_DURATION_MAX = 1e12;
 const reportedFile = z.object({
-  name: z.string().min(1).max(1024),
-  bucket_name: z.string().min(1).max(255),
+  name: text({ max: 1024 }).min(1),
+  bucket_name: text({ max: 255 }).min(1),
   cloud_account_id: z.uuid(),
-  contentType: z.string().max(255).optional().nullable(),
-  size: z.number().int().nonnegative(),
-  duration: z.number().nonnegative(),
+  contentType: text({ max: 255 }).optional().nullable(),
+  size: z.number().int().nonnegative().max(BYTES_MAX),
+  duration: z.number().nonnegative().max(UPLOAD_DURATION_MAX),
 });
 const reportedDirectory = z.object({
   is_directory: z.literal(true),
-  name: z.string().min(1).max(1024),
-  bucket_name: z.string().min(1).max(255),
+  name: text({ max: 1024 }).min(1),
+  bucket_name: text({ max: 255 }).min(1),
   cloud_account_id: z.uuid(),
-  size: z.number().int().nonnegative(),
-  file_count: z.number().int().nonnegative(),
-  duration: z.number().nonnegative(),
+  size: z.number().int().nonnegative().max(BYTES_MAX),
+  file_count: z.number().int().nonnegative().max(COUNT_MAX),
+  duration: z.number().nonnegative().max(UPLOAD_DURATION_MAX),
 });
 export const uploadReportBody = z.object({
   s3_direct: z.object({

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { alertView, createAlertBody, markReadQuery, messageAnswer, notificationItem } from '@cumulo/contract';
+import {
+  alertView,
+  createAlertBody,
+  markReadQuery,
+  messageAnswer,
+  notificationItem,
+  text,
+} from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { AlertsService } from './alerts.service.ts';
 
@@ -18,7 +25,7 @@ export function alertsRoutes(service: AlertsService, auth: AuthService): Fastify
         schema: {
           tags,
           params: z.object({ id: z.uuid() }),
-          querystring: z.object({ bucket_name: z.string().max(255).optional() }),
+          querystring: z.object({ bucket_name: text({ max: 255 }).optional() }),
           response: { 200: z.array(alertView) },
         },
       },
@@ -34,7 +41,7 @@ export function alertsRoutes(service: AlertsService, auth: AuthService): Fastify
           tags,
           description:
             'Alerts of one bucket; the id is the storage id "{cloudAccountId}/{bucketName}", URL-encoded.',
-          params: z.object({ id: z.string().max(400) }),
+          params: z.object({ id: text({ max: 400 }) }),
           response: { 200: z.array(alertView) },
         },
       },

@@ -11,6 +11,7 @@ import {
   listingQuery,
   searchAnswer,
   searchBody,
+  text,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { ObjectsService } from './objects.service.ts';
@@ -31,7 +32,7 @@ export function objectsRoutes(service: ObjectsService, auth: AuthService): Fasti
           tags,
           description:
             'One page of a folder; the id is the storage id "{cloudAccountId}/{bucketName}", URL-encoded.',
-          params: z.object({ id: z.string().max(400) }),
+          params: z.object({ id: text({ max: 400 }) }),
           querystring: listingQuery,
           response: { 200: listingAnswer },
         },

@@ -13,6 +13,7 @@ import {
   shareDownloadBody,
   shareListAnswer,
   shareListQuery,
+  text,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { SharingService, Visitor } from './sharing.service.ts';
@@ -23,7 +24,7 @@ const visitor = (request: FastifyRequest): Visitor => ({
 });
 
 // Tokens are 43 base64url characters; anything else is simply an unknown link.
-const tokenParams = z.object({ token: z.string().max(256) });
+const tokenParams = z.object({ token: text({ max: 256 }) });
 
 /** Sharing calls of spec 001 §7 under /api, the share list, the chat webhook and the public /sharing/{token} calls. */
 export function sharingRoutes(service: SharingService, auth: AuthService): FastifyPluginAsyncZod {
@@ -87,7 +88,7 @@ export function sharingRoutes(service: SharingService, auth: AuthService): Fasti
       // Any string: a token or another organisation's id is simply not a share of this organisation (404).
       {
         ...member,
-        schema: { tags, params: z.object({ id: z.string().max(256) }), response: { 200: messageAnswer } },
+        schema: { tags, params: z.object({ id: text({ max: 256 }) }), response: { 200: messageAnswer } },
       },
       async (request) => service.revoke(principalOf(request), request.params.id),
     );
