@@ -12,7 +12,7 @@ import {
   type InsertAccountBody,
   type ProviderName,
 } from '@cumulo/contract';
-import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/storage';
+import type { ObjectStore, StoreConfig } from '@cumulo/storage';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
 import type { WasabiPartnerClient } from './wasabi-partner.ts';
@@ -21,7 +21,8 @@ import type { Logger } from '../../logger.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
-import { providerError } from './provider-error.ts';
+import { endpointCheckError, endpointUnreachable, providerError } from './provider-error.ts';
+import type { OutboundPolicy } from '../../net/outbound-policy.ts';
 
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
@@ -46,6 +47,7 @@ export class CloudAccountsService {
     private readonly enqueueInventory: (job: InventoryJob) => Promise<void>,
     private readonly log: Logger,
     private readonly wasabiPartner: WasabiPartnerClient,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   accountTypes() {
@@ -169,13 +171,21 @@ export class CloudAccountsService {
     if (!providersAllowedFor(userType).includes(resolved.provider)) {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
     }
+    // A service URL the tenant typed is checked against the outbound address policy before any connection (and
+    // every later connection is checked again by the store's agents), and its failures all answer one text.
+    const tenantEndpoint = resolved.provider === 'genericS3' ? resolved.serviceUrl : null;
+    if (tenantEndpoint) {
+      await this.outbound.checkUrl(tenantEndpoint).catch(() => {
+        throw endpointUnreachable();
+      });
+    }
     // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
     let probe: ObjectStore | undefined;
     try {
-      probe = await createObjectStore(resolved.config);
+      probe = await this.registry.build(resolved.config);
       await probe.verify();
     } catch (error) {
-      throw providerError(error);
+      throw tenantEndpoint ? endpointCheckError(error) : providerError(error);
     } finally {
       await probe?.close();
     }
