@@ -367,6 +367,20 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
           body: generic,
         });
       }
+      // A Google key whose universe_domain would send the library's requests to the refused address.
+      const googleKey = {
+        type: 'service_account',
+        project_id: 'probe',
+        client_email: 'probe@probe.iam.gserviceaccount.com',
+        private_key: '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n',
+        universe_domain: `${REFUSED_HOST}:${open}`,
+      };
+      const google = await call('POST', '/api/cloudaccount/insert', owner.token, {
+        cloudType: 16,
+        name: 'Probe',
+        credentialsData: JSON.stringify(googleKey),
+      });
+      expect({ status: google.status, body: google.body }).toEqual({ status: 502, body: generic });
       expect(listener.connections()).toBe(0);
       expect(await accountNames()).not.toContain('Probe');
     } finally {

@@ -33,6 +33,9 @@ interface ResolvedAccount {
   serviceUrl: string | null;
 }
 
+const GOOGLE_UNIVERSE = 'googleapis.com';
+const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
+
 const accountTypeId = (provider: ProviderName) => ACCOUNT_TYPES.find((t) => t.name === provider)?.id ?? 0;
 
 /** Connecting, listing, renaming and removing cloud accounts; every call is scoped to the caller's organisation. */
@@ -220,11 +223,18 @@ export class CloudAccountsService {
       const credentialsJson = need('credentialsData', accountFormMessages.serviceAccount);
       if (Object.keys(errors).length) throw fail();
       let clientEmail = '';
+      let universe: unknown;
       try {
-        const key = JSON.parse(credentialsJson) as { client_email?: unknown };
+        const key = JSON.parse(credentialsJson) as { client_email?: unknown; universe_domain?: unknown };
         clientEmail = typeof key.client_email === 'string' ? key.client_email : '';
+        universe = key.universe_domain;
       } catch {
         // The adapter's own check below answers a malformed key with a clear message.
+      }
+      // The key's universe_domain names the hosts the library connects to (storage.{universe}): a pasted key must
+      // not point the server elsewhere than Google (outbound address policy).
+      if (universe !== undefined && universe !== GOOGLE_UNIVERSE && !this.endpointOverrides.google) {
+        throw endpointUnreachable();
       }
       return {
         provider: 'google',
@@ -238,6 +248,9 @@ export class CloudAccountsService {
     const secretKey = need('secretKey', accountFormMessages.secretKey);
     if (body.cloudType === INSERT_CLOUD_TYPE.azure) {
       if (Object.keys(errors).length) throw fail();
+      // The account name becomes the host https://{name}.blob.core.windows.net: only a real account name (3 to 24
+      // lower-case letters and digits) keeps it there (outbound address policy).
+      if (!this.endpointOverrides.azure && !AZURE_ACCOUNT_NAME.test(accessKey)) throw endpointUnreachable();
       return {
         provider: 'azure',
         config: {
