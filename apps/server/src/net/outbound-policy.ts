@@ -90,7 +90,7 @@ export function normalizeHost(host: string): string {
       `http://${hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname}`,
     ).hostname;
   } catch {
-    // Not a valid host: left as given, so it resolves to nothing and is refused.
+    // Not a valid host: left as given, and its lookup fails.
   }
   return hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
