@@ -388,6 +388,25 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
     }
   });
 
+  it('refuses an Azure account name that would name another host than Azure (no operator endpoint)', async () => {
+    const listener = await startRefusedListener();
+    const plain = await startTestServer();
+    try {
+      const admin = await signedInMember(plain, 'azure-owner');
+      const res = await callApi(plain, 'POST', '/api/cloudaccount/insert', admin.token, {
+        cloudType: 4,
+        name: 'Probe',
+        accessKey: `probe@${REFUSED_HOST}:${listener.port}/x#`,
+        secretKey: AZURITE_KEY,
+      });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 502, body: generic });
+      expect(listener.connections()).toBe(0);
+    } finally {
+      await plain.stop();
+      await listener.stop();
+    }
+  });
+
   it('on an allowed address, a closed port and servers that are not S3 answer the same text as a refusal', async () => {
     const notS3 = http.createServer((req, res) => {
       res.statusCode = req.url?.includes('broken') ? 500 : 404;
