@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError, createObjectStore } from '@cumulo/storage';
 import { REFUSED_HOST, startRefusedListener, type RefusedListener } from '../../test/refused-address.ts';
 import {
   OutboundPolicy,
@@ -171,6 +172,28 @@ describe('OutboundPolicy agents (a real HTTP listener on 127.0.0.2)', () => {
     await expect(get(httpAgent, 'rebind.test')).rejects.toBeInstanceOf(OutboundRefusedError);
     expect(listener.connections()).toBe(0);
     httpAgent.destroy();
+  });
+
+  it("carry the policy into an S3 store's every connection: a stored endpoint that now lands on 127.0.0.2", async () => {
+    const rebinding = new OutboundPolicy(
+      parseAllowList('127.0.0.1'),
+      tableResolver({ 'rebind.test': [REFUSED_HOST] }),
+    );
+    for (const endpoint of [
+      `http://rebind.test:${listener.port}`,
+      `http://${REFUSED_HOST}:${listener.port}`,
+    ]) {
+      const store = await createObjectStore(
+        { provider: 'genericS3', accessKeyId: 'key', secretAccessKey: 'secret', endpoint },
+        { maxAttempts: 1 },
+        { agents: () => rebinding.agents() },
+      );
+      const failure = await store.verify().catch((error: unknown) => error);
+      await store.close();
+      expect(failure).toBeInstanceOf(StorageError);
+      expect(failure).toMatchObject({ code: 'Network', message: 'The provider could not be reached' });
+    }
+    expect(listener.connections()).toBe(0);
   });
 
   it('connect where the operator allows it', async () => {
