@@ -90,6 +90,8 @@ export default async function globalSetup() {
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
       PROVIDER_ENDPOINTS: JSON.stringify({ aws: endpoints.s3rver, azure: endpoints.azurite }),
+      // The generic S3 accounts the specs connect point at s3rver on 127.0.0.1.
+      ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

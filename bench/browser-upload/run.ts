@@ -123,6 +123,7 @@ async function startServer(s3rver: string, smtpUrl: string) {
       SMTP_URL: smtpUrl,
       LOG_LEVEL: 'warn',
       PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver }),
+      ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

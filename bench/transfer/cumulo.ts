@@ -77,6 +77,8 @@ export class CumuloBench {
       MASTER_KEY: masterKey.toString('base64'),
       PUBLIC_URL: 'http://cumulo.bench',
       LOG_LEVEL: 'warn',
+      // The benchmark's accounts are s3rvers on 127.0.0.1, connected as a user would connect them.
+      ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
     };
     const config = loadConfig(env);
     const db = openDb(pg.url, 5);

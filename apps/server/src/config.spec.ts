@@ -50,3 +50,15 @@ describe('PROVIDER_ENDPOINTS', () => {
     },
   );
 });
+
+describe('ALLOWED_PRIVATE_ENDPOINTS', () => {
+  it('takes hosts, addresses and CIDR ranges, and refuses anything else naming the variable and the entry', () => {
+    expect(
+      loadConfig({ ALLOWED_PRIVATE_ENDPOINTS: 'minio.lan,10.0.0.20,10.1.0.0/16' }).ALLOWED_PRIVATE_ENDPOINTS,
+    ).toBe('minio.lan,10.0.0.20,10.1.0.0/16');
+    expect(loadConfig({}).ALLOWED_PRIVATE_ENDPOINTS).toBe('');
+    expect(() => loadConfig({ ALLOWED_PRIVATE_ENDPOINTS: 'minio.lan,http://x' })).toThrow(
+      /ALLOWED_PRIVATE_ENDPOINTS: "http:\/\/x"/,
+    );
+  });
+});

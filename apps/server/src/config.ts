@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { PROVIDER_NAMES } from '@cumulo/contract';
 import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
 import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
+import { parseAllowList } from './net/outbound-policy.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -79,6 +80,20 @@ export const configSchema = z.object({
       z.partialRecord(z.enum(PROVIDER_NAMES), z.url({ message: 'each endpoint must be an absolute URL' })),
     )
     .default({}),
+  /**
+   * Outbound address policy: hosts, addresses and CIDR ranges a tenant may reach although they are loopback,
+   * private or link-local (a MinIO on the LAN). Everything else a tenant supplies must be a public address.
+   */
+  ALLOWED_PRIVATE_ENDPOINTS: z
+    .string()
+    .superRefine((text, ctx) => {
+      try {
+        parseAllowList(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      }
+    })
+    .default(''),
 });
 
 export type Config = z.infer<typeof configSchema> & { PUBLIC_URL: string; DATA_DIR: string };

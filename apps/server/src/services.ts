@@ -13,7 +13,8 @@ import { IdentityService } from './modules/identity/identity.service.ts';
 import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
 import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
-import { StoreRegistry } from './modules/cloud-accounts/store-registry.ts';
+import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
+import { OutboundPolicy, parseAllowList } from './net/outbound-policy.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
@@ -77,7 +78,11 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     (message) => publish(db.pool, message),
   );
-  const stores = new StoreRegistry(secrets);
+  const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
+  const stores = new StoreRegistry(
+    secrets,
+    guardedConnect(outbound, Object.values(config.PROVIDER_ENDPOINTS)),
+  );
   const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
   const cloudAccounts = new CloudAccountsService(
     cloudAccountsRepo,
@@ -88,6 +93,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     enqueueInventory(boss),
     log,
     new WasabiPartnerClient(config.WASABI_PARTNER_URL, config.WASABI_PARTNER_API_KEY),
+    outbound,
   );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(
@@ -114,6 +120,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     new ShareAccessLimiter(db.pool),
     config.PUBLIC_URL,
     log,
+    outbound,
   );
   const objects = new ObjectsService(cloudAccountsRepo, stores, log);
   const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);

@@ -116,6 +116,8 @@ export async function startTestServer(
     PUBLIC_URL: 'http://cumulo.test',
     MASTER_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
+    // s3rver, Azurite, the SMTP sink and the tests' webhook sinks listen on 127.0.0.1 (the only address allowed).
+    ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
     ...env,
   });
   const log = createLogger(

@@ -9,6 +9,9 @@ export const accountFormMessages = {
   field: 'Field is required.',
   serviceAccount: 'Service Accounts Key is required.',
   name: "It's always good to give a name to your cloud service, so you can organize them better.",
+  /** Every connection failure to an account's endpoint, whatever the port did (so it cannot scan ports). */
+  unreachable:
+    'Cumulo could not connect to this cloud service. Check the service URL, the region and the keys, and try again.',
 } as const;
 
 const required = (message: string, max = 4096) => text({ error: message, trim: true, max }).min(1, message);

@@ -24,8 +24,18 @@ export const REALTIME_RECONNECT_DELAYS_MS = [0, 0, 10000] as const;
 export const REQUEST_TOKEN_TTL_SECONDS = 30 * 60;
 /** The MFA step of a sign-in must be completed within 5 minutes. */
 export const MFA_SESSION_TTL_SECONDS = 5 * 60;
-/** Sign-in rate limits: attempts per window, per user name and per client address. */
-export const SIGN_IN_LIMIT = { perUser: 5, perIp: 20, windowSeconds: 15 * 60 } as const;
+/**
+ * Sign-in back-off, per user name and per client address: the first failures are free, then each failure makes the
+ * next try wait twice as long as the last (1 s, 2 s, 4 s, … up to 15 minutes); a key is forgotten a day after its
+ * first failure, and an account's own counters at its successful sign-in or password reset.
+ */
+export const SIGN_IN_BACKOFF = {
+  freePerUser: 5,
+  freePerIp: 20,
+  firstDelaySeconds: 1,
+  maxDelaySeconds: 15 * 60,
+  forgetAfterSeconds: 24 * 60 * 60,
+} as const;
 /** Mails a visitor can trigger (reset, verification, sign-up notices): per address and per client address, per hour. */
 export const MAIL_LIMIT = { perAddress: 5, perIp: 30, windowSeconds: 60 * 60 } as const;
 /** Local-storage key of the stored authorization value. */

@@ -64,6 +64,8 @@ export const sharingMessages = {
   chatWebhookSaved: 'Chat channel saved.',
   chatWebhookRemoved: 'Chat channel removed.',
   webhookUrlInvalid: 'Enter the incoming-webhook URL (http or https).',
+  /** The outbound address policy: a webhook must be a public https:// URL unless the operator allows its host. */
+  webhookUrlNotAllowed: 'Enter a public https:// webhook URL: this address is not allowed.',
   channelNameRequired: 'Enter the channel name.',
   mailFailed: 'The e-mail could not be sent. Please try again.',
 } as const;

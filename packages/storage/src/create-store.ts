@@ -1,5 +1,5 @@
 import type { ObjectStore } from './object-store.ts';
-import { DEFAULT_RETRY, type RetryOptions, type StoreConfig } from './store-config.ts';
+import { DEFAULT_RETRY, type ConnectOptions, type RetryOptions, type StoreConfig } from './store-config.ts';
 
 /**
  * Builds the adapter for one account. Call it once per account and keep the store (one SDK client each).
@@ -9,6 +9,7 @@ import { DEFAULT_RETRY, type RetryOptions, type StoreConfig } from './store-conf
 export async function createObjectStore(
   config: StoreConfig,
   retry: RetryOptions = DEFAULT_RETRY,
+  connect: ConnectOptions = {},
 ): Promise<ObjectStore> {
   switch (config.provider) {
     case 'azure': {
@@ -21,7 +22,7 @@ export async function createObjectStore(
     }
     default: {
       const { S3ObjectStore } = await import('./adapters/s3/index.ts');
-      return new S3ObjectStore(config, retry);
+      return new S3ObjectStore(config, retry, connect);
     }
   }
 }

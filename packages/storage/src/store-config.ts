@@ -1,3 +1,5 @@
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { Provider } from './object-store.ts';
 
 /** S3-API providers; each is served by the one S3 adapter with its own endpoint rules. */
@@ -43,3 +45,13 @@ export interface RetryOptions {
 }
 
 export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 5 };
+
+/**
+ * How a client opens its connections. The server passes agents that apply its outbound address policy to
+ * tenant-supplied endpoints; without them the SDK's own agents are used. S3 family only: the Azure and Google
+ * adapters reach fixed provider hosts or operator-set endpoints.
+ */
+export interface ConnectOptions {
+  /** Builds the HTTP and HTTPS agents of one SDK client (called once per client, so pools stay per client). */
+  agents?: () => { httpAgent: HttpAgent; httpsAgent: HttpsAgent };
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import type { Logger } from '../logger.ts';
+import { maskUrl, type Logger } from '../logger.ts';
 
 /** A request still unanswered after this long is logged while it hangs, and again when it ends. */
 export const SLOW_REQUEST_MS = 15_000;
@@ -20,7 +20,8 @@ export function watchSlowRequests(
   const timers = new WeakMap<FastifyRequest, { timer: ReturnType<typeof setTimeout>; started: number }>();
   const describe = (request: FastifyRequest) => ({
     method: request.method,
-    path: request.url.split('?')[0],
+    // A share link's path is its token.
+    path: maskUrl(request.url.split('?')[0] ?? ''),
     pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
   });
   /** Stops watching; how long the request ran, in ms (0 when it was not watched). */

@@ -17,6 +17,8 @@ export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
   'UND_ERR_SOCKET',
   'REQUEST_SEND_ERROR',
+  // A connection the caller's agents refused (the server's outbound address policy, ConnectOptions).
+  'EOUTBOUNDREFUSED',
 ]);
 
 const NETWORK_CAUSES: Record<string, string> = {

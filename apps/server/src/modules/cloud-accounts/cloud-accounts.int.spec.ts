@@ -9,7 +9,10 @@ import {
   startS3rver,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { REFUSED_HOST, closedPort, startRefusedListener } from '../../../test/refused-address.ts';
 
 let server: TestServer;
 let s3rver: TestStoreServer;
@@ -327,5 +330,119 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
       providers: ['aws', 'wasabi', 'azure', 'backblaze', 'genericS3', 'google', 'filebase'],
       wasabi_create: { enabled: false, message: expect.stringContaining('WASABI_PARTNER_URL') },
     });
+  });
+});
+
+describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127.0.0.1; listeners on 127.0.0.1 and 127.0.0.2)', () => {
+  const generic = { message: accountFormMessages.unreachable, code: 'CLOUD_UNREACHABLE' };
+  const accountNames = async () =>
+    ((await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{ name: string }>).map(
+      (a) => a.name,
+    );
+
+  it('refuses every spelling of a refused address with one answer, open port or closed, and never connects', async () => {
+    const listener = await startRefusedListener();
+    const closed = await closedPort(REFUSED_HOST);
+    try {
+      const open = listener.port;
+      for (const serviceUrl of [
+        `http://127.0.0.2:${open}`,
+        `http://127.0.0.2:${closed}`,
+        `http://0x7f000002:${open}`,
+        `http://0x7f000002:${closed}`,
+        `http://2130706434:${open}`,
+        `http://127.2:${open}`,
+        `http://[::ffff:127.0.0.2]:${open}`,
+        `http://[::ffff:127.0.0.2]:${closed}`,
+      ]) {
+        const res = await call(
+          'POST',
+          '/api/cloudaccount/insert',
+          owner.token,
+          genericS3({ name: 'Probe', serviceUrl }),
+        );
+        expect({ serviceUrl, status: res.status, body: res.body }).toEqual({
+          serviceUrl,
+          status: 502,
+          body: generic,
+        });
+      }
+      // A Google key whose universe_domain would send the library's requests to the refused address.
+      const googleKey = {
+        type: 'service_account',
+        project_id: 'probe',
+        client_email: 'probe@probe.iam.gserviceaccount.com',
+        private_key: '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n',
+        universe_domain: `${REFUSED_HOST}:${open}`,
+      };
+      const google = await call('POST', '/api/cloudaccount/insert', owner.token, {
+        cloudType: 16,
+        name: 'Probe',
+        credentialsData: JSON.stringify(googleKey),
+      });
+      expect({ status: google.status, body: google.body }).toEqual({ status: 502, body: generic });
+      expect(listener.connections()).toBe(0);
+      expect(await accountNames()).not.toContain('Probe');
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('refuses an Azure account name that would name another host than Azure (no operator endpoint)', async () => {
+    const listener = await startRefusedListener();
+    const plain = await startTestServer();
+    try {
+      const admin = await signedInMember(plain, 'azure-owner');
+      const res = await callApi(plain, 'POST', '/api/cloudaccount/insert', admin.token, {
+        cloudType: 4,
+        name: 'Probe',
+        accessKey: `probe@${REFUSED_HOST}:${listener.port}/x#`,
+        secretKey: AZURITE_KEY,
+      });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 502, body: generic });
+      expect(listener.connections()).toBe(0);
+    } finally {
+      await plain.stop();
+      await listener.stop();
+    }
+  });
+
+  it('on an allowed address, a closed port and servers that are not S3 answer the same text as a refusal', async () => {
+    const notS3 = http.createServer((req, res) => {
+      res.statusCode = req.url?.includes('broken') ? 500 : 404;
+      res.setHeader('content-type', 'text/html');
+      res.end('<html><body>Not Found</body></html>');
+    });
+    await new Promise<void>((resolve) => notS3.listen(0, '127.0.0.1', resolve));
+    const open = (notS3.address() as AddressInfo).port;
+    const closed = await closedPort('127.0.0.1');
+    try {
+      for (const serviceUrl of [
+        `http://127.0.0.1:${open}`,
+        `http://127.0.0.1:${open}/broken`,
+        `http://127.0.0.1:${closed}`,
+        `https://127.0.0.1:${open}`,
+      ]) {
+        const res = await call(
+          'POST',
+          '/api/cloudaccount/insert',
+          owner.token,
+          genericS3({ name: 'Probe', serviceUrl }),
+        );
+        expect({ serviceUrl, status: res.status, body: res.body }).toEqual({
+          serviceUrl,
+          status: 502,
+          body: generic,
+        });
+      }
+      expect(await accountNames()).not.toContain('Probe');
+      // The allowed S3 service on the same address connects.
+      expect(
+        (await call('POST', '/api/cloudaccount/insert', owner.token, genericS3({ name: 'Allowed' }))).status,
+      ).toBe(201);
+    } finally {
+      notS3.closeAllConnections();
+      await new Promise<void>((resolve) => notS3.close(() => resolve()));
+    }
   });
 });

@@ -12,7 +12,7 @@ import {
   type InsertAccountBody,
   type ProviderName,
 } from '@cumulo/contract';
-import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/storage';
+import type { ObjectStore, StoreConfig } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
@@ -22,7 +22,8 @@ import type { Logger } from '../../logger.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
-import { providerError } from './provider-error.ts';
+import { endpointCheckError, endpointUnreachable, providerError } from './provider-error.ts';
+import type { OutboundPolicy } from '../../net/outbound-policy.ts';
 
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
@@ -32,6 +33,9 @@ interface ResolvedAccount {
   region: string | null;
   serviceUrl: string | null;
 }
+
+const GOOGLE_UNIVERSE = 'googleapis.com';
+const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
 
 const accountTypeId = (provider: ProviderName) => ACCOUNT_TYPES.find((t) => t.name === provider)?.id ?? 0;
 
@@ -47,6 +51,7 @@ export class CloudAccountsService {
     private readonly enqueueInventory: (job: InventoryJob) => Promise<void>,
     private readonly log: Logger,
     private readonly wasabiPartner: WasabiPartnerClient,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   accountTypes() {
@@ -176,13 +181,21 @@ export class CloudAccountsService {
     if (!providersAllowedFor(userType).includes(resolved.provider)) {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
     }
+    // A service URL the tenant typed is checked against the outbound address policy before any connection (and
+    // every later connection is checked again by the store's agents), and its failures all answer one text.
+    const tenantEndpoint = resolved.provider === 'genericS3' ? resolved.serviceUrl : null;
+    if (tenantEndpoint) {
+      await this.outbound.checkUrl(tenantEndpoint).catch(() => {
+        throw endpointUnreachable();
+      });
+    }
     // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
     let probe: ObjectStore | undefined;
     try {
-      probe = await createObjectStore(resolved.config);
+      probe = await this.registry.build(resolved.config);
       await probe.verify();
     } catch (error) {
-      throw providerError(error);
+      throw tenantEndpoint ? endpointCheckError(error) : providerError(error);
     } finally {
       await probe?.close();
     }
@@ -217,11 +230,18 @@ export class CloudAccountsService {
       const credentialsJson = need('credentialsData', accountFormMessages.serviceAccount);
       if (Object.keys(errors).length) throw fail();
       let clientEmail = '';
+      let universe: unknown;
       try {
-        const key = JSON.parse(credentialsJson) as { client_email?: unknown };
+        const key = JSON.parse(credentialsJson) as { client_email?: unknown; universe_domain?: unknown };
         clientEmail = typeof key.client_email === 'string' ? key.client_email : '';
+        universe = key.universe_domain;
       } catch {
         // The adapter's own check below answers a malformed key with a clear message.
+      }
+      // The key's universe_domain names the hosts the library connects to (storage.{universe}): a pasted key must
+      // not point the server elsewhere than Google (outbound address policy).
+      if (universe !== undefined && universe !== GOOGLE_UNIVERSE && !this.endpointOverrides.google) {
+        throw endpointUnreachable();
       }
       return {
         provider: 'google',
@@ -235,6 +255,9 @@ export class CloudAccountsService {
     const secretKey = need('secretKey', accountFormMessages.secretKey);
     if (body.cloudType === INSERT_CLOUD_TYPE.azure) {
       if (Object.keys(errors).length) throw fail();
+      // The account name becomes the host https://{name}.blob.core.windows.net: only a real account name (3 to 24
+      // lower-case letters and digits) keeps it there (outbound address policy).
+      if (!this.endpointOverrides.azure && !AZURE_ACCOUNT_NAME.test(accessKey)) throw endpointUnreachable();
       return {
         provider: 'azure',
         config: {

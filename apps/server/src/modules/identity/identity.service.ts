@@ -185,7 +185,7 @@ export class IdentityService {
 
   async resetPassword(token: string, password: string) {
     const passwordHash = await hash(password, ARGON2);
-    const revoked = await this.repo.transaction(async (tx) => {
+    const reset = await this.repo.transaction(async (tx) => {
       const row = await tx.consumeToken(hashToken(token), 'reset_password');
       if (!row) throw badRequest(messages.resetLinkInvalid);
       // Following the e-mailed link also proves the address.
@@ -194,9 +194,11 @@ export class IdentityService {
         passwordHash,
         emailVerifiedAt: user?.emailVerifiedAt ?? new Date(),
       });
-      return tx.revokeUserSessions(row.organizationId, row.userId);
+      return { email: user?.email, sessions: await tx.revokeUserSessions(row.organizationId, row.userId) };
     });
-    if (revoked.length) await this.publish({ type: '$session-revoked', sessionIds: revoked });
+    // The owner proved the mailbox: whatever an attacker's failures made the account wait is lifted.
+    if (reset.email) await this.limiter.recordSuccess(reset.email);
+    if (reset.sessions.length) await this.publish({ type: '$session-revoked', sessionIds: reset.sessions });
     return { message: messages.passwordReset };
   }
 

@@ -1,59 +1,101 @@
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { MAIL_LIMIT, SIGN_IN_LIMIT, messages } from '@cumulo/contract';
+import { MAIL_LIMIT, SIGN_IN_BACKOFF, messages } from '@cumulo/contract';
 import { tooManyRequests } from '../../http/errors.ts';
 
+export type SignInBackoff = {
+  [K in keyof typeof SIGN_IN_BACKOFF]: number;
+};
+
 /**
- * Counts failed sign-in steps per user name and per client address in PostgreSQL, so every web process
- * shares the same counters. A blocked key answers 429 before the password is even checked.
+ * How long the next try must wait after `failures` failed steps of one key: nothing while the free tries last,
+ * then the first delay, doubling with each further failure up to the cap.
  */
-export class SignInLimiter {
-  readonly #perUser: RateLimiterPostgres;
-  readonly #perIp: RateLimiterPostgres;
+export function backoffSeconds(
+  failures: number,
+  free: number,
+  schedule: SignInBackoff = SIGN_IN_BACKOFF,
+): number {
+  if (failures < free) return 0;
+  const doublings = Math.min(failures - free, 30);
+  return Math.min(schedule.maxDelaySeconds, schedule.firstDelaySeconds * 2 ** doublings);
+}
+
+/** One scope of the back-off (user names or client addresses): a failure counter and the wait it imposes. */
+class BackoffScope {
+  readonly #failures: RateLimiterPostgres;
+  readonly #waits: RateLimiterPostgres;
 
   constructor(
     pool: pg.Pool,
-    limits: { perUser: number; perIp: number; windowSeconds: number } = SIGN_IN_LIMIT,
+    prefix: string,
+    private readonly free: number,
+    private readonly schedule: SignInBackoff,
   ) {
     const common = { storeClient: pool, storeType: 'pool', tableName: 'sign_in_limits', tableCreated: true };
-    this.#perUser = new RateLimiterPostgres({
+    this.#failures = new RateLimiterPostgres({
       ...common,
-      keyPrefix: 'user',
-      points: limits.perUser,
-      duration: limits.windowSeconds,
+      keyPrefix: `${prefix}-failures`,
+      points: Number.MAX_SAFE_INTEGER,
+      duration: schedule.forgetAfterSeconds,
     });
-    this.#perIp = new RateLimiterPostgres({
-      ...common,
-      keyPrefix: 'ip',
-      points: limits.perIp,
-      duration: limits.windowSeconds,
-    });
+    this.#waits = new RateLimiterPostgres({ ...common, keyPrefix: `${prefix}-wait`, points: 1, duration: 1 });
   }
 
-  /** Throws 429 when either counter is used up. */
+  /** Seconds the key must still wait, 0 when it may try. */
+  async waitSeconds(key: string): Promise<number> {
+    const wait = await this.#waits.get(key);
+    return wait && wait.consumedPoints > 1 ? wait.msBeforeNext / 1000 : 0;
+  }
+
+  async recordFailure(key: string) {
+    const counted = await this.#failures.penalty(key, 1);
+    const delay = backoffSeconds(counted.consumedPoints, this.free, this.schedule);
+    if (delay > 0) await this.#waits.block(key, delay);
+  }
+
+  async forget(key: string) {
+    await Promise.all([this.#failures.delete(key), this.#waits.delete(key)]);
+  }
+}
+
+/**
+ * Slows repeated failed sign-in steps per user name and per client address with an exponential back-off kept in
+ * PostgreSQL, so every web process shares it. A key that must wait answers 429 with Retry-After before the
+ * password is checked; once the wait has passed one more try is allowed. Nothing locks an account: its owner gets
+ * in after the wait, or at once through the e-mailed password reset, which clears the account's counters.
+ */
+export class SignInLimiter {
+  readonly #perUser: BackoffScope;
+  readonly #perIp: BackoffScope;
+
+  constructor(pool: pg.Pool, schedule: SignInBackoff = SIGN_IN_BACKOFF) {
+    this.#perUser = new BackoffScope(pool, 'user', schedule.freePerUser, schedule);
+    this.#perIp = new BackoffScope(pool, 'ip', schedule.freePerIp, schedule);
+  }
+
+  /** Throws 429 while the user name or the client address must still wait. */
   async check(username: string, ip: string) {
-    const [user, addr] = await Promise.all([this.#perUser.get(username), this.#perIp.get(ip)]);
-    const blocked = [
-      { res: user, limit: this.#perUser.points },
-      { res: addr, limit: this.#perIp.points },
-    ].filter((x) => x.res && x.res.consumedPoints >= x.limit);
-    if (blocked.length > 0) {
-      throw tooManyRequests(Math.max(...blocked.map((b) => (b.res?.msBeforeNext ?? 1000) / 1000)));
-    }
+    const waits = await Promise.all([
+      this.#perUser.waitSeconds(userKey(username)),
+      this.#perIp.waitSeconds(ip),
+    ]);
+    const wait = Math.max(...waits);
+    if (wait > 0) throw tooManyRequests(wait);
   }
 
   async recordFailure(username: string, ip: string) {
-    await Promise.all([this.#perUser.penalty(username, 1), this.#perIp.penalty(ip, 1)]).catch(
-      (error: unknown) => {
-        if (!(error instanceof RateLimiterRes)) throw error;
-      },
-    );
+    await Promise.all([this.#perUser.recordFailure(userKey(username)), this.#perIp.recordFailure(ip)]);
   }
 
+  /** A successful sign-in or password reset: the account's own failures are forgotten (its address's are not). */
   async recordSuccess(username: string) {
-    await this.#perUser.delete(username);
+    await this.#perUser.forget(userKey(username));
   }
 }
+
+/** User names are e-mail addresses: one account, one key, however the name was typed. */
+const userKey = (username: string) => username.trim().toLowerCase();
 
 /**
  * Bounds the mails an anonymous visitor can trigger, so the public forms cannot flood someone's mailbox.

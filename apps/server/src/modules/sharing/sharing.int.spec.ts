@@ -17,6 +17,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
+import { REFUSED_HOST, startRefusedListener } from '../../../test/refused-address.ts';
 
 let server: TestServer;
 let s3rver: TestStoreServer;
@@ -33,6 +34,8 @@ let strangerAccountId: string;
 let chatSink: http.Server;
 let chatSinkUrl: string;
 let chatStatus = 200;
+/** Where the sink redirects when `chatStatus` is a 3xx. */
+let chatLocation = '';
 const chatPosts: Array<{ url: string; contentType: string | undefined; body: { text?: string } }> = [];
 
 /** Every raw answer of the file, checked at the end for secrets. */
@@ -99,6 +102,7 @@ beforeAll(async () => {
         body: JSON.parse(text || '{}') as { text?: string },
       });
       res.statusCode = chatStatus;
+      if (chatStatus >= 300 && chatStatus < 400) res.setHeader('location', chatLocation);
       res.end(chatStatus === 200 ? 'ok' : 'no_service');
     });
   });
@@ -433,6 +437,45 @@ describe('sharing to a chat channel through the incoming webhook (local HTTP sin
         channel: 'general',
       }),
     ).toMatchObject({ status: 400, body: { message: sharingMessages.unknownChannel } });
+  });
+
+  it('refuses a webhook on an address the policy does not allow, and never follows a redirect to one', async () => {
+    const refused = await startRefusedListener();
+    try {
+      for (const url of [
+        `http://${REFUSED_HOST}:${refused.port}/services/T000`,
+        `http://0x7f000002:${refused.port}/services/T000`,
+        `https://${REFUSED_HOST}:${refused.port}/services/T000`,
+        `https://[::ffff:127.0.0.2]:${refused.port}/services/T000`,
+        // Plain http is refused on any host the operator did not list (checked before any DNS lookup).
+        'http://hooks.example.com/services/T000',
+      ]) {
+        const res = await call('PUT', '/api/organizations/_me/chat_webhook', owner.token, {
+          url,
+          channel_name: 'media-team',
+        });
+        expect({ url, status: res.status, body: res.body }).toMatchObject({
+          url,
+          status: 400,
+          body: { message: sharingMessages.webhookUrlNotAllowed },
+        });
+      }
+      // The saved hook (the allowed sink) is unchanged, and answers with a redirect to the refused address.
+      const posted = chatPosts.length;
+      chatStatus = 302;
+      chatLocation = `http://${REFUSED_HOST}:${refused.port}/services/T000`;
+      expect(await call('POST', '/api/transfers/share_files_by_chat', owner.token, chatBody())).toMatchObject(
+        {
+          status: 502,
+          body: { message: chatRefused(302) },
+        },
+      );
+      expect(chatPosts).toHaveLength(posted + 1);
+      expect(refused.connections()).toBe(0);
+    } finally {
+      chatStatus = 200;
+      await refused.stop();
+    }
   });
 
   it('removing the webhook turns chat sharing off again', async () => {

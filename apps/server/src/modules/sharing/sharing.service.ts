@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { hash, verify } from '@node-rs/argon2';
 import {
   SHARE_DOWNLOAD_URL_TTL_SECONDS,
@@ -18,6 +20,7 @@ import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts'
 import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';
+import type { OutboundPolicy } from '../../net/outbound-policy.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
@@ -69,7 +72,11 @@ export class SharingService {
     private readonly limiter: ShareAccessLimiter,
     private readonly publicUrl: string,
     private readonly log: Logger,
+    private readonly outbound: OutboundPolicy,
   ) {}
+
+  /** The webhook's connections: every one is checked by the outbound address policy (DNS rebinding included). */
+  #chatAgents: ReturnType<OutboundPolicy['agents']> | undefined;
 
   async shareByEmail(principal: Principal, body: ShareRequest & { recipients: string[] }) {
     authorize(principal, 'share.create');
@@ -107,22 +114,52 @@ export class SharingService {
   }
 
   async #postToChat(url: string, text: string) {
-    let response: Response;
+    let status: number;
     try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text }),
-        // A webhook that redirects is not the one the admin set; and the hook's answer is never passed on.
-        redirect: 'error',
-        signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
-      });
-      await response.body?.cancel();
+      this.#assertWebhookAllowed(url);
+      status = await this.#post(url, JSON.stringify({ text }));
     } catch (error) {
       this.log.warn({ err: error }, 'chat webhook unreachable');
       throw new AppError(502, 'CHAT_UNREACHABLE', sharingMessages.chatUnreachable);
     }
-    if (!response.ok) throw new AppError(502, 'CHAT_REFUSED', chatRefused(response.status));
+    if (status < 200 || status > 299) throw new AppError(502, 'CHAT_REFUSED', chatRefused(status));
+  }
+
+  /**
+   * One POST through the policy's agents. A redirect is never followed (node's http client does not): a webhook
+   * that redirects is not the one the admin set, and its target was never checked. The hook's answer is never
+   * passed on, only its status.
+   */
+  #post(url: string, body: string): Promise<number> {
+    this.#chatAgents ??= this.outbound.agents();
+    const target = new URL(url);
+    const secure = target.protocol === 'https:';
+    const request = secure ? https.request : http.request;
+    return new Promise((resolve, reject) => {
+      const outgoing = request(
+        target,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          agent: secure ? this.#chatAgents?.httpsAgent : this.#chatAgents?.httpAgent,
+          signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  }
+
+  /** Webhooks are https, on a public address, unless the operator allows the host (ALLOWED_PRIVATE_ENDPOINTS). */
+  #assertWebhookAllowed(url: string) {
+    const target = new URL(url);
+    if (target.protocol !== 'https:' && !this.outbound.allowsHost(target.hostname)) {
+      throw badRequest(sharingMessages.webhookUrlNotAllowed, { url: [sharingMessages.webhookUrlNotAllowed] });
+    }
   }
 
   /** Checks the account is the organisation's and each file exists, then stores the share with its sizes. */
@@ -270,6 +307,10 @@ export class SharingService {
 
   async saveWebhook(principal: Principal, body: ChatWebhookBody): Promise<ChatWebhookView> {
     authorize(principal, 'chat.configure');
+    this.#assertWebhookAllowed(body.url);
+    await this.outbound.checkUrl(body.url).catch(() => {
+      throw badRequest(sharingMessages.webhookUrlNotAllowed, { url: [sharingMessages.webhookUrlNotAllowed] });
+    });
     await this.repo.saveWebhook(
       principal.organizationId,
       this.secrets.seal(body.url),

@@ -73,6 +73,8 @@ function startWorker(): ChildProcess {
       MASTER_KEY: masterKey,
       DATA_DIR: dataDir,
       PROVIDER_ENDPOINTS: JSON.stringify({ aws: source.endpoint }),
+      // The destination is a generic S3 account on 127.0.0.1, as in the harness's web role.
+      ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
       TRANSFER_LEASE_SECONDS: '3',
       LOG_LEVEL: 'warn',
     },

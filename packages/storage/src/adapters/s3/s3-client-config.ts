@@ -1,6 +1,11 @@
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { StorageError } from '../../object-store.ts';
-import { DEFAULT_RETRY, type RetryOptions, type S3StoreConfig } from '../../store-config.ts';
+import {
+  DEFAULT_RETRY,
+  type ConnectOptions,
+  type RetryOptions,
+  type S3StoreConfig,
+} from '../../store-config.ts';
 
 const DEFAULT_REGION = 'us-east-1';
 const FILEBASE_ENDPOINT = 'https://s3.filebase.com';
@@ -53,7 +58,11 @@ function backblazeRegionOf(endpoint: string | undefined): string | undefined {
  * The S3Client settings of one account. Throws StorageError('Unsupported') for Signature V2: the AWS SDK v3 has
  * no V2 signer and the project does not hand-roll request signing.
  */
-export function s3ClientConfig(config: S3StoreConfig, retry: RetryOptions = DEFAULT_RETRY): S3ClientConfig {
+export function s3ClientConfig(
+  config: S3StoreConfig,
+  retry: RetryOptions = DEFAULT_RETRY,
+  connect: ConnectOptions = {},
+): S3ClientConfig {
   if (config.signatureVersion === 'v2') {
     throw new StorageError('Unsupported', 'Signature V2 is not supported; use V4', config.provider);
   }
@@ -82,6 +91,8 @@ export function s3ClientConfig(config: S3StoreConfig, retry: RetryOptions = DEFA
     requestHandler: {
       connectionTimeout: CONNECT_TIMEOUT_MS,
       socketTimeout: retry.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+      // The caller's agents (the server's outbound address policy) replace the SDK's keep-alive pools.
+      ...connect.agents?.(),
     },
   };
 }

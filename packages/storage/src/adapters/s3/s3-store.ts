@@ -41,7 +41,13 @@ import {
 } from '../../object-store.ts';
 import { bufferSmall, mapLimited } from '../shared.ts';
 import { DEFAULT_PART_CONCURRENCY, PART_LIMITS, SINGLE_REQUEST_MAX, partSizeFor } from '../../part-size.ts';
-import { DEFAULT_RETRY, type RetryOptions, type S3Provider, type S3StoreConfig } from '../../store-config.ts';
+import {
+  DEFAULT_RETRY,
+  type ConnectOptions,
+  type RetryOptions,
+  type S3Provider,
+  type S3StoreConfig,
+} from '../../store-config.ts';
 import { s3Capabilities } from './s3-capabilities.ts';
 import { s3DirectUpload } from './s3-direct-upload.ts';
 import { copySourceOf } from './s3-multipart.ts';
@@ -208,15 +214,17 @@ export class S3ObjectStore implements ObjectStore {
   private accelerateSigner: S3Client | undefined;
   private readonly config: S3StoreConfig;
   private readonly retry: RetryOptions;
+  private readonly connect: ConnectOptions;
   /** GetObject, PutObject and UploadPart without the SDK's middleware stack (s3-object-requests.ts). */
   private readonly requests: S3ObjectRequests;
   /** Clients of other regions, made once each, only to create buckets there (see createBucket). */
   private readonly regionClients = new Map<string, S3Client>();
 
-  constructor(config: S3StoreConfig, retry: RetryOptions = DEFAULT_RETRY) {
-    const clientConfig = s3ClientConfig(config, retry);
+  constructor(config: S3StoreConfig, retry: RetryOptions = DEFAULT_RETRY, connect: ConnectOptions = {}) {
+    const clientConfig = s3ClientConfig(config, retry, connect);
     this.config = config;
     this.retry = retry;
+    this.connect = connect;
     this.provider = config.provider;
     this.client = new S3Client(clientConfig);
     if (clientConfig.requestChecksumCalculation === 'WHEN_REQUIRED') useContentMd5ForDeletes(this.client);
@@ -329,7 +337,7 @@ export class S3ObjectStore implements ObjectStore {
     }
     let client = this.regionClients.get(region);
     if (!client) {
-      client = new S3Client(s3ClientConfig({ ...this.config, region }, this.retry));
+      client = new S3Client(s3ClientConfig({ ...this.config, region }, this.retry, this.connect));
       this.regionClients.set(region, client);
     }
     return client;
