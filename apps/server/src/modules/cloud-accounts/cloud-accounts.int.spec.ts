@@ -363,7 +363,7 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
         );
         expect({ serviceUrl, status: res.status, body: res.body }).toEqual({
           serviceUrl,
-          status: 502,
+          status: 400,
           body: generic,
         });
       }
@@ -380,7 +380,7 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
         name: 'Probe',
         credentialsData: JSON.stringify(googleKey),
       });
-      expect({ status: google.status, body: google.body }).toEqual({ status: 502, body: generic });
+      expect({ status: google.status, body: google.body }).toEqual({ status: 400, body: generic });
       expect(listener.connections()).toBe(0);
       expect(await accountNames()).not.toContain('Probe');
     } finally {
@@ -399,7 +399,7 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
         accessKey: `probe@${REFUSED_HOST}:${listener.port}/x#`,
         secretKey: AZURITE_KEY,
       });
-      expect({ status: res.status, body: res.body }).toEqual({ status: 502, body: generic });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: generic });
       expect(listener.connections()).toBe(0);
     } finally {
       await plain.stop();
@@ -431,7 +431,7 @@ describe('outbound address policy on service URLs (ALLOWED_PRIVATE_ENDPOINTS=127
         );
         expect({ serviceUrl, status: res.status, body: res.body }).toEqual({
           serviceUrl,
-          status: 502,
+          status: 400,
           body: generic,
         });
       }

@@ -186,7 +186,7 @@ export class CloudAccountsService {
     const tenantEndpoint = resolved.provider === 'genericS3' ? resolved.serviceUrl : null;
     if (tenantEndpoint) {
       await this.outbound.checkUrl(tenantEndpoint).catch(() => {
-        throw endpointUnreachable();
+        throw endpointUnreachable(400);
       });
     }
     // Construction can refuse too (a malformed key, an unsupported signature), so it sits inside the check.
@@ -241,7 +241,7 @@ export class CloudAccountsService {
       // The key's universe_domain names the hosts the library connects to (storage.{universe}): a pasted key must
       // not point the server elsewhere than Google (outbound address policy).
       if (universe !== undefined && universe !== GOOGLE_UNIVERSE && !this.endpointOverrides.google) {
-        throw endpointUnreachable();
+        throw endpointUnreachable(400);
       }
       return {
         provider: 'google',
@@ -257,7 +257,8 @@ export class CloudAccountsService {
       if (Object.keys(errors).length) throw fail();
       // The account name becomes the host https://{name}.blob.core.windows.net: only a real account name (3 to 24
       // lower-case letters and digits) keeps it there (outbound address policy).
-      if (!this.endpointOverrides.azure && !AZURE_ACCOUNT_NAME.test(accessKey)) throw endpointUnreachable();
+      if (!this.endpointOverrides.azure && !AZURE_ACCOUNT_NAME.test(accessKey))
+        throw endpointUnreachable(400);
       return {
         provider: 'azure',
         config: {

@@ -7,9 +7,11 @@ import { OutboundRefusedError } from '../../net/outbound-policy.ts';
  * The one answer to a connection that failed before a provider answered: refused by the outbound address policy,
  * a closed port, a timeout, a TLS or HTTP server that is not S3. One text and one status for all of them, so the
  * answers cannot tell a closed port from an open one (cloud-accounts README "What a failed connection says").
+ * While connecting an account the endpoint is the form's input, so the answer is 400 (no 5xx for any request
+ * body); a connected account's provider that stops answering is the upstream's failure, 502.
  */
-export function endpointUnreachable(): AppError {
-  return new AppError(502, 'CLOUD_UNREACHABLE', accountFormMessages.unreachable);
+export function endpointUnreachable(status: 400 | 502 = 502): AppError {
+  return new AppError(status, 'CLOUD_UNREACHABLE', accountFormMessages.unreachable);
 }
 
 function refusedByPolicy(error: unknown): boolean {
@@ -45,5 +47,5 @@ export function endpointCheckError(error: unknown): AppError {
   ) {
     return providerError(error);
   }
-  return endpointUnreachable();
+  return endpointUnreachable(400);
 }
