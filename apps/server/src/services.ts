@@ -123,7 +123,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transfersRepo,
     cloudAccountsRepo,
     stores,
-    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
+      transfersRepo.organizationOf(batchId),
+    ),
     (message) => publish(db.pool, message),
     log,
     enqueueInventory(boss),
@@ -141,7 +143,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     mail,
     boss,
     publish: (message) => publish(db.pool, message),
-    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
+      transfersRepo.organizationOf(batchId),
+    ),
     publishBatch: (batchId) => transfers.publishBatch(batchId),
     publicUrl: config.PUBLIC_URL,
     log,
@@ -182,6 +186,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   return {
     transfers,
     transfersRepo,
+    transferJobsPerOrganization: config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
     syncCycles,
     sync,
     transferExecutor,

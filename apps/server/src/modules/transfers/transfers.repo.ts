@@ -160,6 +160,14 @@ export class TransfersRepo {
     return row && TransfersRepo.#view(row);
   }
 
+  async organizationOf(id: string): Promise<string | undefined> {
+    const [row] = await this.orm
+      .select({ organizationId: transferBatches.organizationId })
+      .from(transferBatches)
+      .where(eq(transferBatches.id, id));
+    return row?.organizationId;
+  }
+
   async statusOf(id: string): Promise<number | null> {
     const [row] = await this.orm
       .select({ status: transferBatches.status })
