@@ -129,6 +129,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (message) => publish(db.pool, message),
     log,
     enqueueInventory(boss),
+    (notice) => alerts.bell(notice),
   );
   const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
@@ -159,6 +160,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     // batch changed are counted again.
     async (batchId) => {
       await transfers.publishBatch(batchId);
+      await transfers.noticeFailure(batchId);
       await syncCycles.onBatchFinished(batchId);
       await transfers.recountChangedBuckets(batchId);
     },
@@ -167,6 +169,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       leaseSeconds: config.TRANSFER_LEASE_SECONDS,
       objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
       jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
+      outageSeconds: config.TRANSFER_OUTAGE_SECONDS,
       claimChunk: 32,
       attempts: 3,
     },

@@ -353,6 +353,42 @@ export class TransfersRepo {
     return num(result.rows[0]?.failed);
   }
 
+  /**
+   * Hands an item `owner` holds back to the queue as pending, as if never claimed: its job pauses for a store that
+   * cannot be reached (engine/outage.ts), which is no worker stopping on it. Its upload and parts stay to resume.
+   */
+  async release(itemId: number, owner: string): Promise<void> {
+    await this.orm.execute(sql`
+      update transfer_items set status = 'pending', lease_owner = null, lease_until = null,
+        attempts = greatest(attempts - 1, 0), updated_at = now()
+      where id = ${itemId} and status = 'copying' and lease_owner = ${owner}`);
+  }
+
+  /**
+   * A store of the batch stayed unreachable past the outage budget: every item left to copy (pending, or claimed
+   * by any job of the batch) fails with the store's words, counted in the batch in the same statement, and the
+   * batch keeps `batchError` for finalize to end it Failed with. A job whose item this takes loses its lease and
+   * lets go of it. Answers how many items it failed.
+   */
+  async failUnreachable(batchId: string, itemError: string, batchError: string): Promise<number> {
+    const result = await this.orm.execute(sql`
+      with item as (
+        update transfer_items set status = 'failed', error = ${itemError.slice(0, 2000)},
+          lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
+        where id in (
+          select id from transfer_items
+          where batch_id = ${batchId} and status in ('pending', 'copying')
+            and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
+          order by id
+          for update)
+        returning id)
+      update transfer_batches b set failed_number = failed_number + (select count(*) from item),
+        error = coalesce(b.error, ${batchError.slice(0, 2000)}), updated_at = now()
+      where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing}
+      returning (select count(*) from item) as failed`);
+    return num(result.rows[0]?.failed);
+  }
+
   /** Extends the leases `owner` still holds among `ids`; answers those ids (a missing one was lost). */
   async renewLeases(ids: number[], owner: string, leaseSeconds: number): Promise<Set<number>> {
     if (ids.length === 0) return new Set();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BATCH_STATUS } from '@cumulo/contract';
+import { BATCH_STATUS, transferMessages } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
@@ -12,6 +12,7 @@ import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { sameContent } from './keys.ts';
 import { planBatch } from './planner.ts';
+import { DEFAULT_OUTAGE_SECONDS, OutageBackoff, probeEndpoints, storeTrouble } from './outage.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
 
@@ -27,6 +28,8 @@ export interface ExecutorOptions {
   maxClaims?: number;
   /** Jobs queued per batch (`TRANSFER_JOBS_PER_BATCH`): each gets an even share of the batch's bandwidth limit. */
   jobsPerBatch?: number;
+  /** Seconds a batch waits for a store that cannot be reached before it fails (`TRANSFER_OUTAGE_SECONDS`). */
+  outageSeconds?: number;
 }
 
 export const DEFAULT_MAX_CLAIMS = 5;
@@ -52,6 +55,9 @@ const PLAN_RETRY_MS = 2000;
 
 /** How often a job with nothing to copy looks again at a held batch (a sync cycle's diff still writing items). */
 const HELD_POLL_MS = 250;
+
+/** The longest a paused job sleeps before it looks at the batch again (a cancel ends the pause). */
+const PAUSE_STEP_MS = 1000;
 
 const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
@@ -223,6 +229,7 @@ export class TransferExecutor {
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
+    const outage = new OutageBackoff((this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000);
     let canceled = false;
     // Nothing claimable in a held batch is not the end: the diff may write more items, and only the release (phase
     // `copying`) lets anyone finalize (TransfersRepo.finalize refuses an Ongoing batch in any other phase).
@@ -258,7 +265,7 @@ export class TransferExecutor {
 
     try {
       for (;;) {
-        while (!canceled && running.size < objectConcurrency) {
+        while (!canceled && !outage.holding && running.size < objectConcurrency) {
           if (queue.length === 0) {
             await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
             queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
@@ -275,7 +282,7 @@ export class TransferExecutor {
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
             ...pace,
           };
-          const done = this.#copyItem(batch, task, item, owner, settler)
+          const done = this.#copyItem(batch, task, item, owner, settler, outage)
             .then((outcome) => {
               if (outcome === 'done') counts.copied += 1;
               if (outcome === 'failed') counts.failed += 1;
@@ -285,6 +292,15 @@ export class TransferExecutor {
             )
             .finally(() => running.delete(item.id));
           running.set(item.id, { controller, done });
+        }
+        if (running.size === 0 && !canceled && outage.spent) {
+          await this.#giveUp(batch.id, outage);
+          break;
+        }
+        if (running.size === 0 && !canceled && outage.holding) {
+          // Paused for an unreachable store: the claimed items keep their leases (renewed) and wait with the job.
+          await sleep(Math.min(PAUSE_STEP_MS, outage.pauseLeftMs));
+          continue;
         }
         if (running.size === 0) {
           if (canceled || !held) break;
@@ -319,12 +335,14 @@ export class TransferExecutor {
     item: ClaimedItem,
     owner: string,
     settler: ItemSettler,
-  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost'> {
+    outage: OutageBackoff,
+  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost' | 'paused'> {
     this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
     const move = batch.operation === 'move';
     try {
       if (move && item.present && (await this.#stillPresent(task))) {
         await this.#deleteSource(task);
+        outage.succeeded();
         return await this.#settleDone(batch.id, item, settler, { status: 'skipped', sourceDeleted: true });
       }
       // A move whose worker died after verifying the copy only has the source delete left to do.
@@ -335,6 +353,7 @@ export class TransferExecutor {
         if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
+      outage.succeeded();
       return await this.#settleDone(batch.id, item, settler, {
         status: 'done',
         method: result?.method ?? null,
@@ -352,6 +371,12 @@ export class TransferExecutor {
       }
       const message =
         error instanceof CopyError || error instanceof StorageError ? error.message : transferErrors.unknown;
+      if (storeTrouble(error) && (await this.#waitsForStore(batch.id, task, outage, message))) {
+        // The object waits for the store with its job: back to pending (its upload kept, its claim not counted as
+        // a worker stopping on it), claimed again when the pause ends, or failed with the rest if it never does.
+        await this.repo.release(item.id, owner);
+        return 'paused';
+      }
       if (message === transferErrors.unknown)
         this.log.error({ err: error, itemId: item.id }, 'transfer item failed');
       // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
@@ -360,6 +385,44 @@ export class TransferExecutor {
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
     }
+  }
+
+  /**
+   * Whether a copy that failed on a store in trouble is part of an outage (engine/outage.ts): a pause is under
+   * way, or a probe finds a store not answering, or copies keep failing so in a row.
+   */
+  async #waitsForStore(
+    batchId: string,
+    task: CopyTask,
+    outage: OutageBackoff,
+    cause: string,
+  ): Promise<boolean> {
+    const probed = outage.pausing
+      ? outage.outage
+      : await probeEndpoints({ source: task.source, destination: task.destination });
+    const waits = outage.failed(probed, cause);
+    if (waits && !outage.spent)
+      this.log.warn(
+        { batchId, side: outage.outage?.side, pauseMs: outage.pauseLeftMs },
+        'a store of the transfer cannot be reached: pausing',
+      );
+    return waits;
+  }
+
+  /**
+   * The store stayed unreachable past the budget: every object left fails with the store's words, the batch keeps
+   * a readable error (the history and Transfer Status show it; a bell notice tells its owner, see
+   * TransfersService.noticeFailure), and finalize ends it Failed. Retry Failed Files copies them once it is back.
+   */
+  async #giveUp(batchId: string, outage: OutageBackoff) {
+    const seen = outage.outage;
+    if (!seen) return;
+    const error = transferMessages.storeUnreachable(seen.side, outage.waitedSeconds, seen.cause);
+    const failed = await this.repo.failUnreachable(batchId, seen.cause, error);
+    this.log.warn(
+      { batchId, side: seen.side, failed },
+      'a store of the transfer stayed unreachable: batch failed',
+    );
   }
 
   /**
