@@ -124,7 +124,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     stores,
     enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
-      transfersRepo.organizationOf(batchId),
+      transfersRepo.queuePlaceOf(batchId),
     ),
     (message) => publish(db.pool, message),
     log,
@@ -145,7 +145,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     boss,
     publish: (message) => publish(db.pool, message),
     enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
-      transfersRepo.organizationOf(batchId),
+      transfersRepo.queuePlaceOf(batchId),
     ),
     publishBatch: (batchId) => transfers.publishBatch(batchId),
     publicUrl: config.PUBLIC_URL,
@@ -170,6 +170,12 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
       jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
       outageSeconds: config.TRANSFER_OUTAGE_SECONDS,
+      yieldTo: (organizationId, jobId) =>
+        transfersRepo.anotherOrganizationWaits(
+          organizationId,
+          jobId,
+          config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
+        ),
       claimChunk: 32,
       attempts: 3,
     },

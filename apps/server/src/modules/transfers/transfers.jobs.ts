@@ -12,39 +12,40 @@ export interface TransferBatchJob {
 }
 
 /**
- * Every job of a batch carries its organisation as its pg-boss group: the worker's `groupConcurrency` then lets
- * at most `TRANSFER_BATCHES_PER_ORG` batches' worth of one organisation's jobs run at once (counted in the
- * database, across worker processes), and its other jobs wait while another organisation's take the free slots.
+ * Where a batch's jobs stand in the queue: its organisation, and how many of that organisation's live batches were
+ * requested before it (0: its oldest). undefined when the batch is gone.
  */
-function groupOf(organizationId: string) {
-  return { group: { id: organizationId } };
+export type QueuePlaceOf = (batchId: string) => Promise<{ organizationId: string; rank: number } | undefined>;
+
+/**
+ * Every job of a batch carries its organisation as its pg-boss group: the worker's `groupConcurrency` then lets at
+ * most `TRANSFER_BATCHES_PER_ORG` batches' worth of one organisation's jobs run at once (counted in the database,
+ * across worker processes). Its priority is minus its batch's rank within the organisation, and pg-boss takes the
+ * highest priority first: every organisation's oldest batch before anyone's second, so a freed slot goes to an
+ * organisation with fewer batches waiting rather than to the next of a burst queued earlier.
+ */
+function jobOptions(place: { organizationId: string; rank: number }) {
+  return { group: { id: place.organizationId }, priority: -place.rank };
 }
 
-/** The organisation of a batch, for its jobs' group; undefined when the batch is gone. */
-export type OrganizationOfBatch = (batchId: string) => Promise<string | undefined>;
-
 /** Queues `jobsPerBatch` jobs for a new batch, so that several worker processes share it. */
-export function enqueueTransferBatch(
-  boss: PgBoss,
-  jobsPerBatch: number,
-  organizationOf: OrganizationOfBatch,
-) {
+export function enqueueTransferBatch(boss: PgBoss, jobsPerBatch: number, placeOf: QueuePlaceOf) {
   return async (batchId: string) => {
-    const organizationId = await organizationOf(batchId);
-    if (!organizationId) return;
+    const place = await placeOf(batchId);
+    if (!place) return;
     for (let slot = 0; slot < jobsPerBatch; slot++) {
-      await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob, groupOf(organizationId));
+      await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob, jobOptions(place));
     }
   };
 }
 
-function enqueueOne(boss: PgBoss, organizationOf: OrganizationOfBatch): EnqueueBatchJob {
+function enqueueOne(boss: PgBoss, placeOf: QueuePlaceOf): EnqueueBatchJob {
   return async (batchId, delaySeconds) => {
-    const organizationId = await organizationOf(batchId);
-    if (!organizationId) return;
+    const place = await placeOf(batchId);
+    if (!place) return;
     await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob, {
       startAfter: delaySeconds,
-      ...groupOf(organizationId),
+      ...jobOptions(place),
     });
   };
 }
@@ -69,10 +70,13 @@ export async function registerTransferJobs(
     groupConcurrency: jobsPerOrganization,
     notifyPollingIntervalSeconds: NOTIFY_POLLING_SECONDS,
   };
+  const requeue = enqueueOne(boss, (batchId) => deps.repo.queuePlaceOf(batchId));
   await boss.work<TransferBatchJob>(QUEUES.transfersBatch, options, async ([job]) => {
     if (!job) return;
     try {
-      const result = await deps.executor.run(job.data.batchId);
+      const result = await deps.executor.run(job.data.batchId, job.id);
+      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished.
+      if (result.yielded) await requeue(job.data.batchId, 0);
       log.info({ batchId: job.data.batchId, ...result }, 'transfer job finished');
       return result;
     } catch (error) {
@@ -82,11 +86,7 @@ export async function registerTransferJobs(
     }
   });
   await boss.work(QUEUES.transfersSweep, async () => {
-    const result = await sweepTransfers({
-      ...deps,
-      enqueue: enqueueOne(boss, (batchId) => deps.repo.organizationOf(batchId)),
-      log,
-    });
+    const result = await sweepTransfers({ ...deps, enqueue: requeue, log });
     if (result.queued || result.aborted) log.info(result, 'transfers swept');
     return result;
   });

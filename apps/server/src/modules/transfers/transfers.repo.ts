@@ -160,12 +160,20 @@ export class TransfersRepo {
     return row && TransfersRepo.#view(row);
   }
 
-  async organizationOf(id: string): Promise<string | undefined> {
-    const [row] = await this.orm
-      .select({ organizationId: transferBatches.organizationId })
-      .from(transferBatches)
-      .where(eq(transferBatches.id, id));
-    return row?.organizationId;
+  /**
+   * A batch's organisation, and how many of that organisation's live batches were requested before it: the place
+   * of its jobs in the queue (transfers.jobs.ts). undefined when the batch is gone.
+   */
+  async queuePlaceOf(id: string): Promise<{ organizationId: string; rank: number } | undefined> {
+    const result = await this.orm.execute<{ organization_id: string; rank: number }>(sql`
+      select b.organization_id,
+        (select count(*)::int from transfer_batches o
+          where o.organization_id = b.organization_id
+            and o.status in (${BATCH_STATUS.ongoing}, ${BATCH_STATUS.canceling})
+            and (o.requested_at, o.id) < (b.requested_at, b.id)) as rank
+      from transfer_batches b where b.id = ${id}`);
+    const row = result.rows[0];
+    return row ? { organizationId: String(row.organization_id), rank: num(row.rank) } : undefined;
   }
 
   async statusOf(id: string): Promise<number | null> {
@@ -708,6 +716,39 @@ export class TransfersRepo {
       await tx.delete(transferParts).where(eq(transferParts.itemId, itemId));
       await tx.update(transferItems).set({ uploadId: null }).where(eq(transferItems.id, itemId));
     });
+  }
+
+  /**
+   * Whether another organisation's transfer job has been waiting for a slot for a while (so every slot is taken)
+   * while this organisation runs at least two jobs more than that one does: handing it one slot narrows the gap
+   * without reversing it, so two organisations never hand slots back and forth. Counted across every worker
+   * process from pg-boss's own table (jobs carry their organisation as `group_id`, transfers.jobs.ts); an
+   * organisation already at its cap (`jobsPerOrganization`) is not waiting for a slot. Only the organisation's job
+   * that has run longest (`jobId`) answers yes, so one slot is handed over at a time.
+   */
+  async anotherOrganizationWaits(
+    organizationId: string,
+    jobId: string,
+    jobsPerOrganization: number,
+  ): Promise<boolean> {
+    const result = await this.orm.execute<{ waits: boolean }>(sql`
+      with running as (
+        select group_id, count(*)::int as jobs from pgboss.job
+        where name = 'transfers.batch' and state = 'active' and group_id is not null
+        group by group_id)
+      select exists (
+        select 1 from pgboss.job w
+        where w.name = 'transfers.batch' and w.state in ('created', 'retry')
+          and w.start_after <= now() - interval '3 seconds' and w.created_on <= now() - interval '3 seconds'
+          and w.group_id is not null and w.group_id <> ${organizationId}
+          and coalesce((select jobs from running r where r.group_id = w.group_id), 0) < ${jobsPerOrganization}
+          and coalesce((select jobs from running r where r.group_id = w.group_id), 0) + 2
+              <= coalesce((select jobs from running r where r.group_id = ${organizationId}), 0)
+          and ${jobId}::uuid = (select m.id from pgboss.job m
+                                where m.name = 'transfers.batch' and m.state = 'active' and m.group_id = ${organizationId}
+                                order by m.started_on, m.id limit 1)
+      ) as waits`);
+    return result.rows[0]?.waits === true;
   }
 
   /**

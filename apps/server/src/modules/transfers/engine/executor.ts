@@ -30,6 +30,18 @@ export interface ExecutorOptions {
   jobsPerBatch?: number;
   /** Seconds a batch waits for a store that cannot be reached before it fails (`TRANSFER_OUTAGE_SECONDS`). */
   outageSeconds?: number;
+  /**
+   * Whether this job (its pg-boss id) of this organisation should hand its slot to another organisation waiting for
+   * one (README "Fair queues"). Asked every few seconds once the job has had its turn; absent: jobs never yield.
+   */
+  yieldTo?: (organizationId: string, jobId: string) => Promise<boolean>;
+}
+
+/** What one run of a batch job did; `yielded`: it stopped early for another organisation and is to be queued again. */
+export interface RunResult {
+  copied: number;
+  failed: number;
+  yielded?: boolean;
 }
 
 export const DEFAULT_MAX_CLAIMS = 5;
@@ -55,6 +67,10 @@ const PLAN_RETRY_MS = 2000;
 
 /** How often a job with nothing to copy looks again at a held batch (a sync cycle's diff still writing items). */
 const HELD_POLL_MS = 250;
+
+/** A job copies at least this long before it may yield its slot, and then asks every few seconds. */
+const MIN_TURN_MS = 5000;
+const YIELD_CHECK_MS = 2000;
 
 /** The longest a paused job sleeps before it looks at the batch again (a cancel ends the pause). */
 const PAUSE_STEP_MS = 1000;
@@ -99,7 +115,8 @@ export class TransferExecutor {
     this.#bandwidth = new BatchBandwidth(options.jobsPerBatch ?? 1);
   }
 
-  async run(batchId: string): Promise<{ copied: number; failed: number }> {
+  /** `jobId`: the pg-boss job running it, which may yield its slot to another organisation (none: it never does). */
+  async run(batchId: string, jobId?: string): Promise<RunResult> {
     const batch = await this.repo.findForEngine(batchId);
     if (!batch) return { copied: 0, failed: 0 };
     if (batch.status === BATCH_STATUS.canceling) {
@@ -111,15 +128,17 @@ export class TransferExecutor {
     const endpoints = await this.#endpoints(batch);
     if (!endpoints) return { copied: 0, failed: 0 };
     this.progress.track(batch.id, batch.organizationId);
-    let counts = { copied: 0, failed: 0 };
+    let counts: RunResult = { copied: 0, failed: 0 };
     try {
       if (!(await this.#plan(batch, endpoints))) return counts;
       await this.repo.markStarted(batch.id);
-      counts = await this.#copyAll(batch, endpoints);
+      counts = await this.#copyAll(batch, endpoints, jobId);
     } finally {
       await this.progress.untrack(batch.id);
     }
-    if ((await this.repo.statusOf(batch.id)) === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
+    const status = await this.repo.statusOf(batch.id);
+    if (counts.yielded && status === BATCH_STATUS.ongoing) return counts;
+    if (status === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
     else {
       // A move about to complete removes the folders it emptied first, so that Completed finds them gone. Every
       // job reaching the end may do it (deleting what is already gone is harmless); finalize happens once.
@@ -220,7 +239,11 @@ export class TransferExecutor {
     }
   }
 
-  async #copyAll(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
+  async #copyAll(
+    batch: BatchView,
+    endpoints: { source: CopyEndpoint; destination: CopyEndpoint },
+    jobId: string | undefined,
+  ): Promise<RunResult> {
     const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -231,6 +254,9 @@ export class TransferExecutor {
     const counts = { copied: 0, failed: 0 };
     const outage = new OutageBackoff((this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000);
     let canceled = false;
+    // Set once another organisation waits for a slot this one holds more of: the job copies nothing new, lets what
+    // is in flight finish, hands its claimed items back and ends, and its handler queues it again behind the others.
+    let yielding = false;
     // Nothing claimable in a held batch is not the end: the diff may write more items, and only the release (phase
     // `copying`) lets anyone finalize (TransfersRepo.finalize refuses an Ongoing batch in any other phase).
     let held = batch.phase === 'held';
@@ -262,10 +288,20 @@ export class TransferExecutor {
           .catch((error: unknown) => this.log.warn({ err: error }, 'transfer cancel check failed')),
       1000,
     );
+    const { yieldTo } = this.options;
+    const turnStarted = Date.now();
+    const watchTurn = setInterval(
+      () =>
+        void (async () => {
+          if (!yieldTo || !jobId || yielding || Date.now() - turnStarted < MIN_TURN_MS) return;
+          yielding = await yieldTo(batch.organizationId, jobId);
+        })().catch((error: unknown) => this.log.warn({ err: error }, 'transfer turn check failed')),
+      YIELD_CHECK_MS,
+    );
 
     try {
       for (;;) {
-        while (!canceled && !outage.holding && running.size < objectConcurrency) {
+        while (!canceled && !yielding && !outage.holding && running.size < objectConcurrency) {
           if (queue.length === 0) {
             await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
             queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
@@ -293,6 +329,7 @@ export class TransferExecutor {
             .finally(() => running.delete(item.id));
           running.set(item.id, { controller, done });
         }
+        if (running.size === 0 && yielding) break;
         if (running.size === 0 && !canceled && outage.spent) {
           await this.#giveUp(batch.id, outage);
           break;
@@ -316,11 +353,14 @@ export class TransferExecutor {
     } finally {
       clearInterval(renew);
       clearInterval(watchCancel);
+      clearInterval(watchTurn);
       await Promise.all([...running.values()].map((copy) => copy.done));
       this.#bandwidth.release(batch.id);
-      await Promise.all(queue.splice(0).map((item) => settler.settle(item.id, { status: 'canceled' })));
+      const left = queue.splice(0);
+      if (yielding && !canceled) for (const item of left) await this.repo.release(item.id, owner);
+      else await Promise.all(left.map((item) => settler.settle(item.id, { status: 'canceled' })));
     }
-    return counts;
+    return yielding && !canceled ? { ...counts, yielded: true } : counts;
   }
 
   /** Whether the batch is still Ongoing and held (not released, canceled or gone). */
