@@ -252,7 +252,10 @@ export class TransferExecutor {
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
-    const outage = new OutageBackoff((this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000);
+    const outage = new OutageBackoff(
+      (this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000,
+      Math.max(3, 2 * objectConcurrency),
+    );
     let canceled = false;
     // Set once another organisation waits for a slot this one holds more of: the job copies nothing new, lets what
     // is in flight finish, hands its claimed items back and ends, and its handler queues it again behind the others.

@@ -30,7 +30,7 @@ describe('storeTrouble', () => {
 describe('OutageBackoff', () => {
   it('pauses 5 s, 10 s, 20 s … up to a minute while the store stays down, then spends the budget', () => {
     const time = clock();
-    const outage = new OutageBackoff(180_000, time.now);
+    const outage = new OutageBackoff(180_000, 3, time.now);
     const pauses: number[] = [];
     while (!outage.spent) {
       expect(outage.failed(down, down.cause)).toBe(true);
@@ -48,7 +48,7 @@ describe('OutageBackoff', () => {
 
   it('lets copies failing during a pause wait with it instead of lengthening it', () => {
     const time = clock();
-    const outage = new OutageBackoff(60_000, time.now);
+    const outage = new OutageBackoff(60_000, 3, time.now);
     outage.failed(down, down.cause);
     time.advance(1000);
     expect(outage.pausing).toBe(true);
@@ -58,7 +58,7 @@ describe('OutageBackoff', () => {
 
   it('a copy that succeeds ends the outage: the next one starts from 5 s again', () => {
     const time = clock();
-    const outage = new OutageBackoff(60_000, time.now);
+    const outage = new OutageBackoff(60_000, 3, time.now);
     outage.failed(down, down.cause);
     time.advance(5000);
     outage.failed(down, down.cause);
@@ -70,7 +70,7 @@ describe('OutageBackoff', () => {
   });
 
   it('both stores answering: an object failing alone fails, three in a row count as an outage', () => {
-    const outage = new OutageBackoff(60_000, clock().now);
+    const outage = new OutageBackoff(60_000, 3, clock().now);
     expect(outage.failed(null, '500 Internal Error')).toBe(false);
     expect(outage.failed(null, '500 Internal Error')).toBe(false);
     expect(outage.failed(null, '500 Internal Error')).toBe(true);

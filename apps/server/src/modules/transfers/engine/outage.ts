@@ -14,8 +14,6 @@ export const DEFAULT_OUTAGE_SECONDS = 900;
 /** The first pause after a store was found unreachable; each next one doubles, up to the cap. */
 const FIRST_PAUSE_MS = 5000;
 const MAX_PAUSE_MS = 60_000;
-/** Copies failing in a row on a store in trouble, while both stores answer a probe, that count as an outage. */
-const FAILURES_IN_A_ROW = 3;
 
 function storageErrorOf(error: unknown): StorageError | null {
   if (error instanceof StorageError) return error;
@@ -67,8 +65,14 @@ export class OutageBackoff {
   #outage: Outage | null = null;
   #spent = false;
 
+  /**
+   * `failuresInARow`: copies failing in a row on a store in trouble, while both stores answer a probe, that count
+   * as an outage (the executor: twice the objects a job copies at once, so that a few objects a store always
+   * refuses with a 5xx fail on their own instead of holding their batch).
+   */
   constructor(
     private readonly budgetMs: number,
+    private readonly failuresInARow: number,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -103,7 +107,7 @@ export class OutageBackoff {
    */
   failed(probed: Outage | null, cause: string): boolean {
     this.#failuresInARow += 1;
-    const outage = probed ?? (this.#failuresInARow >= FAILURES_IN_A_ROW ? { side: null, cause } : null);
+    const outage = probed ?? (this.#failuresInARow >= this.failuresInARow ? { side: null, cause } : null);
     if (!outage) return false;
     const now = this.now();
     this.#outage = outage;
