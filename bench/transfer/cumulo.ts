@@ -25,6 +25,8 @@ export interface WorkerSettings {
   /** Objects copied at once per job, and jobs per batch (TRANSFER_OBJECT_CONCURRENCY, TRANSFER_JOBS_PER_BATCH). */
   objectConcurrency: number;
   jobsPerBatch: number;
+  /** More of the worker's environment (e.g. TRANSFER_BATCHES_PER_ORG). */
+  env?: Record<string, string>;
 }
 
 export interface CumuloRun {
@@ -85,20 +87,7 @@ export class CumuloBench {
     await runMigrations(db);
     const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
     const services = buildServices({ config, db, log, masterKey, boss });
-    const email = `bench.${randomBytes(3).toString('hex')}@example.com`;
-    const password = 'Bench#mark7';
-    await services.identity.signup(
-      { email, password, first_name: 'Bench', last_name: 'Mark' },
-      { ip: '127.0.0.1' },
-    );
-    await db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
-    const login = await services.identity.login(email, password, { ip: '127.0.0.1' });
-    if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
-    const principal = await services.auth.verifyBearer(login.jwtToken);
-    if (!principal) throw new Error('bench sign-in failed');
-    await db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
-      principal.organizationId,
-    ]);
+    const principal = await signUpOrganization(services, db);
     const stop = async () => {
       services.mail.close();
       await services.stores.closeAll();
@@ -107,9 +96,14 @@ export class CumuloBench {
     return new CumuloBench(pg, db, stop, services, principal, { ...process.env, ...env });
   }
 
+  /** Another organisation, signed up as a person signs up, with its transfer charge confirmed. */
+  signUpOrganization(): Promise<Principal> {
+    return signUpOrganization(this.services, this.db);
+  }
+
   /** A generic S3 account on an s3rver, connected the way a user connects one (a real call checks the keys). */
-  async connectS3rver(name: string, endpoint: string): Promise<string> {
-    const account = await this.services.cloudAccounts.insert(this.principal, {
+  async connectS3rver(name: string, endpoint: string, principal = this.principal): Promise<string> {
+    const account = await this.services.cloudAccounts.insert(principal, {
       cloudType: INSERT_CLOUD_TYPE.genericS3OrFilebase,
       name,
       accessKey: S3RVER_KEY,
@@ -135,6 +129,7 @@ export class CumuloBench {
       ...this.env,
       TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
       TRANSFER_JOBS_PER_BATCH: String(settings.jobsPerBatch),
+      ...settings.env,
     });
     try {
       settleDisk();
@@ -196,6 +191,7 @@ export class CumuloBench {
       ...this.env,
       TRANSFER_OBJECT_CONCURRENCY: String(settings.objectConcurrency),
       TRANSFER_JOBS_PER_BATCH: String(settings.jobsPerBatch),
+      ...settings.env,
     });
     try {
       const result = await work();
@@ -210,6 +206,25 @@ export class CumuloBench {
     await this.db.close();
     await this.pg.stop();
   }
+}
+
+/** A new member with their own organisation, signed in, who confirmed the transfer charge. */
+async function signUpOrganization(services: ReturnType<typeof buildServices>, db: Db): Promise<Principal> {
+  const email = `bench.${randomBytes(3).toString('hex')}@example.com`;
+  const password = 'Bench#mark7';
+  await services.identity.signup(
+    { email, password, first_name: 'Bench', last_name: 'Mark' },
+    { ip: '127.0.0.1' },
+  );
+  await db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
+  const login = await services.identity.login(email, password, { ip: '127.0.0.1' });
+  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
+  const principal = await services.auth.verifyBearer(login.jwtToken);
+  if (!principal) throw new Error('bench sign-in failed');
+  await db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
+    principal.organizationId,
+  ]);
+  return principal;
 }
 
 /** The worker role in its own process, ready once it says its handlers are registered. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { PROVIDER_NAMES } from '@cumulo/contract';
 import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
 import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
+import { DEFAULT_OUTAGE_SECONDS } from './modules/transfers/engine/outage.ts';
 import { parseAllowList } from './net/outbound-policy.ts';
 
 const bool = z
@@ -56,6 +57,10 @@ export const configSchema = z.object({
   TRANSFER_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
   /** Transfer engine: jobs queued per batch, so several worker processes share one batch. */
   TRANSFER_JOBS_PER_BATCH: z.coerce.number().int().min(1).max(64).default(2),
+  /** Transfer engine: batches of one organisation copying at once across all workers; the rest wait their turn. */
+  TRANSFER_BATCHES_PER_ORG: z.coerce.number().int().min(1).max(1000).default(2),
+  /** Transfer engine: seconds a batch pauses for a source or destination that cannot be reached before it fails. */
+  TRANSFER_OUTAGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_OUTAGE_SECONDS),
   /** Transfer engine: objects copied at once by one batch job. */
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */

@@ -130,10 +130,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transfersRepo,
     cloudAccountsRepo,
     stores,
-    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
+      transfersRepo.queuePlaceOf(batchId),
+    ),
     (message) => publish(db.pool, message),
     log,
     enqueueInventory(boss),
+    (notice) => alerts.bell(notice),
   );
   const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
@@ -148,7 +151,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     mail,
     boss,
     publish: (message) => publish(db.pool, message),
-    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH),
+    enqueueBatch: enqueueTransferBatch(boss, config.TRANSFER_JOBS_PER_BATCH, (batchId) =>
+      transfersRepo.queuePlaceOf(batchId),
+    ),
     publishBatch: (batchId) => transfers.publishBatch(batchId),
     publicUrl: config.PUBLIC_URL,
     log,
@@ -162,6 +167,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     // batch changed are counted again.
     async (batchId) => {
       await transfers.publishBatch(batchId);
+      await transfers.noticeFailure(batchId);
       await syncCycles.onBatchFinished(batchId);
       await transfers.recountChangedBuckets(batchId);
     },
@@ -170,6 +176,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       leaseSeconds: config.TRANSFER_LEASE_SECONDS,
       objectConcurrency: config.TRANSFER_OBJECT_CONCURRENCY,
       jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
+      outageSeconds: config.TRANSFER_OUTAGE_SECONDS,
+      yieldTo: (organizationId, jobId) =>
+        transfersRepo.anotherOrganizationWaits(
+          organizationId,
+          jobId,
+          config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
+        ),
       claimChunk: 32,
       attempts: 3,
     },
@@ -189,6 +202,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   return {
     transfers,
     transfersRepo,
+    transferJobsPerOrganization: config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
     syncCycles,
     sync,
     transferExecutor,

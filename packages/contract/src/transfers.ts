@@ -77,6 +77,12 @@ export const TRANSFER_EVENTS = {
 export const CALCULATOR_SIZE_MAX_GB = 1_000_000_000;
 
 /** Spec 001 §8 "Transfers" and §5, plus the engine's own refusals. */
+/** "45 seconds", "15 minutes": how long a transfer waited, in the words of its error. */
+function waitedFor(seconds: number): string {
+  if (seconds < 120) return `${seconds} seconds`;
+  return `${Math.round(seconds / 60)} minutes`;
+}
+
 export const transferMessages = {
   enqueued: 'Transfer enqueue successfully',
   enqueueFailed: 'An error occurred while trying to enqueue the transfer, please try again',
@@ -87,6 +93,11 @@ export const transferMessages = {
   retryStarted: 'Retry Failed Files started successfully!',
   downloadFailedStarted: 'Download Failed Files started successfully!',
   didNotSucceed: (message: string) => `Transfer did not succeed - ${message}`,
+  /** A batch's error when a store stayed unreachable past TRANSFER_OUTAGE_SECONDS; `cause` is the store's words. */
+  storeUnreachable: (side: 'source' | 'destination' | null, seconds: number, cause: string) =>
+    `${side === null ? 'The stores of this transfer failed every copy' : `The ${side} could not be reached`} for ${waitedFor(seconds)}, so the transfer stopped (${cause.replace(/\.$/, '')}). Retry Failed Files copies the rest once it is back.`,
+  /** The bell notice of a batch that failed as a whole (its error says why). */
+  failedNoticeTitle: (source: string, destination: string) => `Transfer failed: ${source} to ${destination}`,
   sameBucket: 'Source and destination are the same bucket and path: choose another destination.',
   nestedDestination:
     'The destination lies inside the source: copying would copy its own copies. Choose another destination path.',

@@ -78,12 +78,32 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
 };
 
-/** Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). */
+/**
+ * Handlers of one queue running at once in one worker process (I/O-bound walks run side by side). Transfer jobs
+ * get room for several organisations at their cap (`TRANSFER_BATCHES_PER_ORG`) at once: the copy buffers come from
+ * one budget per process (`TRANSFER_MEMORY_MB`) whatever the number of jobs.
+ */
 export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QUEUES.inventoryAccount]: 3,
   [QUEUES.alertsCheck]: 2,
-  [QUEUES.transfersBatch]: 4,
+  [QUEUES.transfersBatch]: 8,
+  [QUEUES.syncCycle]: 4,
 };
+
+/**
+ * How often an idle handler slot of a `notify` queue looks for work. NOTIFY wakes it when a job is sent, but not
+ * when a slot frees up or an organisation drops under its cap, and pg-boss then waits for its backstop poll (30 s
+ * by default, counted from the last fetch: a slot that finished a 5 s job slept 25 s more). Two seconds bounds that
+ * wait; a fetch is one indexed query.
+ */
+export const NOTIFY_POLLING_SECONDS = 2;
+
+/**
+ * Jobs of one organisation running at once across every worker process (pg-boss `groupConcurrency`, counted in
+ * the database; jobs carry `group: { id: organizationId }`), so one organisation's burst leaves slots to others.
+ */
+export const INVENTORY_JOBS_PER_ORG = 2;
+export const SYNC_CYCLES_PER_ORG = 2;
 
 export interface BossOptions {
   connectionString: string;

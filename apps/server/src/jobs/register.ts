@@ -30,6 +30,7 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
       stores: services.stores,
       copier: services.transferCopier,
     },
+    services.transferJobsPerOrganization,
     log,
     schedule,
   );

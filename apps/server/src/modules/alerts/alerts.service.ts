@@ -148,6 +148,25 @@ export class AlertsService {
     return { checked: alerts.length, fired };
   }
 
+  /**
+   * A bell entry for every member of the organisation, pushed at once to their open pages (other modules' notices:
+   * a transfer that failed as a whole). No e-mail.
+   */
+  async bell(notice: {
+    organizationId: string;
+    title: string;
+    description: string;
+    status: 'error' | 'warning' | 'normal';
+    link?: string;
+  }): Promise<void> {
+    const notification = await this.repo.insertNotification({ ...notice, link: notice.link ?? null });
+    await this.publish({
+      organizationId: notice.organizationId,
+      type: 'notification',
+      data: notificationView({ ...notification, read: false }),
+    });
+  }
+
   async #notify(alert: AlertRow, account: CloudAccountRow, value: number, limit: number) {
     const scope = alert.bucketName ? `${alert.bucketName} (${account.name})` : account.name;
     const title = alert.kind === 'SIZE' ? `Size alert: ${scope}` : `Cost alert: ${scope}`;

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { LOCAL_CONCURRENCY, QUEUES } from '../../jobs/boss.ts';
+import { INVENTORY_JOBS_PER_ORG, LOCAL_CONCURRENCY, QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { BucketInventory } from './bucket-inventory.ts';
 import type { CloudAccountsRepo } from './cloud-accounts.repo.ts';
@@ -14,12 +14,12 @@ export interface InventoryJob {
 /**
  * Queues one account's inventory, or one bucket's. The queue is `stately` (jobs/boss.ts): a job already waiting
  * for the account (or the bucket) absorbs the new request, and a request made while a walk runs gets one later
- * walk.
+ * walk. Grouped by organisation, so the six-hourly sweep of a large organisation does not hold every slot.
  */
 export function enqueueInventory(boss: PgBoss) {
   return async (job: InventoryJob) => {
     const singletonKey = job.bucket === undefined ? job.accountId : `${job.accountId}/${job.bucket}`;
-    await boss.send(QUEUES.inventoryAccount, job, { singletonKey });
+    await boss.send(QUEUES.inventoryAccount, job, { singletonKey, group: { id: job.organizationId } });
   };
 }
 
@@ -33,7 +33,10 @@ export async function registerInventoryJobs(
   /** Runs after each finished inventory (the alert check). */
   afterInventory: (organizationId: string) => Promise<void> = async () => {},
 ) {
-  const options = { localConcurrency: LOCAL_CONCURRENCY[QUEUES.inventoryAccount] };
+  const options = {
+    localConcurrency: LOCAL_CONCURRENCY[QUEUES.inventoryAccount],
+    groupConcurrency: INVENTORY_JOBS_PER_ORG,
+  };
   await boss.work<InventoryJob>(QUEUES.inventoryAccount, options, async ([job]) => {
     if (!job) return;
     const totals = await inventory.run(job.data.organizationId, job.data.accountId, job.data.bucket);

@@ -164,6 +164,14 @@ export class SyncCyclesRepo {
   }
 
   /** The unfinished cycle copying with this batch, once the batch has finished. */
+  async organizationOfCycle(cycleId: string): Promise<string | undefined> {
+    const result = await this.pool.query<{ organization_id: string }>(
+      'select organization_id from sync_cycles where id = $1',
+      [cycleId],
+    );
+    return result.rows[0]?.organization_id;
+  }
+
   async cycleOfFinishedBatch(batchId: string): Promise<string | undefined> {
     const result = await this.pool.query<{ id: string }>(
       `select c.id from sync_cycles c join transfer_batches b on b.id = c.batch_id

@@ -203,9 +203,13 @@ export class SyncCycleService implements SyncCycleControl {
     return cycle;
   }
 
+  /** Grouped by organisation (jobs/boss.ts `SYNC_CYCLES_PER_ORG`): one organisation's diffs leave slots to others. */
   async #enqueueCycle(cycleId: string) {
+    const organizationId = await this.#deps.repo.organizationOfCycle(cycleId);
+    if (!organizationId) return;
     await this.#deps.boss.send(QUEUES.syncCycle, { cycleId } satisfies SyncCycleJob, {
       singletonKey: cycleId,
+      group: { id: organizationId },
     });
   }
 

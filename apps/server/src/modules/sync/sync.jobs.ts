@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { QUEUES } from '../../jobs/boss.ts';
+import { LOCAL_CONCURRENCY, NOTIFY_POLLING_SECONDS, QUEUES, SYNC_CYCLES_PER_ORG } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { SyncCycleJob, SyncCycleService, SyncTriggerJob } from './sync-cycles.service.ts';
 
@@ -19,7 +19,12 @@ export async function registerSyncJobs(
     if (cycle) log.info({ syncJobId: job.data.syncJobId, cycleId: cycle.id }, 'sync cycle scheduled');
     return { cycleId: cycle?.id ?? null };
   });
-  await boss.work<SyncCycleJob>(QUEUES.syncCycle, async ([job]) => {
+  const cycleOptions = {
+    localConcurrency: LOCAL_CONCURRENCY[QUEUES.syncCycle],
+    groupConcurrency: SYNC_CYCLES_PER_ORG,
+    notifyPollingIntervalSeconds: NOTIFY_POLLING_SECONDS,
+  };
+  await boss.work<SyncCycleJob>(QUEUES.syncCycle, cycleOptions, async ([job]) => {
     if (!job) return;
     try {
       const outcome = await syncCycles.advance(job.data.cycleId);

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { LOCAL_CONCURRENCY, QUEUES } from '../../jobs/boss.ts';
+import { LOCAL_CONCURRENCY, NOTIFY_POLLING_SECONDS, QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
@@ -11,19 +11,41 @@ export interface TransferBatchJob {
   batchId: string;
 }
 
+/**
+ * Where a batch's jobs stand in the queue: its organisation, and how many of that organisation's live batches were
+ * requested before it (0: its oldest). undefined when the batch is gone.
+ */
+export type QueuePlaceOf = (batchId: string) => Promise<{ organizationId: string; rank: number } | undefined>;
+
+/**
+ * Every job of a batch carries its organisation as its pg-boss group: the worker's `groupConcurrency` then lets at
+ * most `TRANSFER_BATCHES_PER_ORG` batches' worth of one organisation's jobs run at once (counted in the database,
+ * across worker processes). Its priority is minus its batch's rank within the organisation, and pg-boss takes the
+ * highest priority first: every organisation's oldest batch before anyone's second, so a freed slot goes to an
+ * organisation with fewer batches waiting rather than to the next of a burst queued earlier.
+ */
+function jobOptions(place: { organizationId: string; rank: number }) {
+  return { group: { id: place.organizationId }, priority: -place.rank };
+}
+
 /** Queues `jobsPerBatch` jobs for a new batch, so that several worker processes share it. */
-export function enqueueTransferBatch(boss: PgBoss, jobsPerBatch: number) {
+export function enqueueTransferBatch(boss: PgBoss, jobsPerBatch: number, placeOf: QueuePlaceOf) {
   return async (batchId: string) => {
+    const place = await placeOf(batchId);
+    if (!place) return;
     for (let slot = 0; slot < jobsPerBatch; slot++) {
-      await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob);
+      await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob, jobOptions(place));
     }
   };
 }
 
-function enqueueOne(boss: PgBoss): EnqueueBatchJob {
+function enqueueOne(boss: PgBoss, placeOf: QueuePlaceOf): EnqueueBatchJob {
   return async (batchId, delaySeconds) => {
+    const place = await placeOf(batchId);
+    if (!place) return;
     await boss.send(QUEUES.transfersBatch, { batchId } satisfies TransferBatchJob, {
       startAfter: delaySeconds,
+      ...jobOptions(place),
     });
   };
 }
@@ -38,14 +60,23 @@ export async function registerTransferJobs(
     stores: StoreRegistry;
     copier: Copier;
   },
+  /** Jobs of one organisation running at once: `TRANSFER_BATCHES_PER_ORG` × `TRANSFER_JOBS_PER_BATCH`. */
+  jobsPerOrganization: number,
   log: Logger,
   schedule: boolean,
 ) {
-  const options = { localConcurrency: LOCAL_CONCURRENCY[QUEUES.transfersBatch] };
+  const options = {
+    localConcurrency: LOCAL_CONCURRENCY[QUEUES.transfersBatch],
+    groupConcurrency: jobsPerOrganization,
+    notifyPollingIntervalSeconds: NOTIFY_POLLING_SECONDS,
+  };
+  const requeue = enqueueOne(boss, (batchId) => deps.repo.queuePlaceOf(batchId));
   await boss.work<TransferBatchJob>(QUEUES.transfersBatch, options, async ([job]) => {
     if (!job) return;
     try {
-      const result = await deps.executor.run(job.data.batchId);
+      const result = await deps.executor.run(job.data.batchId, job.id);
+      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished.
+      if (result.yielded) await requeue(job.data.batchId, 0);
       log.info({ batchId: job.data.batchId, ...result }, 'transfer job finished');
       return result;
     } catch (error) {
@@ -55,7 +86,7 @@ export async function registerTransferJobs(
     }
   });
   await boss.work(QUEUES.transfersSweep, async () => {
-    const result = await sweepTransfers({ ...deps, enqueue: enqueueOne(boss), log });
+    const result = await sweepTransfers({ ...deps, enqueue: requeue, log });
     if (result.queued || result.aborted) log.info(result, 'transfers swept');
     return result;
   });

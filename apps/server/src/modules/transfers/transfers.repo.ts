@@ -160,6 +160,22 @@ export class TransfersRepo {
     return row && TransfersRepo.#view(row);
   }
 
+  /**
+   * A batch's organisation, and how many of that organisation's live batches were requested before it: the place
+   * of its jobs in the queue (transfers.jobs.ts). undefined when the batch is gone.
+   */
+  async queuePlaceOf(id: string): Promise<{ organizationId: string; rank: number } | undefined> {
+    const result = await this.orm.execute<{ organization_id: string; rank: number }>(sql`
+      select b.organization_id,
+        (select count(*)::int from transfer_batches o
+          where o.organization_id = b.organization_id
+            and o.status in (${BATCH_STATUS.ongoing}, ${BATCH_STATUS.canceling})
+            and (o.requested_at, o.id) < (b.requested_at, b.id)) as rank
+      from transfer_batches b where b.id = ${id}`);
+    const row = result.rows[0];
+    return row ? { organizationId: String(row.organization_id), rank: num(row.rank) } : undefined;
+  }
+
   async statusOf(id: string): Promise<number | null> {
     const [row] = await this.orm
       .select({ status: transferBatches.status })
@@ -341,6 +357,42 @@ export class TransfersRepo {
         returning id)
       update transfer_batches b set failed_number = failed_number + (select count(*) from item), updated_at = now()
       where b.id = ${batchId} and exists (select 1 from item)
+      returning (select count(*) from item) as failed`);
+    return num(result.rows[0]?.failed);
+  }
+
+  /**
+   * Hands an item `owner` holds back to the queue as pending, as if never claimed: its job pauses for a store that
+   * cannot be reached (engine/outage.ts), which is no worker stopping on it. Its upload and parts stay to resume.
+   */
+  async release(itemId: number, owner: string): Promise<void> {
+    await this.orm.execute(sql`
+      update transfer_items set status = 'pending', lease_owner = null, lease_until = null,
+        attempts = greatest(attempts - 1, 0), updated_at = now()
+      where id = ${itemId} and status = 'copying' and lease_owner = ${owner}`);
+  }
+
+  /**
+   * A store of the batch stayed unreachable past the outage budget: every item left to copy (pending, or claimed
+   * by any job of the batch) fails with the store's words, counted in the batch in the same statement, and the
+   * batch keeps `batchError` for finalize to end it Failed with. A job whose item this takes loses its lease and
+   * lets go of it. Answers how many items it failed.
+   */
+  async failUnreachable(batchId: string, itemError: string, batchError: string): Promise<number> {
+    const result = await this.orm.execute(sql`
+      with item as (
+        update transfer_items set status = 'failed', error = ${itemError.slice(0, 2000)},
+          lease_owner = null, lease_until = null, finished_at = now(), updated_at = now()
+        where id in (
+          select id from transfer_items
+          where batch_id = ${batchId} and status in ('pending', 'copying')
+            and exists (select 1 from transfer_batches b where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing})
+          order by id
+          for update)
+        returning id)
+      update transfer_batches b set failed_number = failed_number + (select count(*) from item),
+        error = coalesce(b.error, ${batchError.slice(0, 2000)}), updated_at = now()
+      where b.id = ${batchId} and b.status = ${BATCH_STATUS.ongoing}
       returning (select count(*) from item) as failed`);
     return num(result.rows[0]?.failed);
   }
@@ -664,6 +716,39 @@ export class TransfersRepo {
       await tx.delete(transferParts).where(eq(transferParts.itemId, itemId));
       await tx.update(transferItems).set({ uploadId: null }).where(eq(transferItems.id, itemId));
     });
+  }
+
+  /**
+   * Whether another organisation's transfer job has been waiting for a slot for a while (so every slot is taken)
+   * while this organisation runs at least two jobs more than that one does: handing it one slot narrows the gap
+   * without reversing it, so two organisations never hand slots back and forth. Counted across every worker
+   * process from pg-boss's own table (jobs carry their organisation as `group_id`, transfers.jobs.ts); an
+   * organisation already at its cap (`jobsPerOrganization`) is not waiting for a slot. Only the organisation's job
+   * that has run longest (`jobId`) answers yes, so one slot is handed over at a time.
+   */
+  async anotherOrganizationWaits(
+    organizationId: string,
+    jobId: string,
+    jobsPerOrganization: number,
+  ): Promise<boolean> {
+    const result = await this.orm.execute<{ waits: boolean }>(sql`
+      with running as (
+        select group_id, count(*)::int as jobs from pgboss.job
+        where name = 'transfers.batch' and state = 'active' and group_id is not null
+        group by group_id)
+      select exists (
+        select 1 from pgboss.job w
+        where w.name = 'transfers.batch' and w.state in ('created', 'retry')
+          and w.start_after <= now() - interval '3 seconds' and w.created_on <= now() - interval '3 seconds'
+          and w.group_id is not null and w.group_id <> ${organizationId}
+          and coalesce((select jobs from running r where r.group_id = w.group_id), 0) < ${jobsPerOrganization}
+          and coalesce((select jobs from running r where r.group_id = w.group_id), 0) + 2
+              <= coalesce((select jobs from running r where r.group_id = ${organizationId}), 0)
+          and ${jobId}::uuid = (select m.id from pgboss.job m
+                                where m.name = 'transfers.batch' and m.state = 'active' and m.group_id = ${organizationId}
+                                order by m.started_on, m.id limit 1)
+      ) as waits`);
+    return result.rows[0]?.waits === true;
   }
 
   /**

@@ -48,6 +48,15 @@ export interface TransferRequest {
   bandwidthLimit?: number | null;
 }
 
+/** A bell notice about a batch. */
+export interface BatchFailureNotice {
+  organizationId: string;
+  title: string;
+  description: string;
+  status: 'error';
+  link: string;
+}
+
 /** Queues the jobs that work on a batch (engine fan-out). */
 export type EnqueueBatch = (batchId: string) => Promise<void>;
 
@@ -67,6 +76,8 @@ export class TransfersService {
     private readonly log: Logger,
     /** Counts a bucket's objects and bytes again (the cloud-accounts inventory, one bucket). */
     private readonly recount: (job: InventoryJob) => Promise<void>,
+    /** Puts a notice in the organisation's bell (AlertsService.bell). */
+    private readonly bell: (notice: BatchFailureNotice) => Promise<void> = async () => undefined,
   ) {}
 
   async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
@@ -194,6 +205,27 @@ export class TransfersService {
       data: toTransferBatch(batch),
     }).catch((error: unknown) =>
       this.log.warn({ err: error, batchId }, 'transfer batch event not published'),
+    );
+  }
+
+  /**
+   * A batch that failed as a whole (its `error` says why: a store unreachable past the outage budget, a source that
+   * could not be listed, an account removed) puts a notice in the organisation's bell, leading to the transfer
+   * history; a batch where only some objects failed says so in its counts and its failed-files list instead.
+   * Called once per batch end (the engine's finalize hook).
+   */
+  async noticeFailure(batchId: string): Promise<void> {
+    const batch = await this.repo.findForEngine(batchId);
+    if (!batch || batch.status !== BATCH_STATUS.failed || !batch.error) return;
+    // The Transfer Status page (its replication variant for a sync job's batch) lists the batch with its error.
+    await this.bell({
+      organizationId: batch.organizationId,
+      title: transferMessages.failedNoticeTitle(batch.sourceBucket, batch.destinationBucket),
+      description: batch.error,
+      status: 'error',
+      link: batch.syncJobId ? '/rboard' : '/mboard',
+    }).catch((error: unknown) =>
+      this.log.warn({ err: error, batchId }, 'transfer failure notice not created'),
     );
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BATCH_STATUS } from '@cumulo/contract';
+import { BATCH_STATUS, transferMessages } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
@@ -12,6 +12,7 @@ import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { sameContent } from './keys.ts';
 import { planBatch } from './planner.ts';
+import { DEFAULT_OUTAGE_SECONDS, OutageBackoff, probeEndpoints, storeTrouble } from './outage.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
 
@@ -27,6 +28,20 @@ export interface ExecutorOptions {
   maxClaims?: number;
   /** Jobs queued per batch (`TRANSFER_JOBS_PER_BATCH`): each gets an even share of the batch's bandwidth limit. */
   jobsPerBatch?: number;
+  /** Seconds a batch waits for a store that cannot be reached before it fails (`TRANSFER_OUTAGE_SECONDS`). */
+  outageSeconds?: number;
+  /**
+   * Whether this job (its pg-boss id) of this organisation should hand its slot to another organisation waiting for
+   * one (README "Fair queues"). Asked every few seconds once the job has had its turn; absent: jobs never yield.
+   */
+  yieldTo?: (organizationId: string, jobId: string) => Promise<boolean>;
+}
+
+/** What one run of a batch job did; `yielded`: it stopped early for another organisation and is to be queued again. */
+export interface RunResult {
+  copied: number;
+  failed: number;
+  yielded?: boolean;
 }
 
 export const DEFAULT_MAX_CLAIMS = 5;
@@ -52,6 +67,13 @@ const PLAN_RETRY_MS = 2000;
 
 /** How often a job with nothing to copy looks again at a held batch (a sync cycle's diff still writing items). */
 const HELD_POLL_MS = 250;
+
+/** A job copies at least this long before it may yield its slot, and then asks every few seconds. */
+const MIN_TURN_MS = 5000;
+const YIELD_CHECK_MS = 2000;
+
+/** The longest a paused job sleeps before it looks at the batch again (a cancel ends the pause). */
+const PAUSE_STEP_MS = 1000;
 
 const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
@@ -93,7 +115,8 @@ export class TransferExecutor {
     this.#bandwidth = new BatchBandwidth(options.jobsPerBatch ?? 1);
   }
 
-  async run(batchId: string): Promise<{ copied: number; failed: number }> {
+  /** `jobId`: the pg-boss job running it, which may yield its slot to another organisation (none: it never does). */
+  async run(batchId: string, jobId?: string): Promise<RunResult> {
     const batch = await this.repo.findForEngine(batchId);
     if (!batch) return { copied: 0, failed: 0 };
     if (batch.status === BATCH_STATUS.canceling) {
@@ -105,15 +128,17 @@ export class TransferExecutor {
     const endpoints = await this.#endpoints(batch);
     if (!endpoints) return { copied: 0, failed: 0 };
     this.progress.track(batch.id, batch.organizationId);
-    let counts = { copied: 0, failed: 0 };
+    let counts: RunResult = { copied: 0, failed: 0 };
     try {
       if (!(await this.#plan(batch, endpoints))) return counts;
       await this.repo.markStarted(batch.id);
-      counts = await this.#copyAll(batch, endpoints);
+      counts = await this.#copyAll(batch, endpoints, jobId);
     } finally {
       await this.progress.untrack(batch.id);
     }
-    if ((await this.repo.statusOf(batch.id)) === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
+    const status = await this.repo.statusOf(batch.id);
+    if (counts.yielded && status === BATCH_STATUS.ongoing) return counts;
+    if (status === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
     else {
       // A move about to complete removes the folders it emptied first, so that Completed finds them gone. Every
       // job reaching the end may do it (deleting what is already gone is harmless); finalize happens once.
@@ -214,7 +239,11 @@ export class TransferExecutor {
     }
   }
 
-  async #copyAll(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
+  async #copyAll(
+    batch: BatchView,
+    endpoints: { source: CopyEndpoint; destination: CopyEndpoint },
+    jobId: string | undefined,
+  ): Promise<RunResult> {
     const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -223,7 +252,14 @@ export class TransferExecutor {
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     const counts = { copied: 0, failed: 0 };
+    const outage = new OutageBackoff(
+      (this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000,
+      Math.max(3, 2 * objectConcurrency),
+    );
     let canceled = false;
+    // Set once another organisation waits for a slot this one holds more of: the job copies nothing new, lets what
+    // is in flight finish, hands its claimed items back and ends, and its handler queues it again behind the others.
+    let yielding = false;
     // Nothing claimable in a held batch is not the end: the diff may write more items, and only the release (phase
     // `copying`) lets anyone finalize (TransfersRepo.finalize refuses an Ongoing batch in any other phase).
     let held = batch.phase === 'held';
@@ -255,10 +291,20 @@ export class TransferExecutor {
           .catch((error: unknown) => this.log.warn({ err: error }, 'transfer cancel check failed')),
       1000,
     );
+    const { yieldTo } = this.options;
+    const turnStarted = Date.now();
+    const watchTurn = setInterval(
+      () =>
+        void (async () => {
+          if (!yieldTo || !jobId || yielding || Date.now() - turnStarted < MIN_TURN_MS) return;
+          yielding = await yieldTo(batch.organizationId, jobId);
+        })().catch((error: unknown) => this.log.warn({ err: error }, 'transfer turn check failed')),
+      YIELD_CHECK_MS,
+    );
 
     try {
       for (;;) {
-        while (!canceled && running.size < objectConcurrency) {
+        while (!canceled && !yielding && !outage.holding && running.size < objectConcurrency) {
           if (queue.length === 0) {
             await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
             queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
@@ -275,7 +321,7 @@ export class TransferExecutor {
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
             ...pace,
           };
-          const done = this.#copyItem(batch, task, item, owner, settler)
+          const done = this.#copyItem(batch, task, item, owner, settler, outage)
             .then((outcome) => {
               if (outcome === 'done') counts.copied += 1;
               if (outcome === 'failed') counts.failed += 1;
@@ -285,6 +331,16 @@ export class TransferExecutor {
             )
             .finally(() => running.delete(item.id));
           running.set(item.id, { controller, done });
+        }
+        if (running.size === 0 && yielding) break;
+        if (running.size === 0 && !canceled && outage.spent) {
+          await this.#giveUp(batch.id, outage);
+          break;
+        }
+        if (running.size === 0 && !canceled && outage.holding) {
+          // Paused for an unreachable store: the claimed items keep their leases (renewed) and wait with the job.
+          await sleep(Math.min(PAUSE_STEP_MS, outage.pauseLeftMs));
+          continue;
         }
         if (running.size === 0) {
           if (canceled || !held) break;
@@ -300,11 +356,14 @@ export class TransferExecutor {
     } finally {
       clearInterval(renew);
       clearInterval(watchCancel);
+      clearInterval(watchTurn);
       await Promise.all([...running.values()].map((copy) => copy.done));
       this.#bandwidth.release(batch.id);
-      await Promise.all(queue.splice(0).map((item) => settler.settle(item.id, { status: 'canceled' })));
+      const left = queue.splice(0);
+      if (yielding && !canceled) for (const item of left) await this.repo.release(item.id, owner);
+      else await Promise.all(left.map((item) => settler.settle(item.id, { status: 'canceled' })));
     }
-    return counts;
+    return yielding && !canceled ? { ...counts, yielded: true } : counts;
   }
 
   /** Whether the batch is still Ongoing and held (not released, canceled or gone). */
@@ -319,12 +378,14 @@ export class TransferExecutor {
     item: ClaimedItem,
     owner: string,
     settler: ItemSettler,
-  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost'> {
+    outage: OutageBackoff,
+  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost' | 'paused'> {
     this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
     const move = batch.operation === 'move';
     try {
       if (move && item.present && (await this.#stillPresent(task))) {
         await this.#deleteSource(task);
+        outage.succeeded();
         return await this.#settleDone(batch.id, item, settler, { status: 'skipped', sourceDeleted: true });
       }
       // A move whose worker died after verifying the copy only has the source delete left to do.
@@ -335,6 +396,7 @@ export class TransferExecutor {
         if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
+      outage.succeeded();
       return await this.#settleDone(batch.id, item, settler, {
         status: 'done',
         method: result?.method ?? null,
@@ -352,6 +414,12 @@ export class TransferExecutor {
       }
       const message =
         error instanceof CopyError || error instanceof StorageError ? error.message : transferErrors.unknown;
+      if (storeTrouble(error) && (await this.#waitsForStore(batch.id, task, outage, message))) {
+        // The object waits for the store with its job: back to pending (its upload kept, its claim not counted as
+        // a worker stopping on it), claimed again when the pause ends, or failed with the rest if it never does.
+        await this.repo.release(item.id, owner);
+        return 'paused';
+      }
       if (message === transferErrors.unknown)
         this.log.error({ err: error, itemId: item.id }, 'transfer item failed');
       // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
@@ -360,6 +428,44 @@ export class TransferExecutor {
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
     }
+  }
+
+  /**
+   * Whether a copy that failed on a store in trouble is part of an outage (engine/outage.ts): a pause is under
+   * way, or a probe finds a store not answering, or copies keep failing so in a row.
+   */
+  async #waitsForStore(
+    batchId: string,
+    task: CopyTask,
+    outage: OutageBackoff,
+    cause: string,
+  ): Promise<boolean> {
+    const probed = outage.pausing
+      ? outage.outage
+      : await probeEndpoints({ source: task.source, destination: task.destination });
+    const waits = outage.failed(probed, cause);
+    if (waits && !outage.spent)
+      this.log.warn(
+        { batchId, side: outage.outage?.side, pauseMs: outage.pauseLeftMs },
+        'a store of the transfer cannot be reached: pausing',
+      );
+    return waits;
+  }
+
+  /**
+   * The store stayed unreachable past the budget: every object left fails with the store's words, the batch keeps
+   * a readable error (the history and Transfer Status show it; a bell notice tells its owner, see
+   * TransfersService.noticeFailure), and finalize ends it Failed. Retry Failed Files copies them once it is back.
+   */
+  async #giveUp(batchId: string, outage: OutageBackoff) {
+    const seen = outage.outage;
+    if (!seen) return;
+    const error = transferMessages.storeUnreachable(seen.side, outage.waitedSeconds, seen.cause);
+    const failed = await this.repo.failUnreachable(batchId, seen.cause, error);
+    this.log.warn(
+      { batchId, side: seen.side, failed },
+      'a store of the transfer stayed unreachable: batch failed',
+    );
   }
 
   /**
