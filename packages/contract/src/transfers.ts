@@ -221,6 +221,8 @@ export const transferBatch = z.object({
   /** The batch whose failed files this one retries, and whether this one was retried. */
   retryOf: z.string().nullable(),
   Retried: z.boolean(),
+  /** The member who started the batch (null once they left): a User may cancel or retry only their own. */
+  createdBy: z.string().nullable(),
   error: z.string().nullable(),
 });
 export type TransferBatch = z.infer<typeof transferBatch>;
@@ -258,6 +260,8 @@ export const migrationProgress = z.object({
   transferStatus: z.number(),
   /** 1 migration, 2 replication: the replication status page lists only its own batches. */
   transferType: z.number(),
+  /** The member who started the batch (null once they left): a User may cancel only their own. */
+  createdBy: z.string().nullable(),
   percent: z.number(),
   /** Destination cloud (account name) and bucket. */
   cloud: z.string(),

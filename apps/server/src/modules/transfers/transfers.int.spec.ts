@@ -230,6 +230,7 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       bytesDone: totalSize,
       sourceCloudAccount: { id: awsId, name: 'Lab AWS' },
       destinationCloudAccount: { id: azureId, name: 'Lab Blob' },
+      createdBy: owner.principal.userId,
     });
     expect(done.averageSpeed).toBeGreaterThan(0);
     expect((await keysOf(blob, 'nested-dst')).sort()).toEqual(Object.keys(files).sort());
@@ -251,7 +252,11 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       .filter((e) => e.type === TRANSFER_EVENTS.progress)
       .map((e) => e.data as MigrationProgress);
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.every((p) => p.id === batch.id && p.size === totalSize)).toBe(true);
+    expect(
+      progress.every(
+        (p) => p.id === batch.id && p.size === totalSize && p.createdBy === owner.principal.userId,
+      ),
+    ).toBe(true);
     const batchEvents = events
       .filter((e) => e.type === TRANSFER_EVENTS.batch)
       .map((e) => e.data as TransferBatch);

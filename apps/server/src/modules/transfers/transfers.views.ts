@@ -46,6 +46,7 @@ export function toTransferBatch(batch: BatchView): TransferBatch {
     syncCycleId: batch.syncCycleId,
     retryOf: batch.retryOfId,
     Retried: batch.retried,
+    createdBy: batch.userId,
     error: batch.error,
   };
 }
@@ -82,6 +83,7 @@ export function toMigrationProgress(
     status: migrationStatus(batch),
     transferStatus: batch.status,
     transferType: batch.transferType,
+    createdBy: batch.userId,
     percent:
       size > 0 ? Math.min(100, Math.floor((moved / size) * 100)) : batch.phase === 'finished' ? 100 : 0,
     cloud: batch.destinationAccountName ?? '',

@@ -10,6 +10,7 @@ import {
 } from '@cumulo/contract';
 import type { FakeReply, RecordedCall } from '../../test/fake-api.ts';
 import type { renderAt } from '../../test/render.tsx';
+import { buildProfile } from '../../test/factories.ts';
 import { buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
 
 // Shared arrange steps of the migration feature's component specs (the network is a stubbed fetch).
@@ -125,6 +126,7 @@ export function buildBatch(overrides: Partial<TransferBatch> = {}): TransferBatc
     syncCycleId: null,
     retryOf: null,
     Retried: false,
+    createdBy: buildProfile().id,
     error: null,
     ...overrides,
   };

@@ -1,4 +1,5 @@
 import type { MigrationFile, MigrationProgress, TransferBatch } from '@cumulo/contract';
+import { buildProfile } from '../../test/factories.ts';
 
 export const MB = 1024 * 1024;
 
@@ -9,6 +10,7 @@ export function buildMigration(overrides: Partial<MigrationProgress> = {}): Migr
     status: 'Processing',
     transferStatus: 2,
     transferType: 1,
+    createdBy: buildProfile().id,
     percent: 40,
     cloud: 'Blob store',
     bucket: 'media-copy',
@@ -75,6 +77,7 @@ export function buildBatch(overrides: Partial<TransferBatch> = {}): TransferBatc
     syncCycleId: null,
     retryOf: null,
     Retried: false,
+    createdBy: buildProfile().id,
     error: null,
     ...overrides,
   };
