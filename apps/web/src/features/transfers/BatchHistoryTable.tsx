@@ -11,6 +11,7 @@ import {
   type TransferBatch,
 } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
+import { useMayManageTransfer } from './may-manage-transfer.ts';
 import { endpointLabel } from './transfer-labels.ts';
 import { formatSpeed } from './transfer-stats.ts';
 import { useDownloadFailedFiles, useRetryTransfer, useTransferList } from './transfers-api.ts';
@@ -63,6 +64,7 @@ function BatchActions({ batch }: { batch: TransferBatch }) {
   const { message } = App.useApp();
   const retry = useRetryTransfer();
   const download = useDownloadFailedFiles();
+  const mayManage = useMayManageTransfer();
   const act = (run: () => Promise<unknown>, success: string) => async () => {
     try {
       await run();
@@ -74,7 +76,7 @@ function BatchActions({ batch }: { batch: TransferBatch }) {
   if (batch.failed === 0) return null;
   return (
     <Flex gap={8} wrap>
-      {canRetry(batch) && (
+      {canRetry(batch) && mayManage(batch) && (
         <Button
           size="small"
           loading={retry.isPending}

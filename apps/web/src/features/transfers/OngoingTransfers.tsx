@@ -8,6 +8,7 @@ import {
 } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { isInFlight, useDismissTransfer } from './live-transfers.ts';
+import { useMayManageTransfer } from './may-manage-transfer.ts';
 import { statusLine, type StatusLine } from './migration-status.ts';
 import { StatusIcon } from './StatusIcon.tsx';
 import { endpointLabel, sourceLabel } from './transfer-labels.ts';
@@ -63,6 +64,7 @@ function OngoingRow({ migration, batch }: OngoingRowProps) {
   const { message } = App.useApp();
   const cancel = useCancelTransfer();
   const dismiss = useDismissTransfer();
+  const mayManage = useMayManageTransfer();
   const source = batch ? sourceLabel(batch) : 'Transfer';
   const destination = endpointLabel(migration.cloud, migration.bucket);
   const name = `${source} → ${destination}`;
@@ -114,18 +116,19 @@ function OngoingRow({ migration, batch }: OngoingRowProps) {
             </Typography.Text>
           </Flex>
         )}
-        {cancelable ? (
-          <Popconfirm
-            title={transferMessages.cancelConfirm}
-            okText="Yes"
-            cancelText="No"
-            onConfirm={onConfirmCancel}
-          >
-            {cancelButton}
-          </Popconfirm>
-        ) : (
-          cancelButton
-        )}
+        {/* Clearing a batch that no longer runs stays on this page; canceling a live one is transfer.manage. */}
+        {cancelable
+          ? mayManage(migration) && (
+              <Popconfirm
+                title={transferMessages.cancelConfirm}
+                okText="Yes"
+                cancelText="No"
+                onConfirm={onConfirmCancel}
+              >
+                {cancelButton}
+              </Popconfirm>
+            )
+          : cancelButton}
       </Flex>
       {files.length > 0 && (
         <ul aria-label={`Files of ${name}`} style={{ listStyle: 'none', margin: '8px 0 0 60px', padding: 0 }}>

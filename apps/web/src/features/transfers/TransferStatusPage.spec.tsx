@@ -7,6 +7,7 @@ import {
   type HistoryEntry,
   type MigrationProgress,
   type TransferBatch,
+  type UserProfile,
 } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
@@ -119,13 +120,15 @@ interface PageWorld {
   ongoing?: MigrationProgress[];
   batches?: TransferBatch[];
   total?: number;
+  /** The signed-in member; an Owner when absent. */
+  profile?: UserProfile;
   extra?: Record<string, FakeReply | ((call: RecordedCall) => FakeReply)>;
 }
 
 function stubStatusPage(world: PageWorld = {}) {
   const batches = world.batches ?? [runningBatch, failedBatch, queuedBatch, doneBatch];
   return stubApi({
-    'GET /api/users/_me': { status: 200, body: buildProfile() },
+    'GET /api/users/_me': { status: 200, body: world.profile ?? buildProfile() },
     'GET /api/transfer/ongoing': {
       status: 200,
       body: { items: world.ongoing ?? [running, failedLive, queued] },
@@ -424,6 +427,61 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     expect(
       calls.filter((call) => call.path === '/api/transfer/cancel_transfer').map((call) => call.body),
     ).toEqual([{ Id: RUNNING_ID }]);
+  });
+
+  describe('cancel and retry of batches another member started (transfer.manage)', () => {
+    const OWN_FAILED_ID = '77777777-7777-4777-8777-777777777777';
+    const someoneElse = 'the-owner';
+    const world = (profile: UserProfile): PageWorld => ({
+      profile,
+      ongoing: [
+        buildMigration({ ...running, createdBy: someoneElse }),
+        buildMigration({ ...queued, createdBy: profile.id }),
+        buildMigration({ ...failedLive, createdBy: someoneElse }),
+      ],
+      batches: [
+        buildBatch({ ...runningBatch, createdBy: someoneElse }),
+        buildBatch({ ...failedBatch, createdBy: someoneElse }),
+        buildBatch({ ...queuedBatch, createdBy: profile.id }),
+        buildBatch({ ...failedBatch, id: OWN_FAILED_ID, sourceBucket: 'mine', createdBy: profile.id }),
+      ],
+    });
+    const cancelOf = (name: string) => `Cancel transfer ${name}`;
+    const othersLive = 'Main archive / media → Blob store / media-copy';
+    const ownLive = 'Main archive / photos → Cold storage / archive';
+    const othersEnded = 'Main archive / logs → Cold storage / backup';
+
+    it('shows a User Cancel and Retry Failed Files on their own batches only, and Download on any', async () => {
+      stubStatusPage(world(buildProfile({ role: { id: 3, title: 'User' } })));
+      renderAt('/mboard');
+
+      // Their own batches show the actions once the profile is read, so the others' are judged by then too.
+      expect(await screen.findByRole('button', { name: cancelOf(ownLive) })).toBeInTheDocument();
+      expect(screen.queryByRole('button', { name: cancelOf(othersLive) })).toBeNull();
+      // Clearing a batch that no longer runs asks nothing of the server: it stays for anyone's.
+      expect(screen.getByRole('button', { name: cancelOf(othersEnded) })).toBeInTheDocument();
+
+      await screen.findByRole('table', { name: 'Transfer history' });
+      const own = await waitFor(() => historyRow('Main archive / mine'));
+      expect(within(own).getByRole('button', { name: 'Retry Failed Files' })).toBeInTheDocument();
+      const others = historyRow('Main archive / logs');
+      expect(within(others).queryByRole('button', { name: 'Retry Failed Files' })).toBeNull();
+      expect(within(others).getByRole('button', { name: 'Download Failed Files' })).toBeInTheDocument();
+    });
+
+    it('shows an Admin Cancel and Retry Failed Files on any member’s batches', async () => {
+      stubStatusPage(world(buildProfile({ role: { id: 2, title: 'Admin' } })));
+      renderAt('/mboard');
+
+      expect(await screen.findByRole('button', { name: cancelOf(othersLive) })).toBeInTheDocument();
+      expect(screen.getByRole('button', { name: cancelOf(ownLive) })).toBeInTheDocument();
+      await screen.findByRole('table', { name: 'Transfer history' });
+      const others = await waitFor(() => historyRow('Main archive / logs'));
+      expect(within(others).getByRole('button', { name: 'Retry Failed Files' })).toBeInTheDocument();
+      expect(
+        within(historyRow('Main archive / mine')).getByRole('button', { name: 'Retry Failed Files' }),
+      ).toBeInTheDocument();
+    });
   });
 
   it('shows the bandwidth limit a batch was started with under its average speed', async () => {
