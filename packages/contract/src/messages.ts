@@ -31,6 +31,12 @@ export const messages = {
     'The code is not valid or was already used. Please enter the current code from your authenticator app.',
   mfaSessionExpired: 'Your sign-in session has expired. Please sign in again.',
   tooManyAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
+  /** The sign-in back-off's answer: how long, and the way in that never waits (the e-mailed reset). */
+  signInWait: (seconds: number) => {
+    const wait = Math.max(1, Math.ceil(seconds));
+    const told = wait < 120 ? `${wait} second${wait === 1 ? '' : 's'}` : `${Math.ceil(wait / 60)} minutes`;
+    return `Too many sign-in attempts. Try again in ${told}, or reset your password with "Forgot password?".`;
+  },
   tooManyMails: 'Too many e-mails were requested from here. Please wait a while and try again.',
   requestTokenInvalid: 'This form has expired. Please reload the page and try again.',
   resetLinkInvalid: 'This reset link is invalid or has expired. Please request a new one.',

@@ -222,8 +222,8 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     // The free tries are used up: the next one waits the first delay, even with the right password.
     const waiting = await login(email, PASSWORD);
     expect(waiting.status).toBe(429);
-    expect(waiting.body.message).toBe(messages.tooManyAttempts);
     const retryAfter = Number(waiting.headers['retry-after']);
+    expect(waiting.body.message).toBe(messages.signInWait(retryAfter));
     expect(retryAfter).toBe(backoffSeconds(SIGN_IN_BACKOFF.freePerUser, SIGN_IN_BACKOFF.freePerUser));
     // A try made while waiting is refused without counting: the wait does not grow.
     expect(Number((await login(email, 'Wrong#pass1')).headers['retry-after'])).toBeLessThanOrEqual(

@@ -81,7 +81,7 @@ export class SignInLimiter {
       this.#perIp.waitSeconds(ip),
     ]);
     const wait = Math.max(...waits);
-    if (wait > 0) throw tooManyRequests(wait);
+    if (wait > 0) throw tooManyRequests(wait, messages.signInWait(wait));
   }
 
   async recordFailure(username: string, ip: string) {
