@@ -98,12 +98,12 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
     });
   });
 
-  it('goes through forgot password to the sent panel and back to login', async () => {
+  it("goes through forgot password to the sent panel and back with its 'Login' link", async () => {
     const calls = stubApi({
       'POST /api/authentication/request_token': requestToken,
       'POST /api/authentication/forgot_password': { status: 200, body: { message: 'sent' } },
     });
-    const { user } = renderAt('/login');
+    const { user, location } = renderAt('/login?returnUrl=%2Fsharing');
 
     await user.click(await screen.findByRole('button', { name: 'Forgot password?' }));
     await user.click(screen.getByRole('button', { name: 'Send' }));
@@ -119,8 +119,12 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
       requestToken: 'form-token',
     });
 
-    await user.click(screen.getByRole('button', { name: 'Back to login' }));
+    // Spec 000 §2: the sent panel's links are 'resend email' and 'Login', as on the reset screen.
+    expect(screen.getByRole('button', { name: 'resend email' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Back to login' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('link', { name: 'Login' }));
     expect(await screen.findByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+    expect(location()).toBe('/login?returnUrl=%2Fsharing');
   });
 
   it('offers Google sign-in only as a disabled button, since single sign-on is not configured', async () => {

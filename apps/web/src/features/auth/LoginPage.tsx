@@ -146,7 +146,9 @@ export function LoginPage() {
         />
       )}
 
-      {panel.kind === 'sent' && <ResetEmailSent email={panel.email} loginAction={backToLogin} />}
+      {panel.kind === 'sent' && (
+        <ResetEmailSent email={panel.email} onLogin={() => setPanel({ kind: 'login' })} />
+      )}
 
       {panel.kind === 'mfa' && (
         <>

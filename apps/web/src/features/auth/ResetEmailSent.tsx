@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import { App, Button, Flex } from 'antd';
 import { MailOutlined } from '@ant-design/icons';
 import { useMutation } from '@tanstack/react-query';
@@ -8,12 +8,12 @@ import { requestPasswordReset } from './auth-api.ts';
 
 interface ResetEmailSentProps {
   email: string;
-  /** 'Login' on the reset screen, 'Back to login' on the sign-in screen. */
-  loginAction: ReactNode;
+  /** On the sign-in screen 'Login' only brings back its own login panel, keeping the page's returnUrl. */
+  onLogin?: () => void;
 }
 
-/** The reset-email-sent state of spec 000 §2, with 'resend email'. */
-export function ResetEmailSent({ email, loginAction }: ResetEmailSentProps) {
+/** The reset-email-sent state of spec 000 §2, with its links 'resend email' and 'Login'. */
+export function ResetEmailSent({ email, onLogin }: ResetEmailSentProps) {
   const { message } = App.useApp();
   const resend = useMutation({
     mutationFn: () => requestPasswordReset(email),
@@ -32,7 +32,18 @@ export function ResetEmailSent({ email, loginAction }: ResetEmailSentProps) {
         <Button type="link" loading={resend.isPending} onClick={() => resend.mutate()}>
           resend email
         </Button>
-        {loginAction}
+        <Link
+          to="/login"
+          onClick={
+            onLogin &&
+            ((event) => {
+              event.preventDefault();
+              onLogin();
+            })
+          }
+        >
+          Login
+        </Link>
       </Flex>
     </div>
   );

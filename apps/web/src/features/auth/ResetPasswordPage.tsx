@@ -33,7 +33,7 @@ export function ResetPasswordPage() {
           }
         />
       ) : (
-        <ResetEmailSent email={sentTo} loginAction={<Link to="/login">Login</Link>} />
+        <ResetEmailSent email={sentTo} />
       )}
     </AuthCard>
   );
