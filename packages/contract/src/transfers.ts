@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BYTES_MAX, text } from './text.ts';
-import { EGRESS_PER_GB, TRANSFER_CHARGE_PER_GB } from './pricing.ts';
+import { calculatorSize, EGRESS_PER_GB, TRANSFER_CHARGE_PER_GB } from './pricing.ts';
 import { PROVIDER_NAMES, type ProviderName } from './providers.ts';
 
 /**
@@ -338,10 +338,12 @@ export const c2cUsage = z.object({ count: z.number(), size: z.number(), cost: z.
 export const calculateCostBody = z.object({
   sourceCloudAccountId: accountId,
   destinationCloudAccountId: accountId,
+  // The screen's rule applies here too (spec 000 §5): 0.4 GB is priced as 1 GB, 2.6 GB as 3 GB.
   size: z
     .number({ message: transferMessages.calculatorSizeMin })
-    .min(1, { message: transferMessages.calculatorSizeMin })
-    .max(CALCULATOR_SIZE_MAX_GB, { message: transferMessages.calculatorSizeMax }),
+    .min(0, { message: transferMessages.calculatorSizeMin })
+    .max(CALCULATOR_SIZE_MAX_GB, { message: transferMessages.calculatorSizeMax })
+    .transform(calculatorSize),
 });
 export const costEstimate = z.object({
   sizeGb: z.number(),

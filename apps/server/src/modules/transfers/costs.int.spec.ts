@@ -82,8 +82,6 @@ describe('POST /transfer/calculate_cost against embedded PostgreSQL', () => {
       ['google', 'wasabi', 7, { egressPerGb: 0.12, egressCost: 0.84, transferCost: 1.05, total: 1.89 }],
       // Generic S3 has no row in the egress table: priced like aws.
       ['generic', 'aws', 2, { egressPerGb: 0.15, egressCost: 0.3, transferCost: 0.3, total: 0.6 }],
-      // 1.0001 × 0.087 = 0.0870087 → 0.08701; 1.0001 × 0.15 = 0.150015 → 0.15002.
-      ['azure', 'google', 1.0001, { egressCost: 0.08701, transferCost: 0.15002, total: 0.23703 }],
     ];
     for (const [source, destination, size, expected] of cases) {
       const res = await estimate(accounts[source] ?? '', accounts[destination] ?? '', size);
@@ -92,8 +90,22 @@ describe('POST /transfer/calculate_cost against embedded PostgreSQL', () => {
     }
   });
 
-  it('refuses a size under 1 GB and a missing size with the calculator rule', async () => {
-    for (const size of [0.5, 0, undefined]) {
+  it('prices the size the calculator screen sends rounded to a whole number of GB, at least 1 (spec 000 §5)', async () => {
+    // (size sent, GB priced, azure egress 0.087/GB + 0.15/GB transfer)
+    const cases: Array<[number, number, Partial<CostEstimate>]> = [
+      [0.4, 1, { egressCost: 0.087, transferCost: 0.15, total: 0.237 }],
+      [0, 1, { egressCost: 0.087, transferCost: 0.15, total: 0.237 }],
+      [2.6, 3, { egressCost: 0.261, transferCost: 0.45, total: 0.711 }],
+      [1.0001, 1, { egressCost: 0.087, transferCost: 0.15, total: 0.237 }],
+    ];
+    for (const [size, sizeGb, expected] of cases) {
+      const res = await estimate(accounts.azure ?? '', accounts.aws ?? '', size);
+      expect(res, `size ${size}`).toMatchObject({ status: 200, body: { sizeGb, ...expected } });
+    }
+  });
+
+  it('refuses a missing or negative size with the calculator rule', async () => {
+    for (const size of [undefined, -1]) {
       const res = await estimate(accounts.aws ?? '', accounts.azure ?? '', size);
       expect(res).toMatchObject({ status: 400, body: { message: transferMessages.calculatorSizeMin } });
     }

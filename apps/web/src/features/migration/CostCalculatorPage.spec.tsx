@@ -55,4 +55,32 @@ describe('Migration Cost Calculator /calc (fetch stubbed with vi.stubGlobal)', (
       size: 12,
     });
   });
+
+  it.each([
+    ['0.4', 1],
+    ['2.6', 3],
+  ])('takes %s GB and rounds it to %i, the whole number it sends and shows', async (typed, whole) => {
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+      'GET /api/cloud_accounts/': { status: 200, body: accounts },
+      'POST /api/transfer/calculate_cost': { status: 200, body: { ...estimate, sizeGb: whole } },
+    });
+    const { user } = renderAt('/calc');
+    const calculate = await screen.findByRole('button', { name: 'Calculate' });
+    await pick(user, 'Source Account', 'Main AWS');
+    await pick(user, 'Destination Account', 'Cold Wasabi');
+
+    const size = screen.getByLabelText('Transfer Size(GB)');
+    await user.type(size, typed);
+    expect(calculate).toBeEnabled();
+    await user.click(calculate);
+
+    expect(await screen.findByText(`${whole} GB`)).toBeInTheDocument();
+    expect(size).toHaveValue(String(whole));
+    expect(calls.find((call) => call.path === '/api/transfer/calculate_cost')?.body).toEqual({
+      sourceCloudAccountId: AWS_ID,
+      destinationCloudAccountId: WASABI_ID,
+      size: whole,
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Alert, Button, Card, Descriptions, InputNumber, Select, Space, Typography } from 'antd';
-import type { CostEstimate } from '@cumulo/contract';
+import { calculatorSize, type CostEstimate } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
@@ -8,8 +8,6 @@ import { useCalculateCost } from './migration-api.ts';
 
 /** Spec 000 §9 / 001 §9: transfer costs are shown in USD to 5 decimals. */
 const money = (value: number) => `$${value.toFixed(5)}`;
-/** Spec 001 §5 / 000 §5: the size is a whole number of GB, at least 1. */
-const MIN_SIZE_GB = 1;
 
 const chooseAccountText = 'Choose a source and a destination account.';
 
@@ -36,7 +34,7 @@ export function CostCalculatorPage() {
       await calculate.mutateAsync({
         sourceCloudAccountId: sourceId,
         destinationCloudAccountId: destinationId,
-        size,
+        size: calculatorSize(size),
       }),
     );
   };
@@ -80,13 +78,14 @@ export function CostCalculatorPage() {
             <Typography.Text strong>
               <label htmlFor="calc-size">Transfer Size(GB)</label>
             </Typography.Text>
+            {/* Spec 000 §5 / 001 §5: any size is taken and rounded to a whole number of GB, at least 1 (0.4 → 1,
+                2.6 → 3); a minimum or precision on the field would instead drop what was typed. */}
             <InputNumber
               id="calc-size"
-              min={MIN_SIZE_GB}
-              precision={0}
               style={{ width: 200 }}
               value={size}
               onChange={(value) => setSize(typeof value === 'number' ? value : null)}
+              onBlur={() => setSize((typed) => (typed === null ? null : calculatorSize(typed)))}
             />
           </Space>
           {missingAccounts ? <Alert type="warning" showIcon title={chooseAccountText} /> : null}
