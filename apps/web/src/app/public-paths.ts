@@ -21,7 +21,8 @@ export const PUBLIC_SEGMENTS = [
 export function isPublicPath(pathname: string): boolean {
   const [, first = '', second = ''] = pathname.split('/');
   const segment = first.toLowerCase();
-  // /sharing/{token} is the public link page; /sharing alone is the signed-in list of the organisation's shares.
+  // /sharing/{token} is the public link page. /sharing alone is public only signed out (it explains share
+  // links); signed in it is the organisation's list, where an expired session gets the modal.
   if (segment === 'sharing') return second !== '';
   return (PUBLIC_SEGMENTS as readonly string[]).includes(segment);
 }

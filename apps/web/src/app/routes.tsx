@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
-import { RequireAuth } from './RequireAuth.tsx';
+import { RequireAuth, type SignedOutHandle } from './RequireAuth.tsx';
 import { RootShell } from './RootShell.tsx';
 import { RouteErrorPage } from './RouteErrorPage.tsx';
 
@@ -76,6 +76,9 @@ const RequireDirectUploadAccess = lazy(() =>
 const SharesPage = lazy(() =>
   import('../features/sharing/SharesPage.tsx').then((m) => ({ default: m.SharesPage })),
 );
+const SharingIntroPage = lazy(() =>
+  import('../features/sharing/SharingIntroPage.tsx').then((m) => ({ default: m.SharingIntroPage })),
+);
 const SharedLinkPage = lazy(() =>
   import('../features/sharing/SharedLinkPage.tsx').then((m) => ({ default: m.SharedLinkPage })),
 );
@@ -127,7 +130,7 @@ export const appRoutes: RouteObject[] = [
       { path: 'reset_password/:token?', element: <ResetPasswordPage /> },
       soon('desktop', 'Cumulo Desktop'),
       soon('desktopbilling', 'Desktop Billing'),
-      // A share link opens signed-out; the list of the organisation's shares (/sharing) needs sign-in.
+      // A share link opens signed-out; /sharing too, where it explains share links (its route is below).
       { path: 'sharing/:token', element: <SharedLinkPage /> },
       {
         element: <RequireAuth />,
@@ -144,7 +147,12 @@ export const appRoutes: RouteObject[] = [
               { path: 'setAlert/:id?/:name?', element: <AlertsPage /> },
               { path: 'cloud-compare/:id', element: <CloudComparePage /> },
               { path: 'browse', element: <BrowsePage /> },
-              { path: 'sharing', element: <SharesPage /> },
+              {
+                // Public (spec 000 §2): signed out it explains share links and offers sign-in; signed in, the list.
+                path: 'sharing',
+                element: <SharesPage />,
+                handle: { signedOut: <SharingIntroPage /> } satisfies SignedOutHandle,
+              },
               // With ?sync (and /rboard) the Transfer Status page is its replication variant.
               { path: 'mboard', element: <TransferStatusPage /> },
               { path: 'rboard', element: <TransferStatusPage /> },

@@ -33,16 +33,40 @@ const unconfigured = { configured: false, channel_name: null, url_masked: null, 
 
 describe("the organisation's shares at /sharing (fetch stubbed)", () => {
   beforeAll(async () => {
-    await import('./SharesPage.tsx');
+    await Promise.all([import('./SharesPage.tsx'), import('./SharingIntroPage.tsx')]);
   }, 60_000);
 
   beforeEach(() => localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1'));
 
-  it('needs sign-in', () => {
+  it('signed out explains what a shared link is without calling the API, and signs in back to the list', async () => {
     localStorage.clear();
-    stubApi({});
-    const { location } = renderAt('/sharing');
+    const calls = stubApi({
+      'POST /api/authentication/request_token': { status: 200, body: { token: 'form-token' } },
+      'POST /api/authentication/Login': { status: 200, body: { challenge: 0, jwtToken: 'jwt-1' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+      'GET /api/organizations/_me/chat_webhook': { status: 200, body: unconfigured },
+      'GET /api/shares': { status: 200, body: { items: [buildShare()], total: 1, page: 1, page_size: 50 } },
+    });
+    const { user, location } = renderAt('/sharing');
+
+    expect(await screen.findByRole('heading', { name: 'Shared Files' })).toBeInTheDocument();
+    expect(screen.getByText(/A shared link is how someone using Cumulo sends you files/)).toBeInTheDocument();
+    expect(screen.getByText(/shows that share page with the files/)).toBeInTheDocument();
+    expect(screen.getByText(/A link may be password protected/)).toBeInTheDocument();
+    expect(location()).toBe('/sharing');
+    // Nothing signed-in is asked for, so no 401 and no 'Please sign in again' modal.
+    expect(calls).toEqual([]);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(location()).toBe('/login?returnUrl=%2Fsharing');
+    await user.type(await screen.findByLabelText('Email'), 'ada@example.com');
+    await user.type(screen.getByLabelText('Password'), 'Secret123');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+
+    expect(await screen.findByText('q1/report.csv')).toBeInTheDocument();
+    expect(location()).toBe('/sharing');
+    expect(screen.queryByText(/A shared link is how someone/)).not.toBeInTheDocument();
   });
 
   it('lists the links and revokes one after confirmation', async () => {
