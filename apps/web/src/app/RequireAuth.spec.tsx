@@ -136,6 +136,16 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
     expect(menu).not.toHaveTextContent('Users');
   });
 
+  it('sends a user without acl.has_wasabi from /wasabi to the dashboard (spec 001 §6)', async () => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+    stubApi({ 'GET /api/users/_me': { status: 200, body: buildProfile({ acl: { has_wasabi: false } }) } });
+    const { location } = renderAt('/wasabi');
+
+    expect(await screen.findByRole('heading', { name: 'Dashboard' })).toBeInTheDocument();
+    expect(location()).toBe('/');
+    expect(screen.queryByText('Wasabi Files System')).not.toBeInTheDocument();
+  });
+
   it('shows nothing of an Owner/Admin screen to role User', async () => {
     localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
     stubApi({

@@ -142,6 +142,36 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
     expect((wrongAzure.body as { message: string }).message).toMatch(/authenticate/i);
   });
 
+  it('opens the direct Wasabi screen (acl.has_wasabi, spec 001 §6) while the organisation has a Wasabi account', async () => {
+    const member = await signedInMember(server, 'wasabi-less');
+    const hasWasabi = async (token = member.token) =>
+      ((await call('GET', '/api/users/_me', token)).body as { acl: { has_wasabi: boolean } }).acl.has_wasabi;
+    // The owner's organisation connected a Wasabi account above; that opens nothing for another organisation.
+    expect(await hasWasabi(owner.token)).toBe(true);
+    expect(await hasWasabi()).toBe(false);
+    const aws = await call('POST', '/api/cloudaccount/insert', member.token, {
+      cloudType: 1,
+      name: 'Only AWS',
+      accessKey: S3RVER_KEY,
+      secretKey: S3RVER_KEY,
+    });
+    expect(aws.status).toBe(201);
+    expect(await hasWasabi()).toBe(false);
+
+    const wasabi = await call('POST', '/api/cloudaccount/insert', member.token, {
+      cloudType: 2,
+      name: 'Their Wasabi',
+      accessKey: S3RVER_KEY,
+      secretKey: S3RVER_KEY,
+    });
+    expect(wasabi.status).toBe(201);
+    expect(await hasWasabi()).toBe(true);
+
+    const id = (wasabi.body as { id: string }).id;
+    expect((await call('DELETE', `/api/cloudaccount/delete?id=${id}`, member.token)).status).toBe(200);
+    expect(await hasWasabi()).toBe(false);
+  });
+
   it('refuses a Google account whose service-account key is not valid JSON, naming the problem', async () => {
     const missing = await call('POST', '/api/cloudaccount/insert', owner.token, {
       cloudType: 16,

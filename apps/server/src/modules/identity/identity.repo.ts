@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { invitations, organizations, roles, sessions, userTokens, users } from '../../db/schema/index.ts';
+import { cloudAccounts } from '../../db/schema/cloud-accounts.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type OrganizationRow = typeof organizations.$inferSelect;
@@ -35,8 +36,12 @@ export class IdentityRepo {
   }
 
   async profileRow(organizationId: string, userId: string) {
+    // Backs acl.has_wasabi (see identity.service).
+    const hasWasabiAccount = sql<boolean>`exists (
+      select 1 from ${cloudAccounts}
+      where ${cloudAccounts.organizationId} = ${organizationId} and ${cloudAccounts.provider} = 'wasabi')`;
     const [row] = await this.orm
-      .select({ user: users, organization: organizations, role: roles })
+      .select({ user: users, organization: organizations, role: roles, hasWasabiAccount })
       .from(users)
       .innerJoin(organizations, eq(organizations.id, users.organizationId))
       .innerJoin(roles, eq(roles.id, users.roleId))

@@ -351,7 +351,7 @@ export class IdentityService {
   async #profileOf(organizationId: string, userId: string): Promise<UserProfile> {
     const row = await this.repo.profileRow(organizationId, userId);
     if (!row) throw notFound();
-    const { user, organization, role } = row;
+    const { user, organization, role, hasWasabiAccount } = row;
     return {
       id: user.id,
       first_name: user.firstName,
@@ -382,7 +382,10 @@ export class IdentityService {
         confirmed_c2c: organization.confirmedC2c,
         confirmed_ftx: organization.confirmedFtx,
       },
-      acl: { has_wasabi: true },
+      // Spec 001 §6: the direct Wasabi screen needs acl.has_wasabi. Until the team issue's per-user service ACLs
+      // (spec 002 §6) exist, it is held by organisations with a Wasabi account: without one the screen has no
+      // bucket to show, and the dashboard offers to add one.
+      acl: { has_wasabi: hasWasabiAccount },
       quota: {},
     };
   }
