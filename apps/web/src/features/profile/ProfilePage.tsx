@@ -13,7 +13,7 @@ function initials(profile: UserProfile): string {
   return `${profile.first_name.charAt(0)}${profile.last_name.charAt(0)}`.toUpperCase();
 }
 
-/** /profile — the account card (spec 002 §2 Settings area). */
+/** /profile — the account card and cloud services (spec 002 §2 Settings area); plan usage comes with billing. */
 export function ProfilePage() {
   useDocumentTitle('Profile');
   const { data: profile, error, isPending } = useProfile();
@@ -54,6 +54,8 @@ export function ProfilePage() {
           <Link to="/mfa">Multi-factor authentication</Link>
         </Flex>
       </Card>
+      {/* Spec 002 §2 puts the plan usage card here, between the account card and Cloud services; it arrives with
+          the billing issue, which holds packages and quotas (users/_me answers none before then). */}
       <Card title="Cloud services">
         <Flex wrap gap={16}>
           <Link to="/addProvider">Add your cloud account</Link>
