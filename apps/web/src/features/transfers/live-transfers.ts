@@ -63,13 +63,13 @@ export function applyBatchChange(
  */
 export function listingsChangedBy(batch: TransferBatch): string[][] {
   if (!FINAL_STATUS[batch.transferStatus]) return [];
-  const changed = [
-    ['storage-content', storageIdOf(batch.destinationCloudAccount.id, batch.destinationBucket)],
-  ];
-  if (batch.operation === 'move') {
-    changed.push(['storage-content', storageIdOf(batch.sourceCloudAccount.id, batch.sourceBucket)]);
-  }
-  return changed;
+  const sides = [{ accountId: batch.destinationCloudAccount.id, bucket: batch.destinationBucket }];
+  if (batch.operation === 'move')
+    sides.push({ accountId: batch.sourceCloudAccount.id, bucket: batch.sourceBucket });
+  // An account removed since has no listing left to refresh.
+  return sides.flatMap(({ accountId, bucket }) =>
+    accountId === null ? [] : [['storage-content', storageIdOf(accountId, bucket)]],
+  );
 }
 
 /** Still queued or copying on the server. */
