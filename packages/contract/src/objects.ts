@@ -105,7 +105,11 @@ export type ListingItem = z.infer<typeof listingItem>;
 
 const keyText = text({ max: OBJECT_KEY_MAX, maxMessage: objectMessages.pathTooLong });
 
-/** GET /storage/{id}/content query. `last_file` is accepted and echoed; paging follows `continuationToken`. */
+/**
+ * GET /storage/{id}/content query. `last_file` is accepted and echoed; paging follows `continuationToken`. `path`
+ * is a folder ('photos' lists 'photos/'), unless `match` is 'prefix': then the keys and folders starting with it
+ * ('gallery/thumb_01' lists 'gallery/thumb_01a.jpg' and 'gallery/thumb_01x/'), as `aws s3 ls` does.
+ */
 export const listingQuery = z.object({
   limit: z.coerce
     .number({ error: `limit must be a number from 1 to ${LISTING_MAX_LIMIT}.` })
@@ -114,6 +118,7 @@ export const listingQuery = z.object({
     .max(LISTING_MAX_LIMIT, `limit must be a number from 1 to ${LISTING_MAX_LIMIT}.`)
     .default(LISTING_DEFAULT_LIMIT),
   path: keyText.default(''),
+  match: z.enum(['folder', 'prefix']).optional(),
   last_file: keyText.optional(),
   continuationToken: text({ max: 8192 }).optional(),
 });

@@ -56,10 +56,13 @@ export class ObjectsService {
     private readonly log: Logger,
   ) {}
 
-  /** GET /storage/{id}/content: one page of one folder level, folders and files in key order. */
+  /**
+   * GET /storage/{id}/content: one page of one folder level, folders and files in key order; with `match`
+   * 'prefix', of the keys starting with the path as typed (one level below its folder).
+   */
   async list(principal: Principal, storageId: string, query: ListingQuery): Promise<ListingAnswer> {
     const { account, bucket } = await this.#storage(principal, storageId);
-    const path = folderPrefix(query.path);
+    const path = query.match === 'prefix' ? query.path : folderPrefix(query.path);
     const store = await this.stores.storeFor(account);
     const pages = store.list(bucket, {
       prefix: path || undefined,

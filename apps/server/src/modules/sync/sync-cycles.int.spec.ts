@@ -11,6 +11,7 @@ import {
   syncMessages,
   type NotificationItem,
   type SyncCycle,
+  type TransferList,
 } from '@cumulo/contract';
 import type { ObjectStore } from '@cumulo/storage';
 import {
@@ -529,6 +530,14 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
         deleteCount: 3,
         deletedCount: 3,
         copyCount: 1,
+      });
+      // The replication history (/rboard?sync=true) lists the cycle's batch, a copy: it shows the cycle's deletes.
+      const history = (await callApi(server, 'GET', '/api/transfer/get_all?type=2&pagesize=200', owner.token))
+        .body as TransferList;
+      expect(history.items.find((batch) => batch.syncCycleId === cycle.id)).toMatchObject({
+        operation: 'copy',
+        transferred: 1,
+        deleted: 3,
       });
       const { rows } = await server.db.pool.query<{ key: string; status: string }>(
         'select key, status from sync_deletions where cycle_id = $1 order by key',

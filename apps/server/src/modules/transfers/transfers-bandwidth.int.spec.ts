@@ -153,6 +153,46 @@ describe('transfer bandwidth limit', () => {
     expect(done.averageSpeed).toBeLessThanOrEqual(1.5 * limit);
   });
 
+  it('moves a 1 MiB/s batch at about 1 MiB/s, and its average speed says so', async () => {
+    // Issue 21: a 1 MiB/s transfer showed half of it. One large object and a few small ones, so one of the
+    // batch's two jobs runs out of work early and the other copies the large object alone.
+    const files: Record<string, Buffer> = {
+      'paced/large.bin': randomBytes(4 * MiB),
+      'paced/a.txt': randomBytes(64 * 1024),
+      'paced/b.txt': randomBytes(64 * 1024),
+    };
+    for (const [key, body] of Object.entries(files))
+      await s3.write('limited-src', key, body, { size: body.length });
+    const bytes = Object.values(files).reduce((sum, body) => sum + body.length, 0);
+    const limit = TRANSFER_BANDWIDTH_MIN;
+
+    const res = await transfer({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'limited-src',
+      sourcePath: 'paced/',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'limited-dst',
+      destinationPath: 'paced/',
+      bandwidthLimit: limit,
+    });
+    expect(res.status, res.raw).toBe(200);
+    const done = await finished((res.body as TransferStarted).batch.id);
+
+    expect(done).toMatchObject({
+      transferStatus: BATCH_STATUS.completed,
+      transferred: 3,
+      transferredSize: bytes,
+    });
+    const seconds = (Date.parse(done.finishedAt ?? '') - Date.parse(done.startedAt ?? '')) / 1000;
+    const measured = bytes / seconds;
+    // What the user relies on: the limit is the speed, neither half of it nor a burst above it.
+    expect(measured / limit).toBeGreaterThanOrEqual(0.8);
+    expect(measured / limit).toBeLessThanOrEqual(1.1);
+    // The average the history and Transfer Status show is those bytes over that time.
+    expect(done.averageSpeed / measured).toBeGreaterThanOrEqual(0.9);
+    expect(done.averageSpeed / measured).toBeLessThanOrEqual(1.1);
+  });
+
   it('leaves a transfer without a limit unlimited', async () => {
     await s3.write('limited-src', 'docs/c.txt', Buffer.from('free'), { size: 4 });
     const res = await transfer({

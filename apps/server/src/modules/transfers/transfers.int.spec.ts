@@ -6,6 +6,8 @@ import {
   BATCH_STATUS,
   TRANSFER_EVENTS,
   transferMessages,
+  storageIdOf,
+  type ListingAnswer,
   type MigrationProgress,
   type TransferBatch,
   type TransferList,
@@ -279,6 +281,48 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       stranger.token,
     );
     expect(foreign.status).toBe(404);
+  });
+
+  it('takes a prefix as a prefix: lists and copies the keys starting with it, named from its folder', async () => {
+    // Issue 21: 'gallery/thumb_01' became the folder 'gallery/thumb_01/' and listed nothing.
+    await s3.createBucket('prefix-src');
+    await blob.createBucket('prefix-dst');
+    await fill(s3, 'prefix-src', {
+      'gallery/thumb_01a.jpg': randomBytes(3000),
+      'gallery/thumb_01b.jpg': randomBytes(3100),
+      'gallery/thumb_01x/c.jpg': randomBytes(3200),
+      'gallery/thumb_02.jpg': randomBytes(3300),
+      'other/thumb_01.jpg': randomBytes(3400),
+    });
+
+    const storage = encodeURIComponent(storageIdOf(awsId, 'prefix-src'));
+    const listed = await call(
+      'GET',
+      `/api/storage/${storage}/content?path=gallery/thumb_01&match=prefix`,
+      owner.token,
+    );
+    expect(listed.status, listed.raw).toBe(200);
+    expect((listed.body as ListingAnswer).items.map((item) => item.key)).toEqual([
+      'gallery/thumb_01a.jpg',
+      'gallery/thumb_01b.jpg',
+      'gallery/thumb_01x/',
+    ]);
+
+    const batch = await finished({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'prefix-src',
+      sourcePath: 'gallery/thumb_01',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'prefix-dst',
+      destinationPath: 'backup',
+    });
+    expect(batch).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 3 });
+    // Keys keep what follows the prefix's last '/', as `aws s3 cp --recursive` of that folder would name them.
+    expect((await keysOf(blob, 'prefix-dst')).sort()).toEqual([
+      'backup/thumb_01a.jpg',
+      'backup/thumb_01b.jpg',
+      'backup/thumb_01x/c.jpg',
+    ]);
   });
 
   it('with Skip Existing Files copies only new and changed objects of a prefix', async () => {

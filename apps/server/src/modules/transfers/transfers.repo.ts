@@ -19,6 +19,8 @@ export type BatchView = BatchRow & {
   sourceAccountName: string | null;
   destinationAccountName: string | null;
   bytesDone: number;
+  /** Objects the batch's sync cycle deleted at the destination (a mirror's deletes); 0 for other batches. */
+  syncDeleted: number;
 };
 
 /** A planned object, before it has an id. */
@@ -99,6 +101,8 @@ export class TransfersRepo {
         sourceAccountName: sourceAccount.name,
         destinationAccountName: destinationAccount.name,
         bytesDone: sql<string>`${transferBatches.transferredSize} + coalesce((select sum(i.bytes_done) from transfer_items i where i.batch_id = ${transferBatches.id} and i.status = 'copying'), 0)`,
+        // A cycle deletes after its batch's copies, outside the batch: its own row counts them.
+        syncDeleted: sql<string>`coalesce((select c.deleted_count from sync_cycles c where c.id = ${transferBatches.syncCycleId}), 0)`,
       })
       .from(transferBatches)
       .leftJoin(sourceAccount, eq(sourceAccount.id, transferBatches.sourceCloudAccountId))
@@ -110,12 +114,14 @@ export class TransfersRepo {
     sourceAccountName: string | null;
     destinationAccountName: string | null;
     bytesDone: string;
+    syncDeleted: string;
   }): BatchView {
     return {
       ...row.batch,
       sourceAccountName: row.sourceAccountName,
       destinationAccountName: row.destinationAccountName,
       bytesDone: num(row.bytesDone),
+      syncDeleted: num(row.syncDeleted),
     };
   }
 

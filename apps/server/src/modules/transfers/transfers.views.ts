@@ -22,7 +22,8 @@ export function toTransferBatch(batch: BatchView): TransferBatch {
     totalSize: batch.totalSize,
     transferred: batch.transferredNumber,
     transferredSize: batch.transferredSize,
-    deleted: batch.deletedNumber,
+    // A move's deleted sources, or a sync cycle's deletes at the destination.
+    deleted: batch.deletedNumber + batch.syncDeleted,
     failed: batch.failedNumber,
     skipped: batch.skippedNumber,
     skippedSize: batch.skippedSize,

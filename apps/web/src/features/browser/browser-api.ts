@@ -35,10 +35,20 @@ type PageParam = BrowserPage['next'];
  * The pages of one folder (GET /storage/{id}/content), 30 rows each (spec 001 §9). Pages are only added, never
  * re-read in the background: refetching 3 000 loaded pages on a window focus would cost 3 000 calls.
  */
-export function useFolderContent(accountId: string, bucket: string, path: string, enabled: boolean) {
+export function useFolderContent(
+  accountId: string,
+  bucket: string,
+  path: string,
+  enabled: boolean,
+  match: 'folder' | 'prefix' = 'folder',
+) {
   const storageId = storageIdOf(accountId, bucket);
   return useInfiniteQuery({
-    queryKey: queryKeys.folderContent(storageId, path),
+    // Under the folder's key, so that what refreshes a bucket's listings refreshes a prefix's too.
+    queryKey:
+      match === 'prefix'
+        ? [...queryKeys.folderContent(storageId, path), 'prefix']
+        : queryKeys.folderContent(storageId, path),
     enabled,
     initialPageParam: null as PageParam,
     queryFn: async ({ pageParam, signal }): Promise<BrowserPage> => {
@@ -48,6 +58,7 @@ export function useFolderContent(accountId: string, bucket: string, path: string
           query: {
             limit: BROWSER_PAGE_SIZE,
             path,
+            match: match === 'prefix' ? match : undefined,
             continuationToken: pageParam?.token,
             last_file: pageParam?.lastFile ?? undefined,
           },

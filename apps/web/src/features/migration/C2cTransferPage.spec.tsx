@@ -1,6 +1,13 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, C2C_TYPE, transferMessages } from '@cumulo/contract';
+import {
+  AUTH_STORAGE_KEY,
+  BATCH_STATUS,
+  C2C_TYPE,
+  TRANSFER_EVENTS,
+  transferMessages,
+  type ListingAnswer,
+} from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -9,7 +16,10 @@ import {
   AWS_ID,
   WASABI_ID,
   accounts,
+  buildBatch,
+  contentPath,
   findDialog,
+  item,
   listingHandlers,
   pick,
   queryDialog,
@@ -48,6 +58,28 @@ function holdTransferAnswers() {
     return inner(input, init);
   });
   return () => release();
+}
+
+/** A fake hub socket the test feeds /rm messages through (the browser's WebSocket does not exist in jsdom). */
+function stubHub() {
+  const sockets: Array<{ onmessage: ((event: MessageEvent) => void) | null }> = [];
+  vi.stubGlobal(
+    'WebSocket',
+    class {
+      onopen = null;
+      onmessage: ((event: MessageEvent) => void) | null = null;
+      onclose = null;
+      onerror = null;
+      constructor() {
+        sockets.push(this);
+      }
+      close(): void {}
+    },
+  );
+  return (type: string, data: unknown) => {
+    const hub = sockets.filter((socket) => socket.onmessage).at(-1);
+    hub?.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ type, data }) }));
+  };
 }
 
 const source = () => screen.getByRole('region', { name: 'Source files' });
@@ -160,6 +192,46 @@ describe('Two-panel transfer page /c2c (fetch stubbed with vi.stubGlobal)', () =
     });
     await user.click(within(popup).getByRole('button', { name: 'Transfer Status' }));
     await waitFor(() => expect(location()).toBe('/mboard'));
+  });
+
+  it('turns a copied file\'s "Transferring" tag into the listed file when the batch-finished message arrives', async () => {
+    const send = stubHub();
+    let copied = false;
+    // The destination's listing holds the file once the server copied it.
+    const archive = (): ListingAnswer => {
+      const keys = copied ? ['clip.mp4', 'old.txt'] : ['old.txt'];
+      return {
+        items: keys.map((key) => item('archive', key)),
+        path: '',
+        last_file: keys.at(-1) ?? null,
+        continuation_token: null,
+        id: `${WASABI_ID}/archive`,
+        bucket_name: 'archive',
+        cloud_account_id: WASABI_ID,
+      };
+    };
+    stubC2c({ [`GET ${contentPath(WASABI_ID, 'archive')}`]: () => ({ status: 200, body: archive() }) });
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await within(destination()).findByText('Transferring')).toBeInTheDocument();
+    await findDialog(transferMessages.started);
+
+    copied = true;
+    send(
+      TRANSFER_EVENTS.batch,
+      buildBatch({
+        transferStatus: BATCH_STATUS.completed,
+        phase: 'finished',
+        total: 1,
+        transferred: 1,
+        finishedAt: '2025-06-03T09:31:00.000Z',
+      }),
+    );
+
+    await waitFor(() => expect(within(destination()).queryByText('Transferring')).toBeNull());
+    expect(within(destination()).getByText('clip.mp4')).toBeInTheDocument();
   });
 
   it('moves optimistically and puts the files back with the server message when the transfer fails', async () => {

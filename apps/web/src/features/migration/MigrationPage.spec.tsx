@@ -67,14 +67,18 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(copyUsingPrefix).toBeDisabled();
     await user.click(screen.getByRole('checkbox', { name: 'Use a prefix' }));
     expect(prefix).toBeEnabled();
-    await user.type(prefix, 'docs');
+    await user.type(prefix, 'docs/in');
     expect(copyUsingPrefix).toBeEnabled();
 
+    // A prefix is a prefix (issue 21): 'docs/in' lists the keys starting with it, not a folder 'docs/in/'.
     await user.click(screen.getByRole('button', { name: 'List Objects' }));
     const objects = await screen.findByRole('region', { name: 'Objects' });
     expect(await within(objects).findByText('inner.txt')).toBeInTheDocument();
     const listCall = calls.find((call) => call.path === contentPath(AWS_ID, 'photos'));
-    expect(new URLSearchParams(listCall?.search).get('path')).toBe('docs/');
+    expect(Object.fromEntries(new URLSearchParams(listCall?.search))).toMatchObject({
+      path: 'docs/in',
+      match: 'prefix',
+    });
 
     await user.click(screen.getByRole('checkbox', { name: 'Skip Existing Files' }));
     await user.click(copyUsingPrefix);
@@ -84,10 +88,10 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(calls.find((call) => call.path === '/api/transfer/transfer')?.body).toEqual({
       sourceCloudAccountId: AWS_ID,
       sourceBucket: 'photos',
-      sourcePath: 'docs',
+      sourcePath: 'docs/in',
       destinationCloudAccountId: WASABI_ID,
       destinationBucket: 'archive',
-      destinationPath: '',
+      destinationPath: 'docs/',
       transferType: 1,
       allowSkip: true,
       operation: 'copy',

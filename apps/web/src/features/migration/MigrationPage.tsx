@@ -30,10 +30,12 @@ function chooseAccount(accounts: readonly CloudAccountView[], accountId: string)
   return { accountId, bucket: account?.storages[0]?.bucket_name ?? null };
 }
 
-/** The prefix as a folder for listing ('photos' lists 'photos/'), '' for the bucket root. */
-function folderOf(prefix: string): string {
-  const cleaned = prefix.replace(/^\/+/, '');
-  return cleaned === '' || cleaned.endsWith('/') ? cleaned : `${cleaned}/`;
+/**
+ * The prefix as typed, without leading slashes (keys have none). A prefix is a prefix: 'gallery/thumb_01' means
+ * the keys starting with it, 'gallery/' a folder; both the listing and the copy take it so.
+ */
+function keyPrefix(prefix: string): string {
+  return prefix.replace(/^\/+/, '');
 }
 
 /**
@@ -69,7 +71,7 @@ export function MigrationPage() {
   const [chargeOpen, setChargeOpen] = useState(false);
   const [startedOpen, setStartedOpen] = useState(false);
 
-  const trimmedPrefix = usePrefix ? prefix.trim() : '';
+  const trimmedPrefix = usePrefix ? keyPrefix(prefix.trim()) : '';
   const bucketsChosen = Boolean(
     source.accountId && source.bucket && destination.accountId && destination.bucket,
   );
@@ -84,7 +86,7 @@ export function MigrationPage() {
 
   const listObjects = () => {
     if (!source.accountId || !source.bucket) return;
-    setListed({ accountId: source.accountId, bucket: source.bucket, path: folderOf(trimmedPrefix) });
+    setListed({ accountId: source.accountId, bucket: source.bucket, path: trimmedPrefix });
   };
 
   const copy = async (sourcePath: string) => {

@@ -12,9 +12,13 @@ interface ObjectListPreviewProps {
   prefix: string;
 }
 
-/** "List Objects" of /migration: the objects under the prefix, as the bucket browser pages them. */
+/**
+ * "List Objects" of /migration: the keys starting with the prefix ('gallery/thumb_01' lists
+ * 'gallery/thumb_01a.jpg'; 'gallery/' the folder), as the bucket browser pages them, named from the prefix's folder.
+ */
 export function ObjectListPreview({ accountId, bucket, prefix }: ObjectListPreviewProps) {
-  const listing = useFolderContent(accountId, bucket, prefix, true);
+  const listing = useFolderContent(accountId, bucket, prefix, true, 'prefix');
+  const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
   const rows = listing.data?.pages.flatMap((page) => page.rows) ?? [];
   if (listing.isError) return <Alert type="error" showIcon title={describeError(listing.error)} />;
   return (
@@ -37,7 +41,7 @@ export function ObjectListPreview({ accountId, bucket, prefix }: ObjectListPrevi
             title={row.key}
           >
             {row.type === FS_FILE_TYPE.folder ? <FolderOutlined /> : <FileOutlined />}{' '}
-            {displayName(row.key.slice(prefix.length) || row.name)}
+            {displayName(row.key.slice(folder.length) || row.name)}
           </List.Item>
         )}
       />

@@ -65,9 +65,13 @@ export const contentPath = (accountId: string, bucket: string) =>
 
 function listingHandler(accountId: string, bucket: string) {
   return (call: RecordedCall): FakeReply => {
-    const raw = new URLSearchParams(call.search).get('path') ?? '';
-    const path = raw === '' || raw.endsWith('/') ? raw : `${raw}/`;
-    const keys = folders[`${accountId}/${bucket}/${path}`] ?? [];
+    const query = new URLSearchParams(call.search);
+    const raw = query.get('path') ?? '';
+    // As the server: a folder path ('docs' lists 'docs/'), or with match=prefix the keys starting with it.
+    const prefix = query.get('match') === 'prefix';
+    const path = prefix || raw === '' || raw.endsWith('/') ? raw : `${raw}/`;
+    const folder = path.slice(0, path.lastIndexOf('/') + 1);
+    const keys = (folders[`${accountId}/${bucket}/${folder}`] ?? []).filter((key) => key.startsWith(path));
     const body: ListingAnswer = {
       items: keys.map((key) => item(bucket, key)),
       path,

@@ -161,11 +161,13 @@ const columns: TableColumnsType<TransferBatch> = [
     render: (_, batch) => <CountAndSize files={batch.skipped} bytes={batch.skippedSize} />,
   },
   {
-    // A move deletes each source once its copy is verified, or once it is found already at the destination.
-    title: <abbr title="Deleted from source">Deleted</abbr>,
+    // A move deletes each source once its copy is verified, or once it is found already at the destination; a
+    // sync cycle deletes at the destination what left its source. A plain copy deletes nothing.
+    title: <abbr title="Deleted from the source (a move) or the destination (a sync cycle)">Deleted</abbr>,
     key: 'deleted',
     align: 'right',
-    render: (_, batch) => (batch.operation === 'move' ? count(batch.deleted) : '—'),
+    render: (_, batch) =>
+      batch.operation === 'move' || batch.syncCycleId !== null ? count(batch.deleted) : '—',
   },
   {
     title: 'Average speed',

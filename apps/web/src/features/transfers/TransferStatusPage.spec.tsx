@@ -545,6 +545,24 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     });
   });
 
+  it("shows a replication cycle's deletes under Deleted, not '—' (a cycle's batch is a copy)", async () => {
+    const cycleBatch = buildBatch({
+      id: '77777777-7777-4777-8777-777777777777',
+      transferType: 2,
+      operation: 'copy',
+      sourceBucket: 'mirrored',
+      destinationBucket: 'mirrored-copy',
+      syncCycleId: '88888888-8888-4888-8888-888888888888',
+      deleted: 161,
+    });
+    stubStatusPage({ ongoing: [], batches: [cycleBatch] });
+    renderAt('/rboard?sync=true');
+
+    await screen.findByRole('table', { name: 'Transfer history' });
+    const row = await waitFor(() => historyRow('Main archive / mirrored'));
+    expect(within(row).getByRole('cell', { name: '161' })).toBeInTheDocument();
+  });
+
   it('lists no replication on the Migration Status page', async () => {
     stubStatusPage({ ongoing: [buildMigration({ ...running, transferType: 2 })] });
     renderAt('/mboard');

@@ -4,6 +4,7 @@ import {
   TRANSFER_EVENTS,
   migrationProgress,
   ongoingTransfers,
+  storageIdOf,
   transferBatch,
   type MigrationProgress,
   type MigrationStatus,
@@ -52,6 +53,22 @@ export function applyBatchChange(
           updated: batch.finishedAt ?? migration.updated,
         }
       : migration,
+  );
+}
+
+/**
+ * The bucket listings a batch that ended changed: its destination's, and its source's when it moved. The panels
+ * and browsers read them with no staleness (the feed keeps them current), so without this a copied file kept its
+ * optimistic "Transferring" tag until the user reopened the folder.
+ */
+export function listingsChangedBy(batch: TransferBatch): string[][] {
+  if (!FINAL_STATUS[batch.transferStatus]) return [];
+  const sides = [{ accountId: batch.destinationCloudAccount.id, bucket: batch.destinationBucket }];
+  if (batch.operation === 'move')
+    sides.push({ accountId: batch.sourceCloudAccount.id, bucket: batch.sourceBucket });
+  // An account removed since has no listing left to refresh.
+  return sides.flatMap(({ accountId, bucket }) =>
+    accountId === null ? [] : [['storage-content', storageIdOf(accountId, bucket)]],
   );
 }
 
@@ -108,7 +125,8 @@ export function useDismissTransfer() {
 
 /**
  * Feeds the live list from the /rm hub for as long as the signed-in layout is mounted: `transfer.progress`
- * replaces one batch's live state, `transfer.batch` marks it finished and refreshes the history lists.
+ * replaces one batch's live state, `transfer.batch` marks it finished and refreshes the history lists and the
+ * listings of the buckets it changed.
  */
 export function useLiveTransferFeed(): void {
   const queryClient = useQueryClient();
@@ -137,6 +155,7 @@ export function useLiveTransferFeed(): void {
         applyBatchChange(held, batch),
       );
     }
+    for (const queryKey of listingsChangedBy(batch)) void queryClient.invalidateQueries({ queryKey });
     invalidateHistory();
   });
 }

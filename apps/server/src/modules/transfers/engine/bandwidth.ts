@@ -17,7 +17,8 @@ export const realClock: BandwidthClock = {
  * Paces bytes to `rate` per second. A reader takes the bytes it just received; the bucket holds at most `burst`
  * tokens (one second's worth by default), and a take larger than what is held runs the bucket into debt and waits
  * until the debt is paid back. Reserving before waiting keeps concurrent readers in arrival order and the long-run
- * rate exact, whatever the chunk sizes.
+ * rate exact, whatever the chunk sizes. It starts empty: a transfer's first second is paced like the others, so a
+ * batch of a few MiB does not run a quarter above its limit; the burst is only what an idle reader saved up.
  */
 export class TokenBucket {
   readonly #fixedBurst: number | undefined;
@@ -33,7 +34,7 @@ export class TokenBucket {
     TokenBucket.#check(rate);
     this.#rate = rate;
     this.#fixedBurst = burst;
-    this.#tokens = this.burst;
+    this.#tokens = 0;
     this.#at = clock.now();
   }
 
@@ -84,7 +85,11 @@ export class TokenBucket {
  * The buckets of the batches this process copies. A batch's limit is split evenly over its
  * `TRANSFER_JOBS_PER_BATCH` jobs, and the jobs of one batch that run in this process read through one bucket
  * whose rate is their shares added up (never more than the whole limit): a batch copied by one process (`npm
- * start`) reads at its limit, and so does a batch whose jobs run on several workers.
+ * start`) reads at its limit, and so does a batch whose jobs run on several workers. A job that ends does not
+ * lower the rate: it ends because nothing is left for it to claim, so the jobs still copying here are the batch's
+ * readers here, and one job that claimed every object (a batch of one large file) read at half the limit when its
+ * sibling left (issue 21). What this costs: a job that yields its slot (fair queues) and is picked up by another
+ * process adds that process's share on top until this process's jobs end.
  */
 export class BatchBandwidth {
   readonly #held = new Map<string, { bucket: TokenBucket; limit: number; users: number }>();
@@ -100,7 +105,7 @@ export class BatchBandwidth {
     const held = this.#held.get(batchId);
     if (held) {
       held.users += 1;
-      held.bucket.setRate(this.#rateOf(held.limit, held.users));
+      held.bucket.setRate(Math.max(held.bucket.rate, this.#rateOf(held.limit, held.users)));
       return held.bucket;
     }
     const bucket = new TokenBucket(this.#rateOf(limit, 1), undefined, this.clock);
@@ -113,7 +118,6 @@ export class BatchBandwidth {
     if (!held) return;
     held.users -= 1;
     if (held.users <= 0) this.#held.delete(batchId);
-    else held.bucket.setRate(this.#rateOf(held.limit, held.users));
   }
 
   #rateOf(limit: number, jobs: number): number {

@@ -10,6 +10,32 @@ import type { BusMessage } from '../../../realtime/events.ts';
 import type { TransfersRepo } from '../transfers.repo.ts';
 import { toMigrationFile, toMigrationProgress } from '../transfers.views.ts';
 
+/**
+ * The span the live rate (and so the ETA) is measured over. Bytes are counted when an object or a part has been
+ * written, not as they are read: a paced 4 MiB object at 1 MiB/s shows nothing for four seconds, then 4 MiB at
+ * once. Over one second the rate swung between 0 and several times the limit, and the ETA with it (issue 21).
+ */
+export const RATE_WINDOW_MS = 30_000;
+
+/** One flush's reading of the batch's bytes. */
+export interface BytesSample {
+  at: number;
+  bytes: number;
+}
+
+/**
+ * Bytes per second over the samples of the last RATE_WINDOW_MS (the oldest kept is the last one at or before the
+ * window's start, so the span covers it whole once the batch has run that long); drops the samples no longer
+ * needed. 0 until two samples span some time.
+ */
+export function windowRate(samples: BytesSample[], now: number, bytes: number): number {
+  samples.push({ at: now, bytes });
+  while (samples.length > 2 && (samples[1]?.at ?? now) <= now - RATE_WINDOW_MS) samples.shift();
+  const oldest = samples[0];
+  if (!oldest || now <= oldest.at) return 0;
+  return Math.max(0, ((bytes - oldest.bytes) * 1000) / (now - oldest.at));
+}
+
 /** NOTIFY payloads stop at 8000 bytes; the files map is cut to fit well under it. */
 const PAYLOAD_BUDGET = 7000;
 const MAX_FILES = 25;
@@ -29,9 +55,8 @@ interface BatchState {
   jobs: number;
   files: Map<number, FileState>;
   dirty: boolean;
-  /** Bytes of the whole batch (every worker) at the last flush, for the current rate. */
-  lastBytes: number | null;
-  lastAt: number;
+  /** Bytes of the whole batch (every worker) at recent flushes, for the current rate (windowRate). */
+  samples: BytesSample[];
 }
 
 /**
@@ -59,8 +84,7 @@ export class TransferProgress {
         jobs: 1,
         files: new Map(),
         dirty: true,
-        lastBytes: null,
-        lastAt: Date.now(),
+        samples: [],
       });
     }
     this.#timer ??= setInterval(() => void this.flush(), TRANSFER_PROGRESS_INTERVAL_MS);
@@ -144,12 +168,7 @@ export class TransferProgress {
     const batch = await this.repo.findForEngine(batchId);
     if (!batch) return;
     const now = Date.now();
-    const rate =
-      state.lastBytes === null || now <= state.lastAt
-        ? 0
-        : Math.max(0, ((batch.bytesDone - state.lastBytes) * 1000) / (now - state.lastAt));
-    state.lastBytes = batch.bytesDone;
-    state.lastAt = now;
+    const rate = windowRate(state.samples, now, batch.bytesDone);
     if (batch.startedAt) {
       const seconds = Math.max(1, (now - batch.startedAt.getTime()) / 1000);
       const average = Math.min(AVERAGE_SPEED_CAP_BYTES, batch.bytesDone / seconds);
