@@ -865,10 +865,22 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect(res.body).toMatchObject({ status: 'ok', database: 'up', jobQueue: 'up' });
   });
 
-  it('never logs a password, password hash, token or TOTP secret', async () => {
+  it('never logs a password, password hash, token, TOTP secret or recovery code', async () => {
     const { email, jwt } = await signUpVerified();
     const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
-    await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    const enabled = await call(
+      'POST',
+      '/api/user/set_mfa',
+      { enabled: true, userCode: authenticator.generate(secret) },
+      jwt,
+    );
+    const recoveryCodes = enabled.body.recovery_codes as string[];
+    const challenge = await login(email, PASSWORD);
+    await call('POST', '/api/authentication/mfa_respond', {
+      requestToken: await requestToken(),
+      userCode: recoveryCodes[0],
+      session: String(challenge.body.session),
+    });
     await call('POST', '/api/authentication/forgot_password', {
       username: email,
       requestToken: await requestToken(),
@@ -886,6 +898,7 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       resetToken,
       String(hashRow.rows[0].password_hash),
       '$argon2id$',
+      ...recoveryCodes,
     ]) {
       expect(log).not.toContain(secretText);
     }
