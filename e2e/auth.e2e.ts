@@ -82,6 +82,10 @@ test('a new user signs up, verifies, enables MFA, signs in with a code and reset
   await page.getByLabel('Code').fill(await totp(secret, -1));
   await page.getByRole('button', { name: 'Enable', exact: true }).click();
   await expect(page.getByText('MFA enabled successfully!')).toBeVisible();
+  // The ten recovery codes are shown once; the user confirms having saved them, then sees how many are left.
+  await expect(page.getByRole('list', { name: 'Recovery code list' }).getByRole('listitem')).toHaveCount(10);
+  await page.getByRole('button', { name: 'I have saved these codes' }).click();
+  await expect(page.getByText(/^10 of 10 recovery codes left\./)).toBeVisible();
 
   // Sign out, then sign in again through the MFA code panel.
   await signOut(page);

@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
 import { AuthService } from './http/auth.ts';
-import { SecretBox } from './crypto/keys.ts';
+import { SecretBox, deriveKey } from './crypto/keys.ts';
 import { MailService } from './mail/mail.service.ts';
 import { publish } from './realtime/events.ts';
 import { IdentityRepo } from './modules/identity/identity.repo.ts';
@@ -74,6 +74,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     new MailLimiter(db.pool),
     mail,
     secrets,
+    deriveKey(masterKey, 'mfa-recovery-codes'),
     config.PUBLIC_URL,
     log,
     (message) => publish(db.pool, message),

@@ -35,6 +35,13 @@ const totpCode = text({ trim: true, max: 6, maxMessage: messages.wrongMfaCode })
   /^\d{6}$/,
   messages.wrongMfaCode,
 );
+/** A recovery code's shape (`xxxxx-xxxxx`, any case, dash or space optional); which ones are valid is the server's. */
+export const RECOVERY_CODE_SHAPE = /^[a-z0-9]{5}[- ]?[a-z0-9]{5}$/i;
+/** The sign-in MFA step takes the authenticator's current code or one of the recovery codes. */
+const mfaCode = text({ trim: true, max: 11, maxMessage: messages.wrongMfaCode }).refine(
+  (v) => /^\d{6}$/.test(v) || RECOVERY_CODE_SHAPE.test(v),
+  messages.wrongMfaCode,
+);
 /** Legacy fields sent as a string or a number and not used (login type, referrer ids). */
 const looseId = z.union([text({ max: 64 }), z.int()]);
 
@@ -52,7 +59,7 @@ export const loginAnswer = z.object({
   jwtToken: z.string().optional(),
   session: z.string().optional(),
 });
-export const mfaRespondBody = z.object({ requestToken, userCode: totpCode, session: opaqueToken });
+export const mfaRespondBody = z.object({ requestToken, userCode: mfaCode, session: opaqueToken });
 export const jwtAnswer = z.object({ jwtToken: z.string() });
 export const forgotPasswordBody = z.object({ username: email, requestToken });
 export const resetPasswordBody = z.object({ password: newPassword, resetToken: opaqueToken, requestToken });
@@ -94,6 +101,14 @@ export const generateMfaAnswer = z.object({
   qr_code: z.string(),
 });
 export const setMfaBody = z.object({ enabled: z.boolean(), userCode: totpCode });
+/** Enabling answers the recovery codes, the only time they are ever sent; disabling answers the message alone. */
+export const setMfaAnswer = z.object({ message: z.string(), recovery_codes: z.array(z.string()).optional() });
+export const recoveryCodesStatus = z.object({ remaining: z.number() });
+/** New recovery codes need the current password or a current authenticator code. */
+export const renewRecoveryCodesBody = z
+  .object({ password: anyPassword.optional(), userCode: totpCode.optional() })
+  .refine((v) => v.password !== undefined || v.userCode !== undefined, messages.recoveryCodesNeedProof);
+export const recoveryCodesAnswer = z.object({ message: z.string(), recovery_codes: z.array(z.string()) });
 
 export const role = z.object({ id: z.number(), title: z.string() });
 export const quotaItem = z.object({ used: z.number(), total: z.number() });

@@ -25,6 +25,13 @@ export const REQUEST_TOKEN_TTL_SECONDS = 30 * 60;
 /** The MFA step of a sign-in must be completed within 5 minutes. */
 export const MFA_SESSION_TTL_SECONDS = 5 * 60;
 /**
+ * MFA recovery codes: ten single-use codes given at enrolment, each 10 characters shown as `xxxxx-xxxxx`, from an
+ * alphabet without look-alikes (no 0/o, 1/l/i, u/v), so about 48 bits each and easy to type.
+ */
+export const RECOVERY_CODE_COUNT = 10;
+export const RECOVERY_CODE_ALPHABET = '23456789abcdefghjkmnpqrstwxyz';
+export const RECOVERY_CODE_LENGTH = 10;
+/**
  * Sign-in back-off, per user name and per client address: the first failures are free, then each failure makes the
  * next try wait twice as long as the last (1 s, 2 s, 4 s, … up to 15 minutes); a key is forgotten a day after its
  * first failure, and an account's own counters at its successful sign-in or password reset.

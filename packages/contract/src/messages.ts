@@ -27,8 +27,14 @@ export const messages = {
   termsRequired: 'Please accept the terms and conditions.',
   /* Texts the spec leaves to us ("not shown"). */
   wrongCredentials: 'Incorrect username or password.',
-  wrongMfaCode:
-    'The code is not valid or was already used. Please enter the current code from your authenticator app.',
+  wrongMfaCode: 'The code is not valid. Please enter the current code from your authenticator app.',
+  /** A right TOTP code whose time step was already accepted once (the replay check). */
+  mfaCodeAlreadyUsed:
+    'This code was already used. Wait for the next code from your authenticator app, then enter it.',
+  wrongRecoveryCode: 'This recovery code is not valid or was already used.',
+  recoveryCodesRenewed: 'New recovery codes generated. The old ones no longer work.',
+  /** Generating new recovery codes needs the current password or a current authenticator code. */
+  recoveryCodesNeedProof: 'Enter your current password or a code from your authenticator app.',
   mfaSessionExpired: 'Your sign-in session has expired. Please sign in again.',
   tooManyAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
   /** The sign-in back-off's answer: how long, and the way in that never waits (the e-mailed reset). */

@@ -95,6 +95,29 @@ export const userTokens = pgTable(
   ],
 );
 
+/**
+ * MFA recovery codes: ten single-use codes per user, only their keyed hash stored (see identity.service.ts); a code is
+ * spent by setting used_at, and enrolling again, new codes or turning MFA off delete the user's rows.
+ */
+export const mfaRecoveryCodes = pgTable(
+  'mfa_recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [uniqueIndex('mfa_recovery_codes_user_hash_key').on(t.userId, t.codeHash)],
+);
+
 /** Invitations to join an organisation; the token's SHA-256 is stored, the token itself only e-mailed. */
 export const invitations = pgTable(
   'invitations',

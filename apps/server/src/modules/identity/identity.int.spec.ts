@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authenticator } from 'otplib';
 import { sql } from 'drizzle-orm';
-import { MAIL_LIMIT, messages, SIGN_IN_BACKOFF } from '@cumulo/contract';
+import { MAIL_LIMIT, messages, RECOVERY_CODE_ALPHABET, SIGN_IN_BACKOFF } from '@cumulo/contract';
 import { linkToken, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { SignInLimiter, backoffSeconds } from './sign-in-limiter.ts';
 
@@ -496,8 +496,167 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect((await respond(code)).status).toBe(200);
     const replayed = await respond(code);
     expect(replayed.status).toBe(401);
-    expect(replayed.body.message).toBe(messages.wrongMfaCode);
+    // Told apart from a wrong code: the user who signs in again within the same 30 s knows to wait.
+    expect(replayed.body.message).toBe(messages.mfaCodeAlreadyUsed);
+    expect(replayed.body.message).toBe(
+      'This code was already used. Wait for the next code from your authenticator app, then enter it.',
+    );
     expect((await respond(codeAt(secret, 1))).status).toBe(200);
+  });
+
+  describe('MFA recovery codes', () => {
+    /** Signs up, enables MFA and returns what the enabling answered. */
+    async function enrolled() {
+      const { email, jwt } = await signUpVerified();
+      await awayFromStepEdge();
+      const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
+      const enabled = await call(
+        'POST',
+        '/api/user/set_mfa',
+        { enabled: true, userCode: codeAt(secret, -1) },
+        jwt,
+      );
+      expect(enabled.status).toBe(200);
+      expect(enabled.body.message).toBe(messages.mfaEnabled);
+      const codes = enabled.body.recovery_codes as string[];
+      return { email, jwt, secret, codes };
+    }
+
+    /** A fresh password step, then the MFA step with `userCode`. */
+    async function signInWith(email: string, userCode: string) {
+      const challenge = await login(email, PASSWORD);
+      expect(challenge.body.challenge).toBe(1);
+      return call('POST', '/api/authentication/mfa_respond', {
+        requestToken: await requestToken(),
+        userCode,
+        session: String(challenge.body.session),
+      });
+    }
+
+    const storedHashes = async (email: string) =>
+      (
+        await server.db.pool.query<{ code_hash: string; used_at: Date | null }>(
+          `select c.code_hash, c.used_at from mfa_recovery_codes c join users u on u.id = c.user_id
+           where u.email = $1`,
+          [email],
+        )
+      ).rows;
+
+    it('answers ten distinct codes once at enrolment and stores only their keyed hashes', async () => {
+      const { email, jwt, codes } = await enrolled();
+      const shape = new RegExp(`^[${RECOVERY_CODE_ALPHABET}]{5}-[${RECOVERY_CODE_ALPHABET}]{5}$`);
+      expect(codes).toHaveLength(10);
+      for (const code of codes) expect(code).toMatch(shape);
+      expect(new Set(codes).size).toBe(10);
+
+      // Later reads tell how many are left, never the codes.
+      const status = await call('GET', '/api/user/mfa_recovery_codes', undefined, jwt);
+      expect(status.body).toEqual({ remaining: 10 });
+      const me = await call('GET', '/api/users/_me', undefined, jwt);
+      for (const code of codes) {
+        expect(JSON.stringify(me.body)).not.toContain(code.slice(0, 5));
+      }
+
+      const rows = await storedHashes(email);
+      expect(rows).toHaveLength(10);
+      const dump = JSON.stringify(rows);
+      for (const code of codes) {
+        expect(dump).not.toContain(code);
+        expect(dump).not.toContain(code.replace('-', ''));
+      }
+      for (const row of rows) expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('signs in once with a recovery code, in any case and without the dash, and never again with it', async () => {
+      const { email, jwt, codes } = await enrolled();
+      const [first = '', second = ''] = codes;
+      const used = await signInWith(email, first.toUpperCase());
+      expect(used.status).toBe(200);
+      expect((await call('GET', '/api/users/_me', undefined, String(used.body.jwtToken))).status).toBe(200);
+
+      const again = await signInWith(email, first);
+      expect(again.status).toBe(401);
+      expect(again.body.message).toBe(messages.wrongRecoveryCode);
+      expect((await signInWith(email, second.replace('-', ''))).status).toBe(200);
+      expect((await call('GET', '/api/user/mfa_recovery_codes', undefined, jwt)).body).toEqual({
+        remaining: 8,
+      });
+      expect((await storedHashes(email)).filter((row) => row.used_at !== null)).toHaveLength(2);
+    });
+
+    it('spends a code only once when two sign-ins race with it', async () => {
+      const { email, codes } = await enrolled();
+      const [code = ''] = codes;
+      const answers = await Promise.all([signInWith(email, code), signInWith(email, code)]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 401]);
+    });
+
+    it('renews the codes with the password or a TOTP code, voiding every earlier one', async () => {
+      const { email, jwt, secret, codes: old } = await enrolled();
+      expect((await signInWith(email, old[0] ?? '')).status).toBe(200);
+
+      const noProof = await call('POST', '/api/user/mfa_recovery_codes', {}, jwt);
+      expect(noProof.status).toBe(400);
+      const wrongPassword = await call(
+        'POST',
+        '/api/user/mfa_recovery_codes',
+        { password: 'Wrong#pass1' },
+        jwt,
+      );
+      expect(wrongPassword.status).toBe(400);
+      expect(wrongPassword.body.message).toBe(messages.wrongOldPassword);
+
+      const renewed = await call('POST', '/api/user/mfa_recovery_codes', { password: PASSWORD }, jwt);
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.message).toBe(messages.recoveryCodesRenewed);
+      const fresh = renewed.body.recovery_codes as string[];
+      expect(fresh).toHaveLength(10);
+      expect(fresh.some((code) => old.includes(code))).toBe(false);
+      expect((await call('GET', '/api/user/mfa_recovery_codes', undefined, jwt)).body).toEqual({
+        remaining: 10,
+      });
+      expect(await storedHashes(email)).toHaveLength(10);
+
+      const stale = await signInWith(email, old[1] ?? '');
+      expect(stale.status).toBe(401);
+      expect(stale.body.message).toBe(messages.wrongRecoveryCode);
+      expect((await signInWith(email, fresh[0] ?? '')).status).toBe(200);
+
+      const byTotp = await call('POST', '/api/user/mfa_recovery_codes', { userCode: codeAt(secret, 0) }, jwt);
+      expect(byTotp.status).toBe(200);
+      expect((await signInWith(email, fresh[1] ?? '')).status).toBe(401);
+    });
+
+    it('removes the codes when MFA is turned off', async () => {
+      const { email, jwt, secret } = await enrolled();
+      const disabled = await call(
+        'POST',
+        '/api/user/set_mfa',
+        { enabled: false, userCode: codeAt(secret, 0) },
+        jwt,
+      );
+      expect(disabled.body).toEqual({ message: messages.mfaDisabled });
+      expect(await storedHashes(email)).toHaveLength(0);
+      expect((await call('GET', '/api/user/mfa_recovery_codes', undefined, jwt)).body).toEqual({
+        remaining: 0,
+      });
+    });
+
+    it('counts wrong recovery codes in the sign-in back-off like wrong TOTP codes', async () => {
+      const { email, codes } = await enrolled();
+      const challenge = await login(email, PASSWORD);
+      const respond = async (userCode: string) =>
+        call('POST', '/api/authentication/mfa_respond', {
+          requestToken: await requestToken(),
+          userCode,
+          session: String(challenge.body.session),
+        });
+      for (let i = 0; i < SIGN_IN_BACKOFF.freePerUser; i++) {
+        expect((await respond('zzzzz-zzzzz')).body.message).toBe(messages.wrongRecoveryCode);
+      }
+      // Even a valid code waits now; it is not spent by the refused try.
+      expect((await respond(codes[0] ?? '')).status).toBe(429);
+    });
   });
 
   it('stores the TOTP secret sealed, never in plain text', async () => {
@@ -706,10 +865,22 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect(res.body).toMatchObject({ status: 'ok', database: 'up', jobQueue: 'up' });
   });
 
-  it('never logs a password, password hash, token or TOTP secret', async () => {
+  it('never logs a password, password hash, token, TOTP secret or recovery code', async () => {
     const { email, jwt } = await signUpVerified();
     const secret = String((await call('POST', '/api/user/generate_mfa_token', undefined, jwt)).body.secret);
-    await call('POST', '/api/user/set_mfa', { enabled: true, userCode: authenticator.generate(secret) }, jwt);
+    const enabled = await call(
+      'POST',
+      '/api/user/set_mfa',
+      { enabled: true, userCode: authenticator.generate(secret) },
+      jwt,
+    );
+    const recoveryCodes = enabled.body.recovery_codes as string[];
+    const challenge = await login(email, PASSWORD);
+    await call('POST', '/api/authentication/mfa_respond', {
+      requestToken: await requestToken(),
+      userCode: recoveryCodes[0],
+      session: String(challenge.body.session),
+    });
     await call('POST', '/api/authentication/forgot_password', {
       username: email,
       requestToken: await requestToken(),
@@ -727,6 +898,7 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
       resetToken,
       String(hashRow.rows[0].password_hash),
       '$argon2id$',
+      ...recoveryCodes,
     ]) {
       expect(log).not.toContain(secretText);
     }

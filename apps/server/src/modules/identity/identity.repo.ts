@@ -1,6 +1,14 @@
-import { and, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { invitations, organizations, roles, sessions, userTokens, users } from '../../db/schema/index.ts';
+import {
+  invitations,
+  mfaRecoveryCodes,
+  organizations,
+  roles,
+  sessions,
+  userTokens,
+  users,
+} from '../../db/schema/index.ts';
 import { cloudAccounts } from '../../db/schema/cloud-accounts.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -85,6 +93,52 @@ export class IdentityRepo {
       )
       .returning({ id: users.id });
     return rows.length === 1;
+  }
+
+  /** Replaces a user's recovery codes (all of them, used or not) with new hashes. */
+  async replaceRecoveryCodes(organizationId: string, userId: string, codeHashes: readonly string[]) {
+    await this.deleteRecoveryCodes(organizationId, userId);
+    if (codeHashes.length === 0) return;
+    await this.orm
+      .insert(mfaRecoveryCodes)
+      .values(codeHashes.map((codeHash) => ({ organizationId, userId, codeHash })));
+  }
+
+  async deleteRecoveryCodes(organizationId: string, userId: string) {
+    await this.orm
+      .delete(mfaRecoveryCodes)
+      .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.organizationId, organizationId)));
+  }
+
+  /** Spends an unused recovery code in one statement, so two sign-ins racing with the same code cannot both pass. */
+  async consumeRecoveryCode(organizationId: string, userId: string, codeHash: string): Promise<boolean> {
+    const rows = await this.orm
+      .update(mfaRecoveryCodes)
+      .set({ usedAt: new Date() })
+      .where(
+        and(
+          eq(mfaRecoveryCodes.userId, userId),
+          eq(mfaRecoveryCodes.organizationId, organizationId),
+          eq(mfaRecoveryCodes.codeHash, codeHash),
+          isNull(mfaRecoveryCodes.usedAt),
+        ),
+      )
+      .returning({ id: mfaRecoveryCodes.id });
+    return rows.length === 1;
+  }
+
+  async unusedRecoveryCodes(organizationId: string, userId: string): Promise<number> {
+    const [row] = await this.orm
+      .select({ n: count() })
+      .from(mfaRecoveryCodes)
+      .where(
+        and(
+          eq(mfaRecoveryCodes.userId, userId),
+          eq(mfaRecoveryCodes.organizationId, organizationId),
+          isNull(mfaRecoveryCodes.usedAt),
+        ),
+      );
+    return row?.n ?? 0;
   }
 
   async createSession(values: typeof sessions.$inferInsert) {

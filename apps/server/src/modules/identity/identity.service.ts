@@ -1,9 +1,12 @@
 import { hash, verify } from '@node-rs/argon2';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { authenticator as baseAuthenticator } from 'otplib';
 import QRCode from 'qrcode';
 import {
   INVITATION_TTL_SECONDS,
+  RECOVERY_CODE_ALPHABET,
+  RECOVERY_CODE_COUNT,
+  RECOVERY_CODE_LENGTH,
   RESET_LINK_TTL_SECONDS,
   ROLE_ID,
   USER_TYPE_ALL_PROVIDERS,
@@ -27,6 +30,16 @@ import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } fr
 const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const TOTP_STEP_SECONDS = 30;
 const totp = baseAuthenticator.clone({ window: 1, step: TOTP_STEP_SECONDS });
+const TOTP_SHAPE = /^\d{6}$/;
+
+/** A TOTP check: accepted, wrong, or right but its time step already accepted once (a replay). */
+type CodeVerdict = 'ok' | 'wrong' | 'replayed';
+
+const codeRefusal = (verdict: Exclude<CodeVerdict, 'ok'>) =>
+  verdict === 'replayed' ? messages.mfaCodeAlreadyUsed : messages.wrongMfaCode;
+
+/** Lower case without the dash or spaces, so `ABCDE-FGHJK`, `abcde fghjk` and `abcdefghjk` are the same code. */
+const normaliseRecoveryCode = (code: string) => code.toLowerCase().replace(/[- ]/g, '');
 
 export interface ClientInfo {
   ip: string;
@@ -46,6 +59,8 @@ export class IdentityService {
     private readonly mailLimiter: MailLimiter,
     private readonly mail: MailService,
     private readonly secrets: SecretBox,
+    /** HMAC key of the recovery codes, derived from the master key (see #recoveryHash). */
+    private readonly recoveryCodeKey: Buffer,
     private readonly publicUrl: string,
     private readonly log: Logger,
     private readonly publish: (message: BusMessage) => Promise<void>,
@@ -87,9 +102,22 @@ export class IdentityService {
     if (!user || !user.active || !user.mfaSecret)
       throw new AppError(401, 'MFA_SESSION', messages.mfaSessionExpired);
     await this.limiter.check(user.email, client.ip);
-    if (!(await this.#acceptCode(user, user.mfaSecret, userCode))) {
+    if (TOTP_SHAPE.test(userCode)) {
+      const verdict = await this.#acceptCode(user, user.mfaSecret, userCode);
+      if (verdict !== 'ok') {
+        // A replayed code counts like a wrong one: the distinct answer must not become a fast oracle.
+        await this.limiter.recordFailure(user.email, client.ip);
+        throw new AppError(
+          401,
+          verdict === 'replayed' ? 'MFA_CODE_USED' : 'WRONG_MFA_CODE',
+          codeRefusal(verdict),
+        );
+      }
+    } else if (
+      !(await this.repo.consumeRecoveryCode(user.organizationId, user.id, this.#recoveryHash(userCode)))
+    ) {
       await this.limiter.recordFailure(user.email, client.ip);
-      throw new AppError(401, 'WRONG_MFA_CODE', messages.wrongMfaCode);
+      throw new AppError(401, 'WRONG_RECOVERY_CODE', messages.wrongRecoveryCode);
     }
     await this.limiter.recordSuccess(user.email);
     return this.#startSession(user, client);
@@ -324,24 +352,67 @@ export class IdentityService {
     if (!user) throw notFound();
     if (enabled) {
       if (!user.mfaPendingSecret) throw badRequest('Start again: generate a new QR code first.');
-      if (!(await this.#acceptCode(user, user.mfaPendingSecret, userCode))) {
-        throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
-      }
-      await this.repo.updateUser(principal.organizationId, principal.userId, {
-        mfaSecret: user.mfaPendingSecret,
-        mfaPendingSecret: null,
+      const verdict = await this.#acceptCode(user, user.mfaPendingSecret, userCode);
+      if (verdict !== 'ok') throw badRequest(codeRefusal(verdict), { userCode: [codeRefusal(verdict)] });
+      const pendingSecret = user.mfaPendingSecret;
+      const recovery = this.#newRecoveryCodes();
+      await this.repo.transaction(async (tx) => {
+        await tx.updateUser(principal.organizationId, principal.userId, {
+          mfaSecret: pendingSecret,
+          mfaPendingSecret: null,
+        });
+        await tx.replaceRecoveryCodes(principal.organizationId, principal.userId, recovery.hashes);
       });
-      return { message: messages.mfaEnabled };
+      // The only time the codes leave the server: the database keeps their hashes alone.
+      return { message: messages.mfaEnabled, recovery_codes: recovery.codes };
     }
     if (!user.mfaSecret) return { message: messages.mfaDisabled };
-    if (!(await this.#acceptCode(user, user.mfaSecret, userCode))) {
-      throw badRequest(messages.wrongMfaCode, { userCode: [messages.wrongMfaCode] });
-    }
-    await this.repo.updateUser(principal.organizationId, principal.userId, {
-      mfaSecret: null,
-      mfaPendingSecret: null,
+    const verdict = await this.#acceptCode(user, user.mfaSecret, userCode);
+    if (verdict !== 'ok') throw badRequest(codeRefusal(verdict), { userCode: [codeRefusal(verdict)] });
+    await this.repo.transaction(async (tx) => {
+      await tx.updateUser(principal.organizationId, principal.userId, {
+        mfaSecret: null,
+        mfaPendingSecret: null,
+      });
+      await tx.deleteRecoveryCodes(principal.organizationId, principal.userId);
     });
     return { message: messages.mfaDisabled };
+  }
+
+  /** How many unused recovery codes the caller has; the codes themselves are never read back. */
+  async recoveryCodesStatus(principal: Principal) {
+    const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
+    if (!user) throw notFound();
+    if (!user.mfaSecret) return { remaining: 0 };
+    return { remaining: await this.repo.unusedRecoveryCodes(principal.organizationId, principal.userId) };
+  }
+
+  /**
+   * Ten new recovery codes in place of all earlier ones, proven by the current password or a current TOTP code.
+   * Wrong proofs count in the sign-in back-off, so a stolen session cannot be used to guess the password here.
+   */
+  async renewRecoveryCodes(
+    principal: Principal,
+    proof: { password?: string; userCode?: string },
+    client: ClientInfo,
+  ) {
+    const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
+    if (!user) throw notFound();
+    if (!user.mfaSecret) throw badRequest('Turn on multi-factor authentication first.');
+    await this.limiter.check(user.email, client.ip);
+    if (proof.userCode !== undefined) {
+      const verdict = await this.#acceptCode(user, user.mfaSecret, proof.userCode);
+      if (verdict !== 'ok') {
+        await this.limiter.recordFailure(user.email, client.ip);
+        throw badRequest(codeRefusal(verdict), { userCode: [codeRefusal(verdict)] });
+      }
+    } else if (!(await verify(user.passwordHash, proof.password ?? ''))) {
+      await this.limiter.recordFailure(user.email, client.ip);
+      throw badRequest(messages.wrongOldPassword, { password: [messages.wrongOldPassword] });
+    }
+    const recovery = this.#newRecoveryCodes();
+    await this.repo.replaceRecoveryCodes(principal.organizationId, principal.userId, recovery.hashes);
+    return { message: messages.recoveryCodesRenewed, recovery_codes: recovery.codes };
   }
 
   roles() {
@@ -405,11 +476,34 @@ export class IdentityService {
    * Checks a TOTP code against a sealed secret (one step of clock drift either way) and marks its time step
    * used, so a code seen by someone else cannot be replayed within its validity.
    */
-  async #acceptCode(user: UserRow, sealedSecret: string, code: string): Promise<boolean> {
+  async #acceptCode(user: UserRow, sealedSecret: string, code: string): Promise<CodeVerdict> {
     const delta = totp.checkDelta(code, this.secrets.open(sealedSecret));
-    if (delta === null) return false;
+    if (delta === null) return 'wrong';
     const step = Math.floor(Date.now() / 1000 / TOTP_STEP_SECONDS) + delta;
-    return this.repo.claimTotpStep(user.organizationId, user.id, step);
+    return (await this.repo.claimTotpStep(user.organizationId, user.id, step)) ? 'ok' : 'replayed';
+  }
+
+  /** Ten new codes as shown to the user (`xxxxx-xxxxx`), and the keyed hashes that are all the database keeps. */
+  #newRecoveryCodes(): { codes: string[]; hashes: string[] } {
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+      const chars = Array.from(
+        { length: RECOVERY_CODE_LENGTH },
+        () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)],
+      ).join('');
+      const half = RECOVERY_CODE_LENGTH / 2;
+      return `${chars.slice(0, half)}-${chars.slice(half)}`;
+    });
+    return { codes, hashes: codes.map((code) => this.#recoveryHash(code)) };
+  }
+
+  /**
+   * HMAC-SHA-256 under a key derived from the master key, not argon2: each code is ~48 random bits, so a slow hash
+   * adds nothing against online guessing (the sign-in back-off bounds that) and the stolen table alone is useless
+   * without the key. Being deterministic, it lets a code be found by an indexed equality and spent in one UPDATE,
+   * where salted argon2 would mean loading and verifying every row of the user.
+   */
+  #recoveryHash(code: string): string {
+    return createHmac('sha256', this.recoveryCodeKey).update(normaliseRecoveryCode(code)).digest('hex');
   }
 
   /** A new single-use link token of `kind`; earlier unused ones of the same kind stop working. */

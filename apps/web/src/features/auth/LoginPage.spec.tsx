@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY } from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, messages } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -41,6 +41,59 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
       userCode: '123456',
       session: 'mfa-session',
     });
+  });
+
+  it('signs in with a recovery code after "Use a recovery code"', async () => {
+    const calls = stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': { status: 200, body: { challenge: 1, session: 'mfa-session' } },
+      'POST /api/authentication/mfa_respond': { status: 200, body: { jwtToken: 'jwt-recovery' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+    });
+    const { user, location } = renderAt('/login?returnUrl=%2Fprofile');
+
+    await signIn(user);
+    await user.click(await screen.findByRole('button', { name: 'Use a recovery code' }));
+    expect(screen.queryByLabelText('Code')).not.toBeInTheDocument();
+    expect(screen.getByText('Enter one of your recovery codes. Each code works once.')).toBeInTheDocument();
+    const field = screen.getByLabelText('Recovery code');
+    const verify = screen.getByRole('button', { name: 'Verify' });
+    await user.type(field, 'abcde-fgh');
+    expect(verify).toBeDisabled();
+    await user.type(field, 'jk');
+    await user.click(verify);
+
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(location()).toBe('/profile');
+    expect(localStorage.getItem(AUTH_STORAGE_KEY)).toBe('jwt-recovery');
+    expect(calls.find((call) => call.path === '/api/authentication/mfa_respond')?.body).toEqual({
+      requestToken: 'form-token',
+      userCode: 'abcde-fghjk',
+      session: 'mfa-session',
+    });
+  });
+
+  it('says in the MFA panel that a code was already used and to wait for the next one', async () => {
+    stubApi({
+      'POST /api/authentication/request_token': requestToken,
+      'POST /api/authentication/Login': { status: 200, body: { challenge: 1, session: 'mfa-session' } },
+      'POST /api/authentication/mfa_respond': {
+        status: 401,
+        body: { code: 'MFA_CODE_USED', message: messages.mfaCodeAlreadyUsed },
+      },
+    });
+    const { user, location } = renderAt('/login');
+
+    await signIn(user);
+    await user.type(await screen.findByLabelText('Code'), '123456');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'This code was already used. Wait for the next code from your authenticator app, then enter it.',
+    );
+    // Still the MFA panel, with the field emptied for the next code.
+    expect(screen.getByLabelText('Code')).toHaveValue('');
+    expect(location()).toBe('/login');
   });
 
   it('shows the server message of a refused sign-in', async () => {

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { App, Button, Divider, Flex, Form, Input, Modal, Tooltip } from 'antd';
+import { Alert, App, Button, Divider, Flex, Form, Input, Modal, Tooltip } from 'antd';
 import { GoogleOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { messages } from '@cumulo/contract';
+import { RECOVERY_CODE_SHAPE, messages } from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { storeToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
@@ -23,6 +23,10 @@ interface Credentials {
 }
 
 const MFA_CODE_LENGTH = 6;
+/** `xxxxx-xxxxx`: the dash the codes are shown with. */
+const RECOVERY_CODE_FIELD_LENGTH = 11;
+/** Refusals of the code itself, shown in the MFA panel next to the field rather than as a passing toast. */
+const MFA_CODE_REFUSALS = new Set(['WRONG_MFA_CODE', 'MFA_CODE_USED', 'WRONG_RECOVERY_CODE']);
 
 const PANEL_TITLES: Record<Panel['kind'], string> = {
   login: 'Sign in to Cumulo',
@@ -41,6 +45,9 @@ export function LoginPage() {
   const [panel, setPanel] = useState<Panel>({ kind: 'login' });
   const [unverifiedEmail, setUnverifiedEmail] = useState<string | null>(null);
   const [mfaCode, setMfaCode] = useState('');
+  // The MFA panel takes the authenticator's code, or one of the recovery codes after "Use a recovery code".
+  const [useRecoveryCode, setUseRecoveryCode] = useState(false);
+  const [mfaRefusal, setMfaRefusal] = useState<string | null>(null);
 
   const finishSignIn = async (jwtToken: string) => {
     storeToken(jwtToken);
@@ -54,6 +61,8 @@ export function LoginPage() {
     onSuccess: async (answer) => {
       if (answer.challenge === 1 && answer.session) {
         setMfaCode('');
+        setMfaRefusal(null);
+        setUseRecoveryCode(false);
         setPanel({ kind: 'mfa', session: answer.session });
       } else if (answer.jwtToken) {
         await finishSignIn(answer.jwtToken);
@@ -72,8 +81,15 @@ export function LoginPage() {
 
   const mfa = useMutation({
     mutationFn: respondToMfa,
+    onMutate: () => setMfaRefusal(null),
     onSuccess: finishSignIn,
     onError: (error) => {
+      if (error instanceof ApiError && error.code !== undefined && MFA_CODE_REFUSALS.has(error.code)) {
+        // A code already used stays refused for the rest of its 30 s: the panel says so until the next try.
+        setMfaRefusal(describeError(error));
+        setMfaCode('');
+        return;
+      }
       void message.error(describeError(error));
       // The MFA step has a time limit; once it has passed, only the password step can start a new one.
       if (error instanceof ApiError && error.code === 'MFA_SESSION') setPanel({ kind: 'login' });
@@ -94,8 +110,15 @@ export function LoginPage() {
       Back to login
     </Button>
   );
-  // The field keeps digits only; the server checks the code itself.
-  const codeIsComplete = mfaCode.length === MFA_CODE_LENGTH;
+  // The authenticator field keeps digits only; the server checks the code itself.
+  const codeIsComplete = useRecoveryCode
+    ? RECOVERY_CODE_SHAPE.test(mfaCode.trim())
+    : mfaCode.length === MFA_CODE_LENGTH;
+  const switchCodeKind = () => {
+    setUseRecoveryCode(!useRecoveryCode);
+    setMfaCode('');
+    setMfaRefusal(null);
+  };
 
   return (
     <AuthCard title={PANEL_TITLES[panel.kind]}>
@@ -152,31 +175,56 @@ export function LoginPage() {
 
       {panel.kind === 'mfa' && (
         <>
-          <p>Enter the 6-digit code from your authenticator app.</p>
+          <p>
+            {useRecoveryCode
+              ? 'Enter one of your recovery codes. Each code works once.'
+              : 'Enter the 6-digit code from your authenticator app.'}
+          </p>
+          {mfaRefusal !== null && (
+            <Alert type="error" showIcon role="alert" style={{ marginBottom: 16 }} title={mfaRefusal} />
+          )}
           <Form
             name="mfa"
             layout="vertical"
             requiredMark={false}
             onFinish={() => mfa.mutate({ userCode: mfaCode.trim(), session: panel.session })}
           >
-            <Form.Item label="Code" htmlFor="mfa-code">
-              <Input
-                id="mfa-code"
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                maxLength={MFA_CODE_LENGTH}
-                autoFocus
-                value={mfaCode}
-                onChange={(event) => setMfaCode(event.target.value.replace(/\D/g, ''))}
-              />
-            </Form.Item>
+            {useRecoveryCode ? (
+              <Form.Item label="Recovery code" htmlFor="mfa-recovery-code">
+                <Input
+                  id="mfa-recovery-code"
+                  autoComplete="off"
+                  spellCheck={false}
+                  placeholder="xxxxx-xxxxx"
+                  maxLength={RECOVERY_CODE_FIELD_LENGTH}
+                  autoFocus
+                  value={mfaCode}
+                  onChange={(event) => setMfaCode(event.target.value)}
+                />
+              </Form.Item>
+            ) : (
+              <Form.Item label="Code" htmlFor="mfa-code">
+                <Input
+                  id="mfa-code"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  maxLength={MFA_CODE_LENGTH}
+                  autoFocus
+                  value={mfaCode}
+                  onChange={(event) => setMfaCode(event.target.value.replace(/\D/g, ''))}
+                />
+              </Form.Item>
+            )}
             <Button type="primary" htmlType="submit" block disabled={!codeIsComplete} loading={mfa.isPending}>
               Verify
             </Button>
           </Form>
           <Flex justify="center" style={{ marginTop: 8 }}>
-            {backToLogin}
+            <Button type="link" onClick={switchCodeKind}>
+              {useRecoveryCode ? 'Use your authenticator app' : 'Use a recovery code'}
+            </Button>
           </Flex>
+          <Flex justify="center">{backToLogin}</Flex>
         </>
       )}
 

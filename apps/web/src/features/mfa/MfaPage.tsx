@@ -1,16 +1,24 @@
 import { useState } from 'react';
 import { Alert, App, Button, Card, Form, Input, Space, Typography } from 'antd';
 import { SafetyCertificateOutlined } from '@ant-design/icons';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation, useNavigate } from 'react-router';
-import { messages, setMfaBody } from '@cumulo/contract';
+import { RECOVERY_CODE_COUNT, messages, setMfaBody } from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useEndSession } from '../../api/session.ts';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from '../profile/useProfile.ts';
-import { generateMfaSecret, setMfa, type MfaSecret } from './mfa-api.ts';
+import {
+  fetchRecoveryCodesLeft,
+  generateMfaSecret,
+  recoveryCodesKey,
+  renewRecoveryCodes,
+  setMfa,
+  type MfaSecret,
+} from './mfa-api.ts';
+import { RecoveryCodes } from './RecoveryCodes.tsx';
 
 function isCode(value: string): boolean {
   return setMfaBody.shape.userCode.safeParse(value).success;
@@ -32,6 +40,79 @@ function CodeField({ value, onChange }: { value: string; onChange: (code: string
   );
 }
 
+/**
+ * How many recovery codes are left, and new ones in place of them all, proven by the current password or a current
+ * authenticator code (the server refuses anything else).
+ */
+function RecoveryCodesStatus({ onRenewed }: { onRenewed: (codes: string[]) => void }) {
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const left = useQuery({ queryKey: recoveryCodesKey, queryFn: fetchRecoveryCodesLeft });
+  const [open, setOpen] = useState(false);
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const renew = useMutation({
+    mutationFn: renewRecoveryCodes,
+    onSuccess: async (codes) => {
+      void message.success(messages.recoveryCodesRenewed);
+      setOpen(false);
+      setPassword('');
+      setCode('');
+      onRenewed(codes);
+      await queryClient.invalidateQueries({ queryKey: recoveryCodesKey });
+    },
+    onError: (renewError) => void message.error(describeError(renewError)),
+  });
+  const proof = isCode(code) ? { userCode: code } : password !== '' ? { password } : null;
+
+  return (
+    <section aria-label="Recovery codes" style={{ marginTop: 24 }}>
+      <Typography.Title level={4}>Recovery codes</Typography.Title>
+      <Typography.Paragraph>
+        {left.data === undefined
+          ? 'Each recovery code signs you in once when your authenticator app is not at hand.'
+          : `${left.data} of ${RECOVERY_CODE_COUNT} recovery codes left. Each signs you in once when your authenticator app is not at hand.`}
+      </Typography.Paragraph>
+      {open ? (
+        <Form name="mfa-renew" layout="vertical" onFinish={() => proof && renew.mutate(proof)}>
+          <Typography.Paragraph>
+            New codes replace all earlier ones. Enter your current password or a code from your authenticator
+            app.
+          </Typography.Paragraph>
+          <Form.Item label="Current password" htmlFor="mfa-renew-password">
+            <Input.Password
+              id="mfa-renew-password"
+              autoComplete="current-password"
+              style={{ maxWidth: 320 }}
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          </Form.Item>
+          <Form.Item label="Authenticator code" htmlFor="mfa-renew-code">
+            <Input
+              id="mfa-renew-code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              style={{ maxWidth: 200 }}
+              value={code}
+              onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}
+            />
+          </Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" disabled={proof === null} loading={renew.isPending}>
+              Generate codes
+            </Button>
+            <Button onClick={() => setOpen(false)}>Cancel</Button>
+          </Space>
+        </Form>
+      ) : (
+        <Button onClick={() => setOpen(true)}>Generate new codes</Button>
+      )}
+    </section>
+  );
+}
+
 /** /mfa — not enabled → QR and secret shown → enabled; disabling goes back to the start (spec 002 §4). */
 export function MfaPage() {
   useDocumentTitle('Multi-factor authentication');
@@ -43,6 +124,8 @@ export function MfaPage() {
   const { data: profile, error, isPending } = useProfile();
   const [secret, setSecret] = useState<MfaSecret | null>(null);
   const [code, setCode] = useState('');
+  // New recovery codes, held only until the user confirms they are saved: nothing can show them again.
+  const [freshCodes, setFreshCodes] = useState<string[] | null>(null);
 
   const generate = useMutation({
     mutationFn: generateMfaSecret,
@@ -64,11 +147,13 @@ export function MfaPage() {
 
   const update = useMutation({
     mutationFn: setMfa,
-    onSuccess: async (_answer, input) => {
+    onSuccess: async (recoveryCodes, input) => {
       void message.success(input.enabled ? messages.mfaEnabled : messages.mfaDisabled);
       setSecret(null);
       setCode('');
+      if (input.enabled && recoveryCodes.length > 0) setFreshCodes(recoveryCodes);
       await queryClient.invalidateQueries({ queryKey: queryKeys.profile });
+      await queryClient.invalidateQueries({ queryKey: recoveryCodesKey });
     },
     onError: (updateError) => void message.error(describeError(updateError)),
   });
@@ -82,7 +167,9 @@ export function MfaPage() {
         <SafetyCertificateOutlined /> Multi-factor authentication
       </Typography.Title>
 
-      {profile.mfa_enabled ? (
+      {freshCodes !== null ? (
+        <RecoveryCodes codes={freshCodes} onSaved={() => setFreshCodes(null)} />
+      ) : profile.mfa_enabled ? (
         <>
           <Typography.Paragraph>
             Multi-factor authentication is enabled. Signing in asks for a code from your authenticator app.
@@ -98,6 +185,7 @@ export function MfaPage() {
               Disable MFA
             </Button>
           </Form>
+          <RecoveryCodesStatus onRenewed={setFreshCodes} />
         </>
       ) : secret === null ? (
         <>
