@@ -8,6 +8,7 @@ import {
   EMAIL_PATTERN,
 } from './validation.ts';
 import { text } from './text.ts';
+import { RECOVERY_CODE_SHAPE } from './constants.ts';
 
 const email = text({
   error: messages.emailRequired,
@@ -35,8 +36,6 @@ const totpCode = text({ trim: true, max: 6, maxMessage: messages.wrongMfaCode })
   /^\d{6}$/,
   messages.wrongMfaCode,
 );
-/** A recovery code's shape (`xxxxx-xxxxx`, any case, dash or space optional); which ones are valid is the server's. */
-export const RECOVERY_CODE_SHAPE = /^[a-z0-9]{5}[- ]?[a-z0-9]{5}$/i;
 /** The sign-in MFA step takes the authenticator's current code or one of the recovery codes. */
 const mfaCode = text({ trim: true, max: 11, maxMessage: messages.wrongMfaCode }).refine(
   (v) => /^\d{6}$/.test(v) || RECOVERY_CODE_SHAPE.test(v),

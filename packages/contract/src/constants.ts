@@ -32,6 +32,11 @@ export const RECOVERY_CODE_COUNT = 10;
 export const RECOVERY_CODE_ALPHABET = '23456789abcdefghjkmnpqrstwxyz';
 export const RECOVERY_CODE_LENGTH = 10;
 /**
+ * A recovery code's shape (`xxxxx-xxxxx`, any case, dash or space optional); which ones are valid is the server's.
+ * Here, not beside the zod schemas, so the sign-in page can read it without loading zod.
+ */
+export const RECOVERY_CODE_SHAPE = /^[a-z0-9]{5}[- ]?[a-z0-9]{5}$/i;
+/**
  * Sign-in back-off, per user name and per client address: the first failures are free, then each failure makes the
  * next try wait twice as long as the last (1 s, 2 s, 4 s, … up to 15 minutes); a key is forgotten a day after its
  * first failure, and an account's own counters at its successful sign-in or password reset.
