@@ -384,7 +384,10 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     await allowed('share.revoke', 'User', 'DELETE', `/api/shares/${usersShare}`);
     await allowed('share.revoke', 'Admin', 'DELETE', `/api/shares/${adminsShare}`);
 
-    const webhook = { url: 'https://hooks.slack.com/services/T000/B000/XXXX', channel_name: 'general' };
+    const webhook = {
+      url: 'https://hooks.slack.com/services/T000/B000/placeholder',
+      channel_name: 'general',
+    };
     await refused('chat.configure', 'User', 'PUT', '/api/organizations/_me/chat_webhook', webhook);
     await refused('chat.configure', 'User', 'DELETE', '/api/organizations/_me/chat_webhook');
     expect(await count('chat_webhooks')).toBe(0);

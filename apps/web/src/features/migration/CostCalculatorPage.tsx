@@ -78,7 +78,7 @@ export function CostCalculatorPage() {
             <Typography.Text strong>
               <label htmlFor="calc-size">Transfer Size(GB)</label>
             </Typography.Text>
-            {/* Spec 000 §5 / 001 §5: any size is taken and rounded to a whole number of GB, at least 1 (0.4 → 1,
+            {/* Spec 000 §5 / 001 §5: every size is taken and rounded to a whole number of GB, at least 1 (0.4 → 1,
                 2.6 → 3); a minimum or precision on the field would instead drop what was typed. */}
             <InputNumber
               id="calc-size"
