@@ -26,6 +26,7 @@ import { objectsRoutes } from './modules/objects/objects.routes.ts';
 import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
 import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(sharingRoutes(services.sharing, services.auth));
       await api.register(transfersRoutes(services.transfers, services.auth));
       await api.register(organizationsRoutes(services.organizations, services.auth));
+      await api.register(dashboardRoutes(services.dashboard, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));

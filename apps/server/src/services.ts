@@ -37,6 +37,8 @@ import { abandonCopy, copyObject } from './modules/transfers/engine/object-copie
 import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
 import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
+import { DashboardService } from './modules/dashboard/dashboard.service.ts';
 import { CostsService } from './modules/transfers/costs.service.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
@@ -190,6 +192,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
+  const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   const sync = new SyncService(
@@ -212,6 +215,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     uploads,
     bucketConfig,
     organizations,
+    dashboard,
     costs,
     c2c,
     objects,

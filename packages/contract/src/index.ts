@@ -8,6 +8,7 @@ export * from './providers.ts';
 export * from './pricing.ts';
 export * from './bucket-name.ts';
 export * from './accounts.ts';
+export * from './dashboard.ts';
 export * from './buckets.ts';
 export * from './alerts.ts';
 export * from './format.ts';

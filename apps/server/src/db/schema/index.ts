@@ -6,3 +6,4 @@ export * from './uploads.ts';
 export * from './sharing.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
+export * from './dashboard.ts';
