@@ -97,6 +97,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     new WasabiPartnerClient(config.WASABI_PARTNER_URL, config.WASABI_PARTNER_API_KEY),
     outbound,
+    (organizationId) => identityRepo.activeMembers(organizationId),
   );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(

@@ -79,6 +79,10 @@ export const storageView = z.object({
   inventoried_at: z.string().nullable(),
 });
 
+/** GET /storages and GET /storage/{id}: a bucket of the inventory with its account's provider and name. */
+export const storageListItem = storageView.extend({ provider: z.string(), project_name: z.string() });
+export type StorageListItem = z.infer<typeof storageListItem>;
+
 export const cloudAccountView = z.object({
   id: z.string(),
   name: z.string(),
@@ -108,6 +112,20 @@ export const liveBucket = z.object({
   region: z.string().nullable(),
   creationDate: z.string().nullable(),
 });
+
+/**
+ * GET /cloud_accounts/{id}/users: a member who can use the account. `can_manage`: their role may also rename,
+ * re-key or remove it (`account.update`).
+ */
+export const accountMember = z.object({
+  id: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string(),
+  role: z.object({ id: z.number(), title: z.string() }),
+  can_manage: z.boolean(),
+});
+export type AccountMember = z.infer<typeof accountMember>;
 
 /** How a secret is shown: never its value, only that one is set (plus the last characters of key ids). */
 export const MASK = '••••';

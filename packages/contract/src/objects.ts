@@ -87,6 +87,17 @@ export function storageIdOf(accountId: string, bucketName: string): string {
   return `${accountId}/${bucketName}`;
 }
 
+/** The account id and bucket name of a storage id; null when it is not "{uuid}/{bucket}". */
+export function storageIdParts(storageId: string): { accountId: string; bucketName: string } | null {
+  const slash = storageId.indexOf('/');
+  const accountId = storageId.slice(0, Math.max(slash, 0));
+  const bucketName = storageId.slice(slash + 1);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(accountId) || !bucketName) {
+    return null;
+  }
+  return { accountId, bucketName };
+}
+
 /** Bucket listing item (spec 001 §3). `path` and `key` are the full key; `name` and `basename` the last segment. */
 export const listingItem = z.object({
   basename: z.string(),
@@ -137,6 +148,32 @@ export const listingAnswer = z.object({
 });
 export type ListingAnswer = z.infer<typeof listingAnswer>;
 
+/**
+ * POST /cloudaccount/list_objects, the migration screen's "Fetch objects list" (spec 001 §7: cloudAccountId,
+ * bucketName, path, continuationToken, count): one page of one folder, as GET /storage/{id}/content.
+ */
+export const listObjectsBody = z.object({
+  cloudAccountId: z.uuid({ error: 'Choose a cloud account.' }),
+  bucketName: text({ error: 'Choose a bucket.', trim: true, max: 255, maxMessage: 'Choose a bucket.' }).min(
+    1,
+    'Choose a bucket.',
+  ),
+  path: text({ max: OBJECT_KEY_MAX, maxMessage: objectMessages.pathTooLong }).default(''),
+  continuationToken: text({ max: 8192 }).optional(),
+  count: z
+    .number({ error: `count must be a number from 1 to ${LISTING_MAX_LIMIT}.` })
+    .int(`count must be a number from 1 to ${LISTING_MAX_LIMIT}.`)
+    .min(1, `count must be a number from 1 to ${LISTING_MAX_LIMIT}.`)
+    .max(LISTING_MAX_LIMIT, `count must be a number from 1 to ${LISTING_MAX_LIMIT}.`)
+    .default(LISTING_DEFAULT_LIMIT),
+});
+export type ListObjectsBody = z.infer<typeof listObjectsBody>;
+/** `data`: the rows; `continuationToken` while more follow. */
+export const listObjectsAnswer = z.object({
+  data: z.array(listingItem),
+  continuationToken: z.string().nullable(),
+});
+
 const target = {
   cloud_account_id: z.uuid({ error: 'Choose a cloud account.' }),
   bucket_name: text({ error: 'Choose a bucket.', trim: true, max: 255, maxMessage: 'Choose a bucket.' }).min(
@@ -173,6 +210,8 @@ export const downloadLink = z.object({
 });
 export type DownloadLink = z.infer<typeof downloadLink>;
 export const downloadUrlAnswer = z.array(downloadLink);
+/** POST /storage/{id}/content/download: signed links of these keys of the storage (as GET /transfers/download_url). */
+export const storageDownloadBody = z.object({ paths: pathList });
 
 /** PUT /transfers/create_folder; `path` is the new folder's full path ('photos/2025') before normalising. */
 export const createFolderBody = z.object({

@@ -50,6 +50,11 @@ export function providersAllowedFor(userType: number): ProviderName[] {
 /** Create-bucket is offered only for aws and wasabi accounts (spec 000 §2, §6). */
 export const BUCKET_CREATION_PROVIDERS: readonly ProviderName[] = ['aws', 'wasabi'];
 
+/** Providers spoken to through the S3 API (Signature V4): every one but azure and google. */
+export function isS3Family(provider: ProviderName): boolean {
+  return provider !== 'azure' && provider !== 'google';
+}
+
 /** The 17 aws regions of spec 000 §9. */
 export const AWS_REGIONS = [
   'us-east-1',

@@ -364,6 +364,19 @@ export const transferCostsBody = z.object({
   direction: text({ max: 64 }).min(1),
 });
 
+/**
+ * GET /transfers/s3_costs: the S3 prices Cumulo's estimates use (spec 000 §9), per GB in USD. `upto_gb` null: no
+ * upper bound. Request prices are not part of the spec's price table, so none are answered.
+ */
+export const s3CostsAnswer = z.object({
+  currency: z.literal('USD'),
+  storage_per_gb_month: z.array(z.object({ upto_gb: z.number().nullable(), per_gb: z.number() })),
+  egress_per_gb: z.number(),
+  ingress_per_gb: z.number(),
+  transfer_charge_per_gb: z.number(),
+});
+export type S3CostsAnswer = z.infer<typeof s3CostsAnswer>;
+
 /** PUT /organizations/_me: the charge confirmations (Owner only, spec 001 §6). */
 export const organizationFlagsBody = z
   .object({

@@ -89,6 +89,9 @@ export const startUploadBody = z.object({
   s3Acceleration: z.boolean().optional(),
 });
 export type StartUploadBody = z.infer<typeof startUploadBody>;
+/** POST /storage/{id}/content/upload: the same session start, the account and bucket taken from the storage id. */
+export const storageUploadBody = startUploadBody.omit({ cloud_account_id: true, bucket_name: true });
+export type StorageUploadBody = z.infer<typeof storageUploadBody>;
 
 export const uploadedPart = z.object({
   part_number: z.number().int().min(1).max(UPLOAD_MAX_PARTS),
@@ -123,6 +126,28 @@ export const signedPart = z.object({
 });
 export const signPartsAnswer = z.object({ parts: z.array(signedPart) });
 export type SignedPart = z.infer<typeof signedPart>;
+
+/**
+ * GET /transfers/s3_url_signer_v4: one Signature V4 presigned URL of one object of an S3-family account (aws,
+ * wasabi, backblaze, generic S3, filebase): GET to read it, PUT to write it in one request. Files larger than one
+ * part go through the upload session calls instead.
+ */
+export const s3SignerQuery = z.object({
+  cloud_account_id: z.uuid({ error: 'Choose a cloud account.' }),
+  bucket_name: text({ error: 'Choose a bucket.', max: 255 }).min(1, 'Choose a bucket.'),
+  key: text({ max: 1024 }).min(1),
+  method: z.enum(['GET', 'PUT']).default('GET'),
+  content_type: text({ max: 255 }).optional(),
+});
+export type S3SignerQuery = z.infer<typeof s3SignerQuery>;
+export const s3SignedUrl = z.object({
+  url: z.string(),
+  method: z.enum(['GET', 'PUT']),
+  /** Headers the request must carry as signed (Content-Type of a PUT). */
+  headers: z.record(z.string(), z.string()),
+  expires_in: z.number(),
+});
+export type S3SignedUrl = z.infer<typeof s3SignedUrl>;
 
 /** POST /transfers/uploads/{session_id}/complete */
 export const completeUploadBody = z.object({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   accountIdBody,
   accountIdQuery,
+  accountMember,
   billingBucketBody,
   bucketExistsAnswer,
   bucketExistsQuery,
@@ -13,6 +14,8 @@ import {
   legacyCreateAccountBody,
   liveBucket,
   messageAnswer,
+  storageListItem,
+  text,
   updateAccountBody,
   wasabiSubAccountBody,
 } from '@cumulo/contract';
@@ -69,6 +72,49 @@ export function cloudAccountsRoutes(
         },
       },
       async (request) => service.accessInfo(principalOf(request)),
+    );
+
+    app.get(
+      '/cloud_accounts/:id/users',
+      {
+        ...member,
+        schema: {
+          tags,
+          description: 'The members who can use the account, and whether each may also manage it.',
+          params: idParams,
+          response: { 200: z.array(accountMember) },
+        },
+      },
+      async (request) => service.users(principalOf(request), request.params.id),
+    );
+
+    app.get(
+      '/storages',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            "Every bucket of the organisation's accounts known to the inventory, with its account.",
+          response: { 200: z.array(storageListItem) },
+        },
+      },
+      async (request) => service.storages(principalOf(request)),
+    );
+
+    app.get(
+      '/storage/:id',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            'One bucket of the inventory; the id is the storage id "{cloudAccountId}/{bucketName}", URL-encoded.',
+          params: z.object({ id: text({ max: 400 }) }),
+          response: { 200: storageListItem },
+        },
+      },
+      async (request) => service.storage(principalOf(request), request.params.id),
     );
 
     app.post(

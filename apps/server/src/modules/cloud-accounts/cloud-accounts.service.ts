@@ -7,10 +7,15 @@ import {
   WASABI_DEFAULT_REGION,
   accountFormMessages,
   estimateMonthlyCost,
+  objectMessages,
   providersAllowedFor,
+  roleMay,
+  storageIdParts,
+  type AccountMember,
   type CloudAccountView,
   type InsertAccountBody,
   type ProviderName,
+  type StorageListItem,
 } from '@cumulo/contract';
 import type { ObjectStore, StoreConfig } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
@@ -37,6 +42,15 @@ interface ResolvedAccount {
 const GOOGLE_UNIVERSE = 'googleapis.com';
 const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
 
+/** An active member of the organisation, as the identity repo lists them. */
+export interface OrganizationMember {
+  id: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  role: { id: number; title: string };
+}
+
 const accountTypeId = (provider: ProviderName) => ACCOUNT_TYPES.find((t) => t.name === provider)?.id ?? 0;
 
 /** Connecting, listing, renaming and removing cloud accounts; every call is scoped to the caller's organisation. */
@@ -52,6 +66,7 @@ export class CloudAccountsService {
     private readonly log: Logger,
     private readonly wasabiPartner: WasabiPartnerClient,
     private readonly outbound: OutboundPolicy,
+    private readonly membersOf: (organizationId: string) => Promise<OrganizationMember[]>,
   ) {}
 
   accountTypes() {
@@ -79,6 +94,49 @@ export class CloudAccountsService {
         inventory.filter((b) => b.cloudAccountId === row.id),
       ),
     );
+  }
+
+  /** GET /storages: every bucket of the organisation's accounts known to the inventory, with its account. */
+  async storages(principal: Principal): Promise<StorageListItem[]> {
+    const accounts = await this.list(principal);
+    return accounts.flatMap((account) =>
+      account.storages.map((storage) => ({
+        ...storage,
+        provider: account.provider,
+        project_name: account.name,
+      })),
+    );
+  }
+
+  /** GET /storage/{id}: one bucket of the inventory; 404 when the account is another organisation's or unknown. */
+  async storage(principal: Principal, storageId: string): Promise<StorageListItem> {
+    const parts = storageIdParts(storageId);
+    if (!parts) throw badRequest(objectMessages.storageIdInvalid, { id: [objectMessages.storageIdInvalid] });
+    const row = await this.repo.find(principal.organizationId, parts.accountId);
+    if (!row) throw notFound();
+    const inventory = await this.repo.bucketsOf(principal.organizationId, [row.id]);
+    const bucket = inventory.find((b) => b.name === parts.bucketName);
+    const [storage] = bucket ? this.#view(row, [bucket]).storages : [];
+    if (!storage) throw notFound(`${parts.bucketName} is not a bucket of ${row.name}.`);
+    return { ...storage, provider: row.provider, project_name: row.name };
+  }
+
+  /**
+   * GET /cloud_accounts/{id}/users: who can use the account — every active member of the organisation, until the
+   * team issue's per-user service permissions narrow it — and whether their role may also manage it.
+   */
+  async users(principal: Principal, id: string): Promise<AccountMember[]> {
+    const row = await this.repo.find(principal.organizationId, id);
+    if (!row) throw notFound();
+    const members = await this.membersOf(principal.organizationId);
+    return members.map((member) => ({
+      id: member.id,
+      first_name: member.firstName,
+      last_name: member.lastName,
+      email: member.email,
+      role: member.role,
+      can_manage: roleMay(member.role.title, 'account.update'),
+    }));
   }
 
   /** Queues a fresh inventory of the account's buckets (the dashboard's Refresh). */

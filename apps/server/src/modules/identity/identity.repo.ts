@@ -43,6 +43,22 @@ export class IdentityRepo {
     return row;
   }
 
+  /** The organisation's active members with their role, by name (GET /cloud_accounts/{id}/users). */
+  async activeMembers(organizationId: string) {
+    return this.orm
+      .select({
+        id: users.id,
+        firstName: users.firstName,
+        lastName: users.lastName,
+        email: users.email,
+        role: roles,
+      })
+      .from(users)
+      .innerJoin(roles, eq(roles.id, users.roleId))
+      .where(and(eq(users.organizationId, organizationId), eq(users.active, true)))
+      .orderBy(users.firstName, users.lastName, users.email);
+  }
+
   async profileRow(organizationId: string, userId: string) {
     // Backs acl.has_wasabi (see identity.service).
     const hasWasabiAccount = sql<boolean>`exists (

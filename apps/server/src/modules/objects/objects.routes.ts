@@ -7,10 +7,13 @@ import {
   deleteObjectsBody,
   downloadUrlAnswer,
   downloadUrlQuery,
+  listObjectsAnswer,
+  listObjectsBody,
   listingAnswer,
   listingQuery,
   searchAnswer,
   searchBody,
+  storageDownloadBody,
   text,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
@@ -38,6 +41,29 @@ export function objectsRoutes(service: ObjectsService, auth: AuthService): Fasti
         },
       },
       async (request) => service.list(principalOf(request), request.params.id, request.query),
+    );
+
+    app.post(
+      '/cloudaccount/list_objects',
+      { ...member, schema: { tags, body: listObjectsBody, response: { 200: listObjectsAnswer } } },
+      async (request) => service.listObjects(principalOf(request), request.body),
+    );
+
+    app.post(
+      '/storage/:id/content/download',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            'Signed download links of the given keys of the storage "{cloudAccountId}/{bucketName}".',
+          params: z.object({ id: text({ max: 400 }) }),
+          body: storageDownloadBody,
+          response: { 200: downloadUrlAnswer },
+        },
+      },
+      async (request) =>
+        service.storageDownloadUrls(principalOf(request), request.params.id, request.body.paths),
     );
 
     app.delete(

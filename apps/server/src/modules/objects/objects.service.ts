@@ -6,6 +6,7 @@ import {
   baseNameOf,
   objectMessages,
   storageIdOf,
+  storageIdParts,
   type CreateFolderBody,
   type DeleteObjectsBody,
   type DownloadLink,
@@ -13,6 +14,7 @@ import {
   type ListingAnswer,
   type ListingItem,
   type ListingQuery,
+  type ListObjectsBody,
   type SearchAnswer,
   type SearchBody,
   type SearchResult,
@@ -62,6 +64,34 @@ export class ObjectsService {
    */
   async list(principal: Principal, storageId: string, query: ListingQuery): Promise<ListingAnswer> {
     const { account, bucket } = await this.#storage(principal, storageId);
+    return this.#page(account, bucket, query);
+  }
+
+  /**
+   * POST /cloudaccount/list_objects: the migration screen's object list (spec 001 §7 "Fetch objects list"), one
+   * page of one folder as GET /storage/{id}/content answers it, in that call's field names.
+   */
+  async listObjects(principal: Principal, body: ListObjectsBody) {
+    const account = await this.#account(principal, body.cloudAccountId);
+    const page = await this.#page(account, body.bucketName, {
+      path: body.path,
+      limit: body.count,
+      continuationToken: body.continuationToken,
+    });
+    return { data: page.items, continuationToken: page.continuation_token };
+  }
+
+  /** POST /storage/{id}/content/download: GET /transfers/download_url for the storage's account and bucket. */
+  async storageDownloadUrls(principal: Principal, storageId: string, paths: string[]) {
+    const { account, bucket } = await this.#storage(principal, storageId);
+    return this.downloadUrls(principal, {
+      cloud_account_id: account.id,
+      bucket_name: bucket,
+      paths,
+    });
+  }
+
+  async #page(account: CloudAccountRow, bucket: string, query: ListingQuery): Promise<ListingAnswer> {
     const path = query.match === 'prefix' ? query.path : folderPrefix(query.path);
     const store = await this.stores.storeFor(account);
     const pages = store.list(bucket, {
@@ -289,13 +319,9 @@ export class ObjectsService {
   }
 
   async #storage(principal: Principal, storageId: string) {
-    const slash = storageId.indexOf('/');
-    const accountId = slash > 0 ? storageId.slice(0, slash) : '';
-    const bucket = storageId.slice(slash + 1);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(accountId) || !bucket) {
-      throw badRequest(objectMessages.storageIdInvalid, { id: [objectMessages.storageIdInvalid] });
-    }
-    return { account: await this.#account(principal, accountId), bucket };
+    const parts = storageIdParts(storageId);
+    if (!parts) throw badRequest(objectMessages.storageIdInvalid, { id: [objectMessages.storageIdInvalid] });
+    return { account: await this.#account(principal, parts.accountId), bucket: parts.bucketName };
   }
 
   #providerFailure(error: unknown, bucket: string) {

@@ -148,3 +148,32 @@ describe('POST /transfers/costs against embedded PostgreSQL', () => {
     expect((await costs({ service_code: 'aws', size: -1, direction: 'c2c' })).status).toBe(400);
   });
 });
+
+describe('GET /transfers/s3_costs against embedded PostgreSQL', () => {
+  it("answers S3's prices, the ones /transfers/costs and the estimates charge", async () => {
+    const res = await callApi(server, 'GET', '/api/transfers/s3_costs', stranger.token);
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        currency: 'USD',
+        storage_per_gb_month: [
+          { upto_gb: 51_200, per_gb: 0.023 },
+          { upto_gb: 512_000, per_gb: 0.022 },
+          { upto_gb: null, per_gb: 0.021 },
+        ],
+        egress_per_gb: 0.15,
+        ingress_per_gb: 0,
+        transfer_charge_per_gb: 0.15,
+      },
+    });
+    // The same per-GB rates as a priced transfer of 1 GB out of aws.
+    const priced = await call('/api/transfers/costs', owner.token, {
+      service_code: 'aws',
+      size: 1_073_741_824,
+      direction: 'c2c',
+    });
+    expect(priced.body).toMatchObject({ egressPerGb: 0.15, transferPerGb: 0.15 });
+    const anonymous = await server.app.inject({ method: 'GET', url: '/api/transfers/s3_costs' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});

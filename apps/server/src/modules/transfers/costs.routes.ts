@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { calculateCostBody, costEstimate, transferCostsBody } from '@cumulo/contract';
+import { calculateCostBody, costEstimate, s3CostsAnswer, transferCostsBody } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { CostsService } from './costs.service.ts';
 
@@ -39,6 +39,21 @@ export function costsRoutes(service: CostsService, auth: AuthService): FastifyPl
         },
       },
       async (request) => service.costs(request.body),
+    );
+
+    app.get(
+      '/transfers/s3_costs',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            "S3's prices in Cumulo's estimates: storage per GB-month by tier, egress, ingress and the cloud to " +
+            'cloud transfer charge, per GB in USD.',
+          response: { 200: s3CostsAnswer },
+        },
+      },
+      async () => service.s3Costs(),
     );
   };
 }

@@ -1,8 +1,12 @@
 import {
+  EGRESS_PER_GB,
+  STORAGE_PRICE_TIERS,
+  TRANSFER_CHARGE_PER_GB,
   c2cMessages,
   transferCostEstimate,
   transferCostsEstimate,
   type CostEstimate,
+  type S3CostsAnswer,
 } from '@cumulo/contract';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
@@ -26,6 +30,21 @@ export class CostsService {
     ]);
     if (!source || !destination) throw notFound();
     return transferCostEstimate(source.provider, body.size);
+  }
+
+  /** GET /transfers/s3_costs: the S3 prices behind every estimate above (storage tiers, egress, transfer charge). */
+  s3Costs(): S3CostsAnswer {
+    return {
+      currency: 'USD',
+      storage_per_gb_month: STORAGE_PRICE_TIERS.aws.map((tier) => ({
+        upto_gb: Number.isFinite(tier.uptoGb) ? tier.uptoGb : null,
+        per_gb: tier.perGb,
+      })),
+      egress_per_gb: EGRESS_PER_GB.aws,
+      // Every provider of the price table takes data in for free (see `transferCostsEstimate`).
+      ingress_per_gb: 0,
+      transfer_charge_per_gb: TRANSFER_CHARGE_PER_GB,
+    };
   }
 
   /** POST /transfers/costs: `size` bytes through the provider `service_code` in `direction`. */

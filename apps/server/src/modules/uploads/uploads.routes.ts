@@ -5,9 +5,13 @@ import {
   completeUploadAnswer,
   completeUploadBody,
   messageAnswer,
+  s3SignedUrl,
+  s3SignerQuery,
   signPartsAnswer,
   signPartsQuery,
   startUploadBody,
+  storageUploadBody,
+  text,
   updateBucketConfigAnswer,
   updateBucketConfigBody,
   uploadReportBody,
@@ -94,6 +98,46 @@ export function uploadsRoutes(
         const { ok, ...answer } = await bucketConfig.update(principalOf(request), request.body, origins);
         return reply.status(ok ? 200 : 400).send(answer);
       },
+    );
+
+    app.post(
+      '/storage/:id/content/upload',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            'Starts (or resumes) an upload session into the storage "{cloudAccountId}/{bucketName}", as ' +
+            'POST /transfers/uploads does; the parts are then signed by GET /transfers/url_signer_v4.',
+          params: z.object({ id: text({ max: 400 }) }),
+          body: storageUploadBody,
+          response: { 200: uploadSession },
+        },
+      },
+      async (request) => {
+        const origins = uploadOrigins(appOrigin, request.headers.origin, request.host);
+        return service.startInStorage(
+          principalOf(request),
+          request.params.id,
+          request.body,
+          origins.at(-1) ?? appOrigin,
+        );
+      },
+    );
+
+    app.get(
+      '/transfers/s3_url_signer_v4',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            'One Signature V4 presigned URL (GET or single-request PUT) of one object of an S3-family account.',
+          querystring: s3SignerQuery,
+          response: { 200: s3SignedUrl },
+        },
+      },
+      async (request) => service.signS3(principalOf(request), request.query),
     );
 
     app.post(

@@ -1,7 +1,13 @@
 import {
+  isS3Family,
+  objectMessages,
+  storageIdParts,
   uploadMessages,
   uploadPartSize,
+  type S3SignedUrl,
+  type S3SignerQuery,
   type StartUploadBody,
+  type StorageUploadBody,
   type UploadMode,
   type UploadReportBody,
   type UploadSession,
@@ -34,6 +40,8 @@ export const uploadErrors = {
   sizeMismatch: (actual: number, expected: number) =>
     `The uploaded file has ${actual} bytes instead of ${expected}; the upload was discarded. Please try again.`,
   notUploaded: 'The file did not reach the bucket. Please try again.',
+  notS3:
+    'This cloud account does not speak the S3 API, so it has no Signature V4 URLs; use the upload calls.',
 } as const;
 
 /**
@@ -155,6 +163,49 @@ export class UploadsService {
       providerUploadId: this.secrets.seal(JSON.stringify(handle)),
     });
     return answer(row, [], false);
+  }
+
+  /** POST /storage/{id}/content/upload: `start` with the account and bucket of the storage id. */
+  async startInStorage(
+    principal: Principal,
+    storageId: string,
+    body: StorageUploadBody,
+    origin: string,
+  ): Promise<UploadSession> {
+    const parts = storageIdParts(storageId);
+    if (!parts) throw badRequest(objectMessages.storageIdInvalid, { id: [objectMessages.storageIdInvalid] });
+    return this.start(
+      principal,
+      { ...body, cloud_account_id: parts.accountId, bucket_name: parts.bucketName },
+      origin,
+    );
+  }
+
+  /**
+   * GET /transfers/s3_url_signer_v4: one presigned URL of one object of an S3-family account. A PUT writes data,
+   * so it is an upload (`upload.start`); a GET is a read, like a download link.
+   */
+  async signS3(principal: Principal, query: S3SignerQuery): Promise<S3SignedUrl> {
+    if (query.method === 'PUT') authorize(principal, 'upload.start');
+    const account = await this.#account(principal, query.cloud_account_id);
+    if (!isS3Family(account.provider)) throw badRequest(uploadErrors.notS3);
+    const store = await this.registry.storeFor(account);
+    const contentType = query.method === 'PUT' ? query.content_type : undefined;
+    try {
+      const url = await store.signedUrl(query.bucket_name, query.key, {
+        method: query.method,
+        expiresInSeconds: SIGNED_PART_SECONDS,
+        contentType,
+      });
+      return {
+        url,
+        method: query.method,
+        headers: contentType ? { 'content-type': contentType } : {},
+        expires_in: SIGNED_PART_SECONDS,
+      };
+    } catch (error) {
+      throw providerError(error);
+    }
   }
 
   /** GET /transfers/url_signer_v4 */
