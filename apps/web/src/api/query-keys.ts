@@ -5,6 +5,8 @@ export const queryKeys = {
   accountAlerts: (accountId: string) => ['alerts', accountId] as const,
   notifications: ['notifications'] as const,
   accounts: ['cloud-accounts'] as const,
+  /** The signed-in member's dashboard widgets (GET /dashboard). */
+  dashboard: ['dashboard'] as const,
   accessInfo: ['cloud-accounts-access-info'] as const,
   /** The add-provider screen's reading of access_info (with wasabi_create); shares the prefix above. */
   accessInfoForSetup: ['cloud-accounts-access-info', 'setup'] as const,

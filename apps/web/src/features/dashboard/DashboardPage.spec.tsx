@@ -1,8 +1,17 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, PROVIDER_NAMES, syncMessages, type CloudAccountView } from '@cumulo/contract';
+import {
+  AUTH_STORAGE_KEY,
+  DASHBOARD_WIDGETS,
+  DASHBOARD_WIDGET_IDS,
+  PROVIDER_NAMES,
+  dashboardMessages,
+  syncMessages,
+  type CloudAccountView,
+  type DashboardWidgetId,
+} from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
-import { stubApi, type FakeReply } from '../../test/fake-api.ts';
+import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
 import { GB, buildBucket, buildCloudAccount } from '../accounts/account-factories.ts';
 import { buildBatch } from '../transfers/transfer-factories.ts';
@@ -491,5 +500,176 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
 
     await waitFor(() => expect(within(row()).getByText('5 GB')).toBeInTheDocument());
     expect(calls.filter((call) => call.path === '/api/cloud_accounts/')).toHaveLength(2);
+  });
+});
+
+describe('Dashboard widgets per member (GET /api/dashboard and its changes stubbed)', () => {
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  /** A fake of the server's layout store: the three changing calls edit it, GET answers it. */
+  function layoutServer(initial: DashboardWidgetId[] | null) {
+    let saved = initial;
+    const current = () => saved ?? [...DASHBOARD_WIDGET_IDS];
+    const answer = (message: string): FakeReply => ({
+      status: 200,
+      body: { message, customised: true, widgets: current().map((id, position) => ({ id, position })) },
+    });
+    return {
+      saved: () => saved,
+      handlers: {
+        'GET /api/dashboard': () => ({
+          status: 200,
+          body: { customised: saved !== null, widgets: current().map((id, position) => ({ id, position })) },
+        }),
+        'PUT /api/dashboard/create': (call: RecordedCall) => {
+          const { id } = call.body as { id: DashboardWidgetId };
+          saved = [...current().filter((widget) => widget !== id), id];
+          return answer(dashboardMessages.added(DASHBOARD_WIDGETS[id]));
+        },
+        'PUT /api/dashboard/createAll': (call: RecordedCall) => {
+          saved = (call.body as { widgets: DashboardWidgetId[] }).widgets;
+          return answer(dashboardMessages.saved);
+        },
+        'DELETE /api/dashboard': (call: RecordedCall) => {
+          const id = new URLSearchParams(call.search).get('id') as DashboardWidgetId;
+          saved = current().filter((widget) => widget !== id);
+          return answer(dashboardMessages.removed(DASHBOARD_WIDGETS[id]));
+        },
+      },
+    };
+  }
+
+  const titles: string[] = Object.values(DASHBOARD_WIDGETS);
+  /** The widgets being arranged, in page order (other regions of the page left out). */
+  const regionNames = () =>
+    screen
+      .getAllByRole('region')
+      .map((region) => region.getAttribute('aria-label') ?? '')
+      .filter((name) => titles.includes(name));
+
+  it('shows a member their saved widgets in their order, and no others', async () => {
+    const store = layoutServer(['recent_transfers', 'accounts']);
+    stubDashboard({}, store.handlers);
+    renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Main archive' });
+    await screen.findAllByRole('table', { name: 'Recent Transfers' });
+    // Recent Transfers comes first, as saved.
+    const [transfers] = screen.getAllByRole('table', { name: 'Recent Transfers' });
+    const account = screen.getByRole('button', { name: 'Main archive' });
+    expect(
+      (transfers?.compareDocumentPosition(account) ?? 0) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
+    expect(screen.queryByText('Storage used')).toBeNull();
+    expect(screen.queryByText('No alerts')).toBeNull();
+  });
+
+  it('removes, moves and adds widgets; each change is saved and the layout is the same after a reload', async () => {
+    const store = layoutServer(null);
+    // One account keeps the page light: the test is about the layout, not the account table.
+    const calls = stubDashboard({ accounts: [wasabiAccount] }, store.handlers);
+    const first = renderAt('/dashboard');
+    const { user } = first;
+
+    await screen.findByRole('button', { name: 'Cold storage' });
+    await user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
+    expect(regionNames()).toEqual(DASHBOARD_WIDGET_IDS.map((id) => DASHBOARD_WIDGETS[id]));
+    expect(screen.getByRole('button', { name: 'Move Cloud accounts up' })).toBeDisabled();
+
+    await user.click(screen.getByRole('button', { name: 'Remove Usage' }));
+    await waitFor(() => expect(regionNames()).not.toContain('Usage'));
+    await user.click(screen.getByRole('button', { name: 'Move Alerts up' }));
+    await waitFor(() =>
+      expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers']),
+    );
+    await waitFor(() =>
+      expect(store.saved()).toEqual(['accounts', 'sync_jobs', 'alerts', 'recent_transfers']),
+    );
+
+    await user.click(screen.getByRole('combobox', { name: 'Add a widget' }));
+    await user.click(await screen.findByTitle('Usage'));
+    await waitFor(() =>
+      expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers', 'Usage']),
+    );
+    await user.click(screen.getByRole('button', { name: 'Done' }));
+    expect(screen.queryByRole('button', { name: 'Remove Usage' })).toBeNull();
+
+    expect(calls.filter((call) => call.path.startsWith('/api/dashboard') && call.method !== 'GET')).toEqual([
+      expect.objectContaining({ method: 'DELETE', search: '?id=usage' }),
+      expect.objectContaining({
+        method: 'PUT',
+        path: '/api/dashboard/createAll',
+        body: { widgets: ['accounts', 'sync_jobs', 'alerts', 'recent_transfers'] },
+      }),
+      expect.objectContaining({ method: 'PUT', path: '/api/dashboard/create', body: { id: 'usage' } }),
+    ]);
+
+    // A reload: a new page asks the server again and shows the saved order.
+    first.unmount();
+    const second = renderAt('/dashboard');
+    await screen.findByRole('button', { name: 'Cold storage' });
+    await second.user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
+    expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers', 'Usage']);
+  });
+
+  it('puts a refused change back and says why', async () => {
+    const store = layoutServer(['accounts', 'alerts']);
+    stubDashboard(
+      { accounts: [wasabiAccount] },
+      {
+        ...store.handlers,
+        'DELETE /api/dashboard': {
+          status: 404,
+          body: { message: dashboardMessages.notOnDashboard('Alerts') },
+        },
+      },
+    );
+    const { user } = renderAt('/dashboard');
+
+    await screen.findByRole('button', { name: 'Cold storage' });
+    await user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
+    await user.click(screen.getByRole('button', { name: 'Remove Alerts' }));
+    expect(await screen.findByText(dashboardMessages.notOnDashboard('Alerts'))).toBeInTheDocument();
+    await waitFor(() => expect(regionNames()).toEqual(['Cloud accounts', 'Alerts']));
+  });
+
+  it('sums the accounts in Usage and lists the newest notifications in Alerts', async () => {
+    const store = layoutServer(['usage', 'alerts']);
+    stubDashboard(
+      {},
+      {
+        ...store.handlers,
+        'GET /api/notifications': {
+          status: 200,
+          body: [
+            {
+              id: 'n-1',
+              read: false,
+              title: 'Size limit reached',
+              description: 'logs is above 2 GB.',
+              status: 'alerts',
+              last_notified: new Date().toISOString(),
+              avatar: null,
+            },
+          ],
+        },
+      },
+    );
+    renderAt('/dashboard');
+
+    expect(await screen.findByText('Storage used')).toBeInTheDocument();
+    const usage = screen.getByText('Storage used').closest('.ant-card') as HTMLElement;
+    // 3 GB + 7 GB in Main archive; 2 + 1 + 1 buckets; 3 accounts; $0.07 + $0.16 estimated.
+    const statistic = (title: string) =>
+      within(usage).getByText(title).closest('.ant-statistic')?.querySelector('.ant-statistic-content')
+        ?.textContent;
+    expect(statistic('Storage used')).toBe('10 GB');
+    expect(statistic('Buckets')).toBe('4');
+    expect(statistic('Cloud accounts')).toBe('3');
+    expect(statistic('Estimated monthly cost')).toBe('$0.23');
+    expect(await screen.findByText('Size limit reached')).toBeInTheDocument();
+    expect(screen.getByText('logs is above 2 GB.')).toBeInTheDocument();
   });
 });

@@ -1,0 +1,39 @@
+import { Card, Col, Row, Statistic } from 'antd';
+import { DASHBOARD_WIDGETS, formatBytes, formatUsd } from '@cumulo/contract';
+import { useCloudAccounts } from '../accounts/accounts-api.ts';
+
+/**
+ * The dashboard's Usage widget: what the organisation's connected accounts hold, summed from the same account
+ * list the accounts widget shows (the inventory's counts and the price table's estimates).
+ */
+export function UsageWidget() {
+  const accounts = useCloudAccounts();
+  // The accounts widget already says why the list is missing or empty.
+  if (!accounts.data?.length) return null;
+  const totals = accounts.data.reduce(
+    (sum, account) => ({
+      bytes: sum.bytes + account.total_bytes_used,
+      buckets: sum.buckets + account.bucket_count,
+      cost: sum.cost + account.total_cost,
+    }),
+    { bytes: 0, buckets: 0, cost: 0 },
+  );
+  return (
+    <Card title={DASHBOARD_WIDGETS.usage}>
+      <Row gutter={[24, 16]}>
+        <Col xs={12} md={6}>
+          <Statistic title="Storage used" value={formatBytes(totals.bytes)} />
+        </Col>
+        <Col xs={12} md={6}>
+          <Statistic title="Buckets" value={totals.buckets} />
+        </Col>
+        <Col xs={12} md={6}>
+          <Statistic title="Cloud accounts" value={accounts.data.length} />
+        </Col>
+        <Col xs={12} md={6}>
+          <Statistic title="Estimated monthly cost" value={formatUsd(totals.cost)} />
+        </Col>
+      </Row>
+    </Card>
+  );
+}
