@@ -5,7 +5,7 @@ import { z } from 'zod';
  * without a saved layout sees. The key is the widget's id in the dashboard calls.
  */
 export const DASHBOARD_WIDGETS = {
-  accounts: 'Cloud accounts',
+  accounts: 'Active Cloud Providers',
   usage: 'Usage',
   sync_jobs: 'Sync Jobs',
   recent_transfers: 'Recent Transfers',

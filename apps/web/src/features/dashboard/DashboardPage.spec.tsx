@@ -576,13 +576,13 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     await screen.findByRole('button', { name: 'Cold storage' });
     await user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
     expect(regionNames()).toEqual(DASHBOARD_WIDGET_IDS.map((id) => DASHBOARD_WIDGETS[id]));
-    expect(screen.getByRole('button', { name: 'Move Cloud accounts up' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Move Active Cloud Providers up' })).toBeDisabled();
 
     await user.click(screen.getByRole('button', { name: 'Remove Usage' }));
     await waitFor(() => expect(regionNames()).not.toContain('Usage'));
     await user.click(screen.getByRole('button', { name: 'Move Alerts up' }));
     await waitFor(() =>
-      expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers']),
+      expect(regionNames()).toEqual(['Active Cloud Providers', 'Sync Jobs', 'Alerts', 'Recent Transfers']),
     );
     await waitFor(() =>
       expect(store.saved()).toEqual(['accounts', 'sync_jobs', 'alerts', 'recent_transfers']),
@@ -591,7 +591,13 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     await user.click(screen.getByRole('combobox', { name: 'Add a widget' }));
     await user.click(await screen.findByTitle('Usage'));
     await waitFor(() =>
-      expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers', 'Usage']),
+      expect(regionNames()).toEqual([
+        'Active Cloud Providers',
+        'Sync Jobs',
+        'Alerts',
+        'Recent Transfers',
+        'Usage',
+      ]),
     );
     await user.click(screen.getByRole('button', { name: 'Done' }));
     expect(screen.queryByRole('button', { name: 'Remove Usage' })).toBeNull();
@@ -611,7 +617,13 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     const second = renderAt('/dashboard');
     await screen.findByRole('button', { name: 'Cold storage' });
     await second.user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
-    expect(regionNames()).toEqual(['Cloud accounts', 'Sync Jobs', 'Alerts', 'Recent Transfers', 'Usage']);
+    expect(regionNames()).toEqual([
+      'Active Cloud Providers',
+      'Sync Jobs',
+      'Alerts',
+      'Recent Transfers',
+      'Usage',
+    ]);
   });
 
   it('puts a refused change back and says why', async () => {
@@ -632,7 +644,7 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     await user.click(screen.getByRole('button', { name: 'Arrange widgets' }));
     await user.click(screen.getByRole('button', { name: 'Remove Alerts' }));
     expect(await screen.findByText(dashboardMessages.notOnDashboard('Alerts'))).toBeInTheDocument();
-    await waitFor(() => expect(regionNames()).toEqual(['Cloud accounts', 'Alerts']));
+    await waitFor(() => expect(regionNames()).toEqual(['Active Cloud Providers', 'Alerts']));
   });
 
   it('sums the accounts in Usage and lists the newest notifications in Alerts', async () => {
