@@ -18,7 +18,8 @@ export class DashboardRepo {
 
   /**
    * Reads the member's layout under a row lock, lets `change` compute the new one and saves it, in one
-   * transaction: two tabs adding widgets at once both land instead of one overwriting the other.
+   * transaction: two tabs adding widgets at once both land instead of one overwriting the other. A `change` that
+   * throws rolls the transaction back and nothing is saved.
    */
   async change(
     organizationId: string,

@@ -51,15 +51,14 @@ export class DashboardService {
     return { message: dashboardMessages.saved, ...layoutOf(known(saved), true) };
   }
 
-  /** DELETE /dashboard?id: takes one widget off; 404 when it is not on the caller's dashboard. */
+  /** DELETE /dashboard?id: takes one widget off; 404 (and nothing saved) when it is not on the caller's dashboard. */
   async remove(principal: Principal, id: DashboardWidgetId): Promise<DashboardChanged> {
-    let present = true;
     const saved = await this.repo.change(principal.organizationId, principal.userId, (current) => {
       const ids = known(current ?? DASHBOARD_WIDGET_IDS);
-      present = ids.includes(id);
+      // Thrown inside the transaction, so it rolls back: a refused removal saves no layout.
+      if (!ids.includes(id)) throw notFound(dashboardMessages.notOnDashboard(DASHBOARD_WIDGETS[id]));
       return ids.filter((widget) => widget !== id);
     });
-    if (!present) throw notFound(dashboardMessages.notOnDashboard(DASHBOARD_WIDGETS[id]));
     return { message: dashboardMessages.removed(DASHBOARD_WIDGETS[id]), ...layoutOf(known(saved), true) };
   }
 }
