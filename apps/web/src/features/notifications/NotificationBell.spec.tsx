@@ -53,6 +53,9 @@ function stubBellApi(initial: NotificationItem[]) {
   return { calls, push };
 }
 
+/** Any page shows the bell; not the dashboard, whose Alerts widget lists the same notifications. */
+const HOST_PAGE = '/profile';
+
 const listCalls = (calls: RecordedCall[]) =>
   calls.filter((call) => call.method === 'GET' && call.path === '/api/notifications').length;
 
@@ -69,7 +72,7 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
 
   it('badges the unread count, emphasises unread items and marks all read with repeated ids', async () => {
     const { calls } = stubBellApi([OVER_LIMIT, TRANSFER_FAILED, SYNC_DONE]);
-    const { user } = renderAt('/dashboard');
+    const { user } = renderAt(HOST_PAGE);
 
     await user.click(await screen.findByLabelText('Notifications (2 unread)'));
 
@@ -95,7 +98,7 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
 
   it('opening an unread item marks that one read', async () => {
     const { calls } = stubBellApi([OVER_LIMIT, TRANSFER_FAILED, SYNC_DONE]);
-    const { user } = renderAt('/dashboard');
+    const { user } = renderAt(HOST_PAGE);
 
     await user.click(await screen.findByLabelText('Notifications (2 unread)'));
     await user.click(await screen.findByText(TRANSFER_FAILED.title));
@@ -112,7 +115,7 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
 
   it("a realtime 'notification' message refetches the list and raises the badge", async () => {
     const { calls, push } = stubBellApi([SYNC_DONE]);
-    const { user } = renderAt('/dashboard');
+    const { user } = renderAt(HOST_PAGE);
     await screen.findByLabelText('Notifications');
     await waitFor(() => expect(listCalls(calls)).toBe(1));
 
@@ -133,7 +136,7 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
 
   it("keeps 'No notification found' when there are none", async () => {
     stubBellApi([]);
-    const { user } = renderAt('/dashboard');
+    const { user } = renderAt(HOST_PAGE);
 
     await user.click(await screen.findByLabelText('Notifications'));
 
