@@ -239,8 +239,14 @@ test('create a bucket in an AWS account, set a size alert on it, and be told onc
   await expect(row).toContainText('2 MB', { timeout: 30_000 });
   const bell = page.getByRole('button', { name: 'Notifications (1 unread)' });
   await expect(bell).toBeVisible({ timeout: 30_000 });
+  // The dashboard's Alerts widget lists it too; the bell's own list is read here.
+  await expect(
+    page.getByRole('list', { name: 'Newest alerts' }).getByText(`Size alert: ${bucket} (Lab AWS)`),
+  ).toBeVisible();
   await bell.click();
-  await expect(page.getByText(`Size alert: ${bucket} (Lab AWS)`)).toBeVisible();
+  await expect(
+    page.getByRole('list', { name: 'Latest notifications' }).getByText(`Size alert: ${bucket} (Lab AWS)`),
+  ).toBeVisible();
   await expect.poll(() => mailsTo(email, 'Cumulo alert').length, { timeout: 15_000 }).toBe(1);
 
   // Still over after the next inventory (3 MiB): no second notification or mail. The check runs just after the

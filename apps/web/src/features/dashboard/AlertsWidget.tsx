@@ -21,7 +21,13 @@ export function AlertsWidget() {
       {newest.length === 0 ? (
         <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No alerts" />
       ) : (
-        <Flex vertical gap={12} component="ul" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+        <Flex
+          vertical
+          gap={12}
+          component="ul"
+          aria-label="Newest alerts"
+          style={{ listStyle: 'none', margin: 0, padding: 0 }}
+        >
           {newest.map((item) => (
             <li key={item.id}>
               <Flex justify="space-between" gap={16}>
