@@ -128,8 +128,9 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         onAclChange={setAcl}
         accelerator={acceleratorShown ? { on: accelerate, onChange: toggleAccelerator } : undefined}
       />
+      {/* Side by side only from xl: below it the bucket pane would be too narrow for its Actions column. */}
       <Row gutter={[16, 16]}>
-        <Col xs={24} lg={10}>
+        <Col xs={24} xl={9}>
           <LocalUploadPane
             title="Local File System"
             chosen={chosen}
@@ -138,7 +139,7 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
             onUpload={startUpload}
           />
         </Col>
-        <Col xs={24} lg={14}>
+        <Col xs={24} xl={15}>
           {variant === 'wasabi' && (
             <Typography.Title level={4} style={{ marginTop: 0 }}>
               Wasabi Files System
