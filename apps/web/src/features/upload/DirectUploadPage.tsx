@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { App, Col, Row, Space, Typography } from 'antd';
+import { App, Card, Col, Row, Space, Typography } from 'antd';
 import { useNavigate } from 'react-router';
 import {
   formatBytes,
@@ -140,17 +140,18 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
           />
         </Col>
         <Col xs={24} xl={15}>
-          {variant === 'wasabi' && (
-            <Typography.Title level={4} style={{ marginTop: 0 }}>
-              Wasabi Files System
-            </Typography.Title>
-          )}
-          <SharedBucketBrowser
-            location={location}
-            onLocationChange={setLocation}
-            refreshToken={refreshToken}
-            accountFilter={variant === 'wasabi' ? isWasabi : undefined}
-          />
+          {/* A card like the local pane beside it, so the two panes read as a pair. */}
+          <Card
+            title={variant === 'wasabi' ? 'Wasabi Files System' : 'Cloud File System'}
+            style={{ height: '100%' }}
+          >
+            <SharedBucketBrowser
+              location={location}
+              onLocationChange={setLocation}
+              refreshToken={refreshToken}
+              accountFilter={variant === 'wasabi' ? isWasabi : undefined}
+            />
+          </Card>
         </Col>
       </Row>
       <UploadList
