@@ -27,6 +27,9 @@ export const messages = {
   termsRequired: 'Please accept the terms and conditions.',
   /* Texts the spec leaves to us ("not shown"). */
   wrongCredentials: 'Incorrect username or password.',
+  /** Why the Google button is disabled: no Google (OIDC) client is configured on this server. */
+  googleSignInUnavailable:
+    'Sign-in with Google is not set up on this server. Sign in with your email and password instead.',
   wrongMfaCode: 'The code is not valid. Please enter the current code from your authenticator app.',
   /** A right TOTP code whose time step was already accepted once (the replay check). */
   mfaCodeAlreadyUsed:

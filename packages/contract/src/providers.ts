@@ -42,6 +42,9 @@ export const ACCOUNT_TYPES: ReadonlyArray<{ id: number; name: ProviderName; titl
   { id: 7, name: 'filebase', title: 'Filebase' },
 ];
 
+/** Height of a provider's mark in px (spec 002 §9). */
+export const PROVIDER_ICON_HEIGHT_PX = 38;
+
 /** Providers a user may add: userType 4 all of them, every other type only wasabi (spec 000 §6). */
 export function providersAllowedFor(userType: number): ProviderName[] {
   return userType === 4 ? [...PROVIDER_NAMES] : ['wasabi'];

@@ -26,6 +26,8 @@ import { useSignOut } from '../features/auth/useSignOut.ts';
 import { PageSpinner } from '../ui/PageSpinner.tsx';
 
 const SIGN_OUT_KEY = 'sign-out';
+/** antd's own split-line colour, the one the inline menu drew. */
+const SIDEBAR_EDGE = '1px solid rgba(5, 5, 5, 0.06)';
 
 interface NavEntry {
   path: string;
@@ -97,7 +99,14 @@ export function AppLayout() {
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
-      <Layout.Sider theme="light" breakpoint="lg" collapsedWidth={0} width={220}>
+      {/* The panel's edge is the sider's own border: the menu's border stopped under its last entry. */}
+      <Layout.Sider
+        theme="light"
+        breakpoint="lg"
+        collapsedWidth={0}
+        width={220}
+        style={{ borderInlineEnd: SIDEBAR_EDGE }}
+      >
         <div style={{ padding: '16px 24px', fontSize: 22, fontWeight: 600 }}>Cumulo</div>
         <nav aria-label="Main">
           <Menu
@@ -105,6 +114,7 @@ export function AppLayout() {
             selectedKeys={[selectedKey(pathname, entries)]}
             items={items}
             onClick={onMenuClick}
+            style={{ borderInlineEnd: 'none' }}
           />
         </nav>
       </Layout.Sider>

@@ -18,7 +18,7 @@ export function AddAccountButton() {
 
   const items: MenuProps['items'] = (accessInfo.data?.providers ?? []).map((provider) => ({
     key: provider,
-    icon: <ProviderLogo provider={provider} size={22} />,
+    icon: <ProviderLogo provider={provider} height={22} />,
     label: <Link to={`/addProvider/${provider}`}>{PROVIDER_TITLES[provider]}</Link>,
   }));
 

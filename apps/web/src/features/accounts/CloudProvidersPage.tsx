@@ -27,7 +27,7 @@ function ProviderShortcuts() {
             aria-label={`Add ${PROVIDER_TITLES[provider]}`}
           >
             <Flex vertical align="center" gap={6}>
-              <ProviderLogo provider={provider} size={48} />
+              <ProviderLogo provider={provider} />
               <Typography.Text>{PROVIDER_TITLES[provider]}</Typography.Text>
             </Flex>
           </Link>

@@ -180,10 +180,13 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
     expect(location()).toBe('/login?returnUrl=%2Fsharing');
   });
 
-  it('offers Google sign-in only as a disabled button, since single sign-on is not configured', async () => {
+  it('offers Google sign-in only as a disabled button, and says why in words beside it', async () => {
     stubApi({});
     renderAt('/login');
 
-    expect(await screen.findByRole('button', { name: /Sign in with Google/ })).toBeDisabled();
+    const google = await screen.findByRole('button', { name: /Sign in with Google/ });
+    expect(google).toBeDisabled();
+    expect(google).toHaveAccessibleDescription(messages.googleSignInUnavailable);
+    expect(screen.getByText(messages.googleSignInUnavailable)).toBeVisible();
   });
 });

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, App, Button, Divider, Flex, Form, Input, Modal, Tooltip } from 'antd';
+import { Alert, App, Button, Divider, Flex, Form, Input, Modal } from 'antd';
 import { GoogleOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -22,6 +22,7 @@ interface Credentials {
   password: string;
 }
 
+const GOOGLE_REASON_ID = 'google-sign-in-reason';
 const MFA_CODE_LENGTH = 6;
 /** `xxxxx-xxxxx`: the dash the codes are shown with. */
 const RECOVERY_CODE_FIELD_LENGTH = 11;
@@ -150,11 +151,13 @@ export function LoginPage() {
             </Button>
           </Form>
           <Divider plain>or</Divider>
-          <Tooltip title="Single sign-on is not configured on this server.">
-            <Button block icon={<GoogleOutlined />} disabled>
-              Sign in with Google
-            </Button>
-          </Tooltip>
+          {/* A disabled button shows no tooltip on hover or focus: the reason is written out beneath it. */}
+          <Button block icon={<GoogleOutlined />} disabled aria-describedby={GOOGLE_REASON_ID}>
+            Sign in with Google
+          </Button>
+          <p id={GOOGLE_REASON_ID} className="auth-note">
+            {messages.googleSignInUnavailable}
+          </p>
           <p className="auth-footer">
             Don&apos;t have an account?{' '}
             <Link to={referrerId ? `/signup/${referrerId}` : '/signup'}>Sign up</Link>

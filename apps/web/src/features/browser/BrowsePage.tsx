@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import { Typography } from 'antd';
+import { Space, Typography } from 'antd';
 import { useSearchParams } from 'react-router';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { SharedBucketBrowser } from '../sharing/SharedBucketBrowser.tsx';
@@ -25,10 +25,13 @@ export function BrowsePage() {
     [setParams],
   );
 
+  // Spaced like the other pages: a bare title kept antd's top margin and sat lower than every other page's.
   return (
-    <>
-      <Typography.Title level={2}>Browse</Typography.Title>
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Browse
+      </Typography.Title>
       <SharedBucketBrowser location={location} onLocationChange={onLocationChange} />
-    </>
+    </Space>
   );
 }

@@ -80,6 +80,15 @@ export interface BucketBrowserProps {
 const LIST_HEIGHT = 480;
 /** Load the next page when the list is scrolled this close to its end. */
 const LOAD_AHEAD_PX = 240;
+/**
+ * Column widths in px. The virtual table hands the room left over to the columns without a width, so the
+ * selection column gets one (it took about 300 px otherwise) and Name, the only column without, takes the rest.
+ */
+const COLUMN_PX = { selection: 40, size: 90, lastModified: 110, actions: 140 } as const;
+/** Name is never narrower than this; below the sum the table scrolls sideways. */
+const NAME_MIN_PX = 180;
+const TABLE_MIN_PX =
+  NAME_MIN_PX + COLUMN_PX.selection + COLUMN_PX.size + COLUMN_PX.lastModified + COLUMN_PX.actions;
 
 /**
  * The cloud bucket browser (spec 001 §2): account and bucket pickers, breadcrumbs and back, create folder,
@@ -271,7 +280,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
     {
       title: 'Name',
       key: 'name',
-      width: 420,
+      ellipsis: true,
       render: (_, row) => {
         const label = keyword ? row.key.slice(path.length).replace(/\/$/, '') || row.name : row.name;
         const shown = displayName(label, DISPLAY_NAME_MAX);
@@ -301,19 +310,19 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
     {
       title: 'Size',
       key: 'size',
-      width: 110,
+      width: COLUMN_PX.size,
       render: (_, row) => (row.type === FS_FILE_TYPE.file ? <ByteSize bytes={row.size} /> : null),
     },
     {
       title: 'Last modified',
       key: 'last_modified',
-      width: 130,
+      width: COLUMN_PX.lastModified,
       render: (_, row) => (row.last_modified ? <DateText value={row.last_modified} /> : null),
     },
     {
       title: 'Actions',
       key: 'actions',
-      width: 210,
+      width: COLUMN_PX.actions,
       render: (_, row) =>
         row.type === FS_FILE_TYPE.file ? (
           <Space size={0}>
@@ -435,9 +444,10 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
         dataSource={rows}
         pagination={false}
         loading={active.isPending && active.fetchStatus !== 'idle'}
-        scroll={{ x: 870, y: LIST_HEIGHT }}
+        scroll={{ x: TABLE_MIN_PX, y: LIST_HEIGHT }}
         onScroll={onScroll}
         rowSelection={{
+          columnWidth: COLUMN_PX.selection,
           selectedRowKeys: selectedKeys,
           onChange: setSelectedKeys,
           // The virtual table's rows carry no row role: name each checkbox after its file or folder.

@@ -53,7 +53,7 @@ export function AddBucketPage() {
                 <li key={account.id} style={{ marginBottom: 8 }}>
                   <Link to={`/addBucket/${account.provider}/${account.id}`}>
                     {isProviderName(account.provider) && (
-                      <ProviderLogo provider={account.provider} size={20} style={{ marginRight: 8 }} />
+                      <ProviderLogo provider={account.provider} height={20} style={{ marginRight: 8 }} />
                     )}
                     {account.name}
                   </Link>

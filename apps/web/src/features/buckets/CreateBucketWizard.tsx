@@ -105,7 +105,7 @@ export function CreateBucketWizard({
         exitLabel="Cancel"
         extra={
           <Typography.Text type="secondary">
-            <ProviderLogo provider={provider} size={20} style={{ marginRight: 8, verticalAlign: 'middle' }} />
+            <ProviderLogo provider={provider} height={20} style={{ marginRight: 8 }} />
             in {account.name}
           </Typography.Text>
         }

@@ -43,7 +43,7 @@ const columns: TableColumnsType<ProviderPrice> = [
     key: 'provider',
     render: (_, price) => (
       <Flex align="center" gap={8}>
-        <ProviderLogo provider={price.logo} size={24} />
+        <ProviderLogo provider={price.logo} />
         <span>{price.label}</span>
       </Flex>
     ),

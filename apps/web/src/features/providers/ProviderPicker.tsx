@@ -39,7 +39,7 @@ export function ProviderPicker({
               borderColor: selected === provider ? '#1668dc' : undefined,
             }}
           >
-            <ProviderLogo provider={provider} size={48} />
+            <ProviderLogo provider={provider} />
             <Typography.Text strong style={{ display: 'block', marginTop: 12 }}>
               {PROVIDER_TITLES[provider]}
             </Typography.Text>

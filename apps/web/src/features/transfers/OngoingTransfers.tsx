@@ -65,9 +65,9 @@ function OngoingRow({ migration, batch }: OngoingRowProps) {
   const cancel = useCancelTransfer();
   const dismiss = useDismissTransfer();
   const mayManage = useMayManageTransfer();
-  const source = batch ? sourceLabel(batch) : 'Transfer';
   const destination = endpointLabel(migration.cloud, migration.bucket);
-  const name = `${source} → ${destination}`;
+  // The live feed names only the destination; until the batch list names the source, no arrow from nothing.
+  const name = batch ? `${sourceLabel(batch)} → ${destination}` : `Transfer to ${destination}`;
   const line = statusLine({ ...migration, message: batch?.error ?? null });
   const files = Object.values(migration.files);
   // Spec 001 §4 asks before canceling a Processing copy; queued ones are live on the server too, so they ask too.

@@ -1,5 +1,7 @@
+import { useMemo } from 'react';
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import dayjs from 'dayjs';
+import { speedAxis } from './speed-axis.ts';
 import { formatSpeed, type SpeedPoint } from './transfer-stats.ts';
 
 const SPEED_COLOUR = '#1668dc';
@@ -8,6 +10,9 @@ const bitsText = (bits: number) => formatSpeed(bits / 8);
 
 /** The live transfer-speed area chart (spec 001 §2); the series is in bits per second. Loaded lazily. */
 export function SpeedChart({ series }: { series: readonly SpeedPoint[] }) {
+  const peak = series.reduce((max, point) => Math.max(max, point.bitsPerSecond), 0);
+  // recharts' own ticks split the domain evenly in bits, which read as '19.07 Mbps' in 1024-based units.
+  const axis = useMemo(() => speedAxis(peak), [peak]);
   return (
     <AreaChart
       responsive
@@ -18,7 +23,7 @@ export function SpeedChart({ series }: { series: readonly SpeedPoint[] }) {
     >
       <CartesianGrid strokeDasharray="3 3" vertical={false} />
       <XAxis dataKey="time" tickFormatter={timeText} minTickGap={40} />
-      <YAxis tickFormatter={bitsText} width={90} />
+      <YAxis domain={[0, axis.top]} ticks={axis.ticks} interval={0} tickFormatter={axis.label} width={90} />
       <Tooltip
         labelFormatter={(time) => timeText(Number(time))}
         formatter={(bits) => bitsText(Number(bits))}

@@ -39,7 +39,12 @@ function HistoryList({
 }) {
   return (
     <Col xs={24} lg={8}>
-      <Card title={<h3 style={{ margin: 0, fontSize: 16 }}>{title}</h3>} size="small">
+      {/* The three cards of a row end level, whichever lists more. */}
+      <Card
+        title={<h3 style={{ margin: 0, fontSize: 16 }}>{title}</h3>}
+        size="small"
+        style={{ height: '100%' }}
+      >
         {entries.length === 0 ? (
           <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="No transfers" />
         ) : (

@@ -21,6 +21,8 @@ export function indicatorPercent(migrations: readonly MigrationProgress[]): numb
 }
 
 const STATUS_PAGES = ['/mboard', '/rboard'];
+/** px: the ring sits in the 64 px header beside the bell with room above and below ("small" is 60 px). */
+const INDICATOR_SIZE = 36;
 
 /** The transfer indicator of every other signed-in page: a progress ring that opens /mboard (spec 001 §2, §4). */
 export function TransferIndicator() {
@@ -37,7 +39,7 @@ export function TransferIndicator() {
       <Link to="/mboard" aria-label={label} style={{ display: 'inline-flex' }}>
         <Progress
           type="circle"
-          size="small"
+          size={INDICATOR_SIZE}
           percent={percent}
           status={status}
           aria-label="Transfer progress"

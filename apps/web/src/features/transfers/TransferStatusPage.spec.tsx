@@ -224,6 +224,43 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     ).toBeInTheDocument();
   });
 
+  it('names a batch started since the history was read "Transfer to …" until the history names its source', async () => {
+    let reads = 0;
+    stubStatusPage({
+      ongoing: [running],
+      extra: {
+        // The first read of the history predates the batch; the next one lists it.
+        'GET /api/transfer/get_all': (call) => {
+          reads += 1;
+          const page = Number(new URLSearchParams(call.search).get('page'));
+          const items = page === 1 && reads > 1 ? [runningBatch] : [];
+          return { status: 200, body: { items, total: items.length, page, pagesize: 50 } };
+        },
+      },
+    });
+    renderAt('/mboard');
+
+    const list = await screen.findByRole('list', { name: 'Ongoing transfers' });
+    await waitFor(() => expect(reads).toBeGreaterThan(0));
+    for (const item of within(list).getAllByRole('listitem')) {
+      expect(item).not.toHaveAccessibleName(/^Transfer →/);
+    }
+    expect(
+      await within(list).findByRole('listitem', { name: 'Main archive / media → Blob store / media-copy' }),
+    ).toBeInTheDocument();
+    expect(within(list).queryByRole('listitem', { name: /^Transfer to / })).not.toBeInTheDocument();
+  });
+
+  it('never names a live batch with an arrow from nothing while its source is unknown', async () => {
+    stubStatusPage({ ongoing: [running], batches: [] });
+    renderAt('/mboard');
+
+    expect(
+      await screen.findByRole('listitem', { name: 'Transfer to Blob store / media-copy' }),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/^Transfer →/)).not.toBeInTheDocument();
+  });
+
   it('lists Today, Yesterday and This Week, and the batch history with its columns', async () => {
     const calls = stubStatusPage();
     renderAt('/mboard');

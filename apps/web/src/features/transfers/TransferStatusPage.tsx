@@ -1,7 +1,7 @@
-import { Suspense, lazy } from 'react';
+import { Suspense, lazy, useEffect, useRef } from 'react';
 import { Card, Space, Spin, Typography } from 'antd';
 import { useLocation, useSearchParams } from 'react-router';
-import { TRANSFER_TYPE } from '@cumulo/contract';
+import { TRANSFER_TYPE, type MigrationProgress } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { BatchHistoryTable } from './BatchHistoryTable.tsx';
 import { useOngoingTransfers } from './live-transfers.ts';
@@ -13,6 +13,27 @@ import { useTransferStats } from './useTransferStats.ts';
 
 // recharts is only fetched when this page draws its chart.
 const SpeedChart = lazy(() => import('./SpeedChart.tsx').then((m) => ({ default: m.SpeedChart })));
+
+/**
+ * Re-reads the first history page once for each live batch it does not list yet (one started since it was read),
+ * so the batch's source is named within a round trip instead of at the next history refresh.
+ */
+function useListingOf(migrations: readonly MigrationProgress[], newest: ReturnType<typeof useTransferList>) {
+  const asked = useRef(new Set<string>());
+  const { data, isFetching, refetch } = newest;
+  const listedIds = data?.items.map((batch) => batch.id).join(' ');
+  const liveIds = migrations.map((migration) => migration.id).join(' ');
+  useEffect(() => {
+    if (listedIds === undefined || isFetching) return;
+    const listed = new Set(listedIds.split(' '));
+    const unlisted = liveIds
+      .split(' ')
+      .filter((id) => id !== '' && !listed.has(id) && !asked.current.has(id));
+    if (unlisted.length === 0) return;
+    for (const id of unlisted) asked.current.add(id);
+    void refetch();
+  }, [listedIds, liveIds, isFetching, refetch]);
+}
 
 /** /rboard, and /mboard with ?sync, are the replication variant (spec 001 §2 routes). */
 function useReplicationVariant(): boolean {
@@ -38,6 +59,7 @@ export function TransferStatusPage() {
   const { stats, series } = useTransferStats(migrations);
   // Live batches are the newest ones: the first history page names their sources.
   const newest = useTransferList(type, 1);
+  useListingOf(migrations, newest);
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>

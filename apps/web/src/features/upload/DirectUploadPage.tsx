@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { App, Col, Row, Space, Typography } from 'antd';
+import { App, Card, Col, Row, Space, Typography } from 'antd';
 import { useNavigate } from 'react-router';
 import {
   formatBytes,
@@ -128,8 +128,9 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         onAclChange={setAcl}
         accelerator={acceleratorShown ? { on: accelerate, onChange: toggleAccelerator } : undefined}
       />
+      {/* Side by side only from xl: below it the bucket pane would be too narrow for its Actions column. */}
       <Row gutter={[16, 16]}>
-        <Col xs={24} lg={10}>
+        <Col xs={24} xl={9}>
           <LocalUploadPane
             title="Local File System"
             chosen={chosen}
@@ -138,18 +139,19 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
             onUpload={startUpload}
           />
         </Col>
-        <Col xs={24} lg={14}>
-          {variant === 'wasabi' && (
-            <Typography.Title level={4} style={{ marginTop: 0 }}>
-              Wasabi Files System
-            </Typography.Title>
-          )}
-          <SharedBucketBrowser
-            location={location}
-            onLocationChange={setLocation}
-            refreshToken={refreshToken}
-            accountFilter={variant === 'wasabi' ? isWasabi : undefined}
-          />
+        <Col xs={24} xl={15}>
+          {/* A card like the local pane beside it, so the two panes read as a pair. */}
+          <Card
+            title={variant === 'wasabi' ? 'Wasabi Files System' : 'Cloud File System'}
+            style={{ height: '100%' }}
+          >
+            <SharedBucketBrowser
+              location={location}
+              onLocationChange={setLocation}
+              refreshToken={refreshToken}
+              accountFilter={variant === 'wasabi' ? isWasabi : undefined}
+            />
+          </Card>
         </Col>
       </Row>
       <UploadList
