@@ -1,6 +1,9 @@
 import {
   uploadMessages,
   uploadPartSize,
+  type CompleteUploadBatchAnswer,
+  type StartUploadBatchAnswer,
+  type StartUploadBatchBody,
   type StartUploadBody,
   type UploadMode,
   type UploadReportBody,
@@ -23,6 +26,8 @@ export const SIGNED_PART_SECONDS = 60 * 60;
 /** A session nobody signed, resumed or completed for this long is aborted by the sweep. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 100;
+/** Objects of a batch checked at the same time on completion: a store answers many HEADs at once. */
+const BATCH_STAT_CONCURRENCY = 16;
 
 export const uploadErrors = {
   unsupported: 'Direct upload is not available for this cloud account.',
@@ -155,6 +160,128 @@ export class UploadsService {
       providerUploadId: this.secrets.seal(JSON.stringify(handle)),
     });
     return answer(row, [], false);
+  }
+
+  /**
+   * POST /transfers/uploads/batch: sessions for many small files (each one PUT) and their signed URLs in one round
+   * trip, so a folder of thousands of files costs a call per hundred files rather than three per file. A small
+   * file has nothing to resume, so no earlier session is looked up; a retried file goes through `start`.
+   */
+  async startBatch(principal: Principal, body: StartUploadBatchBody): Promise<StartUploadBatchAnswer> {
+    authorize(principal, 'upload.start');
+    const account = await this.#account(principal, body.cloud_account_id);
+    const store = await this.registry.storeFor(account);
+    const direct = this.#direct(store);
+    const accelerate = body.s3Acceleration === true && account.provider === 'aws';
+    const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
+    const sealed = this.secrets.seal(
+      JSON.stringify({ uploadId: '', acl, accelerate } satisfies SessionHandle),
+    );
+    const rows = await this.repo.insertSessions(
+      body.files.map((file) => ({
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        cloudAccountId: account.id,
+        bucketName: body.bucket_name,
+        objectKey: file.key,
+        fingerprint: file.fingerprint,
+        size: file.size,
+        partSize: uploadPartSize(file.size),
+        contentType: file.content_type ?? null,
+        providerUploadId: sealed,
+      })),
+    );
+    // RETURNING gives the rows in insertion order in practice; matching by key does not depend on it.
+    const byKey = new Map<string, UploadSessionRow[]>();
+    for (const row of rows) byKey.set(row.objectKey, [...(byKey.get(row.objectKey) ?? []), row]);
+    try {
+      const files = await Promise.all(
+        body.files.map(async (file) => {
+          const row = byKey.get(file.key)?.shift();
+          if (!row) throw new Error('upload session batch lost a row');
+          const target = await direct.signSingle(body.bucket_name, file.key, {
+            expiresInSeconds: SIGNED_PART_SECONDS,
+            accelerate,
+            contentType: file.content_type,
+            acl,
+          });
+          return {
+            session_id: row.id,
+            key: file.key,
+            url: target.url,
+            method: 'PUT' as const,
+            headers: target.headers,
+          };
+        }),
+      );
+      return { files };
+    } catch (error) {
+      throw providerError(error);
+    }
+  }
+
+  /**
+   * POST /transfers/uploads/batch/complete: each object must be in the bucket with its file's size, as `complete`
+   * checks for one file. Only the caller's own sessions: any other id answers 404 for the whole call.
+   */
+  async completeBatch(principal: Principal, sessionIds: string[]): Promise<CompleteUploadBatchAnswer> {
+    authorize(principal, 'upload.start');
+    const ids = [...new Set(sessionIds)];
+    const sessions = await this.repo.findOwnSessions(principal.organizationId, principal.userId, ids);
+    if (sessions.length !== ids.length) throw notFound();
+    const accountIds = [...new Set(sessions.map((session) => session.cloudAccountId))];
+    const stores = new Map<string, ObjectStore>();
+    for (const id of accountIds) {
+      stores.set(id, await this.registry.storeFor(await this.#account(principal, id)));
+    }
+    const outcome = new Map<string, string | null>();
+    const completed: string[] = [];
+    const queue = [...sessions];
+    const worker = async () => {
+      for (let session = queue.shift(); session; session = queue.shift()) {
+        const store = stores.get(session.cloudAccountId);
+        if (!store) throw new Error('store of a batch session missing');
+        outcome.set(session.id, await this.#checkSingle(store, session, completed));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_STAT_CONCURRENCY, queue.length) }, worker));
+    await this.repo.finishMany(completed, 'complete');
+    return {
+      files: sessions.map((session) => ({
+        session_id: session.id,
+        key: session.objectKey,
+        error: outcome.get(session.id) ?? null,
+      })),
+    };
+  }
+
+  /** Null when a one-PUT upload is in the bucket with its size (added to `completed`); otherwise why not. */
+  async #checkSingle(
+    store: ObjectStore,
+    session: UploadSessionRow,
+    completed: string[],
+  ): Promise<string | null> {
+    if (session.status === 'complete') return null;
+    if (session.status !== 'active') return uploadErrors.inactive;
+    if (uploadModeOf(store.provider, session.size, session.partSize) !== 'single')
+      return uploadMessages.failed;
+    let object;
+    try {
+      object = await store.stat(session.bucketName, session.objectKey);
+    } catch (error) {
+      this.log.warn({ err: error, sessionId: session.id }, 'batch upload check failed');
+      return uploadMessages.failed;
+    }
+    if (!object) return uploadErrors.notUploaded;
+    if (object.size !== session.size) {
+      await store.deleteMany(session.bucketName, [session.objectKey]).catch((error: unknown) => {
+        this.log.warn({ err: error, sessionId: session.id }, 'could not delete a mis-sized upload');
+      });
+      await this.repo.finish(session.id, 'aborted');
+      return uploadErrors.sizeMismatch(object.size, session.size);
+    }
+    completed.push(session.id);
+    return null;
   }
 
   /** GET /transfers/url_signer_v4 */
