@@ -1,9 +1,16 @@
 import {
+  bucketCorsAnswer,
   completeUploadAnswer,
+  completeUploadBatchAnswer,
   signPartsAnswer,
+  startUploadBatchAnswer,
   uploadSession,
   updateBucketConfigAnswer,
+  type BucketCorsAnswer,
+  type CompleteUploadBatchAnswer,
   type SignedPart,
+  type StartUploadBatchAnswer,
+  type StartUploadBatchBody,
   type StartUploadBody,
   type UploadReportBody,
   type UploadSession,
@@ -32,6 +39,10 @@ export interface UploadTransport {
   sign(sessionId: string, partNumbers: number[]): Promise<SignedPart[]>;
   complete(sessionId: string, parts: Array<{ part_number: number; etag: string | null }>): Promise<void>;
   abort(sessionId: string): Promise<void>;
+  /** Sessions and signed PUTs for up to UPLOAD_BATCH_MAX small files, in the order given. */
+  startBatch(body: StartUploadBatchBody): Promise<StartUploadBatchAnswer['files']>;
+  /** Completes the caller's one-PUT sessions; per file null or why it is not in the bucket. */
+  completeBatch(sessionIds: string[]): Promise<CompleteUploadBatchAnswer['files']>;
   /** Durations in the body are milliseconds (the server stores duration_ms). */
   report(body: UploadReportBody): Promise<void>;
   /** Resolves with the answer (status 0 on a network error); rejects with an AbortError once `signal` aborts. */
@@ -102,6 +113,15 @@ export const httpUploadTransport: UploadTransport = {
   async abort(sessionId) {
     await api.delete(`/transfers/uploads/${encodeURIComponent(sessionId)}`, { silent: true });
   },
+  async startBatch(body) {
+    return startUploadBatchAnswer.parse(await api.post('/transfers/uploads/batch', body, { silent: true }))
+      .files;
+  },
+  async completeBatch(sessionIds) {
+    return completeUploadBatchAnswer.parse(
+      await api.post('/transfers/uploads/batch/complete', { session_ids: sessionIds }, { silent: true }),
+    ).files;
+  },
   async report(body) {
     await api.post('/transfers/report', body, { silent: true });
   },
@@ -116,5 +136,15 @@ export async function applyBucketCors(cloudAccountId: string, bucketName: string
       { cloud_account_id: cloudAccountId, bucket_name: bucketName, cors: true },
       { silent: true },
     ),
+  );
+}
+
+/** GET /transfers/bucket_config: asked before the first upload to a bucket. */
+export async function bucketCors(cloudAccountId: string, bucketName: string): Promise<BucketCorsAnswer> {
+  return bucketCorsAnswer.parse(
+    await api.get('/transfers/bucket_config', {
+      query: { cloud_account_id: cloudAccountId, bucket_name: bucketName },
+      silent: true,
+    }),
   );
 }
