@@ -108,7 +108,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     setApplyingId(file.id);
     try {
       await applyBucketCors(file.cloudAccountId, file.bucketName);
-      engine.retry(file.id);
+      engine.retryFailed();
     } catch {
       void message.error(uploadMessages.corsFailed);
     } finally {
@@ -219,7 +219,9 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
                   <LocalUploadPane
                     title="Local"
                     chosen={state.localChosen}
-                    onChoose={(files) =>
+                    // Hidden names are left out here too; the count is shown on /S3Direct only.
+                    hiddenSkipped={0}
+                    onChoose={({ files }) =>
                       store.update((now) => ({ ...now, localChosen: [...now.localChosen, ...files] }))
                     }
                     onClear={() => store.update((now) => ({ ...now, localChosen: [] }))}
@@ -274,6 +276,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
           onCancelDirectory={(id) => engine.cancelDirectory(id)}
           onApplyCors={mayConfigureBuckets ? (file) => void applyCors(file) : undefined}
           onDismiss={(id) => engine.dismiss(id)}
+          onRetryFailed={() => engine.retryFailed()}
           applyingId={applyingId}
         />
       ) : null}

@@ -32,7 +32,13 @@ export function useUploadEngine(onSettled: () => void, transport: UploadTranspor
             title: uploadMessages.completeTitle,
             description: uploadMessages.complete(event.directory.name, event.directory.bucketName),
           });
-        } else if (event.type === 'file-failed') {
+        } else if (event.type === 'directory-failed') {
+          notification.error({
+            title: uploadMessages.failedTitle,
+            description: uploadMessages.filesFailed(event.failed, event.directory.name),
+          });
+        } else if (event.type === 'file-failed' && !event.file.directoryId) {
+          // A folder's failures are told once, when the folder ends (above), not one notice per file.
           notification.error({
             title: uploadMessages.failedTitle,
             description: event.file.error ?? uploadMessages.failed,
