@@ -11,7 +11,7 @@ import { LocalUploadPane } from '../upload/LocalUploadPane.tsx';
 import { UploadList } from '../upload/UploadList.tsx';
 import type { UploadFileView } from '../upload/upload-engine.ts';
 import { applyBucketCors } from '../upload/upload-transport.ts';
-import { useUploadEngine } from '../upload/useUploadEngine.ts';
+import { useUploadEngine, useUploadSnapshot } from '../upload/useUploadEngine.ts';
 import { ChargeConfirmModal } from './ChargeConfirmModal.tsx';
 import { KnowYourChargesLink } from './KnowYourChargesLink.tsx';
 import { chargeConfirmed, enqueueFailureText, isChargeRefusal, useC2cMove } from './migration-api.ts';
@@ -87,7 +87,8 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     const target = store.get().panels.destination;
     if (target.accountId && target.bucket) void resetBucket(target.accountId, target.bucket);
   }, [resetBucket, store]);
-  const { engine, snapshot } = useUploadEngine(onUploadsSettled);
+  const { engine } = useUploadEngine(onUploadsSettled);
+  const snapshot = useUploadSnapshot(engine);
 
   const uploadLocal = () => {
     if (!destination.accountId || !destination.bucket) {

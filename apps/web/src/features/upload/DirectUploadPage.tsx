@@ -20,7 +20,7 @@ import { LocalUploadPane } from './LocalUploadPane.tsx';
 import type { UploadFileView } from './upload-engine.ts';
 import { applyBucketCors, bucketCors } from './upload-transport.ts';
 import { UploadHeader } from './UploadHeader.tsx';
-import { UploadList } from './UploadList.tsx';
+import { LiveUploadList } from './UploadList.tsx';
 import { useUploadEngine } from './useUploadEngine.ts';
 
 export type DirectUploadVariant = 'S3Direct' | 'wasabi';
@@ -59,7 +59,7 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
   const [accelerate, setAccelerate] = useState(false);
   const [applyingId, setApplyingId] = useState<string | null>(null);
   const bumpRefresh = useCallback(() => setRefreshToken((n) => n + 1), []);
-  const { engine, snapshot } = useUploadEngine(bumpRefresh);
+  const { engine } = useUploadEngine(bumpRefresh);
 
   const account = accounts?.find((candidate) => candidate.id === location?.accountId);
   const acceleratorShown = variant === 'S3Direct' && account?.provider === 'aws';
@@ -216,8 +216,8 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
           />
         </Col>
       </Row>
-      <UploadList
-        snapshot={snapshot}
+      <LiveUploadList
+        engine={engine}
         onCancel={(id) => engine.cancel(id)}
         onCancelDirectory={(id) => engine.cancelDirectory(id)}
         onApplyCors={

@@ -22,6 +22,7 @@ function file(i: number, fields: Partial<UploadFileView>): UploadFileView {
     resumed: false,
     corsSuspected: false,
     directoryId: 'd1',
+    batched: false,
     ...fields,
   };
 }
@@ -79,7 +80,7 @@ describe('UploadList: one summary and bounded lists for a folder of thousands (i
     expect(within(summary).getByText(uploadMessages.hiddenSkipped(3))).toBeInTheDocument();
     expect(document.body.textContent).not.toMatch(/\d\.\d{3,}/);
 
-    expect(screen.getByText('1000 files waiting')).toBeInTheDocument();
+    expect(screen.getByText('1000 files queued or sending')).toBeInTheDocument();
     expect(screen.getByText(`and ${40 - RUNNING_ROWS_MAX} more sending`)).toBeInTheDocument();
     // Many failures start collapsed; the done list too.
     expect(screen.getByText('Failed (2000)')).toBeInTheDocument();

@@ -2,7 +2,14 @@ import { useState, type ReactNode } from 'react';
 import { Alert, Button, Card, Collapse, List, Progress, Space, Tag, Typography } from 'antd';
 import { authzMessages, formatBytes, uploadMessages } from '@cumulo/contract';
 import { formatSpeed } from '../transfers/transfer-stats.ts';
-import type { UploadDirectoryView, UploadDoneView, UploadFileView, UploadSnapshot } from './upload-engine.ts';
+import type {
+  UploadDirectoryView,
+  UploadDoneView,
+  UploadEngine,
+  UploadFileView,
+  UploadSnapshot,
+} from './upload-engine.ts';
+import { useUploadSnapshot } from './useUploadEngine.ts';
 
 interface UploadListProps {
   snapshot: UploadSnapshot;
@@ -187,8 +194,9 @@ export function UploadList({
   if (snapshot.files.length === 0 && snapshot.directories.length === 0 && snapshot.done.length === 0)
     return null;
   const running = snapshot.files.filter(
-    // Small files signed ahead wait at 0 %; a large file opening its session shows 1 %.
-    (file) => file.status === 'uploading' || (file.status === 'started' && file.percent >= 1),
+    // One-PUT files are done in moments: counted below, not drawn. A large file opening its session shows 1 %.
+    (file) =>
+      !file.batched && (file.status === 'uploading' || (file.status === 'started' && file.percent >= 1)),
   );
   const failed = snapshot.files.filter((file) => file.status === 'exception');
   const waiting = snapshot.files.length - running.length - failed.length;
@@ -302,7 +310,9 @@ export function UploadList({
             }
           />
         )}
-        {waiting > 0 && <Typography.Text type="secondary">{`${waiting} files waiting`}</Typography.Text>}
+        {waiting > 0 && (
+          <Typography.Text type="secondary">{`${waiting} files queued or sending`}</Typography.Text>
+        )}
         {(failed.length > 0 || snapshot.done.length > 0) && (
           <Collapse
             size="small"
@@ -361,4 +371,12 @@ export function UploadList({
       </Space>
     </Card>
   );
+}
+
+/** The list of `engine`'s uploads, re-rendered on its snapshots alone (not the page around it). */
+export function LiveUploadList({
+  engine,
+  ...props
+}: Omit<UploadListProps, 'snapshot'> & { engine: UploadEngine }) {
+  return <UploadList snapshot={useUploadSnapshot(engine)} {...props} />;
 }

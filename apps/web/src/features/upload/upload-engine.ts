@@ -54,6 +54,8 @@ export interface UploadFileView {
   /** The first part never reached the store: likely the bucket's CORS rules (the page offers Apply). */
   corsSuspected: boolean;
   directoryId: string | null;
+  /** Sent in one PUT through the batch calls: done in moments, so the page counts it rather than showing it. */
+  batched: boolean;
 }
 
 export type DirectoryUploadStatus = (typeof DIRECTORY_UPLOAD_STATUS)[keyof typeof DIRECTORY_UPLOAD_STATUS];
@@ -364,6 +366,7 @@ export class UploadEngine {
           resumed: false,
           corsSuspected: false,
           directoryId: directory?.view.id ?? null,
+          batched: local.file.size <= this.smallFileMax,
         },
         local,
         target,

@@ -7,17 +7,24 @@ import { UploadEngine, type UploadSnapshot } from './upload-engine.ts';
 import { httpUploadTransport, type UploadTransport } from './upload-transport.ts';
 
 /**
- * One upload engine for the page's lifetime, its list as React state, and the spec's notices (001 §8). Calls
- * `onSettled` once nothing is queued or running, so the bucket browser can list the new objects.
+ * The engine's list as React state. Called by the component that shows the list only: a snapshot a second must
+ * not re-render the whole page (its bucket browser) while thousands of files go.
+ */
+export function useUploadSnapshot(engine: UploadEngine): UploadSnapshot {
+  return useSyncExternalStore(
+    (listener) => engine.subscribe(listener),
+    () => engine.snapshot(),
+  );
+}
+
+/**
+ * One upload engine for the page's lifetime and the spec's notices (001 §8). Calls `onSettled` once nothing is
+ * queued or running, so the bucket browser can list the new objects.
  */
 export function useUploadEngine(onSettled: () => void, transport: UploadTransport = httpUploadTransport) {
   const [engine] = useState(() => new UploadEngine({ transport }));
   const { notification } = App.useApp();
   const queryClient = useQueryClient();
-  const snapshot: UploadSnapshot = useSyncExternalStore(
-    (listener) => engine.subscribe(listener),
-    () => engine.snapshot(),
-  );
 
   useEffect(
     () =>
@@ -55,5 +62,5 @@ export function useUploadEngine(onSettled: () => void, transport: UploadTranspor
   // Leaving the page stops the requests; the sessions stay, so the same files picked again resume.
   useEffect(() => () => engine.dispose(), [engine]);
 
-  return { engine, snapshot };
+  return { engine };
 }
