@@ -132,10 +132,13 @@ export const startUploadBatchAnswer = z.object({
       session_id: z.string(),
       key: z.string(),
       url: z.string(),
-      method: z.literal('PUT'),
+      /** PUT: the file as the body, with `headers`. POST: a form of `form_fields`, `key`, `Content-Type`, `file`. */
+      method: z.enum(['PUT', 'POST']),
       headers: z.record(z.string(), z.string()),
     }),
   ),
+  /** The signed form fields every POST of this batch carries (S3 family); null when each file has its PUT. */
+  form_fields: z.record(z.string(), z.string()).nullable(),
 });
 export type StartUploadBatchAnswer = z.infer<typeof startUploadBatchAnswer>;
 

@@ -88,6 +88,7 @@ function stubUploadApi(extra: Record<string, FakeReply | ((call: RecordedCall) =
           method: 'PUT',
           headers: {},
         })),
+        form_fields: null,
       },
     }),
     'POST /api/transfers/uploads/batch/complete': (call) => ({

@@ -16,7 +16,7 @@ import {
 } from '@cumulo/contract';
 import { UploadEngine, type UploadEvent, type UploadSnapshot, type UploadTarget } from './upload-engine.ts';
 import type { LocalFile } from './local-files.ts';
-import type { PartRequest, PartResponse, UploadTransport } from './upload-transport.ts';
+import type { FormRequest, PartRequest, PartResponse, UploadTransport } from './upload-transport.ts';
 
 // The network is faked here (a unit test of the engine's scheduling); the real path runs in e2e/upload.e2e.ts.
 
@@ -84,17 +84,34 @@ class FakeTransport implements UploadTransport {
   batchCompletes: string[][] = [];
   /** What the batch completion says of a session: null when the object arrived. */
   checkOf: (sessionId: string) => string | null = () => null;
+  /** Answer batches with one signed form (S3 family) instead of a signed PUT per file. */
+  forms = false;
   async startBatch(body: StartUploadBatchBody) {
     this.batchStarts.push(body);
-    return body.files.map((file) => {
+    const files = body.files.map((file) => {
       const sessionId = `small-${++this.sessions}`;
       return {
         session_id: sessionId,
         key: file.key,
-        url: `https://store.test/${sessionId}/1`,
-        method: 'PUT' as const,
+        url: this.forms ? 'https://store.test/bucket/' : `https://store.test/${sessionId}/1`,
+        method: this.forms ? ('POST' as const) : ('PUT' as const),
         headers: {},
       };
+    });
+    if (this.forms) for (const file of files) this.formKeys.set(file.key, file.session_id);
+    return { files, form_fields: this.forms ? { policy: 'signed' } : null };
+  }
+  formKeys = new Map<string, string>();
+  posts: FormRequest[] = [];
+  async postForm(request: FormRequest): Promise<PartResponse> {
+    this.posts.push(request);
+    const sessionId = this.formKeys.get(request.key) ?? '';
+    return this.put({
+      url: `https://store.test/${sessionId}/1`,
+      headers: {},
+      body: request.body,
+      signal: request.signal,
+      onProgress: () => undefined,
     });
   }
   async completeBatch(sessionIds: string[]) {
@@ -485,6 +502,23 @@ describe('UploadEngine: folders of many small files (issue 21)', () => {
       expect.objectContaining({ is_directory: true, name: 'trips/album', file_count: 250, size: 750 }),
     ]);
     expect(events.filter((e) => e.type === 'directory-complete')).toHaveLength(1);
+  });
+
+  it('sends the files of a signed form as form POSTs with the batch fields, their key and content type', async () => {
+    const transport = new FakeTransport();
+    transport.forms = true;
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(folder('forms', 120), TARGET);
+    await done;
+    expect(transport.posts).toHaveLength(120);
+    expect(transport.posts[0]).toMatchObject({
+      url: 'https://store.test/bucket/',
+      fields: { policy: 'signed' },
+      key: 'trips/forms/f0.txt',
+      contentType: 'image/jpeg',
+    });
+    expect(engine.snapshot().summary).toMatchObject({ total: 120, done: 120, failed: 0 });
   });
 
   it('a large file of the same folder keeps its resumable session in parts', async () => {

@@ -197,6 +197,8 @@ interface FileJob {
 interface SignedSmall {
   job: FileJob;
   target: StartUploadBatchAnswer['files'][number];
+  /** The batch's signed form fields when the file goes as a form POST. */
+  formFields: Record<string, string> | null;
 }
 
 interface DirectoryJob {
@@ -553,7 +555,7 @@ export class UploadEngine {
     }
     const target = first.target;
     try {
-      const signed = await this.transport.startBatch({
+      const { files: signed, form_fields: formFields } = await this.transport.startBatch({
         cloud_account_id: target.cloudAccountId,
         bucket_name: target.bucketName,
         acl: target.acl,
@@ -569,7 +571,7 @@ export class UploadEngine {
         const answer = signed[i];
         if (!answer) throw new UploadFailure(uploadMessages.failed);
         job.sessionId = answer.session_id;
-        this.signedSmall.push({ job, target: answer });
+        this.signedSmall.push({ job, target: answer, formFields });
       });
     } catch (error) {
       for (const job of batch) {
@@ -583,7 +585,7 @@ export class UploadEngine {
     }
   }
 
-  private async putSmall({ job, target }: SignedSmall): Promise<void> {
+  private async putSmall({ job, target, formFields }: SignedSmall): Promise<void> {
     const signal = job.controller?.signal;
     if (!signal || job.cancelled || signal.aborted) {
       this.endSmall(job, uploadMessages.cancelled);
@@ -596,16 +598,26 @@ export class UploadEngine {
     for (let attempt = 0; ; attempt += 1) {
       let response: PartResponse | null = null;
       try {
-        response = await this.transport.put({
-          url: target.url,
-          headers: target.headers,
-          body: job.local.file,
-          signal,
-          onProgress: (loaded) => {
-            job.inFlight.set(1, loaded);
-            this.scheduleEmit();
-          },
-        });
+        response =
+          target.method === 'POST'
+            ? await this.transport.postForm({
+                url: target.url,
+                fields: formFields ?? {},
+                key: target.key,
+                contentType: job.local.file.type,
+                body: job.local.file,
+                signal,
+              })
+            : await this.transport.put({
+                url: target.url,
+                headers: target.headers,
+                body: job.local.file,
+                signal,
+                onProgress: (loaded) => {
+                  job.inFlight.set(1, loaded);
+                  this.scheduleEmit();
+                },
+              });
       } catch (error) {
         job.inFlight.clear();
         if (!isAbort(error) && !signal.aborted) throw error;
