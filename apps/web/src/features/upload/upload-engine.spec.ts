@@ -521,6 +521,21 @@ describe('UploadEngine: folders of many small files (issue 21)', () => {
     expect(engine.snapshot().summary).toMatchObject({ total: 120, done: 120, failed: 0 });
   });
 
+  it('reports many loose small files in one call per completion batch, not one call per file', async () => {
+    const transport = new FakeTransport();
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(
+      Array.from({ length: 150 }, (_, i) => localFile(`loose${i}.txt`, 3)),
+      TARGET,
+    );
+    await done;
+    const reported = transport.reports.flatMap((r) => r.s3_direct.files);
+    expect(reported).toHaveLength(150);
+    expect(reported[0]).toMatchObject({ name: 'trips/loose0.txt', size: 3, bucket_name: 'photos' });
+    expect(transport.reports.length).toBe(transport.batchCompletes.length);
+  });
+
   it('a large file of the same folder keeps its resumable session in parts', async () => {
     const { engine, transport, idle } = setUp(new FakeTransport(), 3);
     const done = idle();

@@ -236,6 +236,10 @@ export class UploadEngine {
   private signingFiles = 0;
   private smallRunning = 0;
   private readonly toComplete: FileJob[] = [];
+  private readonly looseReports: Array<{
+    target: UploadTarget;
+    entry: UploadReportBody['s3_direct']['files'][number];
+  }> = [];
   private completing = 0;
   /** Buckets ("account/bucket") a PUT of this page reached: a later network error there is not CORS. */
   private readonly reachedBuckets = new Set<string>();
@@ -689,6 +693,7 @@ export class UploadEngine {
       if (error === null) this.finishDone(job);
       else this.endSmall(job, error ?? uploadMessages.failed);
     }
+    this.flushLooseReports();
     this.scheduleEmit();
   }
 
@@ -707,7 +712,11 @@ export class UploadEngine {
       directory.view.completedCount += 1;
       directory.completedBytes += job.view.size;
     }
-    if (!job.view.directoryId) void this.reportFile(job);
+    if (!job.view.directoryId) {
+      // Loose small files are reported together after their completion batch: one call, not one per file.
+      if (job.small) this.looseReports.push({ target: job.target, entry: this.fileEntry(job) });
+      else void this.reportFile(job);
+    }
     this.settleDirectory(job);
   }
 
@@ -970,15 +979,32 @@ export class UploadEngine {
     if (view.completedCount > directory.reportedCount) void this.reportDirectory(directory);
   }
 
-  private async reportFile(job: FileJob) {
-    await this.report(job.target, {
+  private fileEntry(job: FileJob): UploadReportBody['s3_direct']['files'][number] {
+    return {
       name: job.view.key,
       bucket_name: job.target.bucketName,
       cloud_account_id: job.target.cloudAccountId,
       contentType: job.local.file.type || null,
       size: job.view.size,
       duration: this.now() - job.startedAt,
-    });
+    };
+  }
+
+  private async reportFile(job: FileJob) {
+    await this.report(job.target, this.fileEntry(job));
+  }
+
+  /** The loose small files finished since the last call, one report per accelerator setting. */
+  private flushLooseReports() {
+    const pending = this.looseReports.splice(0);
+    for (const accelerated of [false, true]) {
+      const files = pending.filter((r) => r.target.s3Acceleration === accelerated).map((r) => r.entry);
+      if (files.length === 0) continue;
+      const body: UploadReportBody = {
+        s3_direct: { direction: 'upload', s3Acceleration: accelerated, files },
+      };
+      void this.transport.report(body).catch(() => undefined);
+    }
   }
 
   private async reportDirectory(directory: DirectoryJob) {

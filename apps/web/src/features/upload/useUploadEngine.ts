@@ -1,10 +1,13 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
 import { uploadMessages } from '@cumulo/contract';
 import { queryKeys } from '../../api/query-keys.ts';
 import { UploadEngine, type UploadSnapshot } from './upload-engine.ts';
 import { httpUploadTransport, type UploadTransport } from './upload-transport.ts';
+
+/** Up to this many files a run gets a notice per file (spec 001 §8); more get one notice per bucket. */
+const NOTICE_EACH_MAX = 10;
 
 /**
  * The engine's list as React state. Called by the component that shows the list only: a snapshot a second must
@@ -25,15 +28,25 @@ export function useUploadEngine(onSettled: () => void, transport: UploadTranspor
   const [engine] = useState(() => new UploadEngine({ transport }));
   const { notification } = App.useApp();
   const queryClient = useQueryClient();
+  /** Loose files done per bucket since the last idle, when there were too many for a notice each. */
+  const looseDone = useRef(new Map<string, number>());
 
   useEffect(
     () =>
       engine.onEvent((event) => {
         if (event.type === 'file-complete' && !event.file.directoryId) {
-          notification.success({
-            title: uploadMessages.completeTitle,
-            description: uploadMessages.complete(event.file.name, event.file.bucketName),
-          });
+          // Many loose files get one notice at the end (below), not one each.
+          if (engine.snapshot().summary.total <= NOTICE_EACH_MAX) {
+            notification.success({
+              title: uploadMessages.completeTitle,
+              description: uploadMessages.complete(event.file.name, event.file.bucketName),
+            });
+          } else {
+            looseDone.current.set(
+              event.file.bucketName,
+              (looseDone.current.get(event.file.bucketName) ?? 0) + 1,
+            );
+          }
         } else if (event.type === 'directory-complete') {
           notification.success({
             title: uploadMessages.completeTitle,
@@ -51,6 +64,13 @@ export function useUploadEngine(onSettled: () => void, transport: UploadTranspor
             description: event.file.error ?? uploadMessages.failed,
           });
         } else if (event.type === 'idle') {
+          for (const [bucket, count] of looseDone.current) {
+            notification.success({
+              title: uploadMessages.completeTitle,
+              description: uploadMessages.complete(`${count} files`, bucket),
+            });
+          }
+          looseDone.current.clear();
           onSettled();
           // Spec 001 §7: the profile is read again after a report (quota used).
           void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
