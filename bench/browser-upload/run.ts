@@ -2,7 +2,11 @@
 // parts straight to s3rver) next to `rclone copyto` of the same file to the same s3rver.
 // Goal (issue 4): MiB/s of the browser upload ≥ 0.8 × rclone's. Exits 1 when missed or the object differs.
 //
+// Folder mode (issue 21): a folder of 2 000 files of 4 KiB picked in /S3Direct, next to `rclone copy` of the same
+// folder (rclone's defaults) to the same s3rver. Goal: the browser's files per second ≥ 0.5 × rclone's.
+//
 //   npm run browser-upload -w bench [-- --size-mib 1024]
+//   npm run browser-upload -w bench -- --folder [--files 2000 --file-kib 4]
 //
 // Needs rclone (Debian: apt-get install -y rclone) and Chromium (apt-get install -y chromium). The file is cached
 // in bench/.data/browser-upload.
@@ -20,6 +24,7 @@ import { openBucketInBrowser } from './open-bucket.ts';
 import { rcloneEnv } from '../shared/rclone.ts';
 
 const RATIO_GOAL = 0.8;
+const FOLDER_RATIO_GOAL = 0.5;
 const MiB = 1024 * 1024;
 const PASSWORD = 'Sunny#day7';
 
@@ -27,8 +32,15 @@ const { values: options } = parseArgs({
   options: {
     'size-mib': { type: 'string', default: '1024' },
     port: { type: 'string', default: '8191' },
+    folder: { type: 'boolean', default: false },
+    files: { type: 'string', default: '2000' },
+    'file-kib': { type: 'string', default: '4' },
   },
 });
+const folderMode = options.folder === true;
+const fileCount = Number(options.files);
+const fileKiB = Number(options['file-kib']);
+if (folderMode && !(fileCount > 0 && fileKiB > 0)) throw new Error('bad --files or --file-kib');
 const sizeMiB = Number(options['size-mib']);
 const port = Number(options.port);
 if (!(sizeMiB > 0)) throw new Error('bad --size-mib');
@@ -51,6 +63,21 @@ async function ensureFile(): Promise<string> {
   });
   fs.renameSync(`${file}.part`, file);
   return file;
+}
+
+/** A folder of `fileCount` random files of `fileKiB` KiB in 20 sub-folders, written once and reused. */
+function ensureFolder(): string {
+  const folder = path.join(dataDir, `folder-${fileCount}x${fileKiB}KiB`, 'bench-folder');
+  const done = path.join(folder, '..', 'complete');
+  if (fs.existsSync(done)) return folder;
+  fs.rmSync(path.dirname(folder), { recursive: true, force: true });
+  for (let i = 0; i < fileCount; i += 1) {
+    const sub = path.join(folder, `d${String(i % 20).padStart(2, '0')}`);
+    fs.mkdirSync(sub, { recursive: true });
+    fs.writeFileSync(path.join(sub, `f${String(i).padStart(5, '0')}.bin`), randomBytes(fileKiB * 1024));
+  }
+  fs.writeFileSync(done, '');
+  return folder;
 }
 
 async function sha256OfFile(file: string): Promise<string> {
@@ -191,8 +218,69 @@ async function apiCall(page: Page, method: 'GET' | 'PUT', apiPath: string, data?
   return response.json();
 }
 
-const file = await ensureFile();
-const expected = await sha256OfFile(file);
+/** Ends the shared set-up early once the folder run has its figures (the 1 GiB steps below are skipped). */
+class FolderDone extends Error {}
+
+async function countObjects(bucket: string, prefix: string): Promise<number> {
+  let count = 0;
+  for await (const listed of store.list(bucket, { prefix })) count += listed.objects.length;
+  return count;
+}
+
+/** The folder through the page, then `rclone copy` of it; prints both file rates. Returns the exit code. */
+async function folderRun(page: Page, bucket: string): Promise<number> {
+  await page.getByLabel('Folder to upload').setInputFiles(folder);
+  const started = performance.now();
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page
+    .getByRole('status', { name: 'Upload summary' })
+    .getByLabel('Files done')
+    .filter({ hasText: `${fileCount} of ${fileCount} files` })
+    .waitFor({ timeout: 30 * 60_000 });
+  const browserSeconds = (performance.now() - started) / 1000;
+  const sample = 'd07/f00007.bin';
+  const sampleHash = await sha256OfFile(path.join(folder, sample));
+  const browserCount = await countObjects(bucket, 'bench-folder/');
+  const browserOk =
+    browserCount === fileCount &&
+    (await sha256OfObject(store, bucket, `bench-folder/${sample}`)) === sampleHash;
+
+  const env = rcloneEnv(s3rver.endpoint);
+  const version = await run('rclone', ['version'], env);
+  if (version.code !== 0) throw new Error(`rclone is missing (apt-get install -y rclone)\n${version.output}`);
+  const rcloneStarted = performance.now();
+  const copy = await run(
+    'rclone',
+    ['--config', '/dev/null', 'copy', folder, `s3rver:${bucket}/rclone-folder`],
+    env,
+  );
+  const rcloneSeconds = (performance.now() - rcloneStarted) / 1000;
+  if (copy.code !== 0) throw new Error(`rclone copy exited ${copy.code}\n${copy.output}`);
+  const rcloneCount = await countObjects(bucket, 'rclone-folder/');
+  const rcloneOk =
+    rcloneCount === fileCount &&
+    (await sha256OfObject(store, bucket, `rclone-folder/${sample}`)) === sampleHash;
+
+  const browserRate = fileCount / browserSeconds;
+  const rcloneRate = fileCount / rcloneSeconds;
+  const ratio = browserRate / rcloneRate;
+  const pass = ratio >= FOLDER_RATIO_GOAL && browserOk && rcloneOk;
+  console.log(`browser-upload --folder: ${fileCount} files of ${fileKiB} KiB to s3rver (${s3rver.endpoint})`);
+  console.log(
+    `  Chromium /S3Direct  ${browserSeconds.toFixed(2)} s  ${browserRate.toFixed(1)} files/s  ${browserCount} objects ${browserOk ? 'ok' : 'WRONG'}`,
+  );
+  console.log(
+    `  rclone copy         ${rcloneSeconds.toFixed(2)} s  ${rcloneRate.toFixed(1)} files/s  ${rcloneCount} objects ${rcloneOk ? 'ok' : 'WRONG'}`,
+  );
+  console.log(
+    `  ratio browser/rclone ${ratio.toFixed(2)} (goal ≥ ${FOLDER_RATIO_GOAL}): ${pass ? 'PASS' : 'FAIL'}`,
+  );
+  return pass ? 0 : 1;
+}
+
+const file = folderMode ? '' : await ensureFile();
+const expected = folderMode ? '' : await sha256OfFile(file);
+const folder = folderMode ? ensureFolder() : '';
 const s3rverDir = fs.mkdtempSync(path.join(dataDir, 's3rver-'));
 const s3rver = await startS3rverProcess(s3rverDir);
 const mail = await startMailSink();
@@ -222,6 +310,10 @@ try {
 
   await page.goto('/S3Direct');
   await openBucketInBrowser(page, 'Bench AWS', bucket);
+  if (folderMode) {
+    exitCode = await folderRun(page, bucket);
+    throw new FolderDone();
+  }
   await page.getByLabel('Files to upload').setInputFiles(file);
   const started = performance.now();
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
@@ -258,6 +350,8 @@ try {
   );
   console.log(`  ratio browser/rclone ${ratio.toFixed(2)} (goal ≥ ${RATIO_GOAL}): ${pass ? 'PASS' : 'FAIL'}`);
   exitCode = pass ? 0 : 1;
+} catch (error) {
+  if (!(error instanceof FolderDone)) throw error;
 } finally {
   await browser.close();
   await store.close();

@@ -18,6 +18,12 @@ export const UPLOAD_MAX_PARTS = 10_000;
 export const UPLOAD_CONCURRENT_PARTS = 5;
 export const UPLOAD_PARALLEL_FILES = 2;
 export const UPLOAD_RETRIES = 3;
+/**
+ * Issue 21, folder uploads: files of one part or less are sent many at a time (one PUT each, bounded), and opened
+ * and completed in batches of up to UPLOAD_BATCH_MAX files per call instead of three calls per file.
+ */
+export const UPLOAD_SMALL_FILES_IN_FLIGHT = 24;
+export const UPLOAD_BATCH_MAX = 100;
 /** §9: progress shown at most once a second; a warning lasting 10 s becomes an error. */
 export const UPLOAD_PROGRESS_INTERVAL_MS = 1000;
 export const UPLOAD_WARNING_TO_ERROR_MS = 10_000;
@@ -58,6 +64,13 @@ export const uploadMessages = {
   selectBucket: 'Please select a bucket before uploading.',
   directoryOnFreePlan: 'You can not use upload directory feature while on free plan',
   quotaTitle: 'Transfers Quota Limit',
+  hiddenSkipped: (count: number) => `${count} hidden file${count === 1 ? '' : 's'} skipped`,
+  filesFailed: (count: number, name: string) =>
+    `${count} file${count === 1 ? '' : 's'} of ${name} could not be uploaded. Use Retry failed to try again.`,
+  corsNeeded:
+    "This bucket's CORS settings do not let this site upload to it yet: the browser would refuse every file.",
+  corsApplied: (bucket: string) => `CORS settings of ${bucket} updated so this site can upload to it.`,
+  corsAskAdmin: 'Ask an Owner or an Admin of your organisation to apply them, then upload again.',
 } as const;
 
 /**
@@ -92,6 +105,61 @@ export type StartUploadBody = z.infer<typeof startUploadBody>;
 /** POST /storage/{id}/content/upload: the same session start, the account and bucket taken from the storage id. */
 export const storageUploadBody = startUploadBody.omit({ cloud_account_id: true, bucket_name: true });
 export type StorageUploadBody = z.infer<typeof storageUploadBody>;
+
+/**
+ * POST /transfers/uploads/batch — opens sessions for up to UPLOAD_BATCH_MAX small files (each at most one part,
+ * UPLOAD_PART_MIN) to one bucket and signs each file's single PUT, in one round trip.
+ */
+export const startUploadBatchBody = z.object({
+  cloud_account_id: z.uuid(),
+  bucket_name: text({ max: 255 }).min(1),
+  acl: z.enum(ACCESS_CONTROL_OPTIONS).optional(),
+  s3Acceleration: z.boolean().optional(),
+  files: z
+    .array(
+      z.object({
+        key: text({ max: 1024 }).min(1),
+        size: z.number().int().nonnegative().max(UPLOAD_PART_MIN),
+        content_type: text({ max: 255 }).optional(),
+        fingerprint: text({ max: 512 }).min(1),
+      }),
+    )
+    .min(1)
+    .max(UPLOAD_BATCH_MAX),
+});
+export type StartUploadBatchBody = z.infer<typeof startUploadBatchBody>;
+export const startUploadBatchAnswer = z.object({
+  /** In the order of the request's files. */
+  files: z.array(
+    z.object({
+      session_id: z.string(),
+      key: z.string(),
+      url: z.string(),
+      /** PUT: the file as the body, with `headers`. POST: a form of `form_fields`, `key`, `Content-Type`, `file`. */
+      method: z.enum(['PUT', 'POST']),
+      headers: z.record(z.string(), z.string()),
+    }),
+  ),
+  /** The signed form fields every POST of this batch carries (S3 family); null when each file has its PUT. */
+  form_fields: z.record(z.string(), z.string()).nullable(),
+});
+export type StartUploadBatchAnswer = z.infer<typeof startUploadBatchAnswer>;
+
+/** POST /transfers/uploads/batch/complete — checks and completes up to UPLOAD_BATCH_MAX of the caller's sessions. */
+export const completeUploadBatchBody = z.object({
+  session_ids: z.array(z.uuid()).min(1).max(UPLOAD_BATCH_MAX),
+});
+export const completeUploadBatchAnswer = z.object({
+  files: z.array(
+    z.object({
+      session_id: z.string(),
+      key: z.string(),
+      /** null when the file is in the bucket with its size; otherwise why it is not. */
+      error: z.string().nullable(),
+    }),
+  ),
+});
+export type CompleteUploadBatchAnswer = z.infer<typeof completeUploadBatchAnswer>;
 
 export const uploadedPart = z.object({
   part_number: z.number().int().min(1).max(UPLOAD_MAX_PARTS),
@@ -184,6 +252,19 @@ export const updateBucketConfigAnswer = z.object({
   cors: z.string().nullable().optional(),
   s3_acceleration: z.string().nullable().optional(),
 });
+
+/** GET /transfers/bucket_config — whether the bucket lets this app's pages upload, asked before the first upload. */
+export const bucketCorsQuery = z.object({
+  cloud_account_id: z.uuid(),
+  bucket_name: text({ max: 255 }).min(1),
+});
+export const bucketCorsAnswer = z.object({
+  /** true: a CORS rule lets this origin PUT and read ETag; false: none does; null: the provider cannot tell. */
+  cors_ready: z.boolean().nullable(),
+  /** The caller's role may apply the rule (`bucket.configure`). */
+  may_apply: z.boolean(),
+});
+export type BucketCorsAnswer = z.infer<typeof bucketCorsAnswer>;
 
 /** POST /transfers/report (spec 001 §3 "Upload report"). */
 /** Longest upload duration a report takes, in its unit: anything longer is not a real measurement. */

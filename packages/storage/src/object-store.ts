@@ -183,6 +183,16 @@ export interface DirectUploadTarget {
   headers: Record<string, string>;
 }
 
+/**
+ * A browser form upload (S3 POST Object) of many small files under one key prefix, signed once: the browser sends
+ * `fields`, then `key`, `Content-Type` and `file`, as multipart/form-data to `url`. Being a plain form POST, it
+ * needs no CORS preflight (a PUT does, per file), so a folder of thousands costs one request per file.
+ */
+export interface DirectUploadForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
 /** A part the provider already holds. */
 export interface DirectUploadPart {
   partNumber: number;
@@ -350,6 +360,14 @@ export interface ObjectStoreCapabilities {
       key: string,
       options: DirectUploadSignOptions & { contentType?: string; acl?: string },
     ): Promise<DirectUploadTarget>;
+    /**
+     * One signed form for files of at most `maxBytes` whose keys start with `keyPrefix` (providers with a POST
+     * policy only; the others sign each file with `signSingle`).
+     */
+    signForm?(
+      bucket: string,
+      options: { keyPrefix: string; maxBytes: number; expiresInSeconds: number; acl?: string },
+    ): Promise<DirectUploadForm>;
     /** The parts the provider already holds (resuming after a reload), in part order. */
     listParts(upload: DirectUploadRef): Promise<DirectUploadPart[]>;
     /** Assembles the object from its parts. */

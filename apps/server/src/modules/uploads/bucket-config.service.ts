@@ -1,4 +1,4 @@
-import { uploadMessages } from '@cumulo/contract';
+import { roleMay, uploadMessages } from '@cumulo/contract';
 import type { CorsRule } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
@@ -56,6 +56,34 @@ export class BucketConfigService {
     private readonly registry: StoreRegistry,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * GET /transfers/bucket_config: whether a CORS rule already lets `origin` PUT to the bucket and read ETag, asked
+   * before the first upload so the page applies it or offers Apply before any file fails.
+   */
+  async corsReadiness(
+    principal: Principal,
+    body: { cloud_account_id: string; bucket_name: string },
+    origin: string,
+  ): Promise<{ cors_ready: boolean | null; may_apply: boolean }> {
+    authorize(principal, 'upload.start');
+    const account = await this.accounts.find(principal.organizationId, body.cloud_account_id);
+    if (!account) throw notFound();
+    const mayApply = roleMay(principal.role, 'bucket.configure');
+    const caps = (await this.registry.storeFor(account)).capabilities;
+    if (!caps.cors) return { cors_ready: null, may_apply: mayApply };
+    try {
+      const rules = await caps.cors.getCors(body.bucket_name);
+      return { cors_ready: rules.some((rule) => letsUpload(rule, origin)), may_apply: mayApply };
+    } catch (error) {
+      // Reading may be refused (no permission) while uploading works: the page then finds out by trying.
+      this.log.warn(
+        { accountId: account.id, bucket: body.bucket_name, err: error },
+        'CORS rules not readable',
+      );
+      return { cors_ready: null, may_apply: mayApply };
+    }
+  }
 
   async update(
     principal: Principal,
@@ -121,6 +149,18 @@ export class BucketConfigService {
       s3_acceleration: acceleration,
     };
   }
+}
+
+/** The rule lets a page of `origin` PUT with any header and read the ETag of the answer. */
+function letsUpload(rule: CorsRule, origin: string): boolean {
+  const has = (list: string[], value: string) =>
+    list.some((entry) => entry === '*' || entry.toLowerCase() === value.toLowerCase());
+  return (
+    has(rule.allowedOrigins, origin) &&
+    has(rule.allowedMethods, 'PUT') &&
+    rule.allowedHeaders.includes('*') &&
+    has(rule.exposeHeaders, 'ETag')
+  );
 }
 
 function sameOrigins(a: string[], b: string[]): boolean {

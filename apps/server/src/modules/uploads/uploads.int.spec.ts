@@ -1,7 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uploadMessages, type SignedPart, type UploadSession } from '@cumulo/contract';
+import {
+  ROLE_ID,
+  UPLOAD_BATCH_MAX,
+  uploadMessages,
+  type CompleteUploadBatchAnswer,
+  type SignedPart,
+  type StartUploadBatchAnswer,
+  type UploadSession,
+} from '@cumulo/contract';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
@@ -525,5 +533,180 @@ describe('direct uploads against s3rver (aws) and Azurite (azure) with embedded 
     );
     const me = await call('GET', '/api/users/_me', owner.token);
     expect(me.body).toMatchObject({ in_trial: true, package: { has_s3_native: false } });
+  });
+});
+
+describe('folder uploads: many small files per call (issue 21)', () => {
+  const batchOf = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      key: `${prefix}/f${i}.txt`,
+      size: 4 + String(i).length,
+      fingerprint: `${prefix}/f${i}.txt:1700000000000`,
+      content_type: 'text/plain',
+    }));
+
+  it('opens and signs 100 small files in one call, completes them in one call; bytes in the bucket', async () => {
+    const files = batchOf('batch', UPLOAD_BATCH_MAX);
+    const opened = await call('POST', '/api/transfers/uploads/batch', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      files,
+    });
+    expect(opened.status).toBe(200);
+    const answer = opened.body as StartUploadBatchAnswer;
+    const signed = answer.files;
+    expect(signed.map((f) => f.key)).toEqual(files.map((f) => f.key));
+    expect(new Set(signed.map((f) => f.session_id)).size).toBe(UPLOAD_BATCH_MAX);
+    // One signed form (S3 POST policy) for the whole batch, limited to the batch's common prefix.
+    expect(signed.every((f) => f.method === 'POST' && f.url === `${s3rver.endpoint}/uploads/`)).toBe(true);
+    const policy = JSON.parse(Buffer.from(answer.form_fields?.policy ?? '', 'base64').toString()) as {
+      conditions: unknown[];
+    };
+    expect(policy.conditions).toContainEqual(['starts-with', '$key', 'batch/f']);
+    // The browser's side: one form POST per file straight to s3rver.
+    await Promise.all(
+      signed.map(async (target, i) => {
+        const form = new FormData();
+        for (const [name, value] of Object.entries(answer.form_fields ?? {})) form.append(name, value);
+        form.append('key', target.key);
+        form.append('Content-Type', 'text/plain');
+        form.append('file', new Blob([`file${i}`]));
+        const put = await fetch(target.url, { method: target.method, body: form });
+        expect(put.status).toBe(204);
+      }),
+    );
+    const done = await call('POST', '/api/transfers/uploads/batch/complete', owner.token, {
+      session_ids: signed.map((f) => f.session_id),
+    });
+    expect(done.status).toBe(200);
+    const results = (done.body as CompleteUploadBatchAnswer).files;
+    expect(results).toHaveLength(UPLOAD_BATCH_MAX);
+    expect(results.every((r) => r.error === null)).toBe(true);
+    expect((await readAll(await s3.read('uploads', 'batch/f42.txt'))).toString()).toBe('file42');
+    // The sessions are complete: completing one again through the one-file call is refused.
+    const again = await call(
+      'POST',
+      `/api/transfers/uploads/${signed[0]?.session_id}/complete`,
+      owner.token,
+      {
+        parts: [],
+      },
+    );
+    expect(again.status).toBe(400);
+  });
+
+  it('says per file what did not arrive or arrived with another size', async () => {
+    const files = batchOf('partial', 3);
+    const opened = await call('POST', '/api/transfers/uploads/batch', owner.token, {
+      cloud_account_id: azureId,
+      bucket_name: 'uploads',
+      files,
+    });
+    // Azure has no signed forms: a signed PUT per file.
+    expect((opened.body as StartUploadBatchAnswer).form_fields).toBeNull();
+    const [ok, wrong, missing] = (opened.body as StartUploadBatchAnswer).files;
+    if (!ok || !wrong || !missing) throw new Error('three files expected');
+    expect(ok.method).toBe('PUT');
+    for (const [target, body] of [
+      [ok, 'file0'],
+      [wrong, 'far too long for its size'],
+    ] as const) {
+      const answer = await fetch(target.url, { method: 'PUT', headers: target.headers, body });
+      expect(answer.status).toBe(201);
+    }
+    const done = await call('POST', '/api/transfers/uploads/batch/complete', owner.token, {
+      session_ids: [ok.session_id, wrong.session_id, missing.session_id],
+    });
+    expect((done.body as CompleteUploadBatchAnswer).files.map((f) => f.error)).toEqual([
+      null,
+      uploadErrors.sizeMismatch(25, 5),
+      uploadErrors.notUploaded,
+    ]);
+    expect(await blob.stat('uploads', wrong.key)).toBeNull();
+  });
+
+  it("refuses another member's sessions (role User), another organisation, and input outside the rules", async () => {
+    const user = await signedInMember(server, 'uploader', {
+      principal: owner.principal,
+      roleId: ROLE_ID.User,
+    });
+    const opened = await call('POST', '/api/transfers/uploads/batch', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      files: batchOf('owners', 2),
+    });
+    const ownerIds = (opened.body as StartUploadBatchAnswer).files.map((f) => f.session_id);
+
+    // A User may upload in batches to the organisation's accounts…
+    const own = await call('POST', '/api/transfers/uploads/batch', user.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      files: batchOf('users', 1),
+    });
+    expect(own.status).toBe(200);
+    const userIds = (own.body as StartUploadBatchAnswer).files.map((f) => f.session_id);
+    // …but not complete the Owner's sessions, not even mixed with their own.
+    const others = await call('POST', '/api/transfers/uploads/batch/complete', user.token, {
+      session_ids: [...userIds, ...ownerIds],
+    });
+    expect(others.status).toBe(404);
+
+    const results = await Promise.all([
+      call('POST', '/api/transfers/uploads/batch', stranger.token, {
+        cloud_account_id: awsId,
+        bucket_name: 'uploads',
+        files: batchOf('stranger', 1),
+      }),
+      call('POST', '/api/transfers/uploads/batch/complete', stranger.token, { session_ids: ownerIds }),
+      call(
+        'GET',
+        `/api/transfers/bucket_config?cloud_account_id=${awsId}&bucket_name=uploads`,
+        stranger.token,
+      ),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([404, 404, 404]);
+
+    const bad = await Promise.all([
+      // More than UPLOAD_BATCH_MAX files.
+      call('POST', '/api/transfers/uploads/batch', owner.token, {
+        cloud_account_id: awsId,
+        bucket_name: 'uploads',
+        files: batchOf('many', UPLOAD_BATCH_MAX + 1),
+      }),
+      // A file of more than one part goes through the resumable session call.
+      call('POST', '/api/transfers/uploads/batch', owner.token, {
+        cloud_account_id: awsId,
+        bucket_name: 'uploads',
+        files: [{ key: 'big.bin', size: 5 * MiB + 1, fingerprint: 'big' }],
+      }),
+      // A NUL in a key (the input rule `text()`).
+      call('POST', '/api/transfers/uploads/batch', owner.token, {
+        cloud_account_id: awsId,
+        bucket_name: 'uploads',
+        files: [{ key: 'a\u0000b', size: 1, fingerprint: 'x' }],
+      }),
+      call('POST', '/api/transfers/uploads/batch/complete', owner.token, {
+        session_ids: Array.from({ length: UPLOAD_BATCH_MAX + 1 }, () => ownerIds[0]),
+      }),
+    ]);
+    expect(bad.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+  });
+
+  it('tells before the first upload whether the bucket lets this app upload, and who may apply it', async () => {
+    await s3.createBucket('fresh-cors');
+    const user = await signedInMember(server, 'reader', { principal: owner.principal, roleId: ROLE_ID.User });
+    const ask = (token: string) =>
+      call('GET', `/api/transfers/bucket_config?cloud_account_id=${awsId}&bucket_name=fresh-cors`, token);
+    expect(await ask(owner.token)).toMatchObject({
+      status: 200,
+      body: { cors_ready: false, may_apply: true },
+    });
+    expect((await ask(user.token)).body).toEqual({ cors_ready: false, may_apply: false });
+    await call('PUT', '/api/transfers/update_bucket_config/', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'fresh-cors',
+      cors: true,
+    });
+    expect((await ask(user.token)).body).toEqual({ cors_ready: true, may_apply: false });
   });
 });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { uploadReports, uploadSessions } from '../../db/schema/index.ts';
 
@@ -15,6 +15,27 @@ export class UploadsRepo {
     const [row] = await this.orm.insert(uploadSessions).values(values).returning();
     if (!row) throw new Error('upload session insert returned nothing');
     return row;
+  }
+
+  /** One statement for a batch of small files (at most UPLOAD_BATCH_MAX rows), in the order given. */
+  async insertSessions(values: Array<typeof uploadSessions.$inferInsert>): Promise<UploadSessionRow[]> {
+    const rows = await this.orm.insert(uploadSessions).values(values).returning();
+    if (rows.length !== values.length) throw new Error('upload session batch insert returned too few rows');
+    return rows;
+  }
+
+  /** The sessions of `ids` that belong to this organisation and were started by this user. */
+  async findOwnSessions(organizationId: string, userId: string, ids: string[]): Promise<UploadSessionRow[]> {
+    return this.orm
+      .select()
+      .from(uploadSessions)
+      .where(
+        and(
+          inArray(uploadSessions.id, ids),
+          eq(uploadSessions.organizationId, organizationId),
+          eq(uploadSessions.userId, userId),
+        ),
+      );
   }
 
   async findSession(organizationId: string, id: string): Promise<UploadSessionRow | undefined> {
@@ -70,6 +91,15 @@ export class UploadsRepo {
       .where(and(eq(uploadSessions.id, id), eq(uploadSessions.status, 'active')))
       .returning();
     return row;
+  }
+
+  /** Ends several active sessions in one statement (batch completion). */
+  async finishMany(ids: string[], status: 'complete' | 'aborted'): Promise<void> {
+    if (ids.length === 0) return;
+    await this.orm
+      .update(uploadSessions)
+      .set({ status, updatedAt: new Date() })
+      .where(and(inArray(uploadSessions.id, ids), eq(uploadSessions.status, 'active')));
   }
 
   /** Active sessions with no activity since `before`, oldest first, for the sweep (all organisations). */

@@ -2,13 +2,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   abortUploadAnswer,
+  bucketCorsAnswer,
+  bucketCorsQuery,
   completeUploadAnswer,
+  completeUploadBatchAnswer,
+  completeUploadBatchBody,
   completeUploadBody,
   messageAnswer,
   s3SignedUrl,
   s3SignerQuery,
   signPartsAnswer,
   signPartsQuery,
+  startUploadBatchAnswer,
+  startUploadBatchBody,
   startUploadBody,
   storageUploadBody,
   text,
@@ -41,6 +47,34 @@ export function uploadsRoutes(
         // The browser's own origin when it is this app's, so a GCS session answers CORS to the page using it.
         return service.start(principalOf(request), request.body, origins.at(-1) ?? appOrigin);
       },
+    );
+
+    app.post(
+      '/transfers/uploads/batch',
+      {
+        ...member,
+        schema: {
+          tags,
+          description: 'Sessions and signed PUT URLs for up to 100 small files (one part each) at once.',
+          body: startUploadBatchBody,
+          response: { 200: startUploadBatchAnswer },
+        },
+      },
+      async (request) => service.startBatch(principalOf(request), request.body),
+    );
+
+    app.post(
+      '/transfers/uploads/batch/complete',
+      {
+        ...member,
+        schema: {
+          tags,
+          description: "Checks and completes up to 100 of the caller's one-PUT upload sessions.",
+          body: completeUploadBatchBody,
+          response: { 200: completeUploadBatchAnswer },
+        },
+      },
+      async (request) => service.completeBatch(principalOf(request), request.body.session_ids),
     );
 
     app.get(
@@ -97,6 +131,24 @@ export function uploadsRoutes(
         const origins = uploadOrigins(appOrigin, request.headers.origin, request.host);
         const { ok, ...answer } = await bucketConfig.update(principalOf(request), request.body, origins);
         return reply.status(ok ? 200 : 400).send(answer);
+      },
+    );
+
+    app.get(
+      '/transfers/bucket_config',
+      {
+        ...member,
+        schema: {
+          tags,
+          description:
+            "Whether the bucket's CORS rules let this app's pages upload, and whether the caller may apply them.",
+          querystring: bucketCorsQuery,
+          response: { 200: bucketCorsAnswer },
+        },
+      },
+      async (request) => {
+        const origins = uploadOrigins(appOrigin, request.headers.origin, request.host);
+        return bucketConfig.corsReadiness(principalOf(request), request.query, origins.at(-1) ?? appOrigin);
       },
     );
 

@@ -1,11 +1,15 @@
 import {
+  UPLOAD_PART_MIN,
   isS3Family,
   objectMessages,
   storageIdParts,
   uploadMessages,
   uploadPartSize,
+  type CompleteUploadBatchAnswer,
   type S3SignedUrl,
   type S3SignerQuery,
+  type StartUploadBatchAnswer,
+  type StartUploadBatchBody,
   type StartUploadBody,
   type StorageUploadBody,
   type UploadMode,
@@ -29,6 +33,11 @@ export const SIGNED_PART_SECONDS = 60 * 60;
 /** A session nobody signed, resumed or completed for this long is aborted by the sweep. */
 export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 100;
+/** Objects of a batch checked at the same time on completion, when the listing did not find them. */
+const BATCH_STAT_CONCURRENCY = 16;
+/** A batch's objects are looked up in at most 2 listing pages of 1000 keys under their common prefix. */
+const LISTED_CHECK_PAGE = 1000;
+const LISTED_CHECK_PAGES = 2;
 
 export const uploadErrors = {
   unsupported: 'Direct upload is not available for this cloud account.',
@@ -206,6 +215,193 @@ export class UploadsService {
     } catch (error) {
       throw providerError(error);
     }
+  }
+
+  /**
+   * POST /transfers/uploads/batch: sessions for many small files (each one PUT) and their signed URLs in one round
+   * trip, so a folder of thousands of files costs a call per hundred files rather than three per file. A small
+   * file has nothing to resume, so no earlier session is looked up; a retried file goes through `start`.
+   */
+  async startBatch(principal: Principal, body: StartUploadBatchBody): Promise<StartUploadBatchAnswer> {
+    authorize(principal, 'upload.start');
+    const account = await this.#account(principal, body.cloud_account_id);
+    const store = await this.registry.storeFor(account);
+    const direct = this.#direct(store);
+    const accelerate = body.s3Acceleration === true && account.provider === 'aws';
+    const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
+    const sealed = this.secrets.seal(
+      JSON.stringify({ uploadId: '', acl, accelerate } satisfies SessionHandle),
+    );
+    const rows = await this.repo.insertSessions(
+      body.files.map((file) => ({
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        cloudAccountId: account.id,
+        bucketName: body.bucket_name,
+        objectKey: file.key,
+        fingerprint: file.fingerprint,
+        size: file.size,
+        partSize: uploadPartSize(file.size),
+        contentType: file.content_type ?? null,
+        providerUploadId: sealed,
+      })),
+    );
+    // RETURNING gives the rows in insertion order in practice; matching by key does not depend on it.
+    const byKey = new Map<string, UploadSessionRow[]>();
+    for (const row of rows) byKey.set(row.objectKey, [...(byKey.get(row.objectKey) ?? []), row]);
+    const sessionOf = (key: string) => {
+      const row = byKey.get(key)?.shift();
+      if (!row) throw new Error('upload session batch lost a row');
+      return row.id;
+    };
+    try {
+      // One signed form for the whole batch where the provider has them (no CORS preflight per file); the
+      // accelerate endpoint is signed per file.
+      const form =
+        direct.signForm && !accelerate
+          ? await direct.signForm(body.bucket_name, {
+              keyPrefix: commonPrefix(body.files.map((file) => file.key)),
+              maxBytes: UPLOAD_PART_MIN,
+              expiresInSeconds: SIGNED_PART_SECONDS,
+              acl,
+            })
+          : null;
+      if (form) {
+        return {
+          files: body.files.map((file) => ({
+            session_id: sessionOf(file.key),
+            key: file.key,
+            url: form.url,
+            method: 'POST' as const,
+            headers: {},
+          })),
+          form_fields: form.fields,
+        };
+      }
+      const files = await Promise.all(
+        body.files.map(async (file) => {
+          const sessionId = sessionOf(file.key);
+          const target = await direct.signSingle(body.bucket_name, file.key, {
+            expiresInSeconds: SIGNED_PART_SECONDS,
+            accelerate,
+            contentType: file.content_type,
+            acl,
+          });
+          return {
+            session_id: sessionId,
+            key: file.key,
+            url: target.url,
+            method: 'PUT' as const,
+            headers: target.headers,
+          };
+        }),
+      );
+      return { files, form_fields: null };
+    } catch (error) {
+      throw providerError(error);
+    }
+  }
+
+  /**
+   * POST /transfers/uploads/batch/complete: each object must be in the bucket with its file's size, as `complete`
+   * checks for one file. Only the caller's own sessions: any other id answers 404 for the whole call.
+   */
+  async completeBatch(principal: Principal, sessionIds: string[]): Promise<CompleteUploadBatchAnswer> {
+    authorize(principal, 'upload.start');
+    const ids = [...new Set(sessionIds)];
+    const sessions = await this.repo.findOwnSessions(principal.organizationId, principal.userId, ids);
+    if (sessions.length !== ids.length) throw notFound();
+    const accountIds = [...new Set(sessions.map((session) => session.cloudAccountId))];
+    const stores = new Map<string, ObjectStore>();
+    for (const id of accountIds) {
+      stores.set(id, await this.registry.storeFor(await this.#account(principal, id)));
+    }
+    const outcome = new Map<string, string | null>();
+    const completed: string[] = [];
+    const groups = new Map<string, UploadSessionRow[]>();
+    for (const session of sessions) {
+      const group = `${session.cloudAccountId}/${session.bucketName}`;
+      groups.set(group, [...(groups.get(group) ?? []), session]);
+    }
+    for (const members of groups.values()) {
+      const first = members[0];
+      const store = first && stores.get(first.cloudAccountId);
+      if (!first || !store) throw new Error('store of a batch session missing');
+      const sizes = await this.#listedSizes(store, first.bucketName, members);
+      const queue = [...members];
+      const worker = async () => {
+        for (let session = queue.shift(); session; session = queue.shift()) {
+          outcome.set(
+            session.id,
+            await this.#checkSingle(store, session, sizes.get(session.objectKey), completed),
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(BATCH_STAT_CONCURRENCY, queue.length) }, worker));
+    }
+    await this.repo.finishMany(completed, 'complete');
+    return {
+      files: sessions.map((session) => ({
+        session_id: session.id,
+        key: session.objectKey,
+        error: outcome.get(session.id) ?? null,
+      })),
+    };
+  }
+
+  /**
+   * The sizes of the batch's objects from one listing of their common prefix (a request or two instead of one
+   * HEAD per file); keys the first pages do not reach are left to a HEAD each.
+   */
+  async #listedSizes(store: ObjectStore, bucket: string, sessions: UploadSessionRow[]) {
+    const wanted = new Set(sessions.map((session) => session.objectKey));
+    const sizes = new Map<string, number>();
+    let pages = 0;
+    try {
+      for await (const page of store.list(bucket, {
+        prefix: commonPrefix([...wanted]),
+        pageSize: LISTED_CHECK_PAGE,
+      })) {
+        for (const object of page.objects) if (wanted.has(object.key)) sizes.set(object.key, object.size);
+        pages += 1;
+        if (sizes.size === wanted.size || pages >= LISTED_CHECK_PAGES) break;
+      }
+    } catch (error) {
+      this.log.warn({ err: error, bucket }, 'batch upload listing failed; checking each object');
+    }
+    return sizes;
+  }
+
+  /** Null when a one-PUT upload is in the bucket with its size (added to `completed`); otherwise why not. */
+  async #checkSingle(
+    store: ObjectStore,
+    session: UploadSessionRow,
+    listedSize: number | undefined,
+    completed: string[],
+  ): Promise<string | null> {
+    if (session.status === 'complete') return null;
+    if (session.status !== 'active') return uploadErrors.inactive;
+    if (uploadModeOf(store.provider, session.size, session.partSize) !== 'single')
+      return uploadMessages.failed;
+    let size = listedSize;
+    if (size === undefined) {
+      try {
+        size = (await store.stat(session.bucketName, session.objectKey))?.size;
+      } catch (error) {
+        this.log.warn({ err: error, sessionId: session.id }, 'batch upload check failed');
+        return uploadMessages.failed;
+      }
+    }
+    if (size === undefined) return uploadErrors.notUploaded;
+    if (size !== session.size) {
+      await store.deleteMany(session.bucketName, [session.objectKey]).catch((error: unknown) => {
+        this.log.warn({ err: error, sessionId: session.id }, 'could not delete a mis-sized upload');
+      });
+      await this.repo.finish(session.id, 'aborted');
+      return uploadErrors.sizeMismatch(size, session.size);
+    }
+    completed.push(session.id);
+    return null;
   }
 
   /** GET /transfers/url_signer_v4 */
@@ -404,6 +600,18 @@ export class UploadsService {
       partSize: session.partSize,
     };
   }
+}
+
+/** The longest start every key shares ('' when none). */
+export function commonPrefix(keys: string[]): string {
+  let prefix = keys[0] ?? '';
+  for (const key of keys) {
+    let i = 0;
+    while (i < prefix.length && i < key.length && prefix[i] === key[i]) i += 1;
+    prefix = prefix.slice(0, i);
+  }
+  // Never half of a surrogate pair: the policy would name a prefix no key has.
+  return /[\uD800-\uDBFF]$/.test(prefix) ? prefix.slice(0, -1) : prefix;
 }
 
 /** Every part has the part size but the last, which holds the rest. */

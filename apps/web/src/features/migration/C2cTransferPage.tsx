@@ -11,7 +11,7 @@ import { LocalUploadPane } from '../upload/LocalUploadPane.tsx';
 import { UploadList } from '../upload/UploadList.tsx';
 import type { UploadFileView } from '../upload/upload-engine.ts';
 import { applyBucketCors } from '../upload/upload-transport.ts';
-import { useUploadEngine } from '../upload/useUploadEngine.ts';
+import { useUploadEngine, useUploadSnapshot } from '../upload/useUploadEngine.ts';
 import { ChargeConfirmModal } from './ChargeConfirmModal.tsx';
 import { KnowYourChargesLink } from './KnowYourChargesLink.tsx';
 import { chargeConfirmed, enqueueFailureText, isChargeRefusal, useC2cMove } from './migration-api.ts';
@@ -87,7 +87,8 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     const target = store.get().panels.destination;
     if (target.accountId && target.bucket) void resetBucket(target.accountId, target.bucket);
   }, [resetBucket, store]);
-  const { engine, snapshot } = useUploadEngine(onUploadsSettled);
+  const { engine } = useUploadEngine(onUploadsSettled);
+  const snapshot = useUploadSnapshot(engine);
 
   const uploadLocal = () => {
     if (!destination.accountId || !destination.bucket) {
@@ -108,7 +109,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     setApplyingId(file.id);
     try {
       await applyBucketCors(file.cloudAccountId, file.bucketName);
-      engine.retry(file.id);
+      engine.retryFailed();
     } catch {
       void message.error(uploadMessages.corsFailed);
     } finally {
@@ -219,7 +220,9 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
                   <LocalUploadPane
                     title="Local"
                     chosen={state.localChosen}
-                    onChoose={(files) =>
+                    // Hidden names are left out here too; the count is shown on /S3Direct only.
+                    hiddenSkipped={0}
+                    onChoose={({ files }) =>
                       store.update((now) => ({ ...now, localChosen: [...now.localChosen, ...files] }))
                     }
                     onClear={() => store.update((now) => ({ ...now, localChosen: [] }))}
@@ -274,6 +277,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
           onCancelDirectory={(id) => engine.cancelDirectory(id)}
           onApplyCors={mayConfigureBuckets ? (file) => void applyCors(file) : undefined}
           onDismiss={(id) => engine.dismiss(id)}
+          onRetryFailed={() => engine.retryFailed()}
           applyingId={applyingId}
         />
       ) : null}

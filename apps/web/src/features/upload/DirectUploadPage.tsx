@@ -1,5 +1,5 @@
-import { useCallback, useMemo, useState } from 'react';
-import { App, Card, Col, Row, Space, Typography } from 'antd';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { Alert, App, Card, Col, Row, Space, Typography } from 'antd';
 import { useNavigate } from 'react-router';
 import {
   formatBytes,
@@ -18,9 +18,9 @@ import { accelerationQuotaLeft } from './direct-upload-access.ts';
 import { topFolder, type LocalFile } from './local-files.ts';
 import { LocalUploadPane } from './LocalUploadPane.tsx';
 import type { UploadFileView } from './upload-engine.ts';
-import { applyBucketCors } from './upload-transport.ts';
+import { applyBucketCors, bucketCors } from './upload-transport.ts';
 import { UploadHeader } from './UploadHeader.tsx';
-import { UploadList } from './UploadList.tsx';
+import { LiveUploadList } from './UploadList.tsx';
 import { useUploadEngine } from './useUploadEngine.ts';
 
 export type DirectUploadVariant = 'S3Direct' | 'wasabi';
@@ -50,11 +50,16 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
   const [location, setLocation] = useState<BrowserLocation | null>(null);
   const [refreshToken, setRefreshToken] = useState(0);
   const [chosen, setChosen] = useState<LocalFile[]>([]);
+  const [hiddenChosen, setHiddenChosen] = useState(0);
+  /** A bucket whose CORS refuses this site and the member may not apply it: said before any file fails. */
+  const [corsBlocked, setCorsBlocked] = useState<string | null>(null);
+  /** Buckets ("account/bucket") whose CORS was found ready (or set) on this page. */
+  const corsReady = useRef(new Set<string>());
   const [acl, setAcl] = useState<AccessControl>('private');
   const [accelerate, setAccelerate] = useState(false);
   const [applyingId, setApplyingId] = useState<string | null>(null);
   const bumpRefresh = useCallback(() => setRefreshToken((n) => n + 1), []);
-  const { engine, snapshot } = useUploadEngine(bumpRefresh);
+  const { engine } = useUploadEngine(bumpRefresh);
 
   const account = accounts?.find((candidate) => candidate.id === location?.accountId);
   const acceleratorShown = variant === 'S3Direct' && account?.provider === 'aws';
@@ -80,7 +85,39 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
     return false;
   };
 
-  const startUpload = () => {
+  /**
+   * Issue 21: the bucket's CORS is checked before its first upload. When it would refuse this site, a member who
+   * may change it gets it applied (and told); anyone else is told why before any file fails. True: go ahead.
+   */
+  const corsAllowsUpload = async (cloudAccountId: string, bucketName: string): Promise<boolean> => {
+    const key = `${cloudAccountId}/${bucketName}`;
+    if (corsReady.current.has(key)) return true;
+    let answer;
+    try {
+      answer = await bucketCors(cloudAccountId, bucketName);
+    } catch {
+      // Not known: the upload itself finds out, and the list offers Apply then.
+      return true;
+    }
+    if (answer.cors_ready === false) {
+      if (!answer.may_apply) {
+        setCorsBlocked(bucketName);
+        return false;
+      }
+      try {
+        await applyBucketCors(cloudAccountId, bucketName);
+        notification.info({ title: 'CORS', description: uploadMessages.corsApplied(bucketName) });
+      } catch {
+        notification.error({ title: uploadMessages.corsFailed });
+        return false;
+      }
+    }
+    setCorsBlocked(null);
+    corsReady.current.add(key);
+    return true;
+  };
+
+  const startUpload = async () => {
     if (!location?.accountId || !location.bucket) {
       void message.warning(uploadMessages.selectBucket);
       return;
@@ -94,21 +131,30 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
       }
       if (!withinQuota(profile)) return;
     }
-    engine.enqueue(chosen, {
-      cloudAccountId: location.accountId,
-      bucketName: location.bucket,
-      path: location.path,
-      acl,
-      s3Acceleration,
-    });
+    const files = chosen;
+    const hidden = hiddenChosen;
+    if (!(await corsAllowsUpload(location.accountId, location.bucket))) return;
+    engine.enqueue(
+      files,
+      {
+        cloudAccountId: location.accountId,
+        bucketName: location.bucket,
+        path: location.path,
+        acl,
+        s3Acceleration,
+      },
+      hidden,
+    );
     setChosen([]);
+    setHiddenChosen(0);
   };
 
   const applyCors = async (file: UploadFileView) => {
     setApplyingId(file.id);
     try {
       await applyBucketCors(file.cloudAccountId, file.bucketName);
-      engine.retry(file.id);
+      corsReady.current.add(`${file.cloudAccountId}/${file.bucketName}`);
+      engine.retryFailed();
     } catch {
       notification.error({ title: uploadMessages.corsFailed });
     } finally {
@@ -134,10 +180,28 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
           <LocalUploadPane
             title="Local File System"
             chosen={chosen}
-            onChoose={(files) => setChosen((current) => [...current, ...files])}
-            onClear={() => setChosen([])}
-            onUpload={startUpload}
+            hiddenSkipped={hiddenChosen}
+            onChoose={({ files, hiddenSkipped }) => {
+              setChosen((current) => [...current, ...files]);
+              setHiddenChosen((current) => current + hiddenSkipped);
+            }}
+            onClear={() => {
+              setChosen([]);
+              setHiddenChosen(0);
+            }}
+            onUpload={() => void startUpload()}
           />
+          {corsBlocked && (
+            <Alert
+              type="warning"
+              showIcon
+              closable
+              onClose={() => setCorsBlocked(null)}
+              style={{ marginTop: 16 }}
+              title={uploadMessages.corsNeeded}
+              description={`${corsBlocked}: ${uploadMessages.corsAskAdmin}`}
+            />
+          )}
         </Col>
         <Col xs={24} xl={15}>
           {/* A card like the local pane beside it, so the two panes read as a pair. */}
@@ -154,14 +218,15 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
           </Card>
         </Col>
       </Row>
-      <UploadList
-        snapshot={snapshot}
+      <LiveUploadList
+        engine={engine}
         onCancel={(id) => engine.cancel(id)}
         onCancelDirectory={(id) => engine.cancelDirectory(id)}
         onApplyCors={
           roleMay(profile?.role.title ?? '', 'bucket.configure') ? (file) => void applyCors(file) : undefined
         }
         onDismiss={(id) => engine.dismiss(id)}
+        onRetryFailed={() => engine.retryFailed()}
         applyingId={applyingId}
       />
     </Space>

@@ -2,12 +2,15 @@ import { useRef, useState, type DragEvent } from 'react';
 import { Button, Card, Empty, List, Space, Typography } from 'antd';
 import { FileAddOutlined, FolderAddOutlined, InboxOutlined } from '@ant-design/icons';
 import { ByteSize } from '../../ui/ByteSize.tsx';
-import { filesFromDrop, filesFromInput, type LocalFile } from './local-files.ts';
+import { uploadMessages } from '@cumulo/contract';
+import { filesFromDrop, filesFromInput, type ChosenFiles, type LocalFile } from './local-files.ts';
 
 interface LocalUploadPaneProps {
   title: string;
   chosen: readonly LocalFile[];
-  onChoose(files: LocalFile[]): void;
+  /** Hidden names left out of the choice so far. */
+  hiddenSkipped: number;
+  onChoose(chosen: ChosenFiles): void;
   onClear(): void;
   onUpload(): void;
 }
@@ -15,7 +18,14 @@ interface LocalUploadPaneProps {
 const SHOWN_NAMES = 20;
 
 /** Spec 001 §2 "Local upload area": pick files, pick folders or drop them; Upload once files are chosen. */
-export function LocalUploadPane({ title, chosen, onChoose, onClear, onUpload }: LocalUploadPaneProps) {
+export function LocalUploadPane({
+  title,
+  chosen,
+  hiddenSkipped,
+  onChoose,
+  onClear,
+  onUpload,
+}: LocalUploadPaneProps) {
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
@@ -100,6 +110,11 @@ export function LocalUploadPane({ title, chosen, onChoose, onClear, onUpload }: 
               )}
               footer={chosen.length > SHOWN_NAMES ? `and ${chosen.length - SHOWN_NAMES} more` : undefined}
             />
+            {hiddenSkipped > 0 && (
+              <Typography.Text type="secondary">
+                {uploadMessages.hiddenSkipped(hiddenSkipped)}
+              </Typography.Text>
+            )}
             <Space>
               <Button type="primary" onClick={onUpload}>
                 Upload

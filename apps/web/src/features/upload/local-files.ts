@@ -16,11 +16,17 @@ export function topFolder(relativePath: string): string | null {
   return slash > 0 ? relativePath.slice(0, slash) : null;
 }
 
-/** Files of an `<input type=file>` (with or without `webkitdirectory`), hidden ones left out. */
-export function filesFromInput(list: FileList | readonly File[]): LocalFile[] {
-  return Array.from(list)
-    .map((file) => ({ file, relativePath: file.webkitRelativePath || file.name }))
-    .filter((local) => !isHiddenPath(local.relativePath));
+/** Files chosen for upload, and how many hidden ones were left out (the summary says so). */
+export interface ChosenFiles {
+  files: LocalFile[];
+  hiddenSkipped: number;
+}
+
+/** Files of an `<input type=file>` (with or without `webkitdirectory`), hidden ones left out and counted. */
+export function filesFromInput(list: FileList | readonly File[]): ChosenFiles {
+  const all = Array.from(list).map((file) => ({ file, relativePath: file.webkitRelativePath || file.name }));
+  const files = all.filter((local) => !isHiddenPath(local.relativePath));
+  return { files, hiddenSkipped: all.length - files.length };
 }
 
 function readEntries(reader: FileSystemDirectoryReader): Promise<FileSystemEntry[]> {
@@ -31,11 +37,15 @@ function entryFile(entry: FileSystemFileEntry): Promise<File> {
   return new Promise((resolve, reject) => entry.file(resolve, reject));
 }
 
-async function walkEntry(entry: FileSystemEntry, prefix: string, out: LocalFile[]): Promise<void> {
-  if (entry.name.startsWith('.')) return;
+async function walkEntry(entry: FileSystemEntry, prefix: string, out: ChosenFiles): Promise<void> {
+  if (entry.name.startsWith('.')) {
+    // A hidden folder counts as one: its content is never read.
+    out.hiddenSkipped += 1;
+    return;
+  }
   const relativePath = `${prefix}${entry.name}`;
   if (entry.isFile) {
-    out.push({ file: await entryFile(entry as FileSystemFileEntry), relativePath });
+    out.files.push({ file: await entryFile(entry as FileSystemFileEntry), relativePath });
     return;
   }
   if (!entry.isDirectory) return;
@@ -49,7 +59,7 @@ async function walkEntry(entry: FileSystemEntry, prefix: string, out: LocalFile[
 }
 
 /** Files and folders dropped on the page; folders are walked through `webkitGetAsEntry`. */
-export async function filesFromDrop(transfer: DataTransfer): Promise<LocalFile[]> {
+export async function filesFromDrop(transfer: DataTransfer): Promise<ChosenFiles> {
   const entries: FileSystemEntry[] = [];
   const loose: File[] = [];
   for (const item of Array.from(transfer.items)) {
@@ -61,7 +71,7 @@ export async function filesFromDrop(transfer: DataTransfer): Promise<LocalFile[]
       if (file) loose.push(file);
     }
   }
-  const out: LocalFile[] = filesFromInput(loose);
+  const out = filesFromInput(loose);
   for (const entry of entries) await walkEntry(entry, '', out);
   return out;
 }

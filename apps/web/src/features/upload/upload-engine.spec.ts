@@ -4,7 +4,10 @@ import {
   UPLOAD_PARALLEL_FILES,
   UPLOAD_RETRIES,
   uploadMessages,
+  UPLOAD_BATCH_MAX,
+  UPLOAD_SMALL_FILES_IN_FLIGHT,
   type SignedPart,
+  type StartUploadBatchBody,
   type StartUploadBody,
   type UploadMode,
   type UploadReportBody,
@@ -13,11 +16,13 @@ import {
 } from '@cumulo/contract';
 import { UploadEngine, type UploadEvent, type UploadSnapshot, type UploadTarget } from './upload-engine.ts';
 import type { LocalFile } from './local-files.ts';
-import type { PartRequest, PartResponse, UploadTransport } from './upload-transport.ts';
+import type { FormRequest, PartRequest, PartResponse, UploadTransport } from './upload-transport.ts';
 
 // The network is faked here (a unit test of the engine's scheduling); the real path runs in e2e/upload.e2e.ts.
 
 const PART = 4;
+/** The tests of the resumable session path send even tiny files through it; the batch path has its own tests. */
+const SESSION_PATH_ONLY = -1;
 const TARGET: UploadTarget = {
   cloudAccountId: '6f1c2a80-2d59-4c1e-9b7a-0d3a1c8e5b01',
   bucketName: 'photos',
@@ -75,6 +80,46 @@ class FakeTransport implements UploadTransport {
       headers: {},
     }));
   }
+  batchStarts: StartUploadBatchBody[] = [];
+  batchCompletes: string[][] = [];
+  /** What the batch completion says of a session: null when the object arrived. */
+  checkOf: (sessionId: string) => string | null = () => null;
+  /** Answer batches with one signed form (S3 family) instead of a signed PUT per file. */
+  forms = false;
+  async startBatch(body: StartUploadBatchBody) {
+    this.batchStarts.push(body);
+    const files = body.files.map((file) => {
+      const sessionId = `small-${++this.sessions}`;
+      return {
+        session_id: sessionId,
+        key: file.key,
+        url: this.forms ? 'https://store.test/bucket/' : `https://store.test/${sessionId}/1`,
+        method: this.forms ? ('POST' as const) : ('PUT' as const),
+        headers: {},
+      };
+    });
+    if (this.forms) for (const file of files) this.formKeys.set(file.key, file.session_id);
+    return { files, form_fields: this.forms ? { policy: 'signed' } : null };
+  }
+  formKeys = new Map<string, string>();
+  posts: FormRequest[] = [];
+  async postForm(request: FormRequest): Promise<PartResponse> {
+    this.posts.push(request);
+    const sessionId = this.formKeys.get(request.key) ?? '';
+    return this.put({
+      url: `https://store.test/${sessionId}/1`,
+      headers: {},
+      body: request.body,
+      signal: request.signal,
+      onProgress: () => undefined,
+    });
+  }
+  async completeBatch(sessionIds: string[]) {
+    this.batchCompletes.push(sessionIds);
+    // An API call takes a moment, while PUTs go on finishing.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    return sessionIds.map((session_id) => ({ session_id, key: '', error: this.checkOf(session_id) }));
+  }
   async complete(sessionId: string, parts: Array<{ part_number: number; etag: string | null }>) {
     this.completes.push({ sessionId, parts });
   }
@@ -101,8 +146,8 @@ class FakeTransport implements UploadTransport {
   }
 }
 
-function setUp(transport = new FakeTransport()) {
-  const engine = new UploadEngine({ transport, retryDelayMs: () => 0 });
+function setUp(transport = new FakeTransport(), smallFileMax = SESSION_PATH_ONLY) {
+  const engine = new UploadEngine({ transport, smallFileMax, retryDelayMs: () => 0 });
   const snapshots: UploadSnapshot[] = [];
   const events: UploadEvent[] = [];
   engine.subscribe((s) => snapshots.push(s));
@@ -301,7 +346,11 @@ describe('UploadEngine', () => {
     const transport = new FakeTransport();
     transport.respond = async (call) =>
       call.partNumber === 1 ? { status: 200, etag: '"1"' } : { status: 503, etag: null };
-    const engine = new UploadEngine({ transport, retryDelayMs: () => 60_000 });
+    const engine = new UploadEngine({
+      transport,
+      smallFileMax: SESSION_PATH_ONLY,
+      retryDelayMs: () => 60_000,
+    });
     engine.enqueue([localFile('flaky.bin', 8)], TARGET);
     await vi.advanceTimersByTimeAsync(0);
     expect(engine.snapshot().files[0]).toMatchObject({ status: 'uploading', warning: uploadMessages.failed });
@@ -402,5 +451,158 @@ describe('UploadEngine', () => {
     expect(gcs.maxInFlight).toBe(1);
     expect(gcs.puts.map((p) => p.partNumber)).toEqual([1, 2, 3]);
     expect(gcs.completes).toHaveLength(1);
+  });
+});
+
+describe('UploadEngine: folders of many small files (issue 21)', () => {
+  const SMALL = 4 * 1024 * 1024;
+  const folder = (name: string, count: number) =>
+    Array.from({ length: count }, (_, i) => localFile(`${name}/f${i}.txt`, 3));
+
+  it('keeps 24 one-PUT files in flight, opens and completes them 100 per call, and sums up the run', async () => {
+    const transport = new FakeTransport();
+    // Each PUT answers on a later turn, so the pool fills up.
+    transport.respond = () =>
+      new Promise((resolve) => setTimeout(() => resolve({ status: 200, etag: '"e"' }), 1));
+    const { engine, events, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue([...folder('album', 250), localFile('album/.DS_Store', 2)], TARGET, 3);
+    await done;
+
+    expect(transport.batchStarts.map((b) => b.files.length)).toEqual([100, 100, 50]);
+    expect(transport.batchStarts[0]?.files[0]).toMatchObject({
+      key: 'trips/album/f0.txt',
+      size: 3,
+      content_type: 'image/jpeg',
+    });
+    // No per-file session, signing or completion call.
+    expect(transport.starts).toEqual([]);
+    expect(transport.signs).toEqual([]);
+    expect(transport.completes).toEqual([]);
+    expect(transport.puts).toHaveLength(250);
+    expect(transport.maxInFlight).toBe(UPLOAD_SMALL_FILES_IN_FLIGHT);
+    const completed = transport.batchCompletes.flat();
+    expect(new Set(completed).size).toBe(250);
+    expect(transport.batchCompletes.every((ids) => ids.length <= UPLOAD_BATCH_MAX)).toBe(true);
+    expect(transport.batchCompletes.length).toBeLessThan(250 / 4);
+
+    const snapshot = engine.snapshot();
+    expect(snapshot.files).toEqual([]);
+    expect(snapshot.done).toHaveLength(250);
+    expect(snapshot.summary).toMatchObject({
+      total: 250,
+      done: 250,
+      failed: 0,
+      bytesTotal: 750,
+      bytesDone: 750,
+      hiddenSkipped: 4,
+    });
+    // The folder is reported once, and one notice says it is done.
+    expect(transport.reports.flatMap((r) => r.s3_direct.files)).toEqual([
+      expect.objectContaining({ is_directory: true, name: 'trips/album', file_count: 250, size: 750 }),
+    ]);
+    expect(events.filter((e) => e.type === 'directory-complete')).toHaveLength(1);
+  });
+
+  it('sends the files of a signed form as form POSTs with the batch fields, their key and content type', async () => {
+    const transport = new FakeTransport();
+    transport.forms = true;
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(folder('forms', 120), TARGET);
+    await done;
+    expect(transport.posts).toHaveLength(120);
+    expect(transport.posts[0]).toMatchObject({
+      url: 'https://store.test/bucket/',
+      fields: { policy: 'signed' },
+      key: 'trips/forms/f0.txt',
+      contentType: 'image/jpeg',
+    });
+    expect(engine.snapshot().summary).toMatchObject({ total: 120, done: 120, failed: 0 });
+  });
+
+  it('reports many loose small files in one call per completion batch, not one call per file', async () => {
+    const transport = new FakeTransport();
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(
+      Array.from({ length: 150 }, (_, i) => localFile(`loose${i}.txt`, 3)),
+      TARGET,
+    );
+    await done;
+    const reported = transport.reports.flatMap((r) => r.s3_direct.files);
+    expect(reported).toHaveLength(150);
+    expect(reported[0]).toMatchObject({ name: 'trips/loose0.txt', size: 3, bucket_name: 'photos' });
+    expect(transport.reports.length).toBe(transport.batchCompletes.length);
+  });
+
+  it('a large file of the same folder keeps its resumable session in parts', async () => {
+    const { engine, transport, idle } = setUp(new FakeTransport(), 3);
+    const done = idle();
+    engine.enqueue([...folder('mixed', 5), localFile('mixed/big.bin', 3 * PART)], TARGET);
+    await done;
+    expect(transport.batchStarts.map((b) => b.files.length)).toEqual([5]);
+    expect(transport.starts.map((s) => s.key)).toEqual(['trips/mixed/big.bin']);
+    expect(transport.completes).toHaveLength(1);
+    expect(engine.snapshot().summary).toMatchObject({ total: 6, done: 6 });
+  });
+
+  it('a fresh bucket that refuses the first PUT (CORS) fails the waiting files at once; Retry failed sends them', async () => {
+    const transport = new FakeTransport();
+    transport.respond = async () => ({ status: 0, etag: null });
+    const { engine, events, idle } = setUp(transport, SMALL);
+    let done = idle();
+    engine.enqueue(folder('closed', 300), TARGET);
+    await done;
+    // No retries, and not 300 refusals: the files not yet sent fail with the first one.
+    expect(transport.puts.length).toBeLessThanOrEqual(UPLOAD_SMALL_FILES_IN_FLIGHT);
+    const failed = engine.snapshot().files;
+    expect(failed).toHaveLength(300);
+    expect(failed.every((f) => f.status === 'exception' && f.corsSuspected)).toBe(true);
+    expect(engine.snapshot().summary).toMatchObject({ total: 300, done: 0, failed: 300 });
+    expect(events.filter((e) => e.type === 'directory-failed')).toEqual([
+      expect.objectContaining({ failed: 300 }),
+    ]);
+
+    transport.respond = async () => ({ status: 200, etag: '"ok"' });
+    done = idle();
+    engine.retryFailed();
+    await done;
+    expect(engine.snapshot().files).toEqual([]);
+    expect(engine.snapshot().summary).toMatchObject({ total: 300, done: 300, failed: 0 });
+    expect(transport.starts).toEqual([]);
+  });
+
+  it('a file the completion check refuses is listed as failed with the reason; the others are done', async () => {
+    const transport = new FakeTransport();
+    transport.checkOf = (id) =>
+      id === 'small-2' ? 'The file did not reach the bucket. Please try again.' : null;
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(folder('check', 3), TARGET);
+    await done;
+    expect(engine.snapshot().files).toEqual([
+      expect.objectContaining({
+        name: 'check/f1.txt',
+        status: 'exception',
+        error: 'The file did not reach the bucket. Please try again.',
+      }),
+    ]);
+    expect(engine.snapshot().done.map((d) => d.name)).toEqual(['check/f0.txt', 'check/f2.txt']);
+  });
+
+  it('cancelling a folder stops its small files; nothing is completed afterwards', async () => {
+    const transport = new FakeTransport();
+    transport.respond = () => new Promise(() => undefined);
+    const { engine, idle } = setUp(transport, SMALL);
+    const done = idle();
+    engine.enqueue(folder('stop', 200), TARGET);
+    await vi.waitFor(() => expect(transport.inFlight).toBe(UPLOAD_SMALL_FILES_IN_FLIGHT));
+    const directory = engine.snapshot().directories[0];
+    engine.cancelDirectory(directory?.id ?? '');
+    await done;
+    expect(transport.inFlight).toBe(0);
+    expect(transport.batchCompletes).toEqual([]);
+    expect(engine.snapshot().files.every((f) => f.error === uploadMessages.cancelled)).toBe(true);
   });
 });

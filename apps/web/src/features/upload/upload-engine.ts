@@ -1,13 +1,17 @@
 import {
   DIRECTORY_UPLOAD_STATUS,
   UPLOAD_CONCURRENT_PARTS,
+  UPLOAD_BATCH_MAX,
   UPLOAD_PARALLEL_FILES,
+  UPLOAD_PART_MIN,
   UPLOAD_PROGRESS_INTERVAL_MS,
   UPLOAD_RETRIES,
+  UPLOAD_SMALL_FILES_IN_FLIGHT,
   UPLOAD_WARNING_TO_ERROR_MS,
   uploadMessages,
   type AccessControl,
   type SignedPart,
+  type StartUploadBatchAnswer,
   type UploadReportBody,
   type UploadSession,
   type UploadStatus,
@@ -50,6 +54,8 @@ export interface UploadFileView {
   /** The first part never reached the store: likely the bucket's CORS rules (the page offers Apply). */
   corsSuspected: boolean;
   directoryId: string | null;
+  /** Sent in one PUT through the batch calls: done in moments, so the page counts it rather than showing it. */
+  batched: boolean;
 }
 
 export type DirectoryUploadStatus = (typeof DIRECTORY_UPLOAD_STATUS)[keyof typeof DIRECTORY_UPLOAD_STATUS];
@@ -65,15 +71,54 @@ export interface UploadDirectoryView {
   size: number;
 }
 
+/** A file that reached the bucket in this run (the collapsed "done" list). */
+export interface UploadDoneView {
+  id: string;
+  name: string;
+  size: number;
+}
+
+/** One calm line for the whole run (issue 21): counts, bytes, speed and time left over every file. */
+export interface UploadSummary {
+  /** Files of this run: done, failed, running and queued. */
+  total: number;
+  done: number;
+  failed: number;
+  bytesTotal: number;
+  bytesDone: number;
+  /** Bytes per second over the last seconds, all files together. */
+  speed: number;
+  /** Seconds left, null while unknown. */
+  eta: number | null;
+  /** Names starting with a dot left out of this run (spec 001 §5). */
+  hiddenSkipped: number;
+}
+
 export interface UploadSnapshot {
+  /** Files queued, running or failed (done ones move to `done`). */
   files: UploadFileView[];
   directories: UploadDirectoryView[];
+  done: UploadDoneView[];
+  summary: UploadSummary;
 }
+
+const EMPTY_SUMMARY: UploadSummary = {
+  total: 0,
+  done: 0,
+  failed: 0,
+  bytesTotal: 0,
+  bytesDone: 0,
+  speed: 0,
+  eta: null,
+  hiddenSkipped: 0,
+};
 
 export type UploadEvent =
   | { type: 'file-complete'; file: UploadFileView }
   | { type: 'file-failed'; file: UploadFileView }
   | { type: 'directory-complete'; directory: UploadDirectoryView }
+  /** A folder's run ended with `failed` of its files not uploaded. */
+  | { type: 'directory-failed'; directory: UploadDirectoryView; failed: number }
   /** Nothing queued or running any more. */
   | { type: 'idle' };
 
@@ -82,6 +127,11 @@ export interface UploadEngineOptions {
   now?: () => number;
   /** Wait before retry number `attempt` (1-based) of a part. */
   retryDelayMs?: (attempt: number) => number;
+  /**
+   * Files up to this size go one PUT each through the batch calls, many at a time; larger ones through a
+   * resumable session in parts. UPLOAD_PART_MIN: a file of one part has nothing to resume.
+   */
+  smallFileMax?: number;
 }
 
 const SIGN_AHEAD = 10;
@@ -137,6 +187,18 @@ interface FileJob {
   /** Set when the warning lasted too long: the reason the run was aborted. */
   failure: UploadFailure | null;
   warningTimer: ReturnType<typeof setTimeout> | null;
+  /** Sent through the batch calls (see `smallFileMax`). */
+  small: boolean;
+  /** Counted in its directory's `active` (queued or running). */
+  active: boolean;
+}
+
+/** A small file with its session and signed PUT, waiting for a free slot. */
+interface SignedSmall {
+  job: FileJob;
+  target: StartUploadBatchAnswer['files'][number];
+  /** The batch's signed form fields when the file goes as a form POST. */
+  formFields: Record<string, string> | null;
 }
 
 interface DirectoryJob {
@@ -148,12 +210,16 @@ interface DirectoryJob {
   /** Already reported (a retried file of a stopped directory is reported on its own later). */
   reportedCount: number;
   reportedBytes: number;
+  /** Members queued or running: the directory settles when none is left. */
+  active: number;
 }
 
 /**
- * Uploads local files straight to a bucket (spec 001 §4 "Direct upload"), independent of React: 2 files at a time,
- * each in parts (5 in flight, 3 retries each) through presigned URLs from the server, with progress refreshed at
- * most once a second. The page subscribes to snapshots and events.
+ * Uploads local files straight to a bucket (spec 001 §4 "Direct upload"), independent of React. Large files: 2 at
+ * a time, each in parts (5 in flight, 3 retries each) through presigned URLs of a resumable session. Small files
+ * (a folder of thousands): up to UPLOAD_SMALL_FILES_IN_FLIGHT at a time, one PUT each, their sessions opened,
+ * signed and completed UPLOAD_BATCH_MAX at a time. Progress is refreshed at most once a second, as one summary
+ * plus the files still running. The page subscribes to snapshots and events.
  */
 export class UploadEngine {
   private readonly transport: UploadTransport;
@@ -163,17 +229,66 @@ export class UploadEngine {
   private readonly directories = new Map<string, DirectoryJob>();
   private readonly queue: FileJob[] = [];
   private running = 0;
+  private readonly smallFileMax: number;
+  private readonly smallQueue: FileJob[] = [];
+  private readonly signedSmall: SignedSmall[] = [];
+  /** Small files signed but waiting, plus those being signed: kept about one batch ahead of the PUTs. */
+  private signingFiles = 0;
+  private smallRunning = 0;
+  private readonly toComplete: FileJob[] = [];
+  private readonly looseReports: Array<{
+    target: UploadTarget;
+    entry: UploadReportBody['s3_direct']['files'][number];
+  }> = [];
+  private completing = 0;
+  /** Buckets ("account/bucket") a PUT of this page reached: a later network error there is not CORS. */
+  private readonly reachedBuckets = new Set<string>();
+  private run_: {
+    total: number;
+    bytesTotal: number;
+    done: number;
+    bytesDone: number;
+    hiddenSkipped: number;
+    rate: TransferRate;
+    doneList: UploadDoneView[];
+  } = this.freshRun();
   private nextId = 1;
   private readonly listeners = new Set<(snapshot: UploadSnapshot) => void>();
   private readonly eventListeners = new Set<(event: UploadEvent) => void>();
   private lastEmit = Number.NEGATIVE_INFINITY;
   private emitTimer: ReturnType<typeof setTimeout> | null = null;
-  private current: UploadSnapshot = { files: [], directories: [] };
+  private current: UploadSnapshot = { files: [], directories: [], done: [], summary: EMPTY_SUMMARY };
 
   constructor(options: UploadEngineOptions) {
     this.transport = options.transport;
     this.now = options.now ?? Date.now;
     this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+    this.smallFileMax = options.smallFileMax ?? UPLOAD_PART_MIN;
+  }
+
+  private freshRun() {
+    return {
+      total: 0,
+      bytesTotal: 0,
+      done: 0,
+      bytesDone: 0,
+      hiddenSkipped: 0,
+      rate: new TransferRate(),
+      doneList: [] as UploadDoneView[],
+    };
+  }
+
+  private busy(): boolean {
+    return (
+      this.running > 0 ||
+      this.queue.length > 0 ||
+      this.smallQueue.length > 0 ||
+      this.signedSmall.length > 0 ||
+      this.signingFiles > 0 ||
+      this.smallRunning > 0 ||
+      this.toComplete.length > 0 ||
+      this.completing > 0
+    );
   }
 
   subscribe(listener: (snapshot: UploadSnapshot) => void): () => void {
@@ -190,12 +305,26 @@ export class UploadEngine {
     return this.current;
   }
 
-  /** Queues files for `target`; hidden names are skipped. Files inside a folder form one directory upload. */
-  enqueue(files: readonly LocalFile[], target: UploadTarget): string[] {
+  /**
+   * Queues files for `target`; hidden names are skipped (and counted, with `hiddenSkipped` left out before).
+   * Files inside a folder form one directory upload.
+   */
+  enqueue(files: readonly LocalFile[], target: UploadTarget, hiddenSkipped = 0): string[] {
     const ids: string[] = [];
     const folders = new Map<string, DirectoryJob>();
+    if (!this.busy()) {
+      // A new run: the summary starts over; files that failed before stay listed and counted.
+      const failed = [...this.jobs.values()];
+      this.run_ = this.freshRun();
+      this.run_.total = failed.length;
+      this.run_.bytesTotal = failed.reduce((sum, job) => sum + job.view.size, 0);
+    }
+    this.run_.hiddenSkipped += hiddenSkipped;
     for (const local of files) {
-      if (isHiddenPath(local.relativePath)) continue;
+      if (isHiddenPath(local.relativePath)) {
+        this.run_.hiddenSkipped += 1;
+        continue;
+      }
       const folder = topFolder(local.relativePath);
       let directory: DirectoryJob | undefined;
       if (folder !== null) {
@@ -217,12 +346,14 @@ export class UploadEngine {
             completedBytes: 0,
             reportedCount: 0,
             reportedBytes: 0,
+            active: 0,
           };
           folders.set(folder, directory);
           this.directories.set(directory.view.id, directory);
         }
         directory.view.fileCount += 1;
         directory.view.size += local.file.size;
+        directory.active += 1;
       }
       const job: FileJob = {
         view: {
@@ -241,6 +372,7 @@ export class UploadEngine {
           resumed: false,
           corsSuspected: false,
           directoryId: directory?.view.id ?? null,
+          batched: local.file.size <= this.smallFileMax,
         },
         local,
         target,
@@ -253,9 +385,13 @@ export class UploadEngine {
         cancelled: false,
         failure: null,
         warningTimer: null,
+        small: local.file.size <= this.smallFileMax,
+        active: true,
       };
       this.jobs.set(job.view.id, job);
-      this.queue.push(job);
+      (job.small ? this.smallQueue : this.queue).push(job);
+      this.run_.total += 1;
+      this.run_.bytesTotal += job.view.size;
       ids.push(job.view.id);
     }
     this.emitNow();
@@ -268,7 +404,10 @@ export class UploadEngine {
     const job = this.jobs.get(id);
     if (!job || job.view.status === 'complete') return;
     job.cancelled = true;
-    if (job.view.status === 'queued') {
+    if (job.small && job.view.status === 'started') {
+      // Signed or being signed, no PUT yet: it is dropped when its turn comes.
+      job.controller?.abort();
+    } else if (job.view.status === 'queued') {
       this.dequeue(job);
       this.settleFailed(job, uploadMessages.cancelled);
       this.settleDirectory(job);
@@ -310,14 +449,27 @@ export class UploadEngine {
     } satisfies Partial<UploadFileView>);
     job.cancelled = false;
     job.failure = null;
+    // A small file gets a new session in the next batch; its old one (nothing to resume) is left to the sweep.
+    if (job.small) job.sessionId = null;
     const directory = job.view.directoryId ? this.directories.get(job.view.directoryId) : undefined;
     if (directory) {
       directory.view.status = DIRECTORY_UPLOAD_STATUS.running;
       directory.stopped = false;
     }
-    this.queue.push(job);
+    if (!job.active) {
+      job.active = true;
+      if (directory) directory.active += 1;
+    }
+    (job.small ? this.smallQueue : this.queue).push(job);
     this.emitNow();
     this.pump();
+  }
+
+  /** Puts every failed file back in the queue ("Retry failed"). */
+  retryFailed(): void {
+    for (const job of [...this.jobs.values()])
+      if (job.view.status === 'exception' && job.view.error !== uploadMessages.cancelled)
+        this.retry(job.view.id);
   }
 
   /** Takes a failed or cancelled row off the list. */
@@ -331,12 +483,15 @@ export class UploadEngine {
   /** Aborts everything in flight (the page is leaving); sessions stay so the same files can resume. */
   dispose(): void {
     this.queue.length = 0;
+    this.smallQueue.length = 0;
+    this.signedSmall.length = 0;
     for (const job of this.jobs.values()) job.controller?.abort();
   }
 
   private dequeue(job: FileJob) {
-    const index = this.queue.indexOf(job);
-    if (index >= 0) this.queue.splice(index, 1);
+    const queue = job.small ? this.smallQueue : this.queue;
+    const index = queue.indexOf(job);
+    if (index >= 0) queue.splice(index, 1);
   }
 
   private pump(): void {
@@ -347,9 +502,233 @@ export class UploadEngine {
       void this.run(job).finally(() => {
         this.running -= 1;
         this.pump();
-        if (this.running === 0 && this.queue.length === 0) this.fire({ type: 'idle' });
       });
     }
+    this.pumpSmall();
+    if (!this.busy()) {
+      // The last files' ends may still wait for the throttled refresh: the final state is shown at once.
+      this.emitNow();
+      this.fire({ type: 'idle' });
+    }
+  }
+
+  /** Small files: sign a batch ahead, keep the PUT slots full, complete what arrived in batches. */
+  private pumpSmall(): void {
+    while (
+      this.smallQueue.length > 0 &&
+      this.signingFiles + this.signedSmall.length < UPLOAD_SMALL_FILES_IN_FLIGHT + UPLOAD_BATCH_MAX
+    ) {
+      void this.signBatch();
+    }
+    while (this.smallRunning < UPLOAD_SMALL_FILES_IN_FLIGHT) {
+      const next = this.signedSmall.shift();
+      if (!next) break;
+      this.smallRunning += 1;
+      void this.putSmall(next).finally(() => {
+        this.smallRunning -= 1;
+        this.pump();
+      });
+    }
+    // One completion call at a time: while it runs the next batch gathers, so calls grow with the rate.
+    if (this.completing === 0 && this.toComplete.length > 0) {
+      const batch = this.toComplete.splice(0, UPLOAD_BATCH_MAX);
+      this.completing += 1;
+      void this.completeBatch(batch).finally(() => {
+        this.completing -= 1;
+        this.pump();
+      });
+    }
+  }
+
+  private async signBatch(): Promise<void> {
+    const first = this.smallQueue[0];
+    if (!first) return;
+    // One call per bucket and settings: the files of one enqueue share their target.
+    const batch: FileJob[] = [];
+    for (let i = 0; i < this.smallQueue.length && batch.length < UPLOAD_BATCH_MAX;) {
+      const job = this.smallQueue[i];
+      if (job && job.target === first.target) {
+        batch.push(job);
+        this.smallQueue.splice(i, 1);
+      } else i += 1;
+    }
+    this.signingFiles += batch.length;
+    for (const job of batch) {
+      job.controller = new AbortController();
+      job.view.status = 'started';
+    }
+    const target = first.target;
+    try {
+      const { files: signed, form_fields: formFields } = await this.transport.startBatch({
+        cloud_account_id: target.cloudAccountId,
+        bucket_name: target.bucketName,
+        acl: target.acl,
+        s3Acceleration: target.s3Acceleration || undefined,
+        files: batch.map((job) => ({
+          key: job.view.key,
+          size: job.view.size,
+          content_type: job.local.file.type || undefined,
+          fingerprint: fileFingerprint(job.local),
+        })),
+      });
+      batch.forEach((job, i) => {
+        const answer = signed[i];
+        if (!answer) throw new UploadFailure(uploadMessages.failed);
+        job.sessionId = answer.session_id;
+        this.signedSmall.push({ job, target: answer, formFields });
+      });
+    } catch (error) {
+      for (const job of batch) {
+        if (this.signedSmall.some((entry) => entry.job === job)) continue;
+        this.endSmall(job, job.cancelled ? uploadMessages.cancelled : failureText(error));
+      }
+    } finally {
+      this.signingFiles -= batch.length;
+      this.scheduleEmit();
+      this.pump();
+    }
+  }
+
+  private async putSmall({ job, target, formFields }: SignedSmall): Promise<void> {
+    const signal = job.controller?.signal;
+    if (!signal || job.cancelled || signal.aborted) {
+      this.endSmall(job, uploadMessages.cancelled);
+      if (job.sessionId) void this.transport.abort(job.sessionId).catch(() => undefined);
+      return;
+    }
+    job.startedAt = this.now();
+    job.view.status = 'uploading';
+    const bucket = `${job.target.cloudAccountId}/${job.target.bucketName}`;
+    for (let attempt = 0; ; attempt += 1) {
+      let response: PartResponse | null = null;
+      try {
+        response =
+          target.method === 'POST'
+            ? await this.transport.postForm({
+                url: target.url,
+                fields: formFields ?? {},
+                key: target.key,
+                contentType: job.local.file.type,
+                body: job.local.file,
+                signal,
+              })
+            : await this.transport.put({
+                url: target.url,
+                headers: target.headers,
+                body: job.local.file,
+                signal,
+                onProgress: (loaded) => {
+                  job.inFlight.set(1, loaded);
+                  this.scheduleEmit();
+                },
+              });
+      } catch (error) {
+        job.inFlight.clear();
+        if (!isAbort(error) && !signal.aborted) throw error;
+        this.endSmall(job, uploadMessages.cancelled);
+        if (job.sessionId) void this.transport.abort(job.sessionId).catch(() => undefined);
+        return;
+      }
+      job.inFlight.clear();
+      if (response.status >= 200 && response.status < 300) {
+        this.reachedBuckets.add(bucket);
+        job.doneBytes = job.view.size;
+        job.view.percent = 99;
+        this.toComplete.push(job);
+        this.scheduleEmit();
+        return;
+      }
+      if (response.status === 0 && !this.reachedBuckets.has(bucket)) {
+        // Nothing of this page reached the bucket yet: CORS, which retrying will not fix. The files waiting for
+        // the same bucket would meet the same refusal; they fail with it at once, ready for "Retry failed".
+        this.endSmall(job, uploadMessages.network, true);
+        this.failWaiting(bucket);
+        return;
+      }
+      const message = response.status === 0 ? uploadMessages.network : uploadMessages.failed;
+      if (attempt >= UPLOAD_RETRIES) {
+        this.endSmall(job, message);
+        return;
+      }
+      try {
+        await sleep(this.retryDelayMs(attempt + 1), signal);
+      } catch {
+        this.endSmall(job, uploadMessages.cancelled);
+        return;
+      }
+    }
+  }
+
+  /** Fails, as a suspected CORS refusal, the small files of `bucket` not yet sent. */
+  private failWaiting(bucket: string) {
+    const sameBucket = (job: FileJob) => `${job.target.cloudAccountId}/${job.target.bucketName}` === bucket;
+    for (let i = this.smallQueue.length - 1; i >= 0; i -= 1) {
+      const job = this.smallQueue[i];
+      if (job && sameBucket(job)) {
+        this.smallQueue.splice(i, 1);
+        this.endSmall(job, uploadMessages.network, true);
+      }
+    }
+    for (let i = this.signedSmall.length - 1; i >= 0; i -= 1) {
+      const entry = this.signedSmall[i];
+      if (entry && sameBucket(entry.job)) {
+        this.signedSmall.splice(i, 1);
+        this.endSmall(entry.job, uploadMessages.network, true);
+      }
+    }
+  }
+
+  private async completeBatch(batch: FileJob[]): Promise<void> {
+    const live = batch.filter((job) => job.sessionId !== null);
+    let results: Awaited<ReturnType<UploadTransport['completeBatch']>> = [];
+    let failure: unknown = null;
+    try {
+      results = await this.transport.completeBatch(live.map((job) => job.sessionId ?? ''));
+    } catch (error) {
+      failure = error;
+    }
+    const bySession = new Map(results.map((result) => [result.session_id, result.error]));
+    for (const job of live) {
+      const error = failure !== null ? failureText(failure) : bySession.get(job.sessionId ?? '');
+      if (error === null) this.finishDone(job);
+      else this.endSmall(job, error ?? uploadMessages.failed);
+    }
+    this.flushLooseReports();
+    this.scheduleEmit();
+  }
+
+  /** A file reached the bucket: it leaves the running list for the done list. */
+  private finishDone(job: FileJob) {
+    job.sessionId = null;
+    job.controller = null;
+    Object.assign(job.view, { status: 'complete', percent: 100, eta: 0 } satisfies Partial<UploadFileView>);
+    this.jobs.delete(job.view.id);
+    this.run_.done += 1;
+    this.run_.bytesDone += job.view.size;
+    this.run_.doneList.push({ id: job.view.id, name: job.view.name, size: job.view.size });
+    this.fire({ type: 'file-complete', file: { ...job.view } });
+    const directory = job.view.directoryId ? this.directories.get(job.view.directoryId) : undefined;
+    if (directory) {
+      directory.view.completedCount += 1;
+      directory.completedBytes += job.view.size;
+    }
+    if (!job.view.directoryId) {
+      // Loose small files are reported together after their completion batch: one call, not one per file.
+      if (job.small) this.looseReports.push({ target: job.target, entry: this.fileEntry(job) });
+      else void this.reportFile(job);
+    }
+    this.settleDirectory(job);
+  }
+
+  /** A small file ends without reaching the bucket. */
+  private endSmall(job: FileJob, message: string, corsSuspected = false) {
+    job.controller = null;
+    job.inFlight.clear();
+    this.settleFailed(job, job.cancelled ? uploadMessages.cancelled : message);
+    job.view.corsSuspected = corsSuspected && !job.cancelled;
+    if (!job.cancelled) this.fire({ type: 'file-failed', file: { ...job.view } });
+    this.settleDirectory(job);
+    this.scheduleEmit();
   }
 
   private async run(job: FileJob): Promise<void> {
@@ -392,15 +771,7 @@ export class UploadEngine {
       await this.transport.complete(session.session_id, parts);
       this.clearWarning(job);
       job.sessionId = null;
-      Object.assign(job.view, { status: 'complete', percent: 100, eta: 0 } satisfies Partial<UploadFileView>);
-      this.fire({ type: 'file-complete', file: { ...job.view } });
-      this.jobs.delete(job.view.id);
-      const directory = job.view.directoryId ? this.directories.get(job.view.directoryId) : undefined;
-      if (directory) {
-        directory.view.completedCount += 1;
-        directory.completedBytes += job.view.size;
-      }
-      if (!job.view.directoryId) void this.reportFile(job);
+      this.finishDone(job);
     } catch (error) {
       this.clearWarning(job);
       if (job.cancelled) {
@@ -588,27 +959,52 @@ export class UploadEngine {
   private settleDirectory(job: FileJob) {
     const id = job.view.directoryId;
     const directory = id ? this.directories.get(id) : undefined;
-    if (!directory || directory.view.status !== DIRECTORY_UPLOAD_STATUS.running) return;
+    if (job.active) {
+      job.active = false;
+      if (directory) directory.active -= 1;
+    }
+    // Counted rather than searched: a folder of thousands settles in constant time per file.
+    if (!directory || directory.active > 0 || directory.view.status !== DIRECTORY_UPLOAD_STATUS.running)
+      return;
     const members = [...this.jobs.values()].filter((j) => j.view.directoryId === id);
-    if (members.some((j) => j.view.status !== 'exception')) return;
     const view = directory.view;
     view.status = directory.stopped ? DIRECTORY_UPLOAD_STATUS.stop : DIRECTORY_UPLOAD_STATUS.done;
     if (members.length === 0) {
       this.fire({ type: 'directory-complete', directory: { ...view } });
       this.directories.delete(view.id);
+    } else if (!directory.stopped) {
+      const failed = members.filter((j) => j.view.error !== uploadMessages.cancelled).length;
+      if (failed > 0) this.fire({ type: 'directory-failed', directory: { ...view }, failed });
     }
     if (view.completedCount > directory.reportedCount) void this.reportDirectory(directory);
   }
 
-  private async reportFile(job: FileJob) {
-    await this.report(job.target, {
+  private fileEntry(job: FileJob): UploadReportBody['s3_direct']['files'][number] {
+    return {
       name: job.view.key,
       bucket_name: job.target.bucketName,
       cloud_account_id: job.target.cloudAccountId,
       contentType: job.local.file.type || null,
       size: job.view.size,
       duration: this.now() - job.startedAt,
-    });
+    };
+  }
+
+  private async reportFile(job: FileJob) {
+    await this.report(job.target, this.fileEntry(job));
+  }
+
+  /** The loose small files finished since the last call, one report per accelerator setting. */
+  private flushLooseReports() {
+    const pending = this.looseReports.splice(0);
+    for (const accelerated of [false, true]) {
+      const files = pending.filter((r) => r.target.s3Acceleration === accelerated).map((r) => r.entry);
+      if (files.length === 0) continue;
+      const body: UploadReportBody = {
+        s3_direct: { direction: 'upload', s3Acceleration: accelerated, files },
+      };
+      void this.transport.report(body).catch(() => undefined);
+    }
   }
 
   private async reportDirectory(directory: DirectoryJob) {
@@ -656,13 +1052,54 @@ export class UploadEngine {
   private emitNow() {
     if (this.emitTimer) clearTimeout(this.emitTimer);
     this.emitTimer = null;
-    this.lastEmit = this.now();
-    for (const job of this.jobs.values()) if (job.view.status === 'uploading') this.refresh(job);
+    const now = this.now();
+    this.lastEmit = now;
+    let failed = 0;
+    let sentOfOpen = 0;
+    let bytesOfFailed = 0;
+    const files: UploadFileView[] = [];
+    for (const job of this.jobs.values()) {
+      if (job.view.status === 'uploading') {
+        if (job.small) this.refreshSmall(job);
+        else this.refresh(job);
+      }
+      if (job.view.status === 'exception') {
+        failed += 1;
+        bytesOfFailed += job.view.size;
+      } else sentOfOpen += this.sentOf(job);
+      files.push({ ...job.view });
+    }
+    const run = this.run_;
+    const bytesDone = run.bytesDone + sentOfOpen;
+    run.rate.record(now, bytesDone);
     this.current = {
-      files: [...this.jobs.values()].map((job) => ({ ...job.view })),
+      files,
       directories: [...this.directories.values()].map((d) => ({ ...d.view })),
+      done: run.doneList.slice(),
+      summary: {
+        total: run.total,
+        done: run.done,
+        failed,
+        bytesTotal: run.bytesTotal,
+        bytesDone,
+        speed: run.rate.bytesPerSecond(),
+        eta: this.busy() ? run.rate.secondsLeft(run.bytesTotal - bytesOfFailed - bytesDone) : null,
+        hiddenSkipped: run.hiddenSkipped,
+      },
     };
     for (const listener of this.listeners) listener(this.current);
+  }
+
+  private sentOf(job: FileJob): number {
+    const inFlight = [...job.inFlight.values()].reduce((sum, n) => sum + n, 0);
+    return Math.min(job.view.size, job.doneBytes + inFlight);
+  }
+
+  /** A one-PUT file: its percent only (a rate over a few milliseconds would say nothing). */
+  private refreshSmall(job: FileJob) {
+    const sent = this.sentOf(job);
+    const percent = job.view.size > 0 ? Math.floor((sent / job.view.size) * 100) : 0;
+    job.view.percent = Math.min(99, Math.max(1, percent));
   }
 
   private fire(event: UploadEvent) {

@@ -1,9 +1,16 @@
 import {
+  bucketCorsAnswer,
   completeUploadAnswer,
+  completeUploadBatchAnswer,
   signPartsAnswer,
+  startUploadBatchAnswer,
   uploadSession,
   updateBucketConfigAnswer,
+  type BucketCorsAnswer,
+  type CompleteUploadBatchAnswer,
   type SignedPart,
+  type StartUploadBatchAnswer,
+  type StartUploadBatchBody,
   type StartUploadBody,
   type UploadReportBody,
   type UploadSession,
@@ -32,10 +39,25 @@ export interface UploadTransport {
   sign(sessionId: string, partNumbers: number[]): Promise<SignedPart[]>;
   complete(sessionId: string, parts: Array<{ part_number: number; etag: string | null }>): Promise<void>;
   abort(sessionId: string): Promise<void>;
+  /** Sessions and signed PUTs for up to UPLOAD_BATCH_MAX small files, in the order given. */
+  startBatch(body: StartUploadBatchBody): Promise<StartUploadBatchAnswer>;
+  /** Completes the caller's one-PUT sessions; per file null or why it is not in the bucket. */
+  completeBatch(sessionIds: string[]): Promise<CompleteUploadBatchAnswer['files']>;
   /** Durations in the body are milliseconds (the server stores duration_ms). */
   report(body: UploadReportBody): Promise<void>;
   /** Resolves with the answer (status 0 on a network error); rejects with an AbortError once `signal` aborts. */
   put(request: PartRequest): Promise<PartResponse>;
+  /** A form POST of one small file (signed form fields, then key, Content-Type and the file); as `put` answers. */
+  postForm(request: FormRequest): Promise<PartResponse>;
+}
+
+export interface FormRequest {
+  url: string;
+  fields: Record<string, string>;
+  key: string;
+  contentType: string;
+  body: Blob;
+  signal: AbortSignal;
 }
 
 /** The signer accepts at most 100 part numbers per call (contract `signPartsQuery`). */
@@ -76,6 +98,27 @@ export function putWithXhr(request: PartRequest): Promise<PartResponse> {
   });
 }
 
+/**
+ * A form POST with fetch and no upload listener: a plain form POST is a CORS "simple request", so the browser
+ * sends no preflight (an XHR with upload listeners would force one).
+ */
+export async function postWithFetch(request: FormRequest): Promise<PartResponse> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(request.fields)) form.append(name, value);
+  form.append('key', request.key);
+  form.append('Content-Type', request.contentType);
+  // The store reads the fields before the file: the file goes last.
+  form.append('file', request.body);
+  try {
+    const answer = await fetch(request.url, { method: 'POST', body: form, signal: request.signal });
+    return { status: answer.status, etag: answer.headers.get('ETag') };
+  } catch (error) {
+    if (request.signal.aborted) throw abortError();
+    if (error instanceof TypeError) return { status: 0, etag: null };
+    throw error;
+  }
+}
+
 /** The real transport: the API under /api/transfers and XHR PUTs to the store. */
 export const httpUploadTransport: UploadTransport = {
   async start(body) {
@@ -102,10 +145,19 @@ export const httpUploadTransport: UploadTransport = {
   async abort(sessionId) {
     await api.delete(`/transfers/uploads/${encodeURIComponent(sessionId)}`, { silent: true });
   },
+  async startBatch(body) {
+    return startUploadBatchAnswer.parse(await api.post('/transfers/uploads/batch', body, { silent: true }));
+  },
+  async completeBatch(sessionIds) {
+    return completeUploadBatchAnswer.parse(
+      await api.post('/transfers/uploads/batch/complete', { session_ids: sessionIds }, { silent: true }),
+    ).files;
+  },
   async report(body) {
     await api.post('/transfers/report', body, { silent: true });
   },
   put: putWithXhr,
+  postForm: postWithFetch,
 };
 
 /** PUT /transfers/update_bucket_config/ with cors: lets this origin PUT parts and read their ETag. */
@@ -116,5 +168,15 @@ export async function applyBucketCors(cloudAccountId: string, bucketName: string
       { cloud_account_id: cloudAccountId, bucket_name: bucketName, cors: true },
       { silent: true },
     ),
+  );
+}
+
+/** GET /transfers/bucket_config: asked before the first upload to a bucket. */
+export async function bucketCors(cloudAccountId: string, bucketName: string): Promise<BucketCorsAnswer> {
+  return bucketCorsAnswer.parse(
+    await api.get('/transfers/bucket_config', {
+      query: { cloud_account_id: cloudAccountId, bucket_name: bucketName },
+      silent: true,
+    }),
   );
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, type DirectUploadRef } from '../../object-store.ts';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '../../testing/servers.ts';
@@ -159,6 +159,33 @@ describe('S3 direct upload against s3rver: the browser PUTs presigned parts (pla
     expect(sha256(await readAll(await store.read(bucket, 'notes/small.txt')))).toBe(sha256(file));
   });
 
+  it('takes many small files through one signed form (POST policy), each with its content type', async () => {
+    const signForm = direct().signForm;
+    if (!signForm) throw new Error('the S3 adapter must sign forms');
+    const form = await signForm(bucket, { keyPrefix: 'album/', maxBytes: 5 * MiB, expiresInSeconds: 600 });
+    expect(form.url).toBe(`${server.endpoint}/${bucket}/`);
+    const files = Array.from({ length: 3 }, (_, i) => ({
+      key: `album/p${i}.txt`,
+      body: randomBytes(100 + i),
+    }));
+    for (const file of files) {
+      const body = new FormData();
+      for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
+      body.append('key', file.key);
+      body.append('Content-Type', 'text/plain');
+      body.append('file', new Blob([file.body]));
+      const answer = await fetch(form.url, { method: 'POST', body });
+      expect(answer.status).toBe(204);
+    }
+    for (const file of files) {
+      expect(await store.stat(bucket, file.key)).toMatchObject({
+        size: file.body.length,
+        contentType: 'text/plain',
+      });
+      expect(sha256(await readAll(await store.read(bucket, file.key)))).toBe(sha256(file.body));
+    }
+  });
+
   it('keeps an overridden endpoint even when acceleration is asked for (s3rver has no accelerate host)', async () => {
     const [target] = await direct().signParts(
       { bucket, key: 'k', uploadId: 'u', size: 10 * MiB, partSize: 5 * MiB },
@@ -170,6 +197,46 @@ describe('S3 direct upload against s3rver: the browser PUTs presigned parts (pla
 });
 
 describe('S3 direct upload signing for AWS itself (signing is offline: no request is sent)', () => {
+  it('signs a POST policy as SigV4 says: HMAC chain of the secret over date, region, s3, aws4_request', async () => {
+    // s3rver does not check form signatures; this recomputes the documented derivation independently.
+    const store = new S3ObjectStore({
+      provider: 'aws',
+      accessKeyId: 'placeholder-access-key-id',
+      secretAccessKey: 'placeholder-secret-not-a-key',
+      region: 'eu-west-1',
+    });
+    const signForm = store.capabilities.directUpload?.signForm;
+    if (!signForm) throw new Error('the S3 adapter must sign forms');
+    const form = await signForm('photos', {
+      keyPrefix: 'trips/',
+      maxBytes: 100,
+      expiresInSeconds: 60,
+      acl: 'public-read',
+    });
+    expect(form.url).toBe('https://photos.s3.eu-west-1.amazonaws.com/');
+    const date = form.fields['x-amz-date'] ?? '';
+    expect(form.fields['x-amz-credential']).toBe(
+      `placeholder-access-key-id/${date.slice(0, 8)}/eu-west-1/s3/aws4_request`,
+    );
+    const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text).digest();
+    const signingKey = ['eu-west-1', 's3', 'aws4_request'].reduce(
+      (key, part) => hmac(key, part),
+      hmac('AWS4placeholder-secret-not-a-key', date.slice(0, 8)),
+    );
+    const policy = form.fields.policy ?? '';
+    expect(form.fields['x-amz-signature']).toBe(hmac(signingKey, policy).toString('hex'));
+    const decoded = JSON.parse(Buffer.from(policy, 'base64').toString()) as { conditions: unknown[] };
+    expect(decoded.conditions).toEqual(
+      expect.arrayContaining([
+        { bucket: 'photos' },
+        ['starts-with', '$key', 'trips/'],
+        ['content-length-range', 0, 100],
+        { acl: 'public-read' },
+      ]),
+    );
+    await store.close();
+  });
+
   it('signs UploadPart for the accelerate endpoint when asked, the regional one otherwise, never with a checksum', async () => {
     const store = new S3ObjectStore({
       provider: 'aws',

@@ -1,6 +1,7 @@
 import { PutObjectCommand, UploadPartCommand, type ObjectCannedACL, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ObjectStoreCapabilities } from '../../object-store.ts';
+import { createScope, getSigningKey } from '@smithy/signature-v4';
+import type { DirectUploadForm, ObjectStoreCapabilities } from '../../object-store.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { toStorageError } from './s3-errors.ts';
 import { abortUpload, completeUpload, createUpload, listUploadParts } from './s3-multipart.ts';
@@ -76,10 +77,67 @@ export function s3DirectUpload(clients: S3DirectUploadClients, provider: S3Provi
         };
       }),
 
+    signForm: (bucket, options) => call(() => signPostForm(signer(false), bucket, options)),
+
     listParts: (upload) => call(() => listUploadParts(client, upload)),
 
     complete: (upload, parts) => call(() => completeUpload(client, upload, parts)),
 
     abort: (upload) => call(() => abortUpload(client, upload)),
   };
+}
+
+/** '20151229T000000Z' and '20151229' of `date`, as SigV4 writes them. */
+function amzDates(date: Date): { amzDate: string; shortDate: string } {
+  const amzDate = date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  return { amzDate, shortDate: amzDate.slice(0, 8) };
+}
+
+/**
+ * An S3 POST policy (SigV4, "Browser-Based Uploads Using POST"): the policy document is the string to sign, with
+ * the SDK's own signing key and hash (no signing of our own beyond that last HMAC). The form's URL is the one the
+ * presigner resolves for the bucket (path style or virtual-hosted, custom endpoint), without the object key.
+ */
+export async function signPostForm(
+  presigner: S3Client,
+  bucket: string,
+  options: { keyPrefix: string; maxBytes: number; expiresInSeconds: number; acl?: string },
+  now = new Date(),
+): Promise<DirectUploadForm> {
+  const probeKey = 'k';
+  const probe = new URL(
+    await getSignedUrl(presigner, new PutObjectCommand({ Bucket: bucket, Key: probeKey }), { expiresIn: 60 }),
+  );
+  const url = `${probe.origin}${probe.pathname.slice(0, -probeKey.length)}`;
+  const credentials = await presigner.config.credentials();
+  const region = await presigner.config.region();
+  const { amzDate, shortDate } = amzDates(now);
+  const credential = `${credentials.accessKeyId}/${createScope(shortDate, region, 's3')}`;
+  const fields: Record<string, string> = {
+    'x-amz-algorithm': 'AWS4-HMAC-SHA256',
+    'x-amz-credential': credential,
+    'x-amz-date': amzDate,
+    ...(options.acl ? { acl: options.acl } : {}),
+    ...(credentials.sessionToken ? { 'x-amz-security-token': credentials.sessionToken } : {}),
+  };
+  const policy = Buffer.from(
+    JSON.stringify({
+      expiration: new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString(),
+      conditions: [
+        { bucket },
+        ['starts-with', '$key', options.keyPrefix],
+        ['starts-with', '$Content-Type', ''],
+        ['content-length-range', 0, options.maxBytes],
+        ...Object.entries(fields).map(([name, value]) => ({ [name]: value })),
+      ],
+    }),
+  ).toString('base64');
+  const signingKey = await getSigningKey(presigner.config.sha256, credentials, shortDate, region, 's3');
+  const hmac = new presigner.config.sha256(signingKey);
+  hmac.update(policy);
+  const signature = Buffer.from(await hmac.digest()).toString('hex');
+  return { url, fields: { ...fields, policy, 'x-amz-signature': signature } };
 }
