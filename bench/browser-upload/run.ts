@@ -6,7 +6,7 @@
 // folder (rclone's defaults) to the same s3rver. Goal: the browser's files per second ≥ 0.5 × rclone's.
 //
 //   npm run browser-upload -w bench [-- --size-mib 1024]
-//   npm run browser-upload -w bench -- --folder [--files 2000 --file-kib 4]
+//   npm run browser-upload -w bench -- --folder [--files 2000 --file-kib 4] [--width 1440]
 //
 // Needs rclone (Debian: apt-get install -y rclone) and Chromium (apt-get install -y chromium). The file is cached
 // in bench/.data/browser-upload.
@@ -35,6 +35,7 @@ const { values: options } = parseArgs({
     folder: { type: 'boolean', default: false },
     files: { type: 'string', default: '2000' },
     'file-kib': { type: 'string', default: '4' },
+    width: { type: 'string', default: '1440' },
   },
 });
 const folderMode = options.folder === true;
@@ -43,6 +44,8 @@ const fileKiB = Number(options['file-kib']);
 if (folderMode && !(fileCount > 0 && fileKiB > 0)) throw new Error('bad --files or --file-kib');
 const sizeMiB = Number(options['size-mib']);
 const port = Number(options.port);
+const width = Number(options.width);
+if (!(width >= 800)) throw new Error('bad --width');
 if (!(sizeMiB > 0)) throw new Error('bad --size-mib');
 
 const dataDir = path.join(repoRoot, 'bench/.data/browser-upload');
@@ -238,6 +241,10 @@ async function folderRun(page: Page, bucket: string): Promise<number> {
     .filter({ hasText: `${fileCount} of ${fileCount} files` })
     .waitFor({ timeout: 30 * 60_000 });
   const browserSeconds = (performance.now() - started) / 1000;
+  // The issue's other half: the page stays short with thousands of files (no row per file).
+  const pageHeight = await page.evaluate('document.documentElement.scrollHeight');
+  const screenshot = path.join(dataDir, `folder-${fileCount}-${width}px.png`);
+  await page.screenshot({ path: screenshot, fullPage: true });
   const sample = 'd07/f00007.bin';
   const sampleHash = await sha256OfFile(path.join(folder, sample));
   const browserCount = await countObjects(bucket, 'bench-folder/');
@@ -272,6 +279,7 @@ async function folderRun(page: Page, bucket: string): Promise<number> {
   console.log(
     `  rclone copy         ${rcloneSeconds.toFixed(2)} s  ${rcloneRate.toFixed(1)} files/s  ${rcloneCount} objects ${rcloneOk ? 'ok' : 'WRONG'}`,
   );
+  console.log(`  page ${width} px wide, ${pageHeight} px high at the end (screenshot ${screenshot})`);
   console.log(
     `  ratio browser/rclone ${ratio.toFixed(2)} (goal ≥ ${FOLDER_RATIO_GOAL}): ${pass ? 'PASS' : 'FAIL'}`,
   );
@@ -296,7 +304,10 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 let exitCode = 1;
 try {
   await store.createBucket(bucket);
-  const page = await browser.newPage({ baseURL: `http://localhost:${port}` });
+  const page = await browser.newPage({
+    baseURL: `http://localhost:${port}`,
+    viewport: { width, height: 900 },
+  });
   await signUpAndConnect(page, mail.mails);
   const accounts = (await apiCall(page, 'GET', '/cloud_accounts/')) as Array<{ id: string; name: string }>;
   const account = accounts.find((a) => a.name === 'Bench AWS');
