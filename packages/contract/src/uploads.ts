@@ -135,12 +135,17 @@ export const startUploadBatchAnswer = z.object({
       session_id: z.string(),
       key: z.string(),
       url: z.string(),
-      /** PUT: the file as the body, with `headers`. POST: a form of `form_fields`, `key`, `Content-Type`, `file`. */
+      /**
+       * PUT: the file as the body, with `headers`. POST: a form of `form_fields`, this file's `fields`, `key`,
+       * `Content-Type`, `file`.
+       */
       method: z.enum(['PUT', 'POST']),
       headers: z.record(z.string(), z.string()),
+      /** POST: this file's own policy (its exact key and size) and signature; empty for a PUT. */
+      fields: z.record(z.string(), z.string()),
     }),
   ),
-  /** The signed form fields every POST of this batch carries (S3 family); null when each file has its PUT. */
+  /** The form fields every POST of this batch carries (S3 family); null when each file has its PUT. */
   form_fields: z.record(z.string(), z.string()).nullable(),
 });
 export type StartUploadBatchAnswer = z.infer<typeof startUploadBatchAnswer>;

@@ -190,7 +190,10 @@ export interface DirectUploadTarget {
  */
 export interface DirectUploadForm {
   url: string;
+  /** The fields every file's form carries. */
   fields: Record<string, string>;
+  /** Per file, in the order asked: its own policy (that exact key, that exact size) and signature. */
+  perFile: Array<Record<string, string>>;
 }
 
 /** A part the provider already holds. */
@@ -361,12 +364,13 @@ export interface ObjectStoreCapabilities {
       options: DirectUploadSignOptions & { contentType?: string; acl?: string },
     ): Promise<DirectUploadTarget>;
     /**
-     * One signed form for files of at most `maxBytes` whose keys start with `keyPrefix` (providers with a POST
-     * policy only; the others sign each file with `signSingle`).
+     * Signed forms for many small files in one go, each policy naming its file's exact key and size, so a form
+     * writes nothing but the object its session is for (providers with a POST policy only; the others sign each
+     * file with `signSingle`).
      */
     signForm?(
       bucket: string,
-      options: { keyPrefix: string; maxBytes: number; expiresInSeconds: number; acl?: string },
+      options: { files: Array<{ key: string; size: number }>; expiresInSeconds: number; acl?: string },
     ): Promise<DirectUploadForm>;
     /** The parts the provider already holds (resuming after a reload), in part order. */
     listParts(upload: DirectUploadRef): Promise<DirectUploadPart[]>;

@@ -557,17 +557,19 @@ describe('folder uploads: many small files per call (issue 21)', () => {
     const signed = answer.files;
     expect(signed.map((f) => f.key)).toEqual(files.map((f) => f.key));
     expect(new Set(signed.map((f) => f.session_id)).size).toBe(UPLOAD_BATCH_MAX);
-    // One signed form (S3 POST policy) for the whole batch, limited to the batch's common prefix.
+    // A signed form (S3 POST policy) per file, bound to that file's exact key and size.
     expect(signed.every((f) => f.method === 'POST' && f.url === `${s3rver.endpoint}/uploads/`)).toBe(true);
-    const policy = JSON.parse(Buffer.from(answer.form_fields?.policy ?? '', 'base64').toString()) as {
+    const policy = JSON.parse(Buffer.from(signed[7]?.fields.policy ?? '', 'base64').toString()) as {
       conditions: unknown[];
     };
-    expect(policy.conditions).toContainEqual(['starts-with', '$key', 'batch/f']);
+    expect(policy.conditions).toContainEqual({ key: 'batch/f7.txt' });
+    expect(policy.conditions).toContainEqual(['content-length-range', 5, 5]);
     // The browser's side: one form POST per file straight to s3rver.
     await Promise.all(
       signed.map(async (target, i) => {
         const form = new FormData();
-        for (const [name, value] of Object.entries(answer.form_fields ?? {})) form.append(name, value);
+        const fields = { ...answer.form_fields, ...target.fields };
+        for (const [name, value] of Object.entries(fields)) form.append(name, value);
         form.append('key', target.key);
         form.append('Content-Type', 'text/plain');
         form.append('file', new Blob([`file${i}`]));

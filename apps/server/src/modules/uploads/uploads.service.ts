@@ -1,5 +1,4 @@
 import {
-  UPLOAD_PART_MIN,
   isS3Family,
   objectMessages,
   storageIdParts,
@@ -255,25 +254,25 @@ export class UploadsService {
       return row.id;
     };
     try {
-      // One signed form for the whole batch where the provider has them (no CORS preflight per file); the
-      // accelerate endpoint is signed per file.
+      // Signed forms where the provider has them (a form POST needs no CORS preflight), each bound to its file's
+      // key and size; the accelerate endpoint is signed per file.
       const form =
         direct.signForm && !accelerate
           ? await direct.signForm(body.bucket_name, {
-              keyPrefix: commonPrefix(body.files.map((file) => file.key)),
-              maxBytes: UPLOAD_PART_MIN,
+              files: body.files.map((file) => ({ key: file.key, size: file.size })),
               expiresInSeconds: SIGNED_PART_SECONDS,
               acl,
             })
           : null;
       if (form) {
         return {
-          files: body.files.map((file) => ({
+          files: body.files.map((file, i) => ({
             session_id: sessionOf(file.key),
             key: file.key,
             url: form.url,
             method: 'POST' as const,
             headers: {},
+            fields: form.perFile[i] ?? {},
           })),
           form_fields: form.fields,
         };
@@ -293,6 +292,7 @@ export class UploadsService {
             url: target.url,
             method: 'PUT' as const,
             headers: target.headers,
+            fields: {},
           };
         }),
       );
@@ -610,7 +610,7 @@ export function commonPrefix(keys: string[]): string {
     while (i < prefix.length && i < key.length && prefix[i] === key[i]) i += 1;
     prefix = prefix.slice(0, i);
   }
-  // Never half of a surrogate pair: the policy would name a prefix no key has.
+  // Never half of a surrogate pair: the listing would ask for a prefix no key has.
   return /[\uD800-\uDBFF]$/.test(prefix) ? prefix.slice(0, -1) : prefix;
 }
 

@@ -87,6 +87,7 @@ function stubUploadApi(extra: Record<string, FakeReply | ((call: RecordedCall) =
           url: `http://store.test/photos/${file.key}?sig`,
           method: 'PUT',
           headers: {},
+          fields: {},
         })),
         form_fields: null,
       },

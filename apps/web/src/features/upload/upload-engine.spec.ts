@@ -96,10 +96,11 @@ class FakeTransport implements UploadTransport {
         url: this.forms ? 'https://store.test/bucket/' : `https://store.test/${sessionId}/1`,
         method: this.forms ? ('POST' as const) : ('PUT' as const),
         headers: {},
+        fields: this.forms ? { policy: `signed ${file.key}` } : ({} as Record<string, string>),
       };
     });
     if (this.forms) for (const file of files) this.formKeys.set(file.key, file.session_id);
-    return { files, form_fields: this.forms ? { policy: 'signed' } : null };
+    return { files, form_fields: this.forms ? { 'x-amz-credential': 'batch' } : null };
   }
   formKeys = new Map<string, string>();
   posts: FormRequest[] = [];
@@ -504,7 +505,7 @@ describe('UploadEngine: folders of many small files (issue 21)', () => {
     expect(events.filter((e) => e.type === 'directory-complete')).toHaveLength(1);
   });
 
-  it('sends the files of a signed form as form POSTs with the batch fields, their key and content type', async () => {
+  it('sends the files of a signed form as form POSTs with the batch fields, their own policy, key and content type', async () => {
     const transport = new FakeTransport();
     transport.forms = true;
     const { engine, idle } = setUp(transport, SMALL);
@@ -514,7 +515,7 @@ describe('UploadEngine: folders of many small files (issue 21)', () => {
     expect(transport.posts).toHaveLength(120);
     expect(transport.posts[0]).toMatchObject({
       url: 'https://store.test/bucket/',
-      fields: { policy: 'signed' },
+      fields: { 'x-amz-credential': 'batch', policy: 'signed trips/forms/f0.txt' },
       key: 'trips/forms/f0.txt',
       contentType: 'image/jpeg',
     });

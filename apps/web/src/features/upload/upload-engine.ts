@@ -606,7 +606,7 @@ export class UploadEngine {
           target.method === 'POST'
             ? await this.transport.postForm({
                 url: target.url,
-                fields: formFields ?? {},
+                fields: { ...formFields, ...target.fields },
                 key: target.key,
                 contentType: job.local.file.type,
                 body: job.local.file,

@@ -159,18 +159,23 @@ describe('S3 direct upload against s3rver: the browser PUTs presigned parts (pla
     expect(sha256(await readAll(await store.read(bucket, 'notes/small.txt')))).toBe(sha256(file));
   });
 
-  it('takes many small files through one signed form (POST policy), each with its content type', async () => {
+  it('takes many small files through signed forms (POST policies) from one call, each with its content type', async () => {
     const signForm = direct().signForm;
     if (!signForm) throw new Error('the S3 adapter must sign forms');
-    const form = await signForm(bucket, { keyPrefix: 'album/', maxBytes: 5 * MiB, expiresInSeconds: 600 });
-    expect(form.url).toBe(`${server.endpoint}/${bucket}/`);
     const files = Array.from({ length: 3 }, (_, i) => ({
       key: `album/p${i}.txt`,
       body: randomBytes(100 + i),
     }));
-    for (const file of files) {
+    const form = await signForm(bucket, {
+      files: files.map((file) => ({ key: file.key, size: file.body.length })),
+      expiresInSeconds: 600,
+    });
+    expect(form.url).toBe(`${server.endpoint}/${bucket}/`);
+    expect(form.perFile).toHaveLength(3);
+    for (const [i, file] of files.entries()) {
       const body = new FormData();
-      for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
+      for (const [name, value] of Object.entries({ ...form.fields, ...form.perFile[i] }))
+        body.append(name, value);
       body.append('key', file.key);
       body.append('Content-Type', 'text/plain');
       body.append('file', new Blob([file.body]));
@@ -208,8 +213,10 @@ describe('S3 direct upload signing for AWS itself (signing is offline: no reques
     const signForm = store.capabilities.directUpload?.signForm;
     if (!signForm) throw new Error('the S3 adapter must sign forms');
     const form = await signForm('photos', {
-      keyPrefix: 'trips/',
-      maxBytes: 100,
+      files: [
+        { key: 'trips/a.jpg', size: 100 },
+        { key: 'trips/b.jpg', size: 7 },
+      ],
       expiresInSeconds: 60,
       acl: 'public-read',
     });
@@ -223,17 +230,24 @@ describe('S3 direct upload signing for AWS itself (signing is offline: no reques
       (key, part) => hmac(key, part),
       hmac('AWS4placeholder-secret-not-a-key', date.slice(0, 8)),
     );
-    const policy = form.fields.policy ?? '';
-    expect(form.fields['x-amz-signature']).toBe(hmac(signingKey, policy).toString('hex'));
-    const decoded = JSON.parse(Buffer.from(policy, 'base64').toString()) as { conditions: unknown[] };
-    expect(decoded.conditions).toEqual(
-      expect.arrayContaining([
-        { bucket: 'photos' },
-        ['starts-with', '$key', 'trips/'],
-        ['content-length-range', 0, 100],
-        { acl: 'public-read' },
-      ]),
-    );
+    // Each file's policy names only its own key and size: a form cannot write another object or another size.
+    for (const [i, [key, size]] of [
+      ['trips/a.jpg', 100],
+      ['trips/b.jpg', 7],
+    ].entries()) {
+      const policy = form.perFile[i]?.policy ?? '';
+      expect(form.perFile[i]?.['x-amz-signature']).toBe(hmac(signingKey, policy).toString('hex'));
+      const decoded = JSON.parse(Buffer.from(policy, 'base64').toString()) as { conditions: unknown[] };
+      expect(decoded.conditions).toEqual(
+        expect.arrayContaining([
+          { bucket: 'photos' },
+          { key },
+          ['content-length-range', size, size],
+          { acl: 'public-read' },
+        ]),
+      );
+      expect(JSON.stringify(decoded.conditions)).not.toContain('starts-with","$key');
+    }
     await store.close();
   });
 

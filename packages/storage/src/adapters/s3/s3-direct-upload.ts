@@ -104,7 +104,7 @@ function amzDates(date: Date): { amzDate: string; shortDate: string } {
 export async function signPostForm(
   presigner: S3Client,
   bucket: string,
-  options: { keyPrefix: string; maxBytes: number; expiresInSeconds: number; acl?: string },
+  options: { files: Array<{ key: string; size: number }>; expiresInSeconds: number; acl?: string },
   now = new Date(),
 ): Promise<DirectUploadForm> {
   const probeKey = 'k';
@@ -123,21 +123,26 @@ export async function signPostForm(
     ...(options.acl ? { acl: options.acl } : {}),
     ...(credentials.sessionToken ? { 'x-amz-security-token': credentials.sessionToken } : {}),
   };
-  const policy = Buffer.from(
-    JSON.stringify({
-      expiration: new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString(),
-      conditions: [
-        { bucket },
-        ['starts-with', '$key', options.keyPrefix],
-        ['starts-with', '$Content-Type', ''],
-        ['content-length-range', 0, options.maxBytes],
-        ...Object.entries(fields).map(([name, value]) => ({ [name]: value })),
-      ],
-    }),
-  ).toString('base64');
+  const expiration = new Date(now.getTime() + options.expiresInSeconds * 1000).toISOString();
   const signingKey = await getSigningKey(presigner.config.sha256, credentials, shortDate, region, 's3');
-  const hmac = new presigner.config.sha256(signingKey);
-  hmac.update(policy);
-  const signature = Buffer.from(await hmac.digest()).toString('hex');
-  return { url, fields: { ...fields, policy, 'x-amz-signature': signature } };
+  const perFile = await Promise.all(
+    options.files.map(async (file) => {
+      const policy = Buffer.from(
+        JSON.stringify({
+          expiration,
+          conditions: [
+            { bucket },
+            { key: file.key },
+            ['starts-with', '$Content-Type', ''],
+            ['content-length-range', file.size, file.size],
+            ...Object.entries(fields).map(([name, value]) => ({ [name]: value })),
+          ],
+        }),
+      ).toString('base64');
+      const hmac = new presigner.config.sha256(signingKey);
+      hmac.update(policy);
+      return { policy, 'x-amz-signature': Buffer.from(await hmac.digest()).toString('hex') };
+    }),
+  );
+  return { url, fields, perFile };
 }
