@@ -3,21 +3,13 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { bucketNameMessages } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { mailDir } from './mail.ts';
 import { connectAccount, submitAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
+import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
 
 const MiB = 1024 * 1024;
-
-/** s3rver and Azurite started by global-setup.ts; the server reaches aws at s3rver and azure at Azurite. */
-function endpoints() {
-  const s3rver = process.env.E2E_S3RVER;
-  const azurite = process.env.E2E_AZURITE;
-  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
-  return { s3rver, azurite };
-}
 
 async function token(page: Page) {
   return page.evaluate(() => localStorage.getItem('Authorization') ?? '');
@@ -35,13 +27,8 @@ const accountRow = (page: Page, name: string) =>
 
 test('connect S3 and Azure accounts, see real sizes, filter, compare, remove', async ({ page }) => {
   test.setTimeout(240_000);
-  const { s3rver, azurite } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const { s3rver } = endpoints();
+  const store = s3rverStore();
   const stamp = Date.now().toString(36);
   const media = `media-${stamp}`;
   const logs = `logs-${stamp}`;
@@ -50,12 +37,7 @@ test('connect S3 and Azure accounts, see real sizes, filter, compare, remove', a
   await store.write(media, 'a.bin', Buffer.alloc(2 * MiB, 1));
   await store.write(media, 'b.bin', Buffer.alloc(1 * MiB, 2));
   await store.write(logs, 'today.log', Buffer.alloc(1024, 3));
-  const blobs = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite,
-  });
+  const blobs = azuriteStore();
   const container = `photos-${stamp}`;
   await blobs.createBucket(container);
   await blobs.write(container, 'cat.jpg', Buffer.alloc(4096, 4));
@@ -160,13 +142,7 @@ test('create a bucket in an AWS account, set a size alert on it, and be told onc
   page,
 }) => {
   test.setTimeout(180_000);
-  const { s3rver } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const store = s3rverStore();
   const stamp = Date.now().toString(36);
   const existing = `taken-${stamp}`;
   const bucket = `alerts-${stamp}`;

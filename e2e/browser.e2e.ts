@@ -3,16 +3,10 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { objectMessages } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
-
-function s3rverEndpoint() {
-  const endpoint = process.env.E2E_S3RVER;
-  if (!endpoint) throw new Error('global-setup.ts did not start s3rver');
-  return endpoint;
-}
+import { endpoints, s3rverStore } from './stores.ts';
 
 /** Picks an option of an antd searchable select by typing part of it. */
 async function pick(page: Page, label: string, option: string) {
@@ -29,13 +23,8 @@ test('browse an S3 bucket: folders and breadcrumbs, create a folder, download, c
   context,
 }) => {
   test.setTimeout(180_000);
-  const endpoint = s3rverEndpoint();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint,
-  });
+  const endpoint = endpoints().s3rver;
+  const store = s3rverStore();
   const bucket = `browse-${Date.now().toString(36)}`;
   const photo = randomBytes(200 * 1024);
   await store.createBucket(bucket);

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { PROVIDER_ICON_HEIGHT_PX, messages, transferMessages } from '@cumulo/contract';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
 import { MiB, seedObjects } from './seed-objects.ts';
 import { chooseBuckets, pick } from './selects.ts';
 import { signedInOwner } from './session.ts';
+import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
 
 /** Where the screenshots go for a person to look at (git-ignored with the rest of e2e/.tmp). */
 const SCREENS = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp', 'screens');
@@ -19,14 +19,6 @@ const WIDTHS = [1440, 1280] as const;
 const HEIGHT = 900;
 const ACCOUNT = 'Looks S3';
 const AZURE = 'Looks Azure';
-
-/** s3rver and Azurite started by global-setup.ts; the server reaches azure at Azurite. */
-function endpoints() {
-  const s3rver = process.env.E2E_S3RVER;
-  const azurite = process.env.E2E_AZURITE;
-  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
-  return { s3rver, azurite };
-}
 
 async function box(locator: Locator) {
   const found = await locator.boundingBox();
@@ -116,19 +108,9 @@ test('looks at 1440 and 1280 px: full-height sidebar, narrow checkbox column, vi
 }) => {
   test.setTimeout(240_000);
   fs.mkdirSync(SCREENS, { recursive: true });
-  const { s3rver: endpoint, azurite } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint,
-  });
-  const blobs = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite,
-  });
+  const { s3rver: endpoint } = endpoints();
+  const store = s3rverStore();
+  const blobs = azuriteStore();
   const stamp = Date.now().toString(36);
   const bucket = `looks-${stamp}`;
   const copy = `looks-copy-${stamp}`;

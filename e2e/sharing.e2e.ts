@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { sharingMessages } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { linkFromMail } from './mail.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
+import { endpoints, s3rverStore } from './stores.ts';
 
 async function bearer(page: Page) {
   return `Bearer ${await page.evaluate(() => localStorage.getItem('Authorization') ?? '')}`;
@@ -17,17 +17,11 @@ test('share two files with a password, open the link signed-out, download, revok
   browser,
 }) => {
   test.setTimeout(180_000);
-  const s3rver = process.env.E2E_S3RVER;
-  if (!s3rver) throw new Error('global-setup.ts did not start s3rver');
+  const { s3rver } = endpoints();
   const bucket = `shared-${Date.now().toString(36)}`;
   const report = Buffer.from('region,total\nnorth,42\nsouth,17\n'.repeat(200));
   const clip = Buffer.alloc(300_000, 9);
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const store = s3rverStore();
   await store.createBucket(bucket);
   await store.write(bucket, 'q1/report.csv', report, { contentType: 'text/csv' });
   await store.write(bucket, 'q1/intro.bin', clip);

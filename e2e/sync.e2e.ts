@@ -2,7 +2,6 @@ import type { Locator, Page } from '@playwright/test';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { AUTH_STORAGE_KEY, formatBytes, syncMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { expect, test } from './fixtures.ts';
 import { connectAccount } from './cloud-accounts.ts';
@@ -10,28 +9,16 @@ import { linkFromMail, mailCount } from './mail.ts';
 import { chooseBuckets, s3rverRequests } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { contentOf, listSizes, seedObjects, sha256, storedSha256 } from './seed-objects.ts';
+import { s3rverStore, azuriteStore } from './stores.ts';
 
 const AWS = 'Sync AWS';
 const AZURE = 'Sync Azure';
 const KiB = 1024;
 
 function stores() {
-  const s3rver = process.env.E2E_S3RVER;
-  const azurite = process.env.E2E_AZURITE;
-  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
   return {
-    s3: new S3ObjectStore({
-      provider: 'genericS3',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver,
-    }),
-    blobs: new AzureObjectStore({
-      provider: 'azure',
-      accountName: AZURITE_ACCOUNT,
-      accountKey: AZURITE_KEY,
-      endpoint: azurite,
-    }),
+    s3: s3rverStore(),
+    blobs: azuriteStore(),
   };
 }
 

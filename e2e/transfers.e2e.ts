@@ -4,20 +4,12 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { expect, test } from './fixtures.ts';
 import { transferMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY, setAzuriteTier } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { chooseBuckets } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { MiB, listSizes, seedObjects, storedSha256, type Seeded } from './seed-objects.ts';
-
-/** s3rver and Azurite started by global-setup.ts; the server reaches aws at s3rver and azure at Azurite. */
-function endpoints() {
-  const s3rver = process.env.E2E_S3RVER;
-  const azurite = process.env.E2E_AZURITE;
-  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
-  return { s3rver, azurite };
-}
+import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
 
 const AWS = 'Transfer AWS';
 const AZURE = 'Transfer Azure';
@@ -93,19 +85,9 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
   page,
 }) => {
   test.setTimeout(360_000);
-  const { s3rver, azurite } = endpoints();
-  const s3 = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
-  const blobs = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite,
-  });
+  const { azurite } = endpoints();
+  const s3 = s3rverStore();
+  const blobs = azuriteStore();
   const stamp = Date.now().toString(36);
   const source = `c2c-src-${stamp}`;
   const container = `c2c-dst-${stamp}`;

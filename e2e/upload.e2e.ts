@@ -13,20 +13,13 @@ import {
 import { expect, test } from './fixtures.ts';
 import { uploadMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
+import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
 
 const MiB = 1024 * 1024;
-
-/** s3rver and Azurite started by global-setup.ts; the server reaches aws at s3rver and azure at Azurite. */
-function endpoints() {
-  const s3rver = process.env.E2E_S3RVER;
-  const azurite = process.env.E2E_AZURITE;
-  if (!s3rver || !azurite) throw new Error('global-setup.ts did not start the object stores');
-  return { s3rver, azurite };
-}
 
 function writeRandom(file: string, bytes: number): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -116,13 +109,7 @@ test('upload a folder and a 64 MiB file to a fresh S3 bucket: CORS set before th
   page,
 }) => {
   test.setTimeout(300_000);
-  const { s3rver } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const store = s3rverStore();
   const bucket = `uploads-${Date.now().toString(36)}`;
   await store.createBucket(bucket);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-upload-'));
@@ -185,13 +172,7 @@ test('a folder of 400 small files to a fresh bucket: one calm summary, a short p
   page,
 }) => {
   test.setTimeout(120_000);
-  const { s3rver } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const store = s3rverStore();
   const bucket = `folder-${Date.now().toString(36)}`;
   await store.createBucket(bucket);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-folder-'));
@@ -256,12 +237,7 @@ test('Azure: a reload mid-upload resumes from the finished blocks; a cancel leav
 }) => {
   test.setTimeout(300_000);
   const { azurite } = endpoints();
-  const blobs = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite,
-  });
+  const blobs = azuriteStore();
   const container = `resume-${Date.now().toString(36)}`;
   await blobs.createBucket(container);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-resume-'));
@@ -325,13 +301,7 @@ test('S3: a reload mid-upload resumes from the parts s3rver holds; a cancel leav
   page,
 }) => {
   test.setTimeout(300_000);
-  const { s3rver } = endpoints();
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver,
-  });
+  const store = s3rverStore();
   const bucket = `resume-${Date.now().toString(36)}`;
   await store.createBucket(bucket);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-resume-'));
