@@ -18,3 +18,4 @@ export * from './objects.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
 export * from './authz.ts';
+export * from './billing.ts';

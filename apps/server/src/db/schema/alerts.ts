@@ -57,7 +57,7 @@ export const notifications = pgTable(
     avatar: text('avatar'),
     alertId: uuid('alert_id').references(() => alerts.id, { onDelete: 'set null' }),
     /** Who sees it in the bell: every member, or only Owners and Admins (e.g. a sync's delete approval). */
-    audience: text('audience', { enum: ['members', 'approvers'] })
+    audience: text('audience', { enum: ['members', 'approvers', 'owners'] })
       .notNull()
       .default('members'),
     /** Where the bell entry leads (a path of the web app), when it asks for an action. */

@@ -7,3 +7,4 @@ export * from './sharing.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
 export * from './dashboard.ts';
+export * from './billing.ts';
