@@ -46,6 +46,8 @@ import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
 import { SyncCycleService } from './modules/sync/sync-cycles.service.ts';
 import { SyncJobsRepo } from './modules/sync/sync-jobs.repo.ts';
 import { SyncService } from './modules/sync/sync.service.ts';
+import { BillingRepo } from './modules/billing/billing.repo.ts';
+import { EntitlementsService } from './modules/billing/entitlements.service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -68,6 +70,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const identityRepo = new IdentityRepo(db.orm);
+  const billingRepo = new BillingRepo(db.orm);
+  // The one answer to "may this organisation use this, and how much is left?": modules receive it from here.
+  const entitlements = new EntitlementsService(billingRepo, config.BILLING_ENTITLE_ALL);
   const secrets = new SecretBox(masterKey);
   const identity = new IdentityService(
     identityRepo,
@@ -226,6 +231,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     alertsRepo,
     identity,
     identityRepo,
+    billingRepo,
+    entitlements,
     stores,
     cloudAccounts,
     cloudAccountsRepo,
