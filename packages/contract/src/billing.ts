@@ -198,6 +198,7 @@ export const billingMessages = {
   notPlan: 'Only a plan subscription changes plan.',
   notScheduledToEnd: 'This subscription is not scheduled to end.',
   alreadyCanceled: 'This subscription has ended.',
+  badSignature: 'The webhook signature is not valid.',
   noCardForSubscription: 'Add a credit card first.',
   cbsNoPurchase: 'Packages are managed for your organisation by your provider.',
   userAddNeedsCard: 'You need to add a credit card in order to add users.',

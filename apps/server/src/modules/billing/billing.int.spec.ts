@@ -11,7 +11,25 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { linkToken, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { createLogger } from '../../logger.ts';
 import { markInvoicePaid } from './billing.operator.ts';
+import { BillingService } from './billing.service.ts';
+import { BadSignature, type GatewayEvent } from './gateway.ts';
+import { ManualGateway } from './gateways/manual.gateway.ts';
+
+/** The manual gateway, except that it reads the events it was given, for a signature 'good'. */
+class ScriptedGateway extends ManualGateway {
+  readonly #events: GatewayEvent[] = [];
+  queue(...events: GatewayEvent[]) {
+    this.#events.push(...events);
+  }
+  override readWebhook(_raw: Buffer, signature: string | undefined): GatewayEvent {
+    if (signature !== 'good') throw new BadSignature('forged');
+    const next = this.#events.shift();
+    if (!next) throw new Error('no event queued');
+    return next;
+  }
+}
 
 /**
  * The billing calls through the real web role with the manual gateway (the self-hosted default; no payment
@@ -424,6 +442,77 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     expect(events.events.slice(-2).map((e) => [e.type, e.author])).toEqual([
       ['renewed', 'system'],
       ['payment_succeeded', 'operator'],
+    ]);
+  });
+
+  it('refuses a webhook with a bad signature and changes nothing', async () => {
+    const before = await rows('select id, state, current_period_end from subscriptions order by id');
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/billing/webhooks/stripe',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=forged' },
+      payload: JSON.stringify({ id: 'evt_1', type: 'customer.subscription.deleted' }),
+    });
+    answers.push(res.body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ message: billingMessages.badSignature });
+    expect(await rows('select id from gateway_events')).toEqual([]);
+    expect(await rows('select id, state, current_period_end from subscriptions order by id')).toEqual(before);
+  });
+
+  it('applies verified gateway events once each, with their history', async () => {
+    // A stand-in for a payment company's verified events (the Stripe adapter's own tests read real signed ones).
+    const scripted = new ScriptedGateway();
+    const billing = new BillingService(
+      server.services.billingRepo,
+      server.services.entitlements,
+      scripted,
+      server.services.identity,
+      server.services.mail,
+      async () => undefined,
+      'http://cumulo.test',
+      createLogger('silent'),
+      false,
+    );
+    const [sub] = await rows(
+      "select id, gateway_ref from subscriptions where product_handle = 'professional'",
+    );
+    const ref = String(sub?.gateway_ref);
+    const failed = {
+      id: 'evt_failed',
+      type: 'invoice.payment_failed' as const,
+      invoiceRef: 'in_1',
+      subscriptionRef: ref,
+      amountCents: 9900,
+    };
+    scripted.queue(failed, failed, {
+      id: 'evt_paid',
+      type: 'invoice.paid',
+      invoiceRef: 'in_1',
+      subscriptionRef: ref,
+      amountCents: 9900,
+      periodStart: new Date(Date.UTC(2026, 1, 1)),
+      periodEnd: new Date(Date.UTC(2026, 2, 1)),
+    });
+    await expect(billing.applyWebhook(Buffer.from('{}'), 'forged')).rejects.toMatchObject({
+      statusCode: 400,
+    });
+    await billing.applyWebhook(Buffer.from('{}'), 'good');
+    expect((await rows('select state from subscriptions where id = $1', [sub?.id]))[0]?.state).toBe(
+      'past_due',
+    );
+    await billing.applyWebhook(Buffer.from('{}'), 'good');
+    await billing.applyWebhook(Buffer.from('{}'), 'good');
+    expect((await rows('select state from subscriptions where id = $1', [sub?.id]))[0]?.state).toBe('active');
+    expect(await rows("select state, amount_cents from invoices where gateway_ref = 'in_1'")).toEqual([
+      { state: 'paid', amount_cents: '9900' },
+    ]);
+    const events = (await call('GET', `/api/billing/events/subscription/${String(sub?.id)}`, owner)).body as {
+      events: Array<{ type: string; author: string | null }>;
+    };
+    expect(events.events.slice(-2).map((e) => [e.type, e.author])).toEqual([
+      ['payment_failed', 'gateway'],
+      ['payment_succeeded', 'gateway'],
     ]);
   });
 

@@ -5,6 +5,7 @@ import {
   billingCustomers,
   billingRequests,
   coupons,
+  gatewayEvents,
   invoices,
   organizations,
   paymentProfiles,
@@ -385,6 +386,39 @@ export class BillingRepo {
       .update(paymentProfiles)
       .set({ isDefault: true })
       .where(and(eq(paymentProfiles.organizationId, organizationId), eq(paymentProfiles.id, id)));
+  }
+
+  // ——— Webhooks ———
+
+  /** Notes a gateway event as applied; false when it was already (a redelivery). */
+  async claimGatewayEvent(id: string, gateway: 'manual' | 'stripe', type: string): Promise<boolean> {
+    const rows = await this.orm
+      .insert(gatewayEvents)
+      .values({ id, gateway, type })
+      .onConflictDoNothing()
+      .returning({ id: gatewayEvents.id });
+    return rows.length > 0;
+  }
+
+  /** The subscription a gateway names, locked; webhooks carry no organisation, the gateway's id finds it. */
+  async lockSubscriptionByRef(gatewayRef: string): Promise<SubscriptionRow | undefined> {
+    const [row] = await this.orm
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.gatewayRef, gatewayRef))
+      .for('update');
+    return row;
+  }
+
+  /** Writes a gateway's invoice, or brings the one already written to its new state. */
+  async upsertGatewayInvoice(values: typeof invoices.$inferInsert) {
+    await this.orm
+      .insert(invoices)
+      .values(values)
+      .onConflictDoUpdate({
+        target: invoices.gatewayRef,
+        set: { state: values.state, amountCents: values.amountCents, paidAt: values.paidAt ?? null },
+      });
   }
 
   // ——— Coupons, invoices, requests ———

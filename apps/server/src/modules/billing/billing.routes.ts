@@ -183,6 +183,32 @@ export function billingRoutes(service: BillingService, auth: AuthService): Fasti
       async (request) => service.validateCoupon(request.params.code),
     );
 
+    // Not in the spec: where the payment company reports changes. The adapter verifies the signature over the
+    // exact bytes received, so this route alone reads its body raw.
+    await app.register(async (webhooks) => {
+      webhooks.removeContentTypeParser('application/json');
+      webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+        done(null, body),
+      );
+      webhooks.post(
+        '/billing/webhooks/stripe',
+        {
+          schema: {
+            tags,
+            description:
+              "Stripe's signed events (BILLING_GATEWAY=stripe); a bad signature is refused with 400.",
+            security: [],
+            response: { 200: z.object({ received: z.boolean() }) },
+          },
+        },
+        async (request) => {
+          const signature = request.headers['stripe-signature'];
+          const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          return service.applyWebhook(raw, typeof signature === 'string' ? signature : undefined);
+        },
+      );
+    });
+
     app.post(
       '/packages/request_quote',
       { ...member, schema: { tags, body: requestQuoteBody, response: { 200: messageAnswer } } },

@@ -68,7 +68,7 @@ export class ManualGateway implements PaymentGateway {
   /** Overage is written on the manual invoice by the billing service; nothing to send anywhere. */
   async addUsageCharge(): Promise<void> {}
 
-  readWebhook(): GatewayEvent {
+  readWebhook(_rawBody: Buffer, _signature: string | undefined): GatewayEvent {
     throw new BadSignature('the manual gateway takes no webhooks');
   }
 
