@@ -318,14 +318,19 @@ export class BillingService {
     const current = await this.repo.subscription(principal.organizationId, id);
     if (!current) throw notFound();
     if (current.state === 'canceled') throw badRequest(billingMessages.alreadyCanceled);
+    let row = current;
     if (current.state !== 'pending_cancel') {
       if (current.gatewayRef) await this.gateway.cancelSubscription(current.gatewayRef);
-      await this.#change(principal, id, { state: 'pending_cancel', canceledAt: this.now() }, (row) => ({
-        type: 'cancel_scheduled',
-        data: { ends_at: row.currentPeriodEnd.toISOString() },
-      }));
+      row = await this.#change(
+        principal,
+        id,
+        { state: 'pending_cancel', canceledAt: this.now() },
+        (changed) => ({
+          type: 'cancel_scheduled',
+          data: { ends_at: changed.currentPeriodEnd.toISOString() },
+        }),
+      );
     }
-    const row = await this.#own(principal, id);
     return {
       message: billingMessages.cancelScheduled(dayjs(row.currentPeriodEnd).format('YYYY-MM-DD')),
       subscription: subscriptionView(row),
@@ -534,12 +539,6 @@ export class BillingService {
 
   #packageNamed(name: string): PackageDefinition | undefined {
     return packageByHandle(name) ?? PACKAGES.find((p) => p.title.toLowerCase() === name.toLowerCase());
-  }
-
-  async #own(actor: Actor, id: string): Promise<SubscriptionRow> {
-    const row = await this.repo.subscription(actor.organizationId, id);
-    if (!row) throw notFound();
-    return row;
   }
 
   async #customerRef(actor: Actor): Promise<string> {

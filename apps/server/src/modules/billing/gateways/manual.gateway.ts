@@ -27,7 +27,7 @@ export class ManualGateway implements PaymentGateway {
     return `manual_cus_${customer.organizationId}`;
   }
 
-  async addCard(_customerRef: string, card: CardInput): Promise<StoredCard> {
+  async addCard(_customerRef: string, card: CardInput, _makeDefault: boolean): Promise<StoredCard> {
     const digits = normaliseCardNumber(card.number);
     const brand = cardBrand(digits);
     if (!luhnValid(digits)) throw new CardDeclined('The card number is not valid.');
@@ -48,7 +48,11 @@ export class ManualGateway implements PaymentGateway {
 
   async setDefaultCard(): Promise<void> {}
 
-  async createSubscription(_customerRef: string, price: GatewayPrice): Promise<GatewaySubscription> {
+  async createSubscription(
+    _customerRef: string,
+    price: GatewayPrice,
+    _options: { couponCode?: string },
+  ): Promise<GatewaySubscription> {
     return this.#period(`manual_sub_${randomUUID()}`, price.period, this.now());
   }
 
