@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  MAIL_LIMIT,
   PLANS,
   ROLE_ID,
   TRIAL_QUOTAS,
@@ -382,6 +383,64 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       [email],
     );
     expect(account).toEqual({ role: 'Owner', product_handle: 'free', cards: 1 });
+  });
+
+  it('limits new customer requests per client address like the other public mail forms', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < MAIL_LIMIT.perIp + 1; i++) {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/billing/desktop/subscriptions/new_customer',
+        remoteAddress: '10.20.30.40',
+        payload: {
+          customer_subscription: {
+            subscription: {
+              product_handle: 'free',
+              customer_attributes: { first_name: 'Many', email: owner.email },
+              credit_card_attributes: card(VISA),
+            },
+          },
+        },
+      });
+      answers.push(res.body);
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.slice(0, -1).every((status) => status === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it('serves every billing call in the OpenAPI document', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const billing = Object.entries(doc.paths)
+      .filter(([path]) => /^\/api\/(billing|packages|quota)(\/|$)/.test(path))
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    expect(billing).toEqual(
+      [
+        'GET /api/billing/products',
+        'GET /api/packages',
+        'POST /api/billing/subscriptions/',
+        'POST /api/billing/desktop/subscriptions/new_customer',
+        'GET /api/billing/subscriptions/{id}',
+        'DELETE /api/billing/subscriptions/{id}',
+        'PUT /api/billing/subscriptions/{id}/product_change/{productId}',
+        'PUT /api/billing/subscriptions/{id}/reactivate',
+        'GET /api/billing/events/subscription/{id}',
+        'GET /api/billing/billing_info',
+        'GET /api/billing/payment_profiles',
+        'POST /api/billing/payment_profiles',
+        'PUT /api/billing/payment_profiles/{id}',
+        'POST /api/billing/payment_profiles/{id}',
+        'DELETE /api/billing/payment_profiles/{id}',
+        'GET /api/billing/coupons/validate/{code}',
+        'POST /api/packages/request_quote',
+        'POST /api/packages/request_service',
+        'POST /api/quota/request_extension',
+        'POST /api/billing/webhooks/stripe',
+      ].sort(),
+    );
   });
 
   it('rolls ended periods once: a scheduled cancel ends, a plan renews with an open invoice the operator marks paid', async () => {
