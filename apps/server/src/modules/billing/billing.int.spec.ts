@@ -167,6 +167,29 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     ]);
   });
 
+  it('adds first cards at once into one free plan and one default card', async () => {
+    const numbers = [VISA, VISA_DEBIT, VISA, VISA_DEBIT];
+    const all = await Promise.all(
+      numbers.map((number) =>
+        call('POST', '/api/billing/payment_profiles', stranger, { credit_card_attributes: card(number) }),
+      ),
+    );
+    expect(all.map((res) => res.status)).toEqual(numbers.map(() => 201));
+    const org = stranger.principal.organizationId;
+    expect(
+      await rows(
+        "select count(*)::int as n from subscriptions where organization_id = $1 and kind = 'plan'",
+        [org],
+      ),
+    ).toEqual([{ n: 1 }]);
+    expect(
+      await rows(
+        'select count(*)::int as n from payment_profiles where organization_id = $1 and is_default',
+        [org],
+      ),
+    ).toEqual([{ n: 1 }]);
+  });
+
   it('replaces a card: the new one added and default, the old one gone', async () => {
     const res = await call('PUT', `/api/billing/payment_profiles/${cardId}`, owner, {
       credit_card_attributes: card(VISA_DEBIT),
@@ -286,11 +309,13 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       }
     }
     expect(await rows('select count(*)::int as n from subscription_events')).toEqual(before);
-    expect(await rows('select count(*)::int as n from payment_profiles where removed_at is null')).toEqual([
-      { n: 1 },
-    ]);
+    expect(
+      await rows(
+        'select count(*)::int as n from payment_profiles where removed_at is null and organization_id = $1',
+        [owner.principal.organizationId],
+      ),
+    ).toEqual([{ n: 1 }]);
 
-    await call('POST', '/api/billing/payment_profiles', stranger, { credit_card_attributes: card(VISA) });
     for (const [method, url, body] of [
       ['GET', `/api/billing/subscriptions/${planId}`],
       ['GET', `/api/billing/events/subscription/${planId}`],

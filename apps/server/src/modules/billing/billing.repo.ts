@@ -479,6 +479,15 @@ export class BillingRepo {
     return row;
   }
 
+  /** Holds the organisation's row until the transaction ends: its card and plan changes then run one at a time. */
+  async lockOrganization(organizationId: string) {
+    await this.orm
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId))
+      .for('update');
+  }
+
   async member(organizationId: string, userId: string) {
     const [row] = await this.orm
       .select({ email: users.email, firstName: users.firstName, lastName: users.lastName })

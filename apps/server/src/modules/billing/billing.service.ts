@@ -578,6 +578,8 @@ export class BillingService {
       });
     const now = this.now();
     return this.repo.transaction(async (tx) => {
+      // Two first cards at once must not both create the free plan or both become the default.
+      await tx.lockOrganization(actor.organizationId);
       const isDefault = makeDefault || !(await tx.hasLiveCard(actor.organizationId));
       if (isDefault) await tx.clearDefaultCard(actor.organizationId);
       const row = await tx.insertCard({
@@ -626,6 +628,7 @@ export class BillingService {
     const customer = await this.repo.customer(organizationId);
     if (customer) await this.gateway.removeCard(customer.customerRef, card.gatewayRef);
     await this.repo.transaction(async (tx) => {
+      await tx.lockOrganization(organizationId);
       await tx.removeCard(organizationId, card.id);
       if (card.isDefault) {
         const [next] = await tx.liveCards(organizationId);
