@@ -115,7 +115,16 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
-      await api.register(billingRoutes(services.billing, services.auth));
+      await api.register(
+        billingRoutes(
+          {
+            billing: services.billing,
+            requests: services.billingRequests,
+            webhooks: services.billingWebhooks,
+          },
+          services.auth,
+        ),
+      );
     },
     { prefix: '/api' },
   );

@@ -49,6 +49,9 @@ import { SyncService } from './modules/sync/sync.service.ts';
 import { BillingRepo } from './modules/billing/billing.repo.ts';
 import { EntitlementsService } from './modules/billing/entitlements.service.ts';
 import { BillingService } from './modules/billing/billing.service.ts';
+import { BillingRequests } from './modules/billing/billing-requests.service.ts';
+import { BillingRoll } from './modules/billing/billing-roll.service.ts';
+import { GatewayWebhooks } from './modules/billing/billing-webhooks.service.ts';
 import { buildGateway } from './modules/billing/gateways/build-gateway.ts';
 
 export interface AppDeps {
@@ -200,17 +203,23 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     },
     log,
   );
+  const gateway = buildGateway(config);
   const billing = new BillingService(
     billingRepo,
     entitlements,
-    buildGateway(config),
+    gateway,
     identity,
+    config.BILLING_ENTITLE_ALL,
+  );
+  const billingRequests = new BillingRequests(
+    billingRepo,
     mail,
     (notice) => alerts.bell(notice),
     config.PUBLIC_URL,
     log,
-    config.BILLING_ENTITLE_ALL,
   );
+  const billingRoll = new BillingRoll(billingRepo, gateway, log);
+  const billingWebhooks = new GatewayWebhooks(billingRepo, gateway);
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
@@ -248,6 +257,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     billingRepo,
     entitlements,
     billing,
+    billingRequests,
+    billingRoll,
+    billingWebhooks,
     stores,
     cloudAccounts,
     cloudAccountsRepo,

@@ -36,5 +36,5 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     schedule,
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
-  await registerBillingJobs(boss, services.billing, log, schedule);
+  await registerBillingJobs(boss, services.billingRoll, log, schedule);
 }

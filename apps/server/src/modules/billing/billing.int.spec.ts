@@ -12,9 +12,8 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { linkToken, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
-import { createLogger } from '../../logger.ts';
 import { markInvoicePaid } from './billing.operator.ts';
-import { BillingService } from './billing.service.ts';
+import { GatewayWebhooks } from './billing-webhooks.service.ts';
 import { BadSignature, type GatewayEvent } from './gateway.ts';
 import { ManualGateway } from './gateways/manual.gateway.ts';
 
@@ -486,8 +485,8 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     await call('DELETE', `/api/billing/subscriptions/${String(analytics)}`, owner);
 
     const now = new Date(Date.UTC(2026, 1, 2));
-    expect(await server.services.billing.rollDue(now)).toBe(2);
-    expect(await server.services.billing.rollDue(now)).toBe(0);
+    expect(await server.services.billingRoll.rollDue(now)).toBe(2);
+    expect(await server.services.billingRoll.rollDue(now)).toBe(0);
     const invoices = await rows(
       'select number, state, amount_cents, lines from invoices where organization_id = $1',
       [org],
@@ -547,17 +546,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
   it('applies verified gateway events once each, with their history', async () => {
     // A stand-in for a payment company's verified events (the Stripe adapter's own tests read real signed ones).
     const scripted = new ScriptedGateway();
-    const billing = new BillingService(
-      server.services.billingRepo,
-      server.services.entitlements,
-      scripted,
-      server.services.identity,
-      server.services.mail,
-      async () => undefined,
-      'http://cumulo.test',
-      createLogger('silent'),
-      false,
-    );
+    const webhooks = new GatewayWebhooks(server.services.billingRepo, scripted);
     const [sub] = await rows(
       "select id, gateway_ref from subscriptions where product_handle = 'professional'",
     );
@@ -578,15 +567,15 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       periodStart: new Date(Date.UTC(2026, 1, 1)),
       periodEnd: new Date(Date.UTC(2026, 2, 1)),
     });
-    await expect(billing.applyWebhook(Buffer.from('{}'), 'forged')).rejects.toMatchObject({
+    await expect(webhooks.apply(Buffer.from('{}'), 'forged')).rejects.toMatchObject({
       statusCode: 400,
     });
-    await billing.applyWebhook(Buffer.from('{}'), 'good');
+    await webhooks.apply(Buffer.from('{}'), 'good');
     expect((await rows('select state from subscriptions where id = $1', [sub?.id]))[0]?.state).toBe(
       'past_due',
     );
-    await billing.applyWebhook(Buffer.from('{}'), 'good');
-    await billing.applyWebhook(Buffer.from('{}'), 'good');
+    await webhooks.apply(Buffer.from('{}'), 'good');
+    await webhooks.apply(Buffer.from('{}'), 'good');
     expect((await rows('select state from subscriptions where id = $1', [sub?.id]))[0]?.state).toBe('active');
     expect(await rows("select state, amount_cents from invoices where gateway_ref = 'in_1'")).toEqual([
       { state: 'paid', amount_cents: '9900' },

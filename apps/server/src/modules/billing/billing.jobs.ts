@@ -1,20 +1,15 @@
 import type { PgBoss } from 'pg-boss';
 import { QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
-import type { BillingService } from './billing.service.ts';
+import type { BillingRoll } from './billing-roll.service.ts';
 
 /**
  * The daily billing roll: subscriptions whose period ended are canceled or renewed with their invoice. Safe to run
- * twice (BillingService.rollDue re-checks each subscription under its lock and writes a period's invoice once).
+ * twice (BillingRoll.rollDue re-checks each subscription under its lock and writes a period's invoice once).
  */
-export async function registerBillingJobs(
-  boss: PgBoss,
-  service: BillingService,
-  log: Logger,
-  schedule: boolean,
-) {
+export async function registerBillingJobs(boss: PgBoss, roll: BillingRoll, log: Logger, schedule: boolean) {
   await boss.work(QUEUES.billingRoll, async () => {
-    const rolled = await service.rollDue();
+    const rolled = await roll.rollDue();
     if (rolled) log.info({ rolled }, 'billing roll');
     return { rolled };
   });

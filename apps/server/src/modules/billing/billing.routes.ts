@@ -21,10 +21,16 @@ import {
   text,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
+import type { BillingRequests } from './billing-requests.service.ts';
+import type { GatewayWebhooks } from './billing-webhooks.service.ts';
 import type { BillingService } from './billing.service.ts';
 
 /** The billing calls of spec 002 §7 and spec 001 §7, at the spec's paths under /api. */
-export function billingRoutes(service: BillingService, auth: AuthService): FastifyPluginAsyncZod {
+export function billingRoutes(
+  services: { billing: BillingService; requests: BillingRequests; webhooks: GatewayWebhooks },
+  auth: AuthService,
+): FastifyPluginAsyncZod {
+  const { billing: service, requests, webhooks: gatewayWebhooks } = services;
   return async (app) => {
     const tags = ['billing'];
     // Changes are the Owner's (the service checks `billing.change`); reads and requests are every member's.
@@ -204,7 +210,7 @@ export function billingRoutes(service: BillingService, auth: AuthService): Fasti
         async (request) => {
           const signature = request.headers['stripe-signature'];
           const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-          return service.applyWebhook(raw, typeof signature === 'string' ? signature : undefined);
+          return gatewayWebhooks.apply(raw, typeof signature === 'string' ? signature : undefined);
         },
       );
     });
@@ -212,19 +218,19 @@ export function billingRoutes(service: BillingService, auth: AuthService): Fasti
     app.post(
       '/packages/request_quote',
       { ...member, schema: { tags, body: requestQuoteBody, response: { 200: messageAnswer } } },
-      async (request) => service.requestQuote(principalOf(request), request.body),
+      async (request) => requests.requestQuote(principalOf(request), request.body),
     );
 
     app.post(
       '/packages/request_service',
       { ...member, schema: { tags, body: requestServiceBody, response: { 200: messageAnswer } } },
-      async (request) => service.requestService(principalOf(request), request.body),
+      async (request) => requests.requestService(principalOf(request), request.body),
     );
 
     app.post(
       '/quota/request_extension',
       { ...member, schema: { tags, body: quotaExtensionBody, response: { 200: messageAnswer } } },
-      async (request) => service.requestExtension(principalOf(request), request.body),
+      async (request) => requests.requestExtension(principalOf(request), request.body),
     );
   };
 }

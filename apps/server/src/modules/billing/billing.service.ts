@@ -4,7 +4,6 @@ import {
   PACKAGES,
   PLANS,
   billingMessages,
-  maskCardNumber,
   messages,
   packageByHandle,
   planByHandle,
@@ -14,128 +13,35 @@ import {
   type CreditCardAttributes,
   type PackageDefinition,
   type PackageView,
-  type PaymentProfileView,
   type PlanDefinition,
   type SubscriptionView,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
-import type { Logger } from '../../logger.ts';
-import type { MailService } from '../../mail/mail.service.ts';
 import type { ClientInfo, IdentityService } from '../identity/identity.service.ts';
 import type { BillingRepo, PaymentProfileRow, SubscriptionRow } from './billing.repo.ts';
-import { ownerRequestMail } from './billing.mail.ts';
-import { monthPeriod, type EntitlementsService } from './entitlements.service.ts';
 import {
-  BadSignature,
-  CardDeclined,
-  type CardInput,
-  type GatewayEvent,
-  type GatewayPrice,
-  type PaymentGateway,
-} from './gateway.ts';
-
-const GiB = 1024 ** 3;
+  cardInput,
+  dollars,
+  paymentProfileView,
+  periodEnd,
+  planView,
+  subscriptionView,
+} from './billing.views.ts';
+import type { EntitlementsService } from './entitlements.service.ts';
+import { CardDeclined, type GatewayPrice, type PaymentGateway } from './gateway.ts';
 
 /** Who changes billing: a member acting (Principal) or, for a new desktop customer, the Owner just created. */
 type Actor = Pick<Principal, 'userId' | 'organizationId' | 'role'>;
 
-/** A bell entry for the organisation's Owners only. */
-export type OwnerBell = (notice: {
-  organizationId: string;
-  title: string;
-  description: string;
-  status: 'normal';
-  link: string;
-  audience: 'owners';
-}) => Promise<void>;
-
 type Product = { kind: 'plan'; plan: PlanDefinition } | { kind: 'package'; pkg: PackageDefinition };
-
-const productTitle = (row: Pick<SubscriptionRow, 'kind' | 'productHandle'>) =>
-  (row.kind === 'plan'
-    ? planByHandle(row.productHandle)?.title
-    : packageByHandle(row.productHandle)?.title) ?? row.productHandle;
-
-const dollars = (cents: number) => cents / 100;
-
-export function subscriptionView(row: SubscriptionRow): SubscriptionView {
-  return {
-    id: row.id,
-    kind: row.kind,
-    product_handle: row.productHandle,
-    title: productTitle(row),
-    period: row.period,
-    state: row.state,
-    price: dollars(row.priceCents),
-    coupon_code: row.couponCode,
-    current_period_started_at: row.currentPeriodStart.toISOString(),
-    current_period_ends_at: row.currentPeriodEnd.toISOString(),
-    canceled_at: row.canceledAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-  };
-}
-
-/** What an answer shows of a card: the mask and last 4, never more. */
-export function paymentProfileView(row: PaymentProfileRow): PaymentProfileView {
-  const brand = row.cardType as PaymentProfileView['card_type'];
-  return {
-    id: row.id,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    masked_card_number: maskCardNumber(row.last4),
-    expiration_month: row.expirationMonth,
-    expiration_year: row.expirationYear,
-    card_type: brand,
-    default: row.isDefault,
-    created_at: row.createdAt.toISOString(),
-  };
-}
-
-function planView(plan: PlanDefinition, currentHandle: string | null) {
-  return {
-    handle: plan.handle,
-    title: plan.title,
-    order: plan.order,
-    subscription_fee_monthly: plan.subscription_fee_monthly,
-    sub_title: plan.sub_title,
-    pre_description: plan.pre_description,
-    description: plan.description,
-    action_text: plan.action_text,
-    current: plan.handle !== null && plan.handle === currentHandle,
-  };
-}
-
-function cardInput(card: CreditCardAttributes): CardInput {
-  return {
-    number: card.full_number,
-    cvc: card.cvv,
-    expMonth: card.expiration_month,
-    expYear: card.expiration_year,
-    firstName: card.first_name,
-    lastName: card.last_name,
-    address: {
-      line1: card.billing_address,
-      line2: card.billing_address_2,
-      city: card.billing_city,
-      state: card.billing_state,
-      zip: card.billing_zip,
-      country: card.billing_country,
-    },
-  };
-}
 
 /** A plan's fee for its period, in cents (plans are priced by the month). */
 const planPriceCents = (plan: PlanDefinition, period: BillingPeriod) =>
   plan.subscription_fee_monthly * 100 * (period === 'annually' ? 12 : 1);
 const packagePriceCents = (pkg: PackageDefinition, period: BillingPeriod) =>
   (period === 'annually' ? pkg.price_annually : pkg.price_monthly) * 100;
-
-const periodEnd = (start: Date, period: BillingPeriod) =>
-  dayjs(start)
-    .add(1, period === 'annually' ? 'year' : 'month')
-    .toDate();
 
 const isUniqueViolation = (error: unknown) =>
   (error as { cause?: { code?: string } }).cause?.code === '23505' ||
@@ -144,7 +50,7 @@ const isUniqueViolation = (error: unknown) =>
 /**
  * Plans, packages, cards and subscriptions (README "Flow"). The gateway carries out payments; PostgreSQL holds
  * the truth, and every change of a subscription writes its event in the same transaction. Only Owners change
- * anything (`billing.change`); every member may ask the Owners for something.
+ * anything (`billing.change`); members ask them through BillingRequests.
  */
 export class BillingService {
   constructor(
@@ -152,10 +58,6 @@ export class BillingService {
     private readonly entitlements: EntitlementsService,
     private readonly gateway: PaymentGateway,
     private readonly identity: IdentityService,
-    private readonly mail: MailService,
-    private readonly bell: OwnerBell,
-    private readonly publicUrl: string,
-    private readonly log: Logger,
     private readonly entitleAll: boolean,
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -390,143 +292,6 @@ export class BillingService {
     return { message: messages.resetEmailSent };
   }
 
-  // ——— Members' requests ———
-
-  async requestQuote(principal: Principal, body: { message: string; package_id?: string }) {
-    const pkg = body.package_id ? this.#packageNamed(body.package_id) : undefined;
-    return this.#askOwners(principal, {
-      kind: 'quote',
-      subject: pkg?.handle ?? null,
-      message: body.message,
-      title: 'A quote is requested',
-      description: (name) => `${name} asks for a quote${pkg ? ` for ${pkg.title}` : ''}: ${body.message}`,
-      link: '/plan',
-    });
-  }
-
-  async requestService(principal: Principal, body: { service_name: string; plan: BillingPeriod }) {
-    const pkg = this.#packageNamed(body.service_name);
-    if (!pkg) throw badRequest(billingMessages.unknownProduct);
-    return this.#askOwners(principal, {
-      kind: 'package',
-      subject: pkg.handle,
-      message: body.plan,
-      title: `${pkg.title} is requested`,
-      description: (name) => `${name} asks you to activate the ${pkg.title} package (${body.plan}).`,
-      link: '/pricings',
-    });
-  }
-
-  async requestExtension(principal: Principal, body: { message: string }) {
-    return this.#askOwners(principal, {
-      kind: 'quota_extension',
-      subject: null,
-      message: body.message,
-      title: 'A quota extension is requested',
-      description: (name) => `${name} asks for a higher quota limit: ${body.message}`,
-      link: '/billing',
-    });
-  }
-
-  // ——— The daily roll ———
-
-  /**
-   * Rolls every subscription whose period ended by `now`: a scheduled cancel ends, an active one starts its next
-   * period with an invoice of the ended one (fee, and for a plan the cloud-to-cloud bytes beyond its inclusion).
-   * Safe to run twice: each subscription is locked and re-checked, and a period's invoice is written once.
-   * Subscriptions a payment company bills (a gateway ref outside the manual gateway) roll by its webhooks.
-   */
-  async rollDue(now = this.now()): Promise<number> {
-    let rolled = 0;
-    for (const due of await this.repo.subscriptionsDue(now)) {
-      if (due.gatewayRef && due.gateway !== 'manual') continue;
-      try {
-        if (await this.#roll(due.organizationId, due.id, now)) rolled++;
-      } catch (error) {
-        this.log.error({ err: error, subscriptionId: due.id }, 'billing roll failed for a subscription');
-      }
-    }
-    return rolled;
-  }
-
-  // ——— Webhooks ———
-
-  /**
-   * A gateway's webhook: verified by the adapter (a bad signature is refused with 400 and changes nothing), applied
-   * once per event id, in one transaction with the subscription's event.
-   */
-  async applyWebhook(rawBody: Buffer, signature: string | undefined) {
-    let event: GatewayEvent;
-    try {
-      event = this.gateway.readWebhook(rawBody, signature);
-    } catch (error) {
-      if (error instanceof BadSignature) throw badRequest(billingMessages.badSignature);
-      throw error;
-    }
-    await this.repo.transaction(async (tx) => {
-      if (event.type === 'ignored') return;
-      if (!(await tx.claimGatewayEvent(event.id, this.gateway.name, event.type))) return;
-      const sub = event.subscriptionRef ? await tx.lockSubscriptionByRef(event.subscriptionRef) : undefined;
-      const record = async (
-        type: string,
-        values: Parameters<BillingRepo['updateSubscription']>[2],
-        data: Record<string, unknown>,
-      ) => {
-        if (!sub) return;
-        await tx.updateSubscription(sub.organizationId, sub.id, values);
-        await tx.insertEvent({
-          subscriptionId: sub.id,
-          organizationId: sub.organizationId,
-          type,
-          data: { ...data, gateway_event: event.id },
-          source: 'gateway',
-        });
-      };
-      switch (event.type) {
-        case 'subscription.updated':
-          return record(
-            'updated',
-            {
-              state: event.state,
-              currentPeriodStart: event.currentPeriodStart,
-              currentPeriodEnd: event.currentPeriodEnd,
-            },
-            { state: event.state, period_ends_at: event.currentPeriodEnd.toISOString() },
-          );
-        case 'subscription.canceled':
-          return record('canceled', { state: 'canceled' }, {});
-        case 'invoice.paid':
-          if (sub) {
-            await tx.upsertGatewayInvoice({
-              organizationId: sub.organizationId,
-              subscriptionId: sub.id,
-              state: 'paid',
-              amountCents: event.amountCents,
-              gateway: this.gateway.name,
-              gatewayRef: event.invoiceRef,
-              periodStart: event.periodStart,
-              periodEnd: event.periodEnd,
-              paidAt: this.now(),
-            });
-          }
-          return record('payment_succeeded', sub?.state === 'past_due' ? { state: 'active' } : {}, {
-            invoice: event.invoiceRef,
-            amount: dollars(event.amountCents),
-          });
-        case 'invoice.payment_failed':
-          return record(
-            'payment_failed',
-            { state: 'past_due' },
-            {
-              invoice: event.invoiceRef,
-              amount: dollars(event.amountCents),
-            },
-          );
-      }
-    });
-    return { received: true };
-  }
-
   // ——— Inside ———
 
   #product(handle: string): Product {
@@ -535,10 +300,6 @@ export class BillingService {
     const pkg = packageByHandle(handle);
     if (pkg) return { kind: 'package', pkg };
     throw badRequest(billingMessages.unknownProduct);
-  }
-
-  #packageNamed(name: string): PackageDefinition | undefined {
-    return packageByHandle(name) ?? PACKAGES.find((p) => p.title.toLowerCase() === name.toLowerCase());
   }
 
   async #customerRef(actor: Actor): Promise<string> {
@@ -799,138 +560,5 @@ export class BillingService {
     if (coupon.validUntil && coupon.validUntil <= this.now()) return undefined;
     if (coupon.maxRedemptions !== null && coupon.timesRedeemed >= coupon.maxRedemptions) return undefined;
     return coupon;
-  }
-
-  async #askOwners(
-    principal: Principal,
-    request: {
-      kind: 'package' | 'quote' | 'service' | 'quota_extension';
-      subject: string | null;
-      message: string;
-      title: string;
-      description: (requester: string) => string;
-      link: string;
-    },
-  ) {
-    const org = principal.organizationId;
-    await this.repo.insertRequest({
-      organizationId: org,
-      requesterId: principal.userId,
-      kind: request.kind,
-      subject: request.subject,
-      message: request.message,
-    });
-    // An Owner asking for a quote asks us, not themselves: the request is kept for the operator.
-    if (principal.role === 'Owner') return { message: billingMessages.messageSent };
-    const member = await this.repo.member(org, principal.userId);
-    const name = member ? `${member.firstName} ${member.lastName}`.trim() || member.email : 'A member';
-    const description = request.description(name);
-    await this.bell({
-      organizationId: org,
-      title: request.title,
-      description,
-      status: 'normal',
-      link: request.link,
-      audience: 'owners',
-    });
-    for (const owner of await this.repo.owners(org)) {
-      try {
-        await this.mail.send(
-          ownerRequestMail(
-            owner.email,
-            owner.firstName,
-            request.title,
-            description,
-            `${this.publicUrl}${request.link}`,
-          ),
-        );
-      } catch (error) {
-        // The bell already carries the request; a mail outage must not fail the member's call.
-        this.log.warn({ err: error, organizationId: org }, 'billing request e-mail could not be sent');
-      }
-    }
-    return { message: billingMessages.requestSent };
-  }
-
-  async #roll(organizationId: string, id: string, now: Date): Promise<boolean> {
-    const due = await this.repo.subscription(organizationId, id);
-    if (!due || due.currentPeriodEnd > now || due.state === 'canceled') return false;
-    const overage = due.kind === 'plan' ? await this.#overage(due) : null;
-    if (overage && this.gateway.name !== 'manual') {
-      const customer = await this.repo.customer(organizationId);
-      if (customer)
-        await this.gateway.addUsageCharge(customer.customerRef, {
-          description: overage.description,
-          amountCents: overage.amountCents,
-          idempotencyKey: `overage:${due.id}:${due.currentPeriodStart.toISOString()}`,
-        });
-    }
-    return this.repo.transaction(async (tx) => {
-      const row = await tx.lockSubscription(organizationId, id);
-      if (!row || row.currentPeriodEnd > now || row.state === 'canceled') return false;
-      if (row.state === 'pending_cancel') {
-        await tx.updateSubscription(organizationId, id, { state: 'canceled' });
-        await tx.insertEvent({
-          subscriptionId: id,
-          organizationId,
-          type: 'canceled',
-          data: { ended_at: row.currentPeriodEnd.toISOString() },
-          source: 'system',
-        });
-        return true;
-      }
-      const lines: Array<{ description: string; amount_cents: number; quantity?: number }> = [];
-      if (row.priceCents > 0)
-        lines.push({ description: `${productTitle(row)} (${row.period})`, amount_cents: row.priceCents });
-      if (overage && this.gateway.name === 'manual')
-        lines.push({
-          description: overage.description,
-          amount_cents: overage.amountCents,
-          quantity: overage.gb,
-        });
-      const amountCents = lines.reduce((sum, line) => sum + line.amount_cents, 0);
-      if (amountCents > 0 && !(await tx.invoiceOfPeriod(id, row.currentPeriodStart))) {
-        await tx.insertInvoice({
-          organizationId,
-          subscriptionId: id,
-          state: 'open',
-          amountCents,
-          lines,
-          gateway: this.gateway.name,
-          periodStart: row.currentPeriodStart,
-          periodEnd: row.currentPeriodEnd,
-        });
-      }
-      const nextEnd = periodEnd(row.currentPeriodEnd, row.period);
-      await tx.updateSubscription(organizationId, id, {
-        currentPeriodStart: row.currentPeriodEnd,
-        currentPeriodEnd: nextEnd,
-      });
-      await tx.insertEvent({
-        subscriptionId: id,
-        organizationId,
-        type: 'renewed',
-        data: { period_ends_at: nextEnd.toISOString(), invoiced: dollars(amountCents) },
-        source: 'system',
-      });
-      return true;
-    });
-  }
-
-  /** The cloud-to-cloud bytes of the ended period's month beyond the plan's inclusion, priced per GB. */
-  async #overage(row: SubscriptionRow) {
-    const plan = planByHandle(row.productHandle);
-    const included = plan?.included.c2c;
-    if (!plan || included === undefined || included < 0) return null;
-    const counter = await this.repo.counter(row.organizationId, 'c2c', monthPeriod(row.currentPeriodStart));
-    const beyond = counter.used - included;
-    if (beyond <= 0) return null;
-    const gb = Math.ceil(beyond / GiB);
-    const amountCents = Math.round(gb * plan.c2c_overage_per_gb * 100);
-    return {
-      gb,
-      amountCents,
-      description: `Cloud-to-cloud transfer beyond the ${plan.title} plan's inclusion: ${gb} GB`,
-    };
   }
 }
