@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { messages } from './messages.ts';
 import { text } from './text.ts';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from './validation.ts';
 
 /**
  * Billing: plans, add-on packages, payment profiles (cards), subscriptions, coupons and quotas (spec 002 §3, §4,
@@ -377,7 +379,16 @@ export const newCustomerSubscriptionBody = z.object({
           billingMessages.cardName,
         ),
         last_name: text({ max: 100, trim: true }).optional().default(''),
-        email: text({ max: 254, trim: true }).pipe(z.email()),
+        // The sign-up form's e-mail rule: bounded, lower-cased, so an address that has an account is found.
+        email: text({
+          error: messages.emailRequired,
+          trim: true,
+          max: EMAIL_MAX_LENGTH,
+          maxMessage: messages.emailInvalid,
+        })
+          .min(1, messages.emailRequired)
+          .regex(EMAIL_PATTERN, messages.emailInvalid)
+          .transform((v) => v.toLowerCase()),
       }),
       credit_card_attributes: creditCardAttributes,
     }),
