@@ -378,11 +378,14 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       'POST',
       '/api/billing/desktop/subscriptions/new_customer',
       null,
-      body(owner.email),
+      body(owner.email.toUpperCase()),
     );
     expect([fresh.status, fresh.raw]).toEqual([known.status, known.raw]);
     expect(fresh.body).toEqual({ message: messages.resetEmailSent });
     await server.mail.waitFor(owner.email, 'You already have a Cumulo account');
+    expect(await rows('select count(*)::int as n from users where lower(email) = $1', [owner.email])).toEqual(
+      [{ n: 1 }],
+    );
 
     const welcome = await server.mail.waitFor(email, 'set your password');
     const token = linkToken(welcome, /\/resetpassword\/([\w-]+)/);
