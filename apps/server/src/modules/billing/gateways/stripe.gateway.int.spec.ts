@@ -107,6 +107,24 @@ describe('Stripe adapter against stripe-stateful-mock and Stripe JSON fixtures: 
     );
   });
 
+  it("sends the spec's billing country USA as Stripe's two-letter US", async () => {
+    const customerRef = await gateway.createCustomer({
+      organizationId: 'org-3',
+      name: 'Acme',
+      email: 'owner@acme.test',
+    });
+    const card = buildCard();
+    const stored = await gateway.addCard(
+      customerRef,
+      { ...card, address: { ...card.address, country: 'USA' } },
+      true,
+    );
+    expect(offline.state.paymentMethods.get(stored.ref)?.billing_details.address).toMatchObject({
+      country: 'US',
+      postal_code: '62701',
+    });
+  });
+
   it('creates the customer with the organisation id in its metadata, and one product per handle', async () => {
     const customerRef = await gateway.createCustomer({
       organizationId: 'org-42',
@@ -239,5 +257,12 @@ describe('Stripe adapter states and readWebhook: events signed with the SDK test
       timestamp: Math.floor(Date.now() / 1000) - 3600,
     });
     expect(() => gateway.readWebhook(Buffer.from(payload), old)).toThrow(BadSignature);
+  });
+
+  it('refuses every webhook when no webhook secret is configured, even one signed with an empty secret', () => {
+    const unconfigured = new StripeGateway({ secretKey: SECRET_KEY });
+    const payload = event('invoice.paid', fixtureJson('invoice'));
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: '' });
+    expect(() => unconfigured.readWebhook(Buffer.from(payload), header)).toThrow(BadSignature);
   });
 });

@@ -13,7 +13,8 @@ import {
 
 export interface StripeGatewayOptions {
   secretKey: string;
-  webhookSecret: string;
+  /** The webhook endpoint's signing secret (`whsec_…`); without it every webhook is refused. */
+  webhookSecret?: string;
   /** Another API base than Stripe's (the offline mock in tests, a proxy): its host, port and protocol are used. */
   apiBase?: URL;
 }
@@ -54,6 +55,16 @@ export function subscriptionState(subscription: {
       // past_due, unpaid, incomplete, paused: something is owed or the payment has not gone through.
       return 'past_due';
   }
+}
+
+/**
+ * Stripe takes two-letter country codes; the spec's new-customer form sends `USA` (BILLING_COUNTRY). Anything else
+ * that is not two letters is left out rather than refused: the address is informative, the card is what is checked.
+ */
+function stripeCountry(country: string) {
+  const upper = country.trim().toUpperCase();
+  if (upper === 'USA') return 'US';
+  return /^[A-Z]{2}$/.test(upper) ? upper : undefined;
 }
 
 const fromUnix = (seconds: number) => new Date(seconds * 1000);
@@ -98,7 +109,7 @@ const idOf = (ref: string | { id: string } | null) =>
 export class StripeGateway implements PaymentGateway {
   readonly name = 'stripe' as const;
   private readonly stripe: Stripe;
-  private readonly webhookSecret: string;
+  private readonly webhookSecret: string | undefined;
 
   constructor(options: StripeGatewayOptions) {
     const base = options.apiBase;
@@ -123,9 +134,7 @@ export class StripeGateway implements PaymentGateway {
   }
 
   async addCard(customerRef: string, card: CardInput, makeDefault: boolean): Promise<StoredCard> {
-    const country = /^[A-Za-z]{2}$/.test(card.address.country)
-      ? card.address.country.toUpperCase()
-      : undefined;
+    const country = stripeCountry(card.address.country);
     const paymentMethod = await declinedAsCardDeclined(async () => {
       const created = await this.stripe.paymentMethods.create({
         type: 'card',
@@ -236,6 +245,8 @@ export class StripeGateway implements PaymentGateway {
   }
 
   readWebhook(rawBody: Buffer, signature: string | undefined): GatewayEvent {
+    // Never verify against an empty secret: anyone could sign with it.
+    if (!this.webhookSecret) throw new BadSignature('No Stripe webhook secret is configured');
     if (!signature) throw new BadSignature('The Stripe-Signature header is missing');
     let event: Stripe.Event;
     try {

@@ -100,7 +100,24 @@ function answerFixture(
     const expYear = Number(form.get('card[exp_year]'));
     const expMonth = Number(form.get('card[exp_month]'));
     if (expYear < new Date().getUTCFullYear()) return [402, cardErrors.invalid_expiry_year];
+    const country = form.get('billing_details[address][country]');
+    if (country !== null && !/^[A-Z]{2}$/.test(country))
+      return stripeError(
+        400,
+        'parameter_invalid_string',
+        `Country '${country}' is unknown. Try using a 2-character alphanumeric country code instead, such as 'US', 'EG', or 'GB'.`,
+        'billing_details[address][country]',
+      );
     const paymentMethod = fixture<Stripe.PaymentMethod>('payment_method');
+    const address = (field: string) => form.get(`billing_details[address][${field}]`);
+    paymentMethod.billing_details.address = {
+      line1: address('line1'),
+      line2: address('line2'),
+      city: address('city'),
+      state: address('state'),
+      country,
+      postal_code: address('postal_code'),
+    };
     const card = paymentMethod.card;
     if (!card) throw new Error('payment_method fixture has no card');
     Object.assign(card, {
