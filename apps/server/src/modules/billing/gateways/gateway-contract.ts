@@ -29,8 +29,11 @@ export interface GatewayFixture {
 }
 
 export interface GatewayContractOptions {
-  /** Card numbers this gateway refuses with CardDeclined, beyond the bad check digit every gateway refuses. */
-  refusedCards?: string[];
+  /**
+   * Cards this gateway refuses with CardDeclined, beyond the bad check digit every gateway refuses, by a label:
+   * test titles name the label, never the number, so a search of the run's output for test numbers finds none.
+   */
+  refusedCards?: Record<string, string>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -80,7 +83,7 @@ export function paymentGatewayContract(
   setup: () => Promise<GatewayFixture>,
   options: GatewayContractOptions = {},
 ) {
-  const refused = [TEST_CARD_BAD_CHECK_DIGIT, ...(options.refusedCards ?? [])];
+  const refused = Object.entries({ 'a bad check digit': TEST_CARD_BAD_CHECK_DIGIT, ...options.refusedCards });
 
   describe(`PaymentGateway contract: ${name}`, () => {
     let fx: GatewayFixture;
@@ -120,8 +123,8 @@ export function paymentGatewayContract(
     });
 
     it.each(refused)(
-      'refuses card %s with CardDeclined in words a user can read, never echoing the number',
-      async (number) => {
+      'refuses a card with %s with CardDeclined in words a user can read, never echoing the number',
+      async (_label, number) => {
         const error = await fx.gateway
           .addCard(customerRef, buildCard({ number }), false)
           .catch((e: unknown) => e);

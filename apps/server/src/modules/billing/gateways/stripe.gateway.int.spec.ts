@@ -60,7 +60,7 @@ async function offlineStripeFixture(): Promise<GatewayFixture> {
 paymentGatewayContract(
   'Stripe adapter against stripe-stateful-mock (customers, default card, products) and Stripe JSON fixtures (payment methods, coupons, subscriptions, invoice items: calls the mock does not implement)',
   offlineStripeFixture,
-  { refusedCards: [STRIPE_TEST_CARD_DECLINED] },
+  { refusedCards: { "Stripe's declined test number": STRIPE_TEST_CARD_DECLINED } },
 );
 
 describe('Stripe adapter: which calls the mock served and which the fixtures answered', () => {
