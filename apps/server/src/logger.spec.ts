@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
-import { maskUrl, serializeError } from './logger.ts';
+import { createLogger, maskUrl, serializeError } from './logger.ts';
 
 const TOKEN = 'k3Yq9wZb1X_rT7uV-0aBcDeFgHiJkLmNoPqRsTuVwXy';
 
@@ -59,5 +59,19 @@ describe('serializeError', () => {
   it("drops PostgreSQL's echo of a rejected value", () => {
     const error = new pg.DatabaseError(`invalid input syntax for type uuid: "${TOKEN}"`, 0, 'error');
     expect(JSON.stringify(serializeError(error))).not.toContain(TOKEN);
+  });
+});
+
+describe('createLogger', () => {
+  it("never prints a card's number or security code, at the top of a logged object or in a card payload", () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(line) });
+    log.info({
+      card: { full_number: '4242424242424242', cvv: '123', number: '4242424242424242', cvc: '123' },
+    });
+    log.info({ body: { credit_card_attributes: { full_number: '4000056655665556', cvv: '321' } } });
+    const text = lines.join('');
+    expect(text).not.toMatch(/4242424242424242|4000056655665556|"123"|"321"/);
+    expect(text.split('[redacted]').length - 1).toBe(6);
   });
 });
