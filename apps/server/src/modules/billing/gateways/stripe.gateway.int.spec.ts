@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../config.ts';
 import { BadSignature, CardDeclined } from '../gateway.ts';
+import { buildGateway } from './build-gateway.ts';
 import { buildCard, paymentGatewayContract, type GatewayFixture } from './gateway-contract.ts';
 import {
   STRIPE_TEST_CARD_DECLINED,
@@ -107,6 +109,29 @@ describe('Stripe adapter against stripe-stateful-mock and Stripe JSON fixtures: 
     );
   });
 
+  it('is what BILLING_GATEWAY=stripe builds, on the STRIPE_* settings', async () => {
+    const built = buildGateway(
+      loadConfig({
+        BILLING_GATEWAY: 'stripe',
+        STRIPE_SECRET_KEY: SECRET_KEY,
+        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        STRIPE_API_URL: offline.apiBase.toString(),
+      }),
+    );
+    expect(built).toBeInstanceOf(StripeGateway);
+    const before = offline.servedBy.length;
+    await built.createCustomer({ organizationId: 'org-5', name: 'Acme', email: 'owner@acme.test' });
+    expect(offline.servedBy.slice(before)).toEqual(['POST /v1/customers mock']);
+    const payload = JSON.stringify({
+      id: 'evt_1',
+      object: 'event',
+      type: 'customer.created',
+      data: { object: {} },
+    });
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    expect(built.readWebhook(Buffer.from(payload), header)).toMatchObject({ type: 'ignored' });
+  });
+
   it("sends the spec's billing country USA as Stripe's two-letter US", async () => {
     const customerRef = await gateway.createCustomer({
       organizationId: 'org-3',
@@ -123,6 +148,27 @@ describe('Stripe adapter against stripe-stateful-mock and Stripe JSON fixtures: 
       country: 'US',
       postal_code: '62701',
     });
+  });
+
+  it('keeps the running period through a cancel and a reactivation (only cancel_at_period_end changes)', async () => {
+    const customerRef = await gateway.createCustomer({
+      organizationId: 'org-4',
+      name: 'Acme',
+      email: 'owner@acme.test',
+    });
+    await gateway.addCard(customerRef, buildCard(), true);
+    const price = {
+      productHandle: 'hybrik',
+      title: 'Hybrik',
+      period: 'annually' as const,
+      amountCents: 19900,
+    };
+    const year = await gateway.createSubscription(customerRef, price, {});
+    const ref = year.ref ?? '';
+    expect(await gateway.cancelSubscription(ref)).toEqual({ ...year, state: 'pending_cancel' });
+    expect(offline.state.subscriptions.get(ref)?.cancel_at_period_end).toBe(true);
+    expect(await gateway.reactivateSubscription(ref)).toEqual({ ...year, state: 'active' });
+    expect(offline.state.subscriptions.get(ref)?.cancel_at_period_end).toBe(false);
   });
 
   it('creates the customer with the organisation id in its metadata, and one product per handle', async () => {
