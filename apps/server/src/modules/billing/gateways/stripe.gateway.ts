@@ -103,8 +103,8 @@ const idOf = (ref: string | { id: string } | null) =>
 
 /**
  * The `stripe` adapter of PaymentGateway on the official SDK, at the API version the SDK pins. Cards become
- * PaymentMethods created from the raw number the server received (the account needs raw card data access,
- * README "Departures"); the number and CVC go to Stripe and nowhere else.
+ * PaymentMethods created from the raw number the server received (the account needs raw card data access, the
+ * billing README "Stripe"); the number and CVC go to Stripe and nowhere else.
  */
 export class StripeGateway implements PaymentGateway {
   readonly name = 'stripe' as const;
