@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BATCH_STATUS,
+  SYNC_CYCLE_STATUS,
   TRIAL_QUOTAS,
   billingMessages,
   formatBytes,
@@ -13,6 +14,7 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { syncJobs } from '../../db/schema/index.ts';
 
 /**
  * The c2c quota of an organisation in trial, counted by the transfer engine (README "Quota"): the API queues
@@ -52,6 +54,16 @@ async function counter() {
     [organizationId],
   );
   return { used: Number(rows[0]?.used ?? 0), reserved: Number(rows[0]?.reserved ?? 0) };
+}
+
+/** The counter once every reservation is settled: the engine settles a batch right after it ends. */
+async function settled() {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const now = await counter();
+    if (now.reserved === 0 || Date.now() > deadline) return now;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function fill(bucket: string, keys: string[], size: number) {
@@ -167,7 +179,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect(highest).toBeLessThanOrEqual(LIMIT);
     // The completed copy counts exactly what it moved; every reservation is settled.
     expect(completed[0]?.transferredSize).toBe(240 * KiB);
-    expect(await counter()).toEqual({ used: before.used + 240 * KiB, reserved: 0 });
+    expect(await settled()).toEqual({ used: before.used + 240 * KiB, reserved: 0 });
     const { used, total } = await server.services.entitlements.remaining(organizationId, 'c2c');
     expect({ used, total }).toEqual({ used: before.used + 240 * KiB, total: LIMIT });
   });
@@ -180,7 +192,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect((await ended((first.body as TransferStarted).batch.id)).transferStatus).toBe(
       BATCH_STATUS.completed,
     );
-    const afterFirst = await counter();
+    const afterFirst = await settled();
     expect(afterFirst.used).toBe(LIMIT - 150 * KiB + 100 * KiB);
 
     const second = await call('POST', '/api/transfer/transfer', {
@@ -191,7 +203,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     const batch = await ended((second.body as TransferStarted).batch.id);
 
     expect(batch).toMatchObject({ transferStatus: BATCH_STATUS.completed, skipped: 2 });
-    expect(await counter()).toEqual({ used: afterFirst.used, reserved: 0 });
+    expect(await settled()).toEqual({ used: afterFirst.used, reserved: 0 });
   });
   it('refuses at enqueue, with the title and what is left, a selection or a whole bucket larger than the remaining quota', async () => {
     await fill('photos', ['a.jpg', 'b.jpg', 'c.jpg'], 100 * KiB);
@@ -236,5 +248,49 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     const history = (await call('GET', '/api/transfer/get_all?type=1&pagesize=200')).body as TransferList;
     expect(history.total).toBe(earlier);
     expect(await counter()).toEqual({ used: LIMIT - 40 * KiB, reserved: 0 });
+  });
+
+  it('ends a sync cycle whose copies pass the remaining quota Faulted, in the same words, having copied nothing', async () => {
+    // 'photos' holds 300 KiB; 40 KiB are left after the refusals above.
+    await s3.createBucket('mirror');
+    const [syncJob] = await server.db.orm
+      .insert(syncJobs)
+      .values({
+        organizationId,
+        createdBy: owner.principal.userId,
+        kind: 'sync',
+        sourceCloudAccountId: awsId,
+        sourceBucket: 'photos',
+        destinationCloudAccountId: awsId,
+        destinationBucket: 'mirror',
+      })
+      .returning();
+    if (!syncJob) throw new Error('no job row');
+    const before = await counter();
+
+    const started = await server.services.syncCycles.runNow(syncJob, { dryRun: false });
+    // The worker role runs the cycle (`sync.cycle`); this waits for its end.
+    const deadline = Date.now() + 15_000;
+    let row: { status: number; error: string | null; finished_at: Date | null } | undefined;
+    for (;;) {
+      ({
+        rows: [row],
+      } = await server.db.pool.query<{ status: number; error: string | null; finished_at: Date | null }>(
+        'select status, error, finished_at from sync_cycles where id = $1',
+        [started.id],
+      ));
+      if (row?.finished_at || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    expect(row?.finished_at).not.toBeNull();
+    expect(row?.status).toBe(SYNC_CYCLE_STATUS.faulted);
+    expect(row?.error).toBe(
+      `${billingMessages.transfersQuotaTitle}: ${billingMessages.quotaRemaining(formatBytes(40 * KiB))}`,
+    );
+    const copied: string[] = [];
+    for await (const page of s3.list('mirror')) copied.push(...page.objects.map((o) => o.key));
+    expect(copied).toEqual([]);
+    expect(await settled()).toEqual({ used: before.used, reserved: 0 });
   });
 });
