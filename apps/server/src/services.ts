@@ -49,6 +49,8 @@ import { SyncJobsRepo } from './modules/sync/sync-jobs.repo.ts';
 import { SyncService } from './modules/sync/sync.service.ts';
 import { BillingRepo } from './modules/billing/billing.repo.ts';
 import { EntitlementsService } from './modules/billing/entitlements.service.ts';
+import { BillingService } from './modules/billing/billing.service.ts';
+import { buildGateway } from './modules/billing/gateways/build-gateway.ts';
 
 export interface AppDeps {
   config: Config;
@@ -86,6 +88,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     config.PUBLIC_URL,
     log,
     (message) => publish(db.pool, message),
+    entitlements,
   );
   const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
   const stores = new StoreRegistry(
@@ -215,6 +218,17 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     },
     log,
   );
+  const billing = new BillingService(
+    billingRepo,
+    entitlements,
+    buildGateway(config),
+    identity,
+    mail,
+    (notice) => alerts.bell(notice),
+    config.PUBLIC_URL,
+    log,
+    config.BILLING_ENTITLE_ALL,
+  );
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
@@ -251,6 +265,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     identityRepo,
     billingRepo,
     entitlements,
+    billing,
     stores,
     cloudAccounts,
     cloudAccountsRepo,
