@@ -10,6 +10,7 @@ import {
   type TransferBatch,
   type TransferList,
   type TransferStarted,
+  type UserProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
@@ -180,8 +181,9 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     // The completed copy counts exactly what it moved; every reservation is settled.
     expect(completed[0]?.transferredSize).toBe(240 * KiB);
     expect(await settled()).toEqual({ used: before.used + 240 * KiB, reserved: 0 });
-    const { used, total } = await server.services.entitlements.remaining(organizationId, 'c2c');
-    expect({ used, total }).toEqual({ used: before.used + 240 * KiB, total: LIMIT });
+    // The profile's plan-usage card reads it so.
+    const me = await call('GET', '/api/users/_me');
+    expect((me.body as UserProfile).quota.c2c).toEqual({ used: before.used + 240 * KiB, total: LIMIT });
   });
 
   it('counts nothing for objects Skip Existing Files finds already at the destination', async () => {

@@ -9,6 +9,7 @@ import {
   type SignedPart,
   type StartUploadBatchAnswer,
   type UploadSession,
+  type UserProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
@@ -154,6 +155,11 @@ describe('upload quotas in trial: s3rver (aws), embedded PostgreSQL', () => {
 
     expect(done).toMatchObject({ status: 200, body: { size: file.length } });
     expect(await counter('s3_native')).toEqual({ used: before.used + 40 * KiB, reserved: 0 });
+    const me = await call('GET', '/api/users/_me');
+    expect((me.body as UserProfile).quota.s3_native).toEqual({
+      used: before.used + 40 * KiB,
+      total: TRIAL_QUOTAS.s3_native,
+    });
 
     const dropped = (await open('counted/dropped.bin', 10 * KiB)).body as UploadSession;
     const aborted = await call('DELETE', `/api/transfers/uploads/${dropped.session_id}`);
