@@ -191,8 +191,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     stores,
     new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
-    // A finished batch of a sync cycle moves its cycle on (the sync sweep catches what this misses); the buckets a
-    // batch changed are counted again.
+    // A finished batch settles its c2c reservation to what it copied; one of a sync cycle moves its cycle on (the
+    // sync sweep catches what this misses); the buckets a batch changed are counted again.
     async (batchId) => {
       await transfers.publishBatch(batchId);
       await transfers.settleQuota(batchId);
