@@ -186,16 +186,35 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect((me.body as UserProfile).quota.c2c).toEqual({ used: before.used + 240 * KiB, total: LIMIT });
   });
 
+  it('reserves a retry before creating it: past what is left it is refused, and the old batch stays retryable', async () => {
+    await fill('late-src', ['r/1.bin', 'r/2.bin', 'r/3.bin'], 20 * KiB);
+    // The destination bucket does not exist: every copy fails, nothing is counted.
+    const before = await counter();
+    const first = await call('POST', '/api/transfer/transfer', copyOf('late-src', '', 'late-dst'));
+    expect(first.status, first.raw).toBe(200);
+    const failed = await ended((first.body as TransferStarted).batch.id);
+    expect(failed).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 3, transferred: 0 });
+    expect(await settled()).toEqual({ used: before.used, reserved: 0 });
+    await leave(50 * KiB);
+
+    const retry = await call('POST', '/api/transfer/retry_transfer', { Id: failed.id });
+
+    expect(retry.status).toBe(403);
+    expect(retry.body).toMatchObject({ title: billingMessages.transfersQuotaTitle, remaining: 50 * KiB });
+    expect(await batchOf(failed.id)).toMatchObject({ Retried: false });
+    expect(await counter()).toEqual({ used: LIMIT - 50 * KiB, reserved: 0 });
+  });
+
   it('counts nothing for objects Skip Existing Files finds already at the destination', async () => {
-    await fill('again', ['k/1.bin', 'k/2.bin'], 50 * KiB);
-    await leave(150 * KiB);
+    await fill('again', ['k/1.bin', 'k/2.bin'], 15 * KiB);
+    await leave(40 * KiB);
     const first = await call('POST', '/api/transfer/transfer', copyOf('again', 'k/', 'backup'));
     expect(first.status, first.raw).toBe(200);
     expect((await ended((first.body as TransferStarted).batch.id)).transferStatus).toBe(
       BATCH_STATUS.completed,
     );
     const afterFirst = await settled();
-    expect(afterFirst.used).toBe(LIMIT - 150 * KiB + 100 * KiB);
+    expect(afterFirst.used).toBe(LIMIT - 40 * KiB + 30 * KiB);
 
     const second = await call('POST', '/api/transfer/transfer', {
       ...copyOf('again', 'k/', 'backup'),
@@ -209,7 +228,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
   });
   it('refuses at enqueue, with the title and what is left, a selection or a whole bucket larger than the remaining quota', async () => {
     await fill('photos', ['a.jpg', 'b.jpg', 'c.jpg'], 100 * KiB);
-    await leave(40 * KiB);
+    await leave(8 * KiB);
     const earlier = ((await call('GET', '/api/transfer/get_all?type=1&pagesize=200')).body as TransferList)
       .total;
 
@@ -224,9 +243,9 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect(selection.status).toBe(403);
     expect(selection.body).toMatchObject({
       title: billingMessages.transfersQuotaTitle,
-      message: billingMessages.quotaRemaining(formatBytes(40 * KiB)),
+      message: billingMessages.quotaRemaining(formatBytes(8 * KiB)),
       quota: 'c2c',
-      remaining: 40 * KiB,
+      remaining: 8 * KiB,
     });
 
     // A whole bucket is known by its inventory (300 KiB here).
@@ -244,16 +263,16 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     }
     const whole = await call('POST', '/api/transfer/transfer', copyOf('photos', '', 'backup'));
     expect(whole.status).toBe(403);
-    expect(whole.body).toMatchObject({ title: billingMessages.transfersQuotaTitle, remaining: 40 * KiB });
+    expect(whole.body).toMatchObject({ title: billingMessages.transfersQuotaTitle, remaining: 8 * KiB });
 
     // Nothing was queued, nothing reserved.
     const history = (await call('GET', '/api/transfer/get_all?type=1&pagesize=200')).body as TransferList;
     expect(history.total).toBe(earlier);
-    expect(await counter()).toEqual({ used: LIMIT - 40 * KiB, reserved: 0 });
+    expect(await counter()).toEqual({ used: LIMIT - 8 * KiB, reserved: 0 });
   });
 
   it('ends a sync cycle whose copies pass the remaining quota Faulted, in the same words, having copied nothing', async () => {
-    // 'photos' holds 300 KiB; 40 KiB are left after the refusals above.
+    // 'photos' holds 300 KiB; 8 KiB are left after the refusals above.
     await s3.createBucket('mirror');
     const [syncJob] = await server.db.orm
       .insert(syncJobs)
@@ -288,7 +307,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect(row?.finished_at).not.toBeNull();
     expect(row?.status).toBe(SYNC_CYCLE_STATUS.faulted);
     expect(row?.error).toBe(
-      `${billingMessages.transfersQuotaTitle}: ${billingMessages.quotaRemaining(formatBytes(40 * KiB))}`,
+      `${billingMessages.transfersQuotaTitle}: ${billingMessages.quotaRemaining(formatBytes(8 * KiB))}`,
     );
     const copied: string[] = [];
     for await (const page of s3.list('mirror')) copied.push(...page.objects.map((o) => o.key));
