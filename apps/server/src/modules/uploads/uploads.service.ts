@@ -654,12 +654,12 @@ export class UploadsService {
 
   /** Sessions a batch completion ended: each distinct reservation among them settled once. */
   async #settleEnded(sessions: UploadSessionRow[]): Promise<void> {
-    const seen = new Set<string>();
+    // The sessions of one batch share one sealed handle: it is opened, and the batch settled, once.
+    const batches = new Set<string>();
     for (const session of sessions) {
+      if (batches.has(session.providerUploadId)) continue;
       const handle = this.#handleOf(session);
-      const batchRef = handle.quotaRef?.startsWith(BATCH_REF) ? handle.quotaRef : null;
-      if (batchRef && seen.has(batchRef)) continue;
-      if (batchRef) seen.add(batchRef);
+      if (handle.quotaRef?.startsWith(BATCH_REF)) batches.add(session.providerUploadId);
       await this.#settleSession(session, handle, session.size);
     }
   }
