@@ -1,4 +1,4 @@
-import { BATCH_STATUS, billingMessages, formatBytes, quotaRemaining, type QuotaKey } from '@cumulo/contract';
+import { BATCH_STATUS, billingMessages, formatBytes, quotaRemaining } from '@cumulo/contract';
 import { QuotaExceeded, type Entitlements } from '../billing/entitlements.ts';
 import type { TransfersRepo } from './transfers.repo.ts';
 
@@ -7,14 +7,12 @@ const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.fa
 /** The reservation of one batch on the organisation's c2c quota. */
 export const transferQuotaRef = (batchId: string) => `transfer:${batchId}`;
 
-/** A quota refusal built here, for a check made before anything is reserved (the service's own refusals match it). */
-export function quotaExceeded(quota: QuotaKey, remainingBytes: number): QuotaExceeded {
-  const title =
-    quota === 'encoding' ? billingMessages.encodingQuotaTitle : billingMessages.transfersQuotaTitle;
+/** The c2c refusal of a check made before anything is reserved, in the words the service's own refusals use. */
+function c2cExceeded(remainingBytes: number): QuotaExceeded {
   return new QuotaExceeded(
-    quota,
+    'c2c',
     remainingBytes,
-    title,
+    billingMessages.transfersQuotaTitle,
     billingMessages.quotaRemaining(formatBytes(remainingBytes)),
   );
 }
@@ -46,7 +44,7 @@ export class TransferQuota {
   async refuseBeyond(organizationId: string, bytes: number): Promise<void> {
     if (bytes <= 0 || !(await this.refuses(organizationId))) return;
     const left = quotaRemaining(await this.entitlements.remaining(organizationId, 'c2c'));
-    if (bytes > left) throw quotaExceeded('c2c', left);
+    if (bytes > left) throw c2cExceeded(left);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   BATCH_STATUS,
@@ -17,7 +18,6 @@ import type { BusMessage } from '../../realtime/events.ts';
 import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
-import { randomUUID } from 'node:crypto';
 import { destinationFolder } from './engine/keys.ts';
 import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
 import type { TransferQuota } from './transfer-quota.ts';
