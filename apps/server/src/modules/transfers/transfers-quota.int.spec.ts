@@ -181,6 +181,9 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     // The completed copy counts exactly what it moved; every reservation is settled.
     expect(completed[0]?.transferredSize).toBe(240 * KiB);
     expect(await settled()).toEqual({ used: before.used + 240 * KiB, reserved: 0 });
+    // The end of a batch is reported more than once (every job that reaches it, a cancel, the sweep): counted once.
+    for (const id of ids) await server.services.transfers.settleQuota(id);
+    expect(await counter()).toEqual({ used: before.used + 240 * KiB, reserved: 0 });
     // The profile's plan-usage card reads it so.
     const me = await call('GET', '/api/users/_me');
     expect((me.body as UserProfile).quota.c2c).toEqual({ used: before.used + 240 * KiB, total: LIMIT });

@@ -216,4 +216,16 @@ describe('upload quotas in trial: s3rver (aws), embedded PostgreSQL', () => {
     await call('DELETE', `/api/transfers/uploads/${(opened.body as UploadSession).session_id}`);
     expect(await counter('s3_acceleration')).toEqual({ used: 0, reserved: 0 });
   });
+
+  it('releases what a session abandoned for a day held when the sweep aborts it', async () => {
+    const before = await counter('s3_native');
+    const opened = await open('left/behind.bin', 2 * KiB);
+    expect(opened.status, opened.raw).toBe(200);
+    expect(await counter('s3_native')).toEqual({ used: before.used, reserved: 2 * KiB });
+
+    const swept = await server.services.uploads.sweepAbandoned(new Date(Date.now() + 25 * 3600 * 1000));
+
+    expect(swept.aborted).toBeGreaterThanOrEqual(1);
+    expect(await counter('s3_native')).toEqual({ used: before.used, reserved: 0 });
+  });
 });
