@@ -532,7 +532,7 @@ describe('direct uploads against s3rver (aws) and Azurite (azure) with embedded 
       expect.arrayContaining(["'self'", 'https:', s3rver.endpoint, new URL(azurite.endpoint).origin]),
     );
     const me = await call('GET', '/api/users/_me', owner.token);
-    expect(me.body).toMatchObject({ in_trial: true, package: { has_s3_native: false } });
+    expect(me.body).toMatchObject({ in_trial: true, package: { has_s3_native: true } });
   });
 });
 
