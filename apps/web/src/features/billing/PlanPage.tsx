@@ -89,6 +89,7 @@ export function PlanPage() {
             <Col key={plan.title} xs={24} md={8}>
               <Card
                 title={plan.title}
+                role="region"
                 aria-label={plan.title}
                 extra={plan.current ? <Tag color="blue">Current</Tag> : null}
                 actions={[<span key="action">{action(plan)}</span>]}

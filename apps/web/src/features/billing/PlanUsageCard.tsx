@@ -47,7 +47,7 @@ export function PlanUsageCard({ profile }: { profile: UserProfile }) {
           </Typography.Text>
         )}
         {quotas.map(({ key, usage }) => (
-          <div key={key} data-quota={key}>
+          <div key={key} role="group" aria-label={QUOTA_LABELS[key]}>
             <Flex justify="space-between">
               <Typography.Text>{QUOTA_LABELS[key]}</Typography.Text>
               <Typography.Text type="secondary">

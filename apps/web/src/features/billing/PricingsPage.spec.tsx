@@ -24,10 +24,10 @@ describe('/pricings (the network is stubbed with vi.stubGlobal fetch)', () => {
       'GET /api/packages': { status: 200, body: { packages } },
     });
     const { user } = renderAt('/pricings');
-    const analytics = await screen.findByRole('generic', { name: 'Analytics' });
+    const analytics = await screen.findByRole('region', { name: 'Analytics' });
     expect(analytics).toHaveTextContent('$20 / month');
     expect(
-      within(screen.getByRole('generic', { name: 'Finance' })).getAllByText('Active').length,
+      within(screen.getByRole('region', { name: 'Finance' })).getAllByText('Active').length,
     ).toBeGreaterThan(0);
     await user.click(screen.getByText('Annual'));
     expect(analytics).toHaveTextContent('$199 / year');
@@ -45,7 +45,7 @@ describe('/pricings (the network is stubbed with vi.stubGlobal fetch)', () => {
       'POST /api/packages/request_service': { status: 201, body: {} },
     });
     const { user } = renderAt('/pricings');
-    const ftx = await screen.findByRole('generic', { name: 'ftX' });
+    const ftx = await screen.findByRole('region', { name: 'ftX' });
     expect(within(ftx).queryByRole('button', { name: 'Activate Now' })).toBeNull();
     await user.click(within(ftx).getByRole('button', { name: 'Send Request' }));
     expect(await screen.findByText(billingMessages.requestSent)).toBeInTheDocument();

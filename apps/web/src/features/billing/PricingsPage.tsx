@@ -81,6 +81,7 @@ export function PricingsPage() {
             <Col key={pkg.handle} xs={24} md={12} xl={8}>
               <Card
                 title={pkg.title}
+                role="region"
                 aria-label={pkg.title}
                 extra={pkg.active ? <Tag color="green">Active</Tag> : null}
                 actions={[<span key="action">{action(pkg)}</span>]}
