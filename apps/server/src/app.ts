@@ -30,6 +30,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
+import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { buildServices, type AppDeps, type Services } from './services.ts';
 
 export { buildServices, type AppDeps, type Services };
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
+      await api.register(billingRoutes(services.billing, services.auth));
     },
     { prefix: '/api' },
   );

@@ -24,6 +24,16 @@ describe('config', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it('bills through the manual gateway by default and refuses Stripe without its secret key', () => {
+    expect(loadConfig({}).BILLING_GATEWAY).toBe('manual');
+    expect(loadConfig({}).BILLING_ENTITLE_ALL).toBe(false);
+    expect(() => loadConfig({ BILLING_GATEWAY: 'stripe' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(
+      loadConfig({ BILLING_GATEWAY: 'stripe', STRIPE_SECRET_KEY: 'sk_test_123456' }).BILLING_GATEWAY,
+    ).toBe('stripe');
+    expect(loadConfig({ BILLING_ENTITLE_ALL: 'true' }).BILLING_ENTITLE_ALL).toBe(true);
+  });
+
   it('derives PUBLIC_URL from PORT and drops a trailing slash', () => {
     expect(loadConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
     expect(loadConfig({ PUBLIC_URL: 'https://cumulo.example.com/' }).PUBLIC_URL).toBe(

@@ -53,6 +53,16 @@ export const configSchema = z.object({
    */
   WASABI_PARTNER_URL: z.url({ message: 'must be an absolute URL' }).optional(),
   WASABI_PARTNER_API_KEY: z.string().min(8).optional(),
+  /** Payments (modules/billing): `manual` keeps cards as brand and last 4 and an operator marks invoices paid. */
+  BILLING_GATEWAY: z.enum(['manual', 'stripe']).default('manual'),
+  /** Private installs: every organisation holds every package and no quota is limited. */
+  BILLING_ENTITLE_ALL: bool.default(false),
+  /** The Stripe gateway's secret key; required when BILLING_GATEWAY=stripe. */
+  STRIPE_SECRET_KEY: z.string().min(8).optional(),
+  /** The signing secret of Stripe's webhook endpoint (`whsec_…`). */
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  /** Another base URL for Stripe's API (the offline mock in tests). */
+  STRIPE_API_URL: z.url({ message: 'must be an absolute URL' }).optional(),
   /** Transfer engine: how long a worker's claim on an item lasts without renewal (a killed worker's items return after it). */
   TRANSFER_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
   /** Transfer engine: jobs queued per batch, so several worker processes share one batch. */
@@ -114,6 +124,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (c.BILLING_GATEWAY === 'stripe' && !c.STRIPE_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  STRIPE_SECRET_KEY: required when BILLING_GATEWAY=stripe',
+    );
+  }
   return {
     ...c,
     DATA_DIR: path.resolve(c.DATA_DIR),

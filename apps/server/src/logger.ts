@@ -18,6 +18,13 @@ export const REDACT_PATHS = [
   '*.resetToken',
   '*.session',
   '*.userCode',
+  // A card's number and security code (modules/billing): passed to the gateway, never printed.
+  '*.full_number',
+  '*.cvv',
+  '*.number',
+  '*.cvc',
+  '*.credit_card_attributes.full_number',
+  '*.credit_card_attributes.cvv',
 ];
 
 interface LoggedRequest {

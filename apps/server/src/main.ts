@@ -17,8 +17,10 @@ import { serverRoot } from './runtime/paths.ts';
  *   web     the HTTP API, the web app and the /rm hub
  *   worker  job handlers and schedules (run as many as the load needs, on any machine)
  *   migrate apply database migrations and exit
+ *   billing:mark-paid <invoice-number> [note]
+ *           an operator records a manual invoice as paid (modules/billing/README.md "Operator")
  */
-const ROLES = ['start', 'web', 'worker', 'migrate'] as const;
+const ROLES = ['start', 'web', 'worker', 'migrate', 'billing:mark-paid'] as const;
 type Role = (typeof ROLES)[number];
 
 const defaultWebDist = () => path.resolve(serverRoot(), '../web/dist');
@@ -92,6 +94,7 @@ async function main() {
     await runMigrations(db);
     log.info('database migrations applied');
     if (role === 'migrate') return void (await shutdown('migrate done'));
+    if (role === 'billing:mark-paid') return void (await shutdown(role, await markPaid(db, log)));
 
     const runsJobs = role === 'start' || role === 'worker';
     const boss: PgBoss = await startBoss({ connectionString: databaseUrl, schedule: runsJobs }, log);
@@ -129,6 +132,27 @@ async function main() {
     else log.error({ err: error }, 'start-up failed');
     await shutdown('start-up failure', 1);
   }
+}
+
+/** `billing:mark-paid <invoice-number> [note]`: the exit code, 0 when the invoice was open and is now paid. */
+async function markPaid(db: Db, log: Logger): Promise<number> {
+  const [numberText, ...noteWords] = process.argv.slice(3);
+  const number = Number(numberText);
+  if (!numberText || !Number.isSafeInteger(number) || number < 1) {
+    log.error('usage: billing:mark-paid <invoice-number> [note]');
+    return 2;
+  }
+  const [{ BillingRepo }, { markInvoicePaid }] = await Promise.all([
+    import('./modules/billing/billing.repo.ts'),
+    import('./modules/billing/billing.operator.ts'),
+  ]);
+  const invoice = await markInvoicePaid(new BillingRepo(db.orm), number, noteWords.join(' ') || null);
+  if (!invoice) {
+    log.error({ invoice: number }, 'no open invoice with this number');
+    return 1;
+  }
+  log.info({ invoice: number, organizationId: invoice.organizationId }, 'invoice marked paid');
+  return 0;
 }
 
 void main();

@@ -46,6 +46,10 @@ import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
 import { SyncCycleService } from './modules/sync/sync-cycles.service.ts';
 import { SyncJobsRepo } from './modules/sync/sync-jobs.repo.ts';
 import { SyncService } from './modules/sync/sync.service.ts';
+import { BillingRepo } from './modules/billing/billing.repo.ts';
+import { EntitlementsService } from './modules/billing/entitlements.service.ts';
+import { BillingService } from './modules/billing/billing.service.ts';
+import { buildGateway } from './modules/billing/gateways/build-gateway.ts';
 
 export interface AppDeps {
   config: Config;
@@ -68,6 +72,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const identityRepo = new IdentityRepo(db.orm);
+  const billingRepo = new BillingRepo(db.orm);
+  // The one answer to "may this organisation use this, and how much is left?": modules receive it from here.
+  const entitlements = new EntitlementsService(billingRepo, config.BILLING_ENTITLE_ALL);
   const secrets = new SecretBox(masterKey);
   const identity = new IdentityService(
     identityRepo,
@@ -80,6 +87,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     config.PUBLIC_URL,
     log,
     (message) => publish(db.pool, message),
+    entitlements,
   );
   const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
   const stores = new StoreRegistry(
@@ -192,6 +200,17 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     },
     log,
   );
+  const billing = new BillingService(
+    billingRepo,
+    entitlements,
+    buildGateway(config),
+    identity,
+    mail,
+    (notice) => alerts.bell(notice),
+    config.PUBLIC_URL,
+    log,
+    config.BILLING_ENTITLE_ALL,
+  );
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
@@ -226,6 +245,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     alertsRepo,
     identity,
     identityRepo,
+    billingRepo,
+    entitlements,
+    billing,
     stores,
     cloudAccounts,
     cloudAccountsRepo,

@@ -1,4 +1,5 @@
 import type { RoleTitle } from './constants.ts';
+import { billingMessages } from './billing.ts';
 import { SYNC_DELETE_GUARD, syncMessages } from './sync.ts';
 import { transferMessages } from './transfers.ts';
 
@@ -129,6 +130,14 @@ export const ACTIONS = {
   'organization.confirmCharges': rule(['Owner'], 'billing', 'confirm the c2c, ftX or Wasabi charge', {
     refusal: transferMessages.ownerConfirms,
   }),
+  'billing.change': rule(
+    ['Owner'],
+    'billing',
+    'add or remove a card, subscribe, change or cancel a plan or package',
+    {
+      refusal: billingMessages.ownerOnly,
+    },
+  ),
   'member.invite': rule(APPROVERS, 'team', 'invite a member (never as Owner)'),
 } satisfies Record<string, ActionRule>;
 

@@ -169,6 +169,9 @@ export const billingMessages = {
   subscribedTo: (plan: string) => `Subscribed to ${plan} successfully.`,
   cardAdded: 'Credit Card Added Successfully',
   cardFailed: 'Could not add Credit Card',
+  cardRemoved: 'Credit Card Removed Successfully',
+  cancelScheduled: (date: string) => `Your subscription ends on ${date}.`,
+  reactivated: 'Your subscription continues.',
   noCards: 'No Credit Cards Added',
   requestSent: 'Request has been sent to the owner',
   requestSendOk: 'Request send successfully',
@@ -193,6 +196,11 @@ export const billingMessages = {
   alreadyHeld: 'Your organisation already holds this package.',
   samePlan: 'Your organisation is already on this plan.',
   couponInvalid: 'This coupon code is not valid.',
+  unknownProduct: 'There is no plan or package with this name.',
+  notPlan: 'Only a plan subscription changes plan.',
+  notScheduledToEnd: 'This subscription is not scheduled to end.',
+  alreadyCanceled: 'This subscription has ended.',
+  badSignature: 'The webhook signature is not valid.',
   noCardForSubscription: 'Add a credit card first.',
   cbsNoPurchase: 'Packages are managed for your organisation by your provider.',
   userAddNeedsCard: 'You need to add a credit card in order to add users.',
@@ -338,6 +346,8 @@ export const paymentProfileView = z.object({
 });
 export type PaymentProfileView = z.infer<typeof paymentProfileView>;
 export const paymentProfilesAnswer = z.object({ billing_payment_profiles: z.array(paymentProfileView) });
+/** What adding or replacing a card answers: the toast and the card as kept (masked). */
+export const paymentProfileAnswer = z.object({ message: z.string(), payment_profile: paymentProfileView });
 
 const handleField = text({ max: 100 }).min(1);
 const couponField = text({ max: 100, trim: true }).optional();
@@ -394,6 +404,8 @@ export const subscriptionView = z.object({
   created_at: z.string(),
 });
 export type SubscriptionView = z.infer<typeof subscriptionView>;
+/** What a subscription change answers: the toast and the subscription as it now is. */
+export const subscriptionAnswer = z.object({ message: z.string(), subscription: subscriptionView });
 
 /** GET /billing/events/subscription/{id}: the subscription's append-only history, oldest first. */
 export const subscriptionEventView = z.object({

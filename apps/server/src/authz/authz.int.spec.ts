@@ -466,6 +466,24 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     replayed.add('member.invite Admin allowed');
   });
 
+  it('only the Owner adds a card (billing.change); the others get 403 and no card is kept', async () => {
+    const card = {
+      credit_card_attributes: {
+        full_number: '4242424242424242',
+        cvv: '123',
+        expiration_month: 12,
+        expiration_year: new Date().getUTCFullYear() + 1,
+        first_name: 'Ada',
+      },
+    };
+    for (const role of ['User', 'Admin'] as const) {
+      await refused('billing.change', role, 'POST', '/api/billing/payment_profiles', card);
+    }
+    expect(await count('payment_profiles')).toBe(0);
+    await allowed('billing.change', 'Owner', 'POST', '/api/billing/payment_profiles', card);
+    expect(await count('payment_profiles')).toBe(1);
+  });
+
   it('replayed every action of the table as a User and as an Admin', () => {
     const missing: string[] = [];
     for (const [action, rule] of Object.entries(ACTIONS)) {

@@ -1,6 +1,7 @@
 import { messages } from '@cumulo/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { QuotaExceeded } from '../modules/billing/entitlements.ts';
 import { AppError, type FieldErrors } from './errors.ts';
 
 /** Maps every error to `{ message, errors? }`: typed errors as they are, bad input as 400, the rest as the generic text. */
@@ -11,6 +12,16 @@ export function registerErrorHandler(app: FastifyInstance) {
       return reply
         .status(error.statusCode)
         .send({ message: error.message, code: error.code, errors: error.errors });
+    }
+    if (error instanceof QuotaExceeded) {
+      // Spec 001 §5: the quota modal shows the title and what is left; `remaining` is in bytes.
+      return reply.status(403).send({
+        message: error.message,
+        code: 'QUOTA_EXCEEDED',
+        title: error.title,
+        quota: error.quota,
+        remaining: error.remainingBytes,
+      });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const errors: FieldErrors = {};

@@ -19,6 +19,8 @@ export const QUEUES = {
   syncCycle: 'sync.cycle',
   /** Re-queues cycles left without a job, moves cycles whose batch finished on, purges expired quarantine. */
   syncSweep: 'sync.sweep',
+  /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
+  billingRoll: 'billing.roll',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -76,6 +78,13 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // One roll at a time is enough (a daily cron); a failed roll is retried, and rolling twice changes nothing.
+  [QUEUES.billingRoll]: {
+    policy: 'singleton',
+    expireInSeconds: 30 * MINUTE,
+    retryLimit: 3,
+    retryBackoff: true,
+  },
 };
 
 /**

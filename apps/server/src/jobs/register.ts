@@ -7,6 +7,7 @@ import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.j
 import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
 import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
 import { registerSyncJobs } from '../modules/sync/sync.jobs.ts';
+import { registerBillingJobs } from '../modules/billing/billing.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
 export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
@@ -35,4 +36,5 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     schedule,
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
+  await registerBillingJobs(boss, services.billing, log, schedule);
 }

@@ -77,13 +77,13 @@ export class AlertsRepo {
   }
 
   /**
-   * The organisation's notifications, newest first, each with whether `userId` has read it; those meant for
-   * Owners and Admins only (`audience` approvers) when `approver`.
+   * The organisation's notifications, newest first, each with whether `userId` has read it; only those whose
+   * `audience` is among `audiences` (an Admin sees 'approvers' entries, an Owner 'owners' ones too).
    */
   async notifications(
     organizationId: string,
     userId: string,
-    approver: boolean,
+    audiences: ReadonlyArray<NotificationRow['audience']>,
     limit?: number,
   ): Promise<MemberNotificationRow[]> {
     const query = this.orm
@@ -108,7 +108,7 @@ export class AlertsRepo {
       .where(
         and(
           eq(notifications.organizationId, organizationId),
-          approver ? undefined : eq(notifications.audience, 'members'),
+          inArray(notifications.audience, [...audiences]),
         ),
       )
       .orderBy(desc(notifications.createdAt), desc(notifications.id));

@@ -102,8 +102,13 @@ export class AlertsService {
 
   async notifications(principal: Principal, all: boolean): Promise<NotificationItem[]> {
     const limit = all ? undefined : BELL_LIMIT;
-    const approver = principal.role === 'Owner' || principal.role === 'Admin';
-    return (await this.repo.notifications(principal.organizationId, principal.userId, approver, limit)).map(
+    const audiences: Array<'members' | 'approvers' | 'owners'> =
+      principal.role === 'Owner'
+        ? ['members', 'approvers', 'owners']
+        : principal.role === 'Admin'
+          ? ['members', 'approvers']
+          : ['members'];
+    return (await this.repo.notifications(principal.organizationId, principal.userId, audiences, limit)).map(
       notificationView,
     );
   }
@@ -158,6 +163,8 @@ export class AlertsService {
     description: string;
     status: 'error' | 'warning' | 'normal';
     link?: string;
+    /** Every member by default; 'owners' for what only an Owner can act on (a member's billing request). */
+    audience?: 'members' | 'owners';
   }): Promise<void> {
     const notification = await this.repo.insertNotification({ ...notice, link: notice.link ?? null });
     await this.publish({

@@ -66,3 +66,13 @@ export const invitationMail = (to: string, firstName: string, link: string) =>
     link,
     'The invitation expires after 7 days.',
   );
+
+export const welcomeCustomerMail = (to: string, firstName: string, link: string) =>
+  actionMail(
+    to,
+    'Welcome to Cumulo: set your password',
+    `Hello ${firstName}, your Cumulo organisation is ready and subscribed with the card you entered.`,
+    'Set your password',
+    link,
+    'The link works once and expires after one hour; after that, use "Forgot password?" on the sign-in page.',
+  );

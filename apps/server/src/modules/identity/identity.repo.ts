@@ -74,6 +74,11 @@ export class IdentityRepo {
     return row;
   }
 
+  /** Removes an organisation and, by cascade, everything of it (a new customer whose card then failed). */
+  async deleteOrganization(id: string) {
+    await this.orm.delete(organizations).where(eq(organizations.id, id));
+  }
+
   async createOrganization(name: string): Promise<OrganizationRow> {
     const [row] = await this.orm.insert(organizations).values({ name }).returning();
     if (!row) throw new Error('organisation insert returned nothing');

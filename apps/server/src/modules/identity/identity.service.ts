@@ -24,7 +24,14 @@ import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { IdentityRepo, TokenKind, UserRow } from './identity.repo.ts';
 import type { MailLimiter, SignInLimiter } from './sign-in-limiter.ts';
-import { alreadyRegisteredMail, invitationMail, resetMail, verificationMail } from './identity.mail.ts';
+import type { EntitlementsService } from '../billing/entitlements.service.ts';
+import {
+  alreadyRegisteredMail,
+  invitationMail,
+  resetMail,
+  verificationMail,
+  welcomeCustomerMail,
+} from './identity.mail.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
 const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -64,6 +71,8 @@ export class IdentityService {
     private readonly publicUrl: string,
     private readonly log: Logger,
     private readonly publish: (message: BusMessage) => Promise<void>,
+    /** The profile's packages, quota and trial state come from billing's one answer. */
+    private readonly entitlements: EntitlementsService,
   ) {}
 
   requestToken() {
@@ -295,6 +304,61 @@ export class IdentityService {
     return { message: messages.signupDone };
   }
 
+  /**
+   * The account of a new desktop customer (POST /billing/desktop/subscriptions/new_customer): a new organisation
+   * and its Owner, unverified and without a usable password until they follow the e-mailed link. An address that
+   * already has an account gets a mail instead and null, with the caller answering the same either way.
+   */
+  async openCustomerAccount(
+    input: { email: string; firstName: string; lastName: string },
+    client: ClientInfo,
+  ): Promise<{ organizationId: string; userId: string } | null> {
+    await this.mailLimiter.countRequest(client.ip);
+    const existing = await this.repo.findUserByEmail(input.email);
+    if (existing) {
+      if (await this.mailLimiter.mayMail(existing.email)) {
+        void this.#sendQuietly(alreadyRegisteredMail(existing.email, `${this.publicUrl}/login`));
+      }
+      return null;
+    }
+    // Nobody knows this password: the Owner sets theirs through the e-mailed link.
+    const passwordHash = await hash(randomBytes(32).toString('base64url'), ARGON2);
+    return this.repo
+      .transaction(async (tx) => {
+        const organization = await tx.createOrganization(
+          `${input.firstName} ${input.lastName}'s organisation`.trim(),
+        );
+        const user = await tx.createUser({
+          organizationId: organization.id,
+          roleId: ROLE_ID.Owner,
+          email: input.email,
+          passwordHash,
+          firstName: input.firstName,
+          lastName: input.lastName,
+        });
+        return { organizationId: organization.id, userId: user.id };
+      })
+      .catch((error: unknown) => {
+        if ((error as { cause?: { code?: string } }).cause?.code === '23505') return null;
+        throw error;
+      });
+  }
+
+  /** Undoes an account opened for a customer whose card or subscription then failed. */
+  async discardCustomerAccount(organizationId: string) {
+    await this.repo.deleteOrganization(organizationId);
+  }
+
+  /** Mails a new customer the link that sets their password (the reset-password link, which also verifies). */
+  async mailPasswordSetup(organizationId: string, userId: string) {
+    const user = await this.repo.findUserInOrg(organizationId, userId);
+    if (!user || !(await this.mailLimiter.mayMail(user.email))) return;
+    const token = await this.#issueLink(user, 'reset_password', RESET_LINK_TTL_SECONDS);
+    void this.#sendQuietly(
+      welcomeCustomerMail(user.email, user.firstName, `${this.publicUrl}/resetpassword/${token}`),
+    );
+  }
+
   async profile(principal: Principal): Promise<UserProfile> {
     return this.#profileOf(principal.organizationId, principal.userId);
   }
@@ -423,6 +487,11 @@ export class IdentityService {
     const row = await this.repo.profileRow(organizationId, userId);
     if (!row) throw notFound();
     const { user, organization, role, hasWasabiAccount } = row;
+    const standing = await this.entitlements.standing(organizationId);
+    const [packages, quota] = await Promise.all([
+      this.entitlements.heldPackages(organizationId),
+      this.entitlements.usage(organizationId, standing),
+    ]);
     return {
       id: user.id,
       first_name: user.firstName,
@@ -434,12 +503,11 @@ export class IdentityService {
       activation_date: user.emailVerifiedAt?.toISOString() ?? null,
       active: user.active,
       role: { id: role.id, title: role.title },
-      // Packages and billing arrive with the billing issue; until then nothing is held.
-      packages: [],
-      has_billing_info: false,
-      // Every organisation is in trial until billing exists; no package grants native S3 before then.
-      in_trial: true,
-      package: { has_s3_native: false },
+      packages,
+      has_billing_info: standing.hasCard,
+      in_trial: standing.inTrial,
+      // A trial may try native S3 uploads (counted against its s3_native quota); a plan says whether it includes them.
+      package: { has_s3_native: standing.plan?.has_s3_native ?? true },
       referrer_id: user.referrerId,
       slack_on_sidebar: user.slackOnSidebar,
       slack_on_popup: user.slackOnPopup,
@@ -457,7 +525,7 @@ export class IdentityService {
       // (spec 002 §6) exist, it is held by organisations with a Wasabi account: without one the screen has no
       // bucket to show, and the dashboard offers to add one.
       acl: { has_wasabi: hasWasabiAccount },
-      quota: {},
+      quota,
     };
   }
 

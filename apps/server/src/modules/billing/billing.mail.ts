@@ -1,0 +1,26 @@
+import type { OutgoingMail } from '../../mail/mail.service.ts';
+
+const escape = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+/** The e-mail to an Owner when a member asks for a package, a quote, a service or more quota. */
+export function ownerRequestMail(
+  to: string,
+  firstName: string,
+  subject: string,
+  description: string,
+  link: string,
+): OutgoingMail {
+  return {
+    to,
+    subject,
+    link,
+    text: `Hello ${firstName},\n\n${description}\n\nReview your plan and packages: ${link}\n\n— Cumulo`,
+    html:
+      `<p>Hello ${escape(firstName)},</p><p>${escape(description)}</p>` +
+      `<p><a href="${escape(link)}">Review your plan and packages</a></p><p>— Cumulo</p>`,
+  };
+}
