@@ -32,6 +32,7 @@ import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
 import { TransfersService } from './modules/transfers/transfers.service.ts';
 import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
 import { TransferExecutor } from './modules/transfers/engine/executor.ts';
+import { TransferQuota } from './modules/transfers/transfer-quota.ts';
 import { TransferProgress } from './modules/transfers/engine/progress.ts';
 import { abandonCopy, copyObject } from './modules/transfers/engine/object-copier.ts';
 import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
@@ -135,9 +136,22 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     outbound,
   );
   const objects = new ObjectsService(cloudAccountsRepo, stores, log);
-  const uploads = new UploadsService(new UploadsRepo(db.orm), cloudAccountsRepo, stores, secrets, log);
+  const uploads = new UploadsService(
+    new UploadsRepo(db.orm),
+    cloudAccountsRepo,
+    stores,
+    secrets,
+    log,
+    entitlements,
+  );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
+  // Transfers and sync cycles count their bytes against c2c; past the limit only an organisation in trial is refused.
+  const transferQuota = new TransferQuota(
+    entitlements,
+    transfersRepo,
+    async (organizationId) => (await entitlements.standing(organizationId)).inTrial,
+  );
   const transfers = new TransfersService(
     transfersRepo,
     cloudAccountsRepo,
@@ -149,6 +163,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     enqueueInventory(boss),
     (notice) => alerts.bell(notice),
+    transferQuota,
   );
   const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
@@ -169,6 +184,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     publishBatch: (batchId) => transfers.publishBatch(batchId),
     publicUrl: config.PUBLIC_URL,
     log,
+    quota: transferQuota,
   });
   const transferExecutor = new TransferExecutor(
     transfersRepo,
@@ -179,6 +195,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     // batch changed are counted again.
     async (batchId) => {
       await transfers.publishBatch(batchId);
+      await transfers.settleQuota(batchId);
       await transfers.noticeFailure(batchId);
       await syncCycles.onBatchFinished(batchId);
       await transfers.recountChangedBuckets(batchId);
@@ -197,6 +214,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
         ),
       claimChunk: 32,
       attempts: 3,
+      reservePlanned: (batch, bytes) => transferQuota.reserve(batch, bytes),
     },
     log,
   );

@@ -51,6 +51,24 @@ export interface CycleBatchState {
   failedNumber: number;
 }
 
+/** A held batch that was dropped: what its quota reservation is settled with (what it copied so far). */
+export interface DroppedBatch {
+  id: string;
+  organizationId: string;
+  transferredSize: number;
+}
+interface DroppedRow {
+  id: string;
+  organization_id: string;
+  transferred_size: string;
+}
+const DROPPED = 'returning id, organization_id, transferred_size';
+const droppedOf = (row: DroppedRow): DroppedBatch => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  transferredSize: Number(row.transferred_size),
+});
+
 export type DeletionOutcome = { key: string; status: 'deleted' | 'quarantined' | 'failed'; error?: string };
 
 const UNIQUE_VIOLATION = '23505';
@@ -392,17 +410,21 @@ export class SyncCyclesRepo {
    * copying some of them sees the batch gone within a second and aborts them (their objects, if written, are not
    * in the job's state: the next cycle copies them again).
    */
-  async dropHeldBatch(batchId: string): Promise<void> {
-    await this.pool.query(`delete from transfer_batches where id = $1 and phase = 'held'`, [batchId]);
+  async dropHeldBatch(batchId: string): Promise<DroppedBatch | undefined> {
+    const result = await this.pool.query<DroppedRow>(
+      `delete from transfer_batches where id = $1 and phase = 'held' ${DROPPED}`,
+      [batchId],
+    );
+    return result.rows.map(droppedOf)[0];
   }
 
   /** Held batches whose cycle is gone (its job was deleted mid-diff) are dropped the same way. */
-  async dropOrphanBatches(): Promise<number> {
-    const result = await this.pool.query(
+  async dropOrphanBatches(): Promise<DroppedBatch[]> {
+    const result = await this.pool.query<DroppedRow>(
       `delete from transfer_batches b where b.phase = 'held' and b.sync_cycle_id is not null
-         and not exists (select 1 from sync_cycles c where c.id = b.sync_cycle_id)`,
+         and not exists (select 1 from sync_cycles c where c.id = b.sync_cycle_id) ${DROPPED}`,
     );
-    return result.rowCount ?? 0;
+    return result.rows.map(droppedOf);
   }
 
   /**

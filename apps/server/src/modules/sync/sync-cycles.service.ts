@@ -14,6 +14,7 @@ import type { BusMessage } from '../../realtime/events.ts';
 import type { AlertsRepo } from '../alerts/alerts.repo.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import type { TransferQuota } from '../transfers/transfer-quota.ts';
 import { approvalMail } from './approval.mail.ts';
 import { CycleRunner, type StepOutcome } from './engine/cycle-runner.ts';
 import { purgeQuarantine } from './engine/deletions.ts';
@@ -43,6 +44,8 @@ export interface SyncCycleServiceDeps {
   publishBatch: (batchId: string) => Promise<void>;
   publicUrl: string;
   log: Logger;
+  /** The c2c quota the cycles' copies count against (transfers README "Quota"); absent: nothing is metered. */
+  quota?: TransferQuota;
 }
 
 /** Where an approver decides (the bell entry's link and the e-mail's). */
@@ -73,6 +76,8 @@ export class SyncCycleService implements SyncCycleControl {
           await deps.publishBatch(batchId);
         },
         approvalNeeded: (cycle, job) => this.#askApproval(cycle, job),
+        reserveCopies: async (batch, bytes) => (deps.quota ? deps.quota.reserve(batch, bytes) : true),
+        batchDropped: async (batch) => deps.quota?.settleDropped(batch),
       },
       deps.log,
     );
@@ -146,7 +151,9 @@ export class SyncCycleService implements SyncCycleControl {
    */
   async sweep(now: Date = new Date()): Promise<{ queued: number; purged: number; dropped: number }> {
     const { repo, boss } = this.#deps;
-    const dropped = await repo.dropOrphanBatches();
+    const orphans = await repo.dropOrphanBatches();
+    for (const batch of orphans) await this.#deps.quota?.settleDropped(batch);
+    const dropped = orphans.length;
     let queued = 0;
     for (const cycle of await repo.cyclesToResume()) {
       if (cycle.waiting > 0) continue;

@@ -282,6 +282,25 @@ export class TransfersRepo {
     }
   }
 
+  /**
+   * Runs `work` under the batch's quota lock (a session advisory lock on the locks pool, waited for): a batch's
+   * quota reservations and its settlement take turns (transfer-quota.ts).
+   */
+  async withQuotaLock<T>(batchId: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.locks.connect();
+    const key = `transfer-quota:${batchId}`;
+    try {
+      await client.query('select pg_advisory_lock(hashtext($1))', [key]);
+      try {
+        return await work();
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtext($1))', [key]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
   /** Ends planning; answers false when another planner already did. */
   async finishPlanning(batchId: string): Promise<boolean> {
     const rows = await this.orm
@@ -651,11 +670,19 @@ export class TransfersRepo {
     }
   }
 
+  /** Bytes of a batch's failed items: what its retry will copy. */
+  async failedSize(batchId: string): Promise<number> {
+    const result = await this.orm.execute<{ size: string }>(sql`
+      select coalesce(sum(size), 0) as size from transfer_items where batch_id = ${batchId} and status = 'failed'`);
+    return num(result.rows[0]?.size);
+  }
+
   /**
    * Creates the retry of a finished batch: a new batch holding only its failed items, already planned, and marks
-   * the old one retried, in one transaction. Answers undefined when another retry won the race.
+   * the old one retried, in one transaction. Answers undefined when another retry won the race. `id`: the new
+   * batch's, chosen by the caller so that its quota is reserved before it exists.
    */
-  async createRetry(old: BatchRow, userId: string | null): Promise<BatchRow | undefined> {
+  async createRetry(old: BatchRow, userId: string | null, id?: string): Promise<BatchRow | undefined> {
     return this.orm.transaction(async (tx) => {
       const marked = await tx
         .update(transferBatches)
@@ -666,6 +693,7 @@ export class TransfersRepo {
       const [batch] = await tx
         .insert(transferBatches)
         .values({
+          id,
           organizationId: old.organizationId,
           userId,
           transferType: old.transferType,

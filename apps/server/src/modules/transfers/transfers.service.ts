@@ -17,8 +17,10 @@ import type { BusMessage } from '../../realtime/events.ts';
 import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import { randomUUID } from 'node:crypto';
 import { destinationFolder } from './engine/keys.ts';
 import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
+import type { TransferQuota } from './transfer-quota.ts';
 import type { BatchView, TransfersRepo } from './transfers.repo.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
@@ -61,6 +63,9 @@ export interface BatchFailureNotice {
 export type EnqueueBatch = (batchId: string) => Promise<void>;
 
 const LIVE_FILES = 20;
+/** Selected keys whose sizes are asked for before a transfer is accepted (the quota check); the rest wait for planning. */
+const SIZED_SELECTION = 100;
+const SIZE_CONCURRENCY = 8;
 const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.failed] as number[];
 
 const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
@@ -78,6 +83,8 @@ export class TransfersService {
     private readonly recount: (job: InventoryJob) => Promise<void>,
     /** Puts a notice in the organisation's bell (AlertsService.bell). */
     private readonly bell: (notice: BatchFailureNotice) => Promise<void> = async () => undefined,
+    /** The c2c quota (README "Quota"). */
+    private readonly quota?: TransferQuota,
   ) {}
 
   async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
@@ -92,6 +99,10 @@ export class TransfersService {
     const files = request.files?.length ? request.files.map((file) => file.replace(/^\/+/, '')) : null;
     refuseOverlap(this.stores, source, destination, { ...request, sourcePath, destinationPath, files });
     await requireBucket(this.stores, source, request.sourceBucket);
+    await this.quota?.refuseBeyond(
+      caller.organizationId,
+      await this.#knownSize(source, request.sourceBucket, sourcePath, files, request.skipExisting === true),
+    );
 
     const batch = await this.repo.createBatch({
       organizationId: caller.organizationId,
@@ -159,6 +170,7 @@ export class TransfersService {
     await this.repo.cancelIdleItems(batch.id);
     await this.repo.finalize(batch.id);
     await this.publishBatch(batch.id);
+    await this.settleQuota(batch.id);
     return { message: transferMessages.canceled };
   }
 
@@ -171,8 +183,21 @@ export class TransfersService {
     if (!FINISHED.includes(batch.status)) throw badRequest(transferMessages.notFinished);
     if (batch.failedNumber === 0 || batch.retried) throw badRequest(transferMessages.nothingToRetry);
     await requireChargeConfirmed(this.repo, caller.organizationId);
-    const created = await this.repo.createRetry(batch, caller.userId);
-    if (!created) throw badRequest(transferMessages.nothingToRetry);
+    // The retry is planned already: its failed objects' bytes are reserved before it exists, under its own id.
+    const retryId = randomUUID();
+    await this.quota?.reserveNew(
+      { id: retryId, organizationId: caller.organizationId },
+      await this.repo.failedSize(batch.id),
+    );
+    const created = await this.repo.createRetry(batch, caller.userId, retryId);
+    if (!created) {
+      await this.quota?.settleDropped({
+        id: retryId,
+        organizationId: caller.organizationId,
+        transferredSize: 0,
+      });
+      throw badRequest(transferMessages.nothingToRetry);
+    }
     await this.publishBatch(batch.id);
     return this.#launch(created.id, caller.organizationId, transferMessages.retryStarted);
   }
@@ -206,6 +231,11 @@ export class TransfersService {
     }).catch((error: unknown) =>
       this.log.warn({ err: error, batchId }, 'transfer batch event not published'),
     );
+  }
+
+  /** A batch that ended counts the bytes it copied against the c2c quota (once, however often it is called). */
+  async settleQuota(batchId: string): Promise<void> {
+    await this.quota?.settle(batchId);
   }
 
   /**
@@ -260,12 +290,48 @@ export class TransfersService {
     } catch (error) {
       this.log.error({ err: error, batchId }, 'transfer could not be queued');
       await this.repo.failBatch(batchId, transferMessages.enqueueFailed);
+      await this.settleQuota(batchId);
       throw badRequest(transferMessages.enqueueFailed);
     }
     await this.publishBatch(batchId);
     const batch = await this.repo.find(organizationId, batchId);
     if (!batch) throw notFound();
     return { message, batch: toTransferBatch(batch) };
+  }
+
+  /**
+   * Bytes a transfer will certainly copy, as far as is known before planning: the inventoried size of a whole
+   * bucket, or the sizes of the first selected keys (folders and the rest are left to planning's reservation). A
+   * prefix is left to planning: the bucket's size is only an upper bound there, and would refuse a small folder of
+   * a large bucket. With "Skip Existing Files" nothing is certain (the destination may hold it all): 0.
+   */
+  async #knownSize(
+    source: CloudAccountRow,
+    bucket: string,
+    sourcePath: string,
+    files: string[] | null,
+    skipExisting: boolean,
+  ): Promise<number> {
+    if (!this.quota || skipExisting) return 0;
+    if (files === null) {
+      if (sourcePath !== '') return 0;
+      const [row] = (await this.accounts.bucketsOf(source.organizationId, [source.id])).filter(
+        (candidate) => candidate.name === bucket,
+      );
+      return row?.totalBytes ?? 0;
+    }
+    const keys = [...new Set(files.filter((file) => !file.endsWith('/')))].slice(0, SIZED_SELECTION);
+    const store = await this.stores.storeFor(source);
+    let total = 0;
+    const next = async () => {
+      for (let key = keys.shift(); key !== undefined; key = keys.shift()) {
+        // A key that cannot be asked for now is planning's to find (or to fail on).
+        const info = await store.stat(bucket, key).catch(() => null);
+        total += info?.size ?? 0;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SIZE_CONCURRENCY, keys.length) }, next));
+    return total;
   }
 
   async #batch(caller: TransferCaller, batchId: string): Promise<BatchView> {

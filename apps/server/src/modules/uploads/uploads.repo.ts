@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { uploadReports, uploadSessions } from '../../db/schema/index.ts';
 
@@ -100,6 +100,28 @@ export class UploadsRepo {
       .update(uploadSessions)
       .set({ status, updatedAt: new Date() })
       .where(and(inArray(uploadSessions.id, ids), eq(uploadSessions.status, 'active')));
+  }
+
+  /**
+   * The sessions one batch call opened share its sealed handle (`provider_upload_id`), and with it the batch's
+   * quota reservation: how many of them are still active, and the bytes of those completed.
+   */
+  async batchState(session: UploadSessionRow): Promise<{ active: number; completedBytes: number }> {
+    const [row] = await this.orm
+      .select({
+        active: sql<string>`count(*) filter (where ${uploadSessions.status} = 'active')`,
+        completedBytes: sql<string>`coalesce(sum(${uploadSessions.size}) filter (where ${uploadSessions.status} = 'complete'), 0)`,
+      })
+      .from(uploadSessions)
+      .where(
+        and(
+          eq(uploadSessions.organizationId, session.organizationId),
+          eq(uploadSessions.cloudAccountId, session.cloudAccountId),
+          eq(uploadSessions.bucketName, session.bucketName),
+          eq(uploadSessions.providerUploadId, session.providerUploadId),
+        ),
+      );
+    return { active: Number(row?.active ?? 0), completedBytes: Number(row?.completedBytes ?? 0) };
   }
 
   /** Active sessions with no activity since `before`, oldest first, for the sweep (all organisations). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   isS3Family,
   objectMessages,
@@ -15,6 +16,7 @@ import {
   type UploadReportBody,
   type UploadSession,
   type UploadedPart,
+  type QuotaKey,
 } from '@cumulo/contract';
 import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
@@ -22,6 +24,7 @@ import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
+import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
@@ -60,6 +63,23 @@ interface SessionHandle {
   uploadId: string;
   acl?: string;
   accelerate?: boolean;
+  /** The quota the upload counts against, and its reservation (README "Quota"); absent: not metered. */
+  quota?: QuotaKey;
+  /** `upload:<session id>` for a session of its own; `upload-batch:<uuid>` for every session of one batch call. */
+  quotaRef?: string;
+}
+
+const BATCH_REF = 'upload-batch:';
+
+/**
+ * The quota a direct upload counts against: an accelerated one (AWS only) s3_acceleration; one to a Wasabi account
+ * wasabi (the /wasabi screen uploads only there, and which screen asked does not reach the server); any other
+ * S3-family store s3_native. Azure and Google uploads have no quota of their own in the spec: null.
+ */
+export function uploadQuotaOf(provider: Provider, accelerate: boolean): QuotaKey | null {
+  if (accelerate) return 's3_acceleration';
+  if (provider === 'wasabi') return 'wasabi';
+  return isS3Family(provider) ? 's3_native' : null;
 }
 
 /** Which way the browser sends a file of this size to this provider. */
@@ -84,6 +104,8 @@ export class UploadsService {
     private readonly registry: StoreRegistry,
     private readonly secrets: SecretBox,
     private readonly log: Logger,
+    /** Direct uploads count against their quota (README "Quota"); absent: nothing is metered. */
+    private readonly entitlements?: Entitlements,
   ) {}
 
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
@@ -115,8 +137,12 @@ export class UploadsService {
       fingerprint: body.fingerprint,
       size: body.size,
     });
-    if (previous && previous.partSize === partSize) {
-      const handle = this.#handleOf(previous);
+    // A batch's session is one PUT with nothing to resume, and it shares its batch's handle: a fresh session.
+    const previousHandle = previous && this.#handleOf(previous);
+    if (previous && previousHandle?.quotaRef?.startsWith(BATCH_REF)) {
+      await this.#discard(store, previous, previousHandle);
+    } else if (previous && previousHandle && previous.partSize === partSize) {
+      const handle = previousHandle;
       const resealed = this.secrets.seal(JSON.stringify({ ...handle, accelerate }));
       if (mode === 'single') {
         await this.repo.touch(previous.id, { providerUploadId: resealed });
@@ -143,6 +169,12 @@ export class UploadsService {
       }
     }
 
+    // The file's size is held before the provider opens anything: a refusal leaves nothing behind.
+    const sessionId = randomUUID();
+    const quota = this.#reservable(account, accelerate);
+    const metered = quota ? { quota, quotaRef: `upload:${sessionId}` } : {};
+    if (quota)
+      await this.entitlements?.reserve(principal.organizationId, quota, `upload:${sessionId}`, body.size);
     let uploadId = '';
     if (mode !== 'single') {
       try {
@@ -154,11 +186,13 @@ export class UploadsService {
           origin,
         });
       } catch (error) {
+        await this.#settle(principal.organizationId, { uploadId, ...metered }, 0);
         throw providerError(error);
       }
     }
-    const handle: SessionHandle = { uploadId, acl, accelerate };
+    const handle: SessionHandle = { uploadId, acl, accelerate, ...metered };
     const row = await this.repo.insertSession({
+      id: sessionId,
       organizationId: principal.organizationId,
       userId: principal.userId,
       cloudAccountId: account.id,
@@ -228,10 +262,24 @@ export class UploadsService {
     const direct = this.#direct(store);
     const accelerate = body.s3Acceleration === true && account.provider === 'aws';
     const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
+    // The whole batch is held in one reservation, refused whole; its last session to end settles it.
+    const quota = this.#reservable(account, accelerate);
+    const quotaRef = `${BATCH_REF}${randomUUID()}`;
+    if (quota) {
+      const total = body.files.reduce((sum, file) => sum + file.size, 0);
+      await this.entitlements?.reserve(principal.organizationId, quota, quotaRef, total);
+    }
     const sealed = this.secrets.seal(
-      JSON.stringify({ uploadId: '', acl, accelerate } satisfies SessionHandle),
+      JSON.stringify({
+        uploadId: '',
+        acl,
+        accelerate,
+        ...(quota ? { quota, quotaRef } : {}),
+      } satisfies SessionHandle),
     );
-    const rows = await this.repo.insertSessions(
+    const rows = await this.#insertBatch(
+      principal.organizationId,
+      quota && { quota, quotaRef },
       body.files.map((file) => ({
         organizationId: principal.organizationId,
         userId: principal.userId,
@@ -340,6 +388,8 @@ export class UploadsService {
       await Promise.all(Array.from({ length: Math.min(BATCH_STAT_CONCURRENCY, queue.length) }, worker));
     }
     await this.repo.finishMany(completed, 'complete');
+    const ended = new Set(completed);
+    await this.#settleEnded(sessions.filter((session) => ended.has(session.id)));
     return {
       files: sessions.map((session) => ({
         session_id: session.id,
@@ -397,7 +447,8 @@ export class UploadsService {
       await store.deleteMany(session.bucketName, [session.objectKey]).catch((error: unknown) => {
         this.log.warn({ err: error, sessionId: session.id }, 'could not delete a mis-sized upload');
       });
-      await this.repo.finish(session.id, 'aborted');
+      if (await this.repo.finish(session.id, 'aborted'))
+        await this.#settleSession(session, this.#handleOf(session), 0);
       return uploadErrors.sizeMismatch(size, session.size);
     }
     completed.push(session.id);
@@ -482,7 +533,8 @@ export class UploadsService {
       await this.#discard(store, session, handle);
       throw badRequest(uploadErrors.sizeMismatch(object.size, session.size));
     }
-    await this.repo.finish(session.id, 'complete');
+    if (await this.repo.finish(session.id, 'complete'))
+      await this.#settleSession(session, handle, object.size);
     return { key: session.objectKey, size: object.size, etag: etag ?? object.etag };
   }
 
@@ -504,7 +556,7 @@ export class UploadsService {
         throw providerError(error);
       }
     }
-    await this.repo.finish(session.id, 'aborted');
+    if (await this.repo.finish(session.id, 'aborted')) await this.#settleSession(session, handle, 0);
     return { message: uploadMessages.cancelled };
   }
 
@@ -516,7 +568,8 @@ export class UploadsService {
     for (const session of stale) {
       const account = await this.accounts.find(session.organizationId, session.cloudAccountId);
       if (!account) {
-        await this.repo.finish(session.id, 'aborted');
+        if (await this.repo.finish(session.id, 'aborted'))
+          await this.#settleSession(session, this.#handleOf(session), 0);
         continue;
       }
       const store = await this.registry.storeFor(account);
@@ -563,8 +616,57 @@ export class UploadsService {
         return false;
       }
     }
-    await this.repo.finish(session.id, 'aborted');
+    if (await this.repo.finish(session.id, 'aborted')) await this.#settleSession(session, handle, 0);
     return true;
+  }
+
+  /** A batch's sessions in one statement; a batch that could not be written holds nothing. */
+  async #insertBatch(
+    organizationId: string,
+    metered: { quota: QuotaKey; quotaRef: string } | null,
+    values: Parameters<UploadsRepo['insertSessions']>[0],
+  ): Promise<UploadSessionRow[]> {
+    try {
+      return await this.repo.insertSessions(values);
+    } catch (error) {
+      if (metered) await this.#settle(organizationId, { uploadId: '', ...metered }, 0);
+      throw error;
+    }
+  }
+
+  /** The quota an upload to this account counts against, when anything is metered. */
+  #reservable(account: CloudAccountRow, accelerate: boolean): QuotaKey | null {
+    return this.entitlements ? uploadQuotaOf(account.provider, accelerate) : null;
+  }
+
+  /**
+   * A session ended (complete with `usedBytes`, or aborted with 0): a session of its own settles its reservation;
+   * one of a batch settles the batch's once none of its sessions is still active, to the bytes they completed.
+   */
+  async #settleSession(session: UploadSessionRow, handle: SessionHandle, usedBytes: number): Promise<void> {
+    if (!handle.quotaRef?.startsWith(BATCH_REF)) {
+      await this.#settle(session.organizationId, handle, usedBytes);
+      return;
+    }
+    const batch = await this.repo.batchState(session);
+    if (batch.active === 0) await this.#settle(session.organizationId, handle, batch.completedBytes);
+  }
+
+  /** Sessions a batch completion ended: each distinct reservation among them settled once. */
+  async #settleEnded(sessions: UploadSessionRow[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const session of sessions) {
+      const handle = this.#handleOf(session);
+      const batchRef = handle.quotaRef?.startsWith(BATCH_REF) ? handle.quotaRef : null;
+      if (batchRef && seen.has(batchRef)) continue;
+      if (batchRef) seen.add(batchRef);
+      await this.#settleSession(session, handle, session.size);
+    }
+  }
+
+  async #settle(organizationId: string, handle: SessionHandle, usedBytes: number): Promise<void> {
+    if (!this.entitlements || !handle.quota || !handle.quotaRef) return;
+    await this.entitlements.settle(organizationId, handle.quota, handle.quotaRef, usedBytes);
   }
 
   async #active(principal: Principal, sessionId: string) {

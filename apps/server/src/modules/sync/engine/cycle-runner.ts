@@ -3,9 +3,11 @@ import { StorageError, type ObjectStore } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
+import { QuotaExceeded } from '../../billing/entitlements.ts';
 import { endpointKeyOf } from '../../transfers/engine/executor.ts';
 import { destinationFolder } from '../../transfers/engine/keys.ts';
-import type { DiffChunk, SyncCyclesRepo } from '../sync-cycles.repo.ts';
+import { quotaErrorText } from '../../transfers/transfer-quota.ts';
+import type { DiffChunk, DroppedBatch, SyncCyclesRepo } from '../sync-cycles.repo.ts';
 import type { SyncCycleRow, SyncJobRow } from '../sync.views.ts';
 import { deleteCandidates } from './deletions.ts';
 import { diffListings, ListingError, type DiffEntry, type DiffOptions, type StateObject } from './diff.ts';
@@ -48,6 +50,14 @@ export interface CycleRunnerHooks {
   startBatch(batchId: string): Promise<void>;
   /** The cycle went waiting for an approval: bell and e-mail to the approvers. */
   approvalNeeded(cycle: SyncCycleRow, job: SyncJobRow): Promise<void>;
+  /**
+   * Reserves the c2c quota of a chunk's copies before they are written (transfers README "Quota"); throws
+   * QuotaExceeded when that would pass the organisation's limit, which faults the cycle in the spec's words. A
+   * batch no longer Ongoing holds nothing, and the chunk's write then finds it so.
+   */
+  reserveCopies(batch: { id: string; organizationId: string }, bytes: number): Promise<boolean>;
+  /** A held batch was dropped: what it copied so far settles its reservation. */
+  batchDropped(batch: DroppedBatch): Promise<void>;
 }
 
 export type StepOutcome = 'finished' | 'waiting' | 'busy';
@@ -136,14 +146,20 @@ export class CycleRunner {
   #faultMessage(error: unknown): string | null {
     if (error instanceof CycleFault) return error.message;
     if (error instanceof StorageError) return error.message;
+    if (error instanceof QuotaExceeded) return quotaErrorText(error);
     return null;
   }
 
   async #fault(cycle: SyncCycleRow, message: string) {
     this.log.warn({ cycleId: cycle.id, error: message }, 'sync cycle faulted');
     const row = await this.repo.finish(cycle.id, SYNC_CYCLE_STATUS.faulted, { error: message });
-    if (cycle.batchId) await this.repo.dropHeldBatch(cycle.batchId);
+    if (cycle.batchId) await this.#dropBatch(cycle.batchId);
     if (row) await this.hooks.publishCycle(row);
+  }
+
+  async #dropBatch(batchId: string) {
+    const dropped = await this.repo.dropHeldBatch(batchId);
+    if (dropped) await this.hooks.batchDropped(dropped);
   }
 
   async #endpoints(job: SyncJobRow): Promise<{ source: Endpoint; destination: Endpoint }> {
@@ -232,6 +248,10 @@ export class CycleRunner {
     // case its predecessor died before queuing; extra jobs are harmless.
     let started = false;
     const flush = async (): Promise<boolean> => {
+      await this.hooks.reserveCopies(
+        { id: batchId, organizationId: cycle.organizationId },
+        chunk.copies.reduce((sum, copy) => sum + copy.size, 0),
+      );
       const written = await this.repo.writeDiffChunk(cycle, batchId, chunk);
       chunk = emptyChunk();
       entries = 0;
@@ -292,7 +312,7 @@ export class CycleRunner {
       if (row) await this.hooks.publishCycle(row);
       return;
     }
-    await this.repo.dropHeldBatch(batchId);
+    await this.#dropBatch(batchId);
     await this.#guard({ ...diffed, batchId: null }, job);
   }
 

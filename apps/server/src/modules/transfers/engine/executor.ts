@@ -6,12 +6,14 @@ import { StorageError } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
+import { QuotaExceeded } from '../../billing/entitlements.ts';
+import { quotaErrorText } from '../transfer-quota.ts';
 import type { BatchRow, BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
 import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { sameContent } from './keys.ts';
-import { planBatch } from './planner.ts';
+import { planBatch, type ReservePlanned } from './planner.ts';
 import { DEFAULT_OUTAGE_SECONDS, OutageBackoff, probeEndpoints, storeTrouble } from './outage.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
@@ -35,6 +37,8 @@ export interface ExecutorOptions {
    * one (README "Fair queues"). Asked every few seconds once the job has had its turn; absent: jobs never yield.
    */
   yieldTo?: (organizationId: string, jobId: string) => Promise<boolean>;
+  /** Reserves the c2c quota of each planned chunk (README "Quota"); absent: nothing is metered. */
+  reservePlanned?: ReservePlanned;
 }
 
 /** What one run of a batch job did; `yielded`: it stopped early for another organisation and is to be queued again. */
@@ -214,12 +218,23 @@ export class TransferExecutor {
         if (!current || current.status !== BATCH_STATUS.ongoing || current.phase !== 'planning') return;
         await this.repo.markStarted(batch.id);
         try {
-          await planBatch(this.repo, current, {
-            source: endpoints.source.store,
-            destination: endpoints.destination.store,
-            sameEndpoint: endpoints.source.endpointKey === endpoints.destination.endpointKey,
-          });
+          await planBatch(
+            this.repo,
+            current,
+            {
+              source: endpoints.source.store,
+              destination: endpoints.destination.store,
+              sameEndpoint: endpoints.source.endpointKey === endpoints.destination.endpointKey,
+            },
+            this.options.reservePlanned,
+          );
         } catch (error) {
+          // Out of quota: nothing of the batch has been copied yet (copies start once planning ends), and no
+          // retry can pass; the batch fails with the spec's words, and the engine's hook settles its reservation.
+          if (error instanceof QuotaExceeded) {
+            if (await this.repo.failBatch(batch.id, quotaErrorText(error))) await this.publishBatch(batch.id);
+            return;
+          }
           // A store that does not answer gets a few more tries (each already retried by the SDK), resuming after
           // the plan cursor; then the batch fails in words instead of being re-queued by the sweep for ever.
           failures += 1;

@@ -74,14 +74,22 @@ async function* plannedObjects(
 }
 
 /**
+ * Holds the quota of the bytes a chunk will copy, before the chunk is written; false when the batch is no longer
+ * Ongoing (nothing held); throws QuotaExceeded when that would pass the organisation's limit (README "Quota").
+ */
+export type ReservePlanned = (batch: BatchRow, bytes: number) => Promise<boolean>;
+
+/**
  * Streams the source listing into the batch's items, a chunk per transaction, saving the last planned key as the
  * plan cursor: a planner killed mid-way is re-run by the job's retry and skips what was planned (the unique
  * (batch, key) index also makes any overlap harmless). Answers false when the batch was canceled meanwhile.
+ * Each chunk's bytes to copy are reserved first: a refusal stops planning before the chunk is written.
  */
 export async function planBatch(
   repo: TransfersRepo,
   batch: BatchRow,
   endpoints: PlanEndpoints,
+  reserve: ReservePlanned = async () => true,
 ): Promise<boolean> {
   const base = sourceBase(batch.sourcePath);
   const destinationBase = destinationFolder(batch.destinationPath);
@@ -95,6 +103,12 @@ export async function planBatch(
   let last: string | null = null;
 
   const flush = async () => {
+    // Skipped objects and a move's objects already at the destination copy no byte.
+    const toCopy = chunk.reduce(
+      (sum, item) => (item.status === 'pending' && !item.present ? sum + item.size : sum),
+      0,
+    );
+    if (!(await reserve(batch, toCopy))) return false;
     const status = await repo.insertPlanned(batch.id, chunk, last);
     chunk = [];
     return status === BATCH_STATUS.ongoing;
