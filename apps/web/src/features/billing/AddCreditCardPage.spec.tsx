@@ -71,12 +71,12 @@ describe('the card form on /billing/addcreditcard (the network is stubbed with v
     expect(await screen.findByText(billingMessages.noCards)).toBeInTheDocument();
   });
 
-  it("shows the payment provider's first error when the card is refused", async () => {
+  it("shows the server's words when the gateway declines the card", async () => {
     stubApi({
       'GET /api/users/_me': { status: 200, body: buildProfile() },
       'POST /api/billing/payment_profiles': {
         status: 400,
-        body: { message: 'Bad card', gateway_errors: ['Your card was declined.'] },
+        body: { message: 'Your card was declined.', code: 'BAD_REQUEST' },
       },
     });
     const { user, location } = renderAt('/billing/addcreditcard');

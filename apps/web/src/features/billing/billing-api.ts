@@ -21,9 +21,9 @@ import type { CardPayload } from './card-form.ts';
 export function billingErrorText(error: unknown, fallback: string): string {
   if (!(error instanceof ApiError) || !error.body || typeof error.body !== 'object') return fallback;
   const body = error.body as Record<string, unknown>;
-  for (const key of ['gateway_errors', 'chargify_errors']) {
-    const list = body[key];
-    if (Array.isArray(list) && typeof list[0] === 'string' && list[0]) return list[0];
+  const providerErrors = body.chargify_errors;
+  if (Array.isArray(providerErrors) && typeof providerErrors[0] === 'string' && providerErrors[0]) {
+    return providerErrors[0];
   }
   if ('errors' in body || typeof body.message === 'string') return fieldMessages(body)[0] ?? fallback;
   return fallback;
