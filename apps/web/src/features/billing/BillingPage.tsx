@@ -24,6 +24,7 @@ import { useProfile } from '../profile/useProfile.ts';
 import {
   billingErrorText,
   isOwner,
+  planTitle,
   useBillingInfo,
   useCancelSubscription,
   usePaymentProfiles,
@@ -188,55 +189,57 @@ function Subscriptions({ owner }: { owner: boolean }) {
   return (
     <Card title="Plan and Subscriptions" extra={<Link to="/plan">See plans</Link>}>
       <Descriptions column={1} size="small" style={{ marginBottom: 16 }}>
-        <Descriptions.Item label="Plan">{plan?.title ?? (in_trial ? 'Trial' : '—')}</Descriptions.Item>
+        <Descriptions.Item label="Plan">{planTitle(plan, in_trial)}</Descriptions.Item>
       </Descriptions>
-      <Table<SubscriptionView>
-        rowKey="id"
-        size="small"
-        pagination={false}
-        dataSource={subscriptions}
-        locale={{ emptyText: 'No subscriptions' }}
-        expandable={{ expandedRowRender: (row) => <SubscriptionHistory subscriptionId={row.id} /> }}
-        columns={[
-          { title: 'Product', dataIndex: 'title' },
-          { title: 'Period', dataIndex: 'period' },
-          { title: 'Price', dataIndex: 'price', render: (price: number) => formatUsd(price) },
-          {
-            title: 'State',
-            dataIndex: 'state',
-            render: (state: SubscriptionView['state']) => <Tag color={STATE_COLOURS[state]}>{state}</Tag>,
-          },
-          {
-            title: 'Renews',
-            dataIndex: 'current_period_ends_at',
-            render: (value: string) => <DateText value={value} />,
-          },
-          ...(owner
-            ? [
-                {
-                  title: '',
-                  key: 'actions',
-                  render: (_: unknown, row: SubscriptionView) =>
-                    row.state === 'active' || row.state === 'past_due' ? (
-                      <Popconfirm
-                        title={`Cancel ${row.title}?`}
-                        okText="Cancel subscription"
-                        onConfirm={() => act(() => cancel.mutateAsync(row.id))}
-                      >
-                        <Button type="link" danger>
-                          Cancel
+      <section aria-label="Subscriptions">
+        <Table<SubscriptionView>
+          rowKey="id"
+          size="small"
+          pagination={false}
+          dataSource={subscriptions}
+          locale={{ emptyText: 'No subscriptions' }}
+          expandable={{ expandedRowRender: (row) => <SubscriptionHistory subscriptionId={row.id} /> }}
+          columns={[
+            { title: 'Product', dataIndex: 'title' },
+            { title: 'Period', dataIndex: 'period' },
+            { title: 'Price', dataIndex: 'price', render: (price: number) => formatUsd(price) },
+            {
+              title: 'State',
+              dataIndex: 'state',
+              render: (state: SubscriptionView['state']) => <Tag color={STATE_COLOURS[state]}>{state}</Tag>,
+            },
+            {
+              title: 'Renews',
+              dataIndex: 'current_period_ends_at',
+              render: (value: string) => <DateText value={value} />,
+            },
+            ...(owner
+              ? [
+                  {
+                    title: '',
+                    key: 'actions',
+                    render: (_: unknown, row: SubscriptionView) =>
+                      row.state === 'active' || row.state === 'past_due' ? (
+                        <Popconfirm
+                          title={`Cancel ${row.title}?`}
+                          okText="Cancel subscription"
+                          onConfirm={() => act(() => cancel.mutateAsync(row.id))}
+                        >
+                          <Button type="link" danger>
+                            Cancel
+                          </Button>
+                        </Popconfirm>
+                      ) : (
+                        <Button type="link" onClick={() => void act(() => reactivate.mutateAsync(row.id))}>
+                          Reactivate
                         </Button>
-                      </Popconfirm>
-                    ) : (
-                      <Button type="link" onClick={() => void act(() => reactivate.mutateAsync(row.id))}>
-                        Reactivate
-                      </Button>
-                    ),
-                },
-              ]
-            : []),
-        ]}
-      />
+                      ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </section>
     </Card>
   );
 }

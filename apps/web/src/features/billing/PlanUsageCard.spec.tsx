@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { screen, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, billingMessages } from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, QUOTA_KEYS, billingMessages } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -14,7 +14,7 @@ const billingInfo = {
   in_trial: true,
   gateway: 'manual',
   subscriptions: [],
-  quota: {},
+  quota: Object.fromEntries(QUOTA_KEYS.map((key) => [key, { used: 0, total: -1 }])),
 };
 
 describe('the plan usage card on /profile (the network is stubbed with vi.stubGlobal fetch)', () => {

@@ -8,7 +8,7 @@ import {
   type QuotaKey,
   type UserProfile,
 } from '@cumulo/contract';
-import { useBillingInfo, billingErrorText, isOwner, useRequestExtension } from './billing-api.ts';
+import { billingErrorText, isOwner, planTitle, useBillingInfo, useRequestExtension } from './billing-api.ts';
 import { UsageBar } from './UsageBar.tsx';
 
 /** What each quota of spec 002 §3 measures, in the words of the screens that use it. */
@@ -28,7 +28,7 @@ export const QUOTA_LABELS: Record<QuotaKey, string> = {
 export function PlanUsageCard({ profile }: { profile: UserProfile }) {
   const info = useBillingInfo();
   const [asking, setAsking] = useState(false);
-  const planName = info.data?.plan?.title ?? (profile.in_trial ? 'Trial' : '');
+  const planName = planTitle(info.data?.plan, profile.in_trial);
   const quotas = QUOTA_KEYS.flatMap((key) => {
     const usage = profile.quota[key];
     return usage ? [{ key, usage }] : [];

@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  FREE_PLAN_HANDLE,
   billingInfoView,
   packagesAnswer,
   paymentProfilesAnswer,
+  planByHandle,
   productsAnswer,
   subscriptionEventsAnswer,
   type BillingPeriod,
@@ -27,6 +29,12 @@ export function billingErrorText(error: unknown, fallback: string): string {
   }
   if ('errors' in body || typeof body.message === 'string') return fieldMessages(body)[0] ?? fallback;
   return fallback;
+}
+
+/** The plan to show: the plan subscribed to, else 'Trial' without a card, else the free plan every card starts on. */
+export function planTitle(plan: { title: string } | null | undefined, inTrial: boolean): string {
+  if (plan) return plan.title;
+  return inTrial ? 'Trial' : (planByHandle(FREE_PLAN_HANDLE)?.title ?? '');
 }
 
 export function isOwner(profile: UserProfile | undefined): boolean {
