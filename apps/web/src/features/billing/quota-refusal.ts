@@ -1,4 +1,12 @@
-import { QUOTA_UNLIMITED, quotaRemaining, type QuotaKey, type UserProfile } from '@cumulo/contract';
+import {
+  PROVIDER_NAMES,
+  QUOTA_UNLIMITED,
+  isS3Family,
+  quotaRemaining,
+  type ProviderName,
+  type QuotaKey,
+  type UserProfile,
+} from '@cumulo/contract';
 import { ApiError } from '../../api/client.ts';
 
 /** The server's over-quota answer (403 {message, title, quota, remaining}), or null for any other failure. */
@@ -20,4 +28,17 @@ export function quotaShortfall(profile: UserProfile, key: QuotaKey, bytes: numbe
   if (!usage || usage.total === QUOTA_UNLIMITED || usage.total < 0) return null;
   const left = quotaRemaining(usage);
   return bytes > left ? left : null;
+}
+
+const isProviderName = (provider: string): provider is ProviderName =>
+  (PROVIDER_NAMES as readonly string[]).includes(provider);
+
+/**
+ * The quota the server counts a direct upload against (apps/server uploadQuotaOf): accelerated s3_acceleration, a
+ * Wasabi account wasabi, another S3-family store s3_native; none for the others.
+ */
+export function uploadQuotaKey(provider: string, accelerate: boolean): QuotaKey | null {
+  if (accelerate) return 's3_acceleration';
+  if (provider === 'wasabi') return 'wasabi';
+  return isProviderName(provider) && isS3Family(provider) ? 's3_native' : null;
 }

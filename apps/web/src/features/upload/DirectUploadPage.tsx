@@ -5,6 +5,7 @@ import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import type { BrowserLocation } from '../browser/BucketBrowser.tsx';
 import { SharedBucketBrowser } from '../sharing/SharedBucketBrowser.tsx';
+import { uploadQuotaKey } from '../billing/quota-refusal.ts';
 import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 import { topFolder, type LocalFile } from './local-files.ts';
@@ -107,8 +108,8 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         return;
       }
     }
-    // Spec 001 §5: accelerated uploads count against s3_acceleration, uploads of /wasabi against wasabi.
-    const quotaKey = s3Acceleration ? 's3_acceleration' : variant === 'wasabi' ? 'wasabi' : null;
+    // Spec 001 §5's check, on the quota the server counts this upload against (its uploadQuotaOf).
+    const quotaKey = account ? uploadQuotaKey(account.provider, s3Acceleration) : null;
     if (profile && quotaKey && !quota.check(profile, quotaKey, totalBytes)) return;
     const files = chosen;
     const hidden = hiddenChosen;
