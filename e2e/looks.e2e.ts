@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { PROVIDER_ICON_HEIGHT_PX, messages, transferMessages } from '@cumulo/contract';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
+import { confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
 import { MiB, seedObjects } from './seed-objects.ts';
@@ -154,9 +155,8 @@ test('looks at 1440 and 1280 px: full-height sidebar, narrow checkbox column, vi
     const start = page.getByRole('button', { name: 'Copy Using Prefix' });
     await start.click();
     // The organisation has not confirmed the charge yet: the Owner is asked first.
-    const charge = page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' });
-    await charge.getByRole('button', { name: 'Confirm' }).click();
-    await expect(charge).toBeHidden();
+    await expect(page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' })).toBeVisible();
+    await confirmChargeWithCard(page);
     await start.click();
     await expect(page.getByRole('dialog', { name: transferMessages.started })).toBeVisible();
   });

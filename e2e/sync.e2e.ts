@@ -4,6 +4,7 @@ import { AUTH_STORAGE_KEY, formatBytes, syncMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
 import { expect, test } from './fixtures.ts';
+import { confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { linkFromMail, mailCount } from './mail.ts';
 import { chooseBuckets, s3rverRequests } from './selects.ts';
@@ -47,8 +48,7 @@ async function confirmSync(page: Page) {
   const charge = page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' });
   // The organisation's first sync asks the Owner to confirm the transfer charge, as a first transfer does.
   if (await charge.isVisible({ timeout: 3000 }).catch(() => false)) {
-    await charge.getByRole('button', { name: 'Confirm' }).click();
-    await expect(charge).toBeHidden();
+    await confirmChargeWithCard(page);
     await page.getByRole('button', { name: 'Confirm Sync' }).click();
   }
   await expect(page.getByText(syncMessages.saved)).toBeVisible();

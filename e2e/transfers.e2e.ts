@@ -5,6 +5,7 @@ import { expect, test } from './fixtures.ts';
 import { transferMessages } from '@cumulo/contract';
 import { type ObjectStore } from '@cumulo/storage';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY, setAzuriteTier } from '@cumulo/storage/testing';
+import { confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { chooseBuckets } from './selects.ts';
 import { signedInOwner } from './session.ts';
@@ -120,10 +121,8 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     const copyAll = page.getByRole('button', { name: 'Copy Entire Buckets' });
     // The organisation has not confirmed the charge yet: the Owner is asked first.
     await copyAll.click();
-    const charge = page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' });
-    await expect(charge).toBeVisible();
-    await charge.getByRole('button', { name: 'Confirm' }).click();
-    await expect(charge).toBeHidden();
+    await expect(page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' })).toBeVisible();
+    await confirmChargeWithCard(page);
     await copyAll.click();
     await openTransferStatus(page);
 

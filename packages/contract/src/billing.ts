@@ -178,6 +178,8 @@ export const billingMessages = {
   requestSent: 'Request has been sent to the owner',
   requestSendOk: 'Request send successfully',
   messageSent: 'Your message is sent successfully.',
+  /** The request forms' empty message (the web's form says it before the server would). */
+  enterMessage: 'Please enter a message.',
   requestFailed: 'Could not send activation request to the owner',
   cardNumber: 'Please input correct card number',
   cardName: 'Please input your name',

@@ -17,6 +17,13 @@ export const queryKeys = {
   folderContent: (storageId: string, path: string) => ['storage-content', storageId, path] as const,
   objectSearch: (storageId: string, path: string, keyword: string) =>
     ['storage-content', storageId, path, 'search', keyword] as const,
+  /** Billing (issue 22): every key starts with 'billing', so one prefix refreshes them after a purchase. */
+  billing: ['billing'] as const,
+  paymentProfiles: ['billing', 'payment_profiles'] as const,
+  billingInfo: ['billing', 'billing_info'] as const,
+  products: ['billing', 'products'] as const,
+  packages: ['billing', 'packages'] as const,
+  subscriptionEvents: (subscriptionId: string) => ['billing', 'events', subscriptionId] as const,
   shares: ['shares'] as const,
   sharesPage: (page: number) => ['shares', page] as const,
   chatWebhook: ['organizations', '_me', 'chat_webhook'] as const,

@@ -19,6 +19,7 @@ import { Link, Outlet, useLocation } from 'react-router';
 import { USER_TYPE_ALL_PROVIDERS } from '@cumulo/contract';
 import { useRealtimeConnection } from '../api/realtime.ts';
 import { useProfile } from '../features/profile/useProfile.ts';
+import { PaymentMethodBanner } from '../features/billing/PaymentMethodBanner.tsx';
 import { NotificationBell } from '../features/notifications/NotificationBell.tsx';
 import { TransferIndicator } from '../features/transfers/TransferIndicator.tsx';
 import { useLiveTransferFeed } from '../features/transfers/live-transfers.ts';
@@ -133,6 +134,7 @@ export function AppLayout() {
           <TransferIndicator />
           <NotificationBell />
         </Layout.Header>
+        <PaymentMethodBanner />
         <Layout.Content style={{ padding: 24 }}>
           <Suspense fallback={<PageSpinner />}>
             <Outlet />

@@ -81,7 +81,7 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
   });
 
   it.each([
-    ['/hybrik', 'Hybrik Encoding'],
+    ['/wbrstatus', 'Wasabi Migration Status'],
     ['/encoding', 'Encoding Jobs'],
     ['/security-credentials', 'Access Keys'],
   ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {

@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
+import type { PackageHandle } from '@cumulo/contract';
 import { RequireAuth, type SignedOutHandle } from './RequireAuth.tsx';
 import { RootShell } from './RootShell.tsx';
 import { RouteErrorPage } from './RouteErrorPage.tsx';
@@ -106,8 +107,42 @@ const ReplicationPage = lazy(() =>
   import('../features/sync/ReplicationPage.tsx').then((m) => ({ default: m.ReplicationPage })),
 );
 
+const BillingPage = lazy(() =>
+  import('../features/billing/BillingPage.tsx').then((m) => ({ default: m.BillingPage })),
+);
+const AddCreditCardPage = lazy(() =>
+  import('../features/billing/AddCreditCardPage.tsx').then((m) => ({ default: m.AddCreditCardPage })),
+);
+const PricingsPage = lazy(() =>
+  import('../features/billing/PricingsPage.tsx').then((m) => ({ default: m.PricingsPage })),
+);
+const PlanPage = lazy(() =>
+  import('../features/billing/PlanPage.tsx').then((m) => ({ default: m.PlanPage })),
+);
+const DesktopBillingPage = lazy(() =>
+  import('../features/billing/DesktopBillingPage.tsx').then((m) => ({ default: m.DesktopBillingPage })),
+);
+const RequirePackage = lazy(() =>
+  import('../features/billing/RequirePackage.tsx').then((m) => ({ default: m.RequirePackage })),
+);
+const WasabiConfirmGate = lazy(() =>
+  import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
+);
+
 function soon(path: string, title: string): RouteObject {
   return { path, element: <ComingSoon title={title} /> };
+}
+
+/** A screen sold as a package (spec 002 §2, §6): the subscription modal until the organisation holds it. */
+function paid(path: string, title: string, pkg: PackageHandle): RouteObject {
+  return {
+    path,
+    element: (
+      <RequirePackage pkg={pkg}>
+        <ComingSoon title={title} />
+      </RequirePackage>
+    ),
+  };
 }
 
 const ADMINS = ['Owner', 'Admin'] as const;
@@ -129,7 +164,7 @@ export const appRoutes: RouteObject[] = [
       { path: 'resetpassword/:token?', element: <ResetPasswordPage /> },
       { path: 'reset_password/:token?', element: <ResetPasswordPage /> },
       soon('desktop', 'Cumulo Desktop'),
-      soon('desktopbilling', 'Desktop Billing'),
+      { path: 'desktopbilling', element: <DesktopBillingPage /> },
       // A share link opens signed-out; /sharing too, where it explains share links (its route is below).
       { path: 'sharing/:token', element: <SharedLinkPage /> },
       {
@@ -174,21 +209,23 @@ export const appRoutes: RouteObject[] = [
                 path: 'wasabi',
                 element: (
                   <RequireWasabiAccess>
-                    <DirectUploadPage variant="wasabi" />
+                    <WasabiConfirmGate>
+                      <DirectUploadPage variant="wasabi" />
+                    </WasabiConfirmGate>
                   </RequireWasabiAccess>
                 ),
               },
               soon('encoding', 'Encoding Jobs'),
-              soon('hybrik', 'Hybrik Encoding'),
+              paid('hybrik', 'Hybrik Encoding', 'hybrik'),
               { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
               soon('wbrstatus', 'Wasabi Migration Status'),
               soon('awstboard', 'AWS Transfer Status'),
               soon('prod2', 'Cloud to Cloud Transfers'),
               soon('prod3', 'Cloud to Cloud Transfers'),
               soon('wasabic2c', 'Wasabi Cloud to Cloud Transfers'),
-              soon('analytics', 'Analytics'),
-              soon('analytics-old', 'Analytics (previous version)'),
-              soon('finance', 'Finance'),
+              paid('analytics', 'Analytics', 'analytics'),
+              paid('analytics-old', 'Analytics (previous version)', 'analytics'),
+              paid('finance', 'Finance', 'finance'),
               soon('logs', 'Users Activities'),
               soon('userList', 'Users'),
               soon('usageDetail', 'Usage Detail'),
@@ -203,8 +240,8 @@ export const appRoutes: RouteObject[] = [
                   { path: 'profile/edit', element: <EditProfilePage /> },
                   { path: 'profile/changepassword', element: <ChangePasswordPage /> },
                   { path: 'mfa', element: <MfaPage /> },
-                  soon('billing', 'Billing'),
-                  soon('billing/addcreditcard/:subscriptionId?', 'Add Credit Card'),
+                  { path: 'billing', element: <BillingPage /> },
+                  { path: 'billing/addcreditcard/:subscriptionId?', element: <AddCreditCardPage /> },
                   ...(
                     [
                       ['users', 'Users'],
@@ -221,8 +258,8 @@ export const appRoutes: RouteObject[] = [
                   })),
                   soon('roles', 'Permissions'),
                   soon('security-credentials', 'Access Keys'),
-                  soon('plan', 'Plans'),
-                  soon('pricings', 'Packages'),
+                  { path: 'plan', element: <PlanPage /> },
+                  { path: 'pricings', element: <PricingsPage /> },
                 ],
               },
             ],

@@ -5,6 +5,7 @@ import {
   BATCH_STATUS,
   C2C_TYPE,
   TRANSFER_EVENTS,
+  billingMessages,
   transferMessages,
   type ListingAnswer,
 } from '@cumulo/contract';
@@ -263,6 +264,65 @@ describe('Two-panel transfer page /c2c (fetch stubbed with vi.stubGlobal)', () =
     await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
     await user.click(screen.getByRole('button', { name: 'Copy' }));
     expect(await screen.findByText(transferMessages.enqueueFailed)).toBeInTheDocument();
+  });
+
+  it("stops a copy past the remaining c2c quota before sending it: a User sees 'Transfers Quota Limit'", async () => {
+    const calls = stubC2c(
+      {},
+      buildProfile({
+        role: { id: 3, title: 'User' },
+        organization: { ...buildProfile().organization, confirmed_c2c: true },
+        quota: { c2c: { used: 10 * 1024 ** 3 - 1024, total: 10 * 1024 ** 3 } },
+      }),
+    );
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    const modal = await findDialog(billingMessages.transfersQuotaTitle);
+    expect(modal).toHaveTextContent(billingMessages.quotaRemaining('1 kB'));
+    expect(calls.some((call) => call.path === '/api/c2c/moveaws')).toBe(false);
+  });
+
+  it('offers an Owner without a card the card form when the copy is past the remaining quota', async () => {
+    stubC2c(
+      {},
+      buildProfile({
+        organization: { ...buildProfile().organization, confirmed_c2c: true },
+        quota: { c2c: { used: 10 * 1024 ** 3 - 1024, total: 10 * 1024 ** 3 } },
+      }),
+    );
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    const modal = await findDialog('Add Credit Card');
+    expect(within(modal).getByLabelText('Card Number')).toBeInTheDocument();
+  });
+
+  it("shows the server's quota refusal in the same modal when the UI check passed", async () => {
+    stubC2c({
+      'POST /api/c2c/moveaws': {
+        status: 403,
+        body: {
+          message: billingMessages.quotaRemaining('512 Bytes'),
+          code: 'QUOTA_EXCEEDED',
+          title: billingMessages.transfersQuotaTitle,
+          quota: 'c2c',
+          remaining: 512,
+        },
+      },
+    });
+    const { user } = renderAt('/c2c');
+    await pickBothSides(user);
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select a.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    const modal = await findDialog(billingMessages.transfersQuotaTitle);
+    expect(modal).toHaveTextContent(billingMessages.quotaRemaining('512 Bytes'));
+    expect(await within(source()).findByText('a.txt')).toBeInTheDocument();
   });
 
   it('ignores a Direct transfer within the same account and bucket', async () => {

@@ -6,6 +6,7 @@ import { queryKeys } from '../../api/query-keys.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import { useResetBucket } from '../browser/browser-api.ts';
+import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 import { LocalUploadPane } from '../upload/LocalUploadPane.tsx';
 import { UploadList } from '../upload/UploadList.tsx';
@@ -59,6 +60,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
   const move = useC2cMove();
   const resetBucket = useResetBucket();
   const [chargeOpen, setChargeOpen] = useState(false);
+  const quota = useQuotaGate();
   const [startedOpen, setStartedOpen] = useState(false);
   const [applyingId, setApplyingId] = useState<string | null>(null);
 
@@ -147,6 +149,16 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
       setChargeOpen(true);
       return;
     }
+    // Spec 001 §5: a convenience check on the sizes the panel knows (a folder's size is the server's to count).
+    if (
+      profile &&
+      !quota.check(
+        profile,
+        'c2c',
+        files.reduce((sum, file) => sum + file.size, 0),
+      )
+    )
+      return;
     const folder = target.path;
     store.update((now) => applyOptimistic(now, from, files, operation));
     try {
@@ -166,6 +178,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
         setChargeOpen(true);
         return;
       }
+      if (quota.showRefusal(error)) return;
       void message.error(enqueueFailureText(error));
     }
   };
@@ -282,6 +295,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
         />
       ) : null}
       <ChargeConfirmModal open={chargeOpen} onClose={() => setChargeOpen(false)} />
+      {quota.dialog}
       <TransferStartedModal open={startedOpen} onClose={() => setStartedOpen(false)} />
     </Space>
   );

@@ -1,68 +1,94 @@
+import { useState } from 'react';
 import { Alert, App, Button, Modal, Space, Typography } from 'antd';
-import { transferMessages } from '@cumulo/contract';
-import { describeError } from '../../api/client.ts';
+import { billingMessages, messages, transferMessages } from '@cumulo/contract';
+import { billingErrorText, isOwner, useConfirmCharge } from '../billing/billing-api.ts';
+import { CardForm } from '../billing/CardForm.tsx';
+import type { CardPayload } from '../billing/card-form.ts';
 import { useProfile } from '../profile/useProfile.ts';
-import { useConfirmC2cCharge } from './migration-api.ts';
 import { migrationTexts } from './migration-texts.ts';
 
 /** Spec 001 §9: the charge modal is 700 wide. */
 const MODAL_WIDTH = 700;
 
+/** Spec 001 §2: the two charge modals, by the organisation flag each sets. */
+const CHARGES = {
+  c2c: { title: 'Cloud To Cloud Transfer', flag: 'confirmed_c2c' },
+  ftx: { title: 'Ftx Transfer', flag: 'confirmed_ftx' },
+} as const;
+
 interface ChargeConfirmModalProps {
   open: boolean;
   onClose(): void;
+  kind?: keyof typeof CHARGES;
 }
 
 /**
- * Spec 001 §2/§4/§6 "Transfer charge confirmation modal" for cloud to cloud transfers. Only an Owner confirms.
- * The card form belongs to the billing issue: until billing exists, an Owner without a payment method is told one
- * will be requested later and may still confirm, since the server's gate is the confirmation flag alone and
- * refusing would leave the organisation unable to transfer at all.
+ * Spec 001 §2/§4/§6 "Transfer charge confirmation modal". Only an Owner acts: with a card on file Confirm sets the
+ * organisation's flag; without one Confirm opens the card form, and the card is added before the flag is set.
  */
-export function ChargeConfirmModal({ open, onClose }: ChargeConfirmModalProps) {
+export function ChargeConfirmModal({ open, onClose, kind = 'c2c' }: ChargeConfirmModalProps) {
   const { message } = App.useApp();
   const profile = useProfile().data;
-  const confirm = useConfirmC2cCharge();
-  const isOwner = profile?.role.title === 'Owner';
+  const charge = CHARGES[kind];
+  const confirm = useConfirmCharge(charge.flag);
+  const [cardShown, setCardShown] = useState(false);
+  const owner = isOwner(profile);
+  const needsCard = owner && profile?.has_billing_info === false;
 
-  const onConfirm = async () => {
+  const close = () => {
+    setCardShown(false);
+    onClose();
+  };
+
+  const onConfirm = async (card: CardPayload | null) => {
     try {
-      await confirm.mutateAsync();
+      await confirm.mutateAsync(card);
+      if (card) void message.success(billingMessages.cardAdded);
       void message.success(migrationTexts.chargeConfirmed);
-      onClose();
+      close();
     } catch (error) {
-      void message.error(describeError(error));
+      void message.error(billingErrorText(error, card ? billingMessages.cardFailed : messages.generic));
     }
   };
+
+  const footer = !owner ? (
+    <Button onClick={close}>Close</Button>
+  ) : cardShown ? null : (
+    <Space>
+      <Button onClick={close}>Cancel</Button>
+      <Button
+        type="primary"
+        loading={confirm.isPending}
+        onClick={() => (needsCard ? setCardShown(true) : void onConfirm(null))}
+      >
+        Confirm
+      </Button>
+    </Space>
+  );
 
   return (
     <Modal
       open={open}
-      title="Cloud To Cloud Transfer"
+      title={charge.title}
       width={MODAL_WIDTH}
-      onCancel={onClose}
+      onCancel={close}
       destroyOnHidden
-      footer={
-        isOwner ? (
-          <Space>
-            <Button onClick={onClose}>Cancel</Button>
-            <Button type="primary" loading={confirm.isPending} onClick={() => void onConfirm()}>
-              Confirm
-            </Button>
-          </Space>
-        ) : (
-          <Button onClick={onClose}>Close</Button>
-        )
-      }
+      footer={footer}
     >
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
         <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeRate}</Typography.Paragraph>
         <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeBulk}</Typography.Paragraph>
-        {isOwner ? (
+        {owner ? (
           <>
             <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeAsk}</Typography.Paragraph>
-            {profile.has_billing_info ? null : (
-              <Alert type="info" showIcon title={migrationTexts.chargeNoBilling} />
+            {needsCard && !cardShown && <Alert type="info" showIcon title={migrationTexts.chargeNoBilling} />}
+            {cardShown && (
+              <CardForm
+                submitText="Add Card and Confirm"
+                submitting={confirm.isPending}
+                onCancel={close}
+                onSubmit={(card) => onConfirm(card)}
+              />
             )}
           </>
         ) : (

@@ -160,12 +160,15 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     });
   });
 
-  it('asks the Owner to confirm the charge first; Confirm sets confirmed_c2c and reads the profile again', async () => {
+  it('asks the Owner to confirm the charge first; with a card on file Confirm sets confirmed_c2c', async () => {
     let profileReads = 0;
     const calls = stubMigration(withOrganization({ confirmed_c2c: false }), {
       'GET /api/users/_me': () => {
         profileReads += 1;
-        return { status: 200, body: withOrganization({ confirmed_c2c: profileReads > 1 }) };
+        return {
+          status: 200,
+          body: withOrganization({ confirmed_c2c: profileReads > 1 }, { has_billing_info: true }),
+        };
       },
       'PUT /api/organizations/_me': {
         status: 200,
@@ -180,16 +183,50 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(modal).toHaveStyle({ width: '700px' });
     expect(within(modal).getByText(migrationTexts.chargeRate)).toHaveTextContent('$0.15 per GB');
     expect(within(modal).getByText(migrationTexts.chargeBulk)).toBeInTheDocument();
-    expect(within(modal).getByText(migrationTexts.chargeNoBilling)).toBeInTheDocument();
+    expect(within(modal).queryByText(migrationTexts.chargeNoBilling)).toBeNull();
     expect(calls.some((call) => call.path === '/api/transfer/transfer')).toBe(false);
 
     await user.click(within(modal).getByRole('button', { name: 'Confirm' }));
     expect(await screen.findByText(migrationTexts.chargeConfirmed)).toBeInTheDocument();
     expect(calls.find((call) => call.method === 'PUT')?.body).toEqual({ confirmed_c2c: true });
+    expect(calls.some((call) => call.path === '/api/billing/payment_profiles')).toBe(false);
     await waitFor(() => expect(profileReads).toBeGreaterThan(1));
 
     await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
     expect(await findDialog(transferMessages.started)).toBeInTheDocument();
+  });
+
+  it('without a card, Confirm opens the card form in the modal: the card is added, then the flag is set', async () => {
+    const calls = stubMigration(withOrganization({ confirmed_c2c: false }), {
+      'POST /api/billing/payment_profiles': { status: 201, body: {} },
+      'PUT /api/organizations/_me': {
+        status: 200,
+        body: { is_cbs: false, confirmed_c2c: true, confirmed_ftx: false, confirmed_wasabi: false },
+      },
+    });
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await user.click(screen.getByRole('button', { name: 'Copy Entire Buckets' }));
+
+    const modal = await findDialog('Cloud To Cloud Transfer');
+    expect(within(modal).getByText(migrationTexts.chargeNoBilling)).toBeInTheDocument();
+    await user.click(within(modal).getByRole('button', { name: 'Confirm' }));
+    await user.type(within(modal).getByLabelText('Card Number'), '4242 4242 4242 4242');
+    await user.type(within(modal).getByLabelText('Name on Card'), 'Ada Lovelace');
+    await user.type(within(modal).getByLabelText('Expiry'), '12 / 40');
+    await user.type(within(modal).getByLabelText('CVC'), '123');
+    await user.click(within(modal).getByRole('button', { name: 'Add Card and Confirm' }));
+
+    expect(await screen.findByText(migrationTexts.chargeConfirmed)).toBeInTheDocument();
+    const writes = calls.filter((call) => call.method !== 'GET').map((call) => call.path);
+    expect(writes).toEqual(['/api/billing/payment_profiles', '/api/organizations/_me']);
+    expect(calls.find((call) => call.path === '/api/billing/payment_profiles')?.body).toMatchObject({
+      credit_card_attributes: {
+        full_number: '4242424242424242',
+        expiration_month: 12,
+        expiration_year: 2040,
+      },
+    });
   });
 
   it('tells a User that the Owner must confirm, with no Confirm button', async () => {

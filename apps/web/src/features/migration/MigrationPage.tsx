@@ -5,6 +5,7 @@ import { TRANSFER_TYPE, transferMessages, type CloudAccountView } from '@cumulo/
 import { queryKeys } from '../../api/query-keys.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 import { AccountBucketSelects } from './AccountBucketSelects.tsx';
 import { BandwidthLimitControl, bandwidthLimitOf, unlimited } from './BandwidthLimitControl.tsx';
@@ -69,6 +70,7 @@ export function MigrationPage() {
   const [bandwidth, setBandwidth] = useState(unlimited);
   const [listed, setListed] = useState<{ accountId: string; bucket: string; path: string } | null>(null);
   const [chargeOpen, setChargeOpen] = useState(false);
+  const quota = useQuotaGate();
   const [startedOpen, setStartedOpen] = useState(false);
 
   const trimmedPrefix = usePrefix ? keyPrefix(prefix.trim()) : '';
@@ -116,6 +118,7 @@ export function MigrationPage() {
         setChargeOpen(true);
         return;
       }
+      if (quota.showRefusal(error)) return;
       void message.error(enqueueFailureText(error));
     }
   };
@@ -207,6 +210,7 @@ export function MigrationPage() {
         ) : null}
       </Space>
       <ChargeConfirmModal open={chargeOpen} onClose={() => setChargeOpen(false)} />
+      {quota.dialog}
       <TransferStartedModal open={startedOpen} onClose={() => setStartedOpen(false)} />
     </Space>
   );

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import {
   costEstimate,
   transferMessages,
@@ -10,7 +10,6 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { ApiError, api } from '../../api/client.ts';
-import { queryKeys } from '../../api/query-keys.ts';
 
 // The screens show every failure of these calls themselves (toasts), so none opens the shared 400 modal.
 
@@ -27,15 +26,6 @@ export function useC2cMove() {
   return useMutation({
     mutationFn: async (body: C2cMoveBody): Promise<TransferStarted> =>
       transferStarted.parse(await api.post('/c2c/moveaws', body, { silent: true })),
-  });
-}
-
-/** PUT /organizations/_me {confirmed_c2c: true} (Owner only), then the profile is read again. */
-export function useConfirmC2cCharge() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async () => api.put('/organizations/_me', { confirmed_c2c: true }, { silent: true }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.profile }),
   });
 }
 

@@ -15,7 +15,7 @@ export const migrationTexts = {
   chargeBulk: 'Bulk licences are available: contact us for a bulk licence if you move large volumes.',
   chargeAsk: 'Please confirm the charge for your organisation to start cloud to cloud transfers.',
   chargeNoBilling:
-    'Your organisation has no payment method yet. A payment method will be requested once billing is available in Cumulo; you can confirm the charge now.',
+    'Your organisation has no payment method yet: after Confirm, add a credit card and the charge is confirmed with it.',
   chargeConfirmed: 'Cloud to cloud transfer charge confirmed. You can start your transfer now.',
   noObjects: 'No objects found under this prefix',
   bandwidthHint:

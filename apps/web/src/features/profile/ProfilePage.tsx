@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import type { UserProfile } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
+import { PlanUsageCard } from '../billing/PlanUsageCard.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from './useProfile.ts';
@@ -13,7 +14,7 @@ function initials(profile: UserProfile): string {
   return `${profile.first_name.charAt(0)}${profile.last_name.charAt(0)}`.toUpperCase();
 }
 
-/** /profile — the account card and cloud services (spec 002 §2 Settings area); plan usage comes with billing. */
+/** /profile — the account card, plan usage and cloud services (spec 002 §2 Settings area). */
 export function ProfilePage() {
   useDocumentTitle('Profile');
   const { data: profile, error, isPending } = useProfile();
@@ -54,8 +55,8 @@ export function ProfilePage() {
           <Link to="/mfa">Multi-factor authentication</Link>
         </Flex>
       </Card>
-      {/* Spec 002 §2 puts the plan usage card here, between the account card and Cloud services; it arrives with
-          the billing issue, which holds packages and quotas (users/_me answers none before then). */}
+      {/* Spec 002 §2: the plan usage card sits between the account card and Cloud services. */}
+      <PlanUsageCard profile={profile} />
       <Card title="Cloud services">
         <Flex wrap gap={16}>
           <Link to="/addProvider">Add your cloud account</Link>

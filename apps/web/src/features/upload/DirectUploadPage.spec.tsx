@@ -303,7 +303,13 @@ describe('Direct upload page /S3Direct and /wasabi (fetch and XMLHttpRequest stu
 
   it('/wasabi offers only Wasabi accounts in the "Wasabi Files System" pane, without accelerator', async () => {
     stubUploadApi({
-      'GET /api/users/_me': { status: 200, body: buildProfile({ acl: { has_wasabi: true } }) },
+      'GET /api/users/_me': {
+        status: 200,
+        body: buildProfile({
+          acl: { has_wasabi: true },
+          organization: { ...buildProfile().organization, confirmed_wasabi: true },
+        }),
+      },
     });
     const { user } = renderAt('/wasabi');
     expect(await screen.findByText('Wasabi Files System')).toBeInTheDocument();

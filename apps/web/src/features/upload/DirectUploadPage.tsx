@@ -1,20 +1,13 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { Alert, App, Card, Col, Row, Space, Typography } from 'antd';
-import { useNavigate } from 'react-router';
-import {
-  formatBytes,
-  roleMay,
-  uploadMessages,
-  type AccessControl,
-  type CloudAccountView,
-  type UserProfile,
-} from '@cumulo/contract';
+import { roleMay, uploadMessages, type AccessControl, type CloudAccountView } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import type { BrowserLocation } from '../browser/BucketBrowser.tsx';
 import { SharedBucketBrowser } from '../sharing/SharedBucketBrowser.tsx';
+import { uploadQuotaKey } from '../billing/quota-refusal.ts';
+import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
-import { accelerationQuotaLeft } from './direct-upload-access.ts';
 import { topFolder, type LocalFile } from './local-files.ts';
 import { LocalUploadPane } from './LocalUploadPane.tsx';
 import type { UploadFileView } from './upload-engine.ts';
@@ -31,9 +24,6 @@ const isWasabi = (account: CloudAccountView) => account.provider === 'wasabi';
 export const directUploadTexts = {
   acceleratorNeedsBilling:
     'Accelerated upload needs a payment method. Add a credit card in Billing to turn the accelerator on.',
-  quotaLeft: (left: number) =>
-    `Your remaining accelerated transfer quota is ${formatBytes(left)}, less than the files chosen. ` +
-    'Please contact your account administrator to add a credit card.',
 } as const;
 
 /**
@@ -44,7 +34,6 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
   const title = variant === 'wasabi' ? 'Direct Wasabi Storage' : 'Direct Upload';
   useDocumentTitle(title);
   const { message, modal, notification } = App.useApp();
-  const navigate = useNavigate();
   const profile = useProfile().data;
   const accounts = useCloudAccounts().data;
   const [location, setLocation] = useState<BrowserLocation | null>(null);
@@ -60,6 +49,7 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
   const [applyingId, setApplyingId] = useState<string | null>(null);
   const bumpRefresh = useCallback(() => setRefreshToken((n) => n + 1), []);
   const { engine } = useUploadEngine(bumpRefresh);
+  const quota = useQuotaGate();
 
   const account = accounts?.find((candidate) => candidate.id === location?.accountId);
   const acceleratorShown = variant === 'S3Direct' && account?.provider === 'aws';
@@ -71,18 +61,6 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
       return;
     }
     setAccelerate(on);
-  };
-
-  /** Spec 001 §5: true when the upload may start; otherwise the spec's dialog has been shown. */
-  const withinQuota = (user: UserProfile): boolean => {
-    const left = accelerationQuotaLeft(user);
-    if (left === null || totalBytes <= left) return true;
-    if (user.role.title === 'Owner' && !user.has_billing_info) {
-      void navigate('/billing/addcreditcard');
-      return false;
-    }
-    modal.warning({ title: uploadMessages.quotaTitle, content: directUploadTexts.quotaLeft(left) });
-    return false;
   };
 
   /**
@@ -129,8 +107,10 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         void message.warning(uploadMessages.directoryOnFreePlan);
         return;
       }
-      if (!withinQuota(profile)) return;
     }
+    // Spec 001 §5's check, on the quota the server counts this upload against (its uploadQuotaOf).
+    const quotaKey = account ? uploadQuotaKey(account.provider, s3Acceleration) : null;
+    if (profile && quotaKey && !quota.check(profile, quotaKey, totalBytes)) return;
     const files = chosen;
     const hidden = hiddenChosen;
     if (!(await corsAllowsUpload(location.accountId, location.bucket))) return;
@@ -229,6 +209,7 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
         onRetryFailed={() => engine.retryFailed()}
         applyingId={applyingId}
       />
+      {quota.dialog}
     </Space>
   );
 }

@@ -1,0 +1,267 @@
+import { useState } from 'react';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Descriptions,
+  Empty,
+  List,
+  Modal,
+  Popconfirm,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
+import { Link } from 'react-router';
+import { billingMessages, formatUsd, type PaymentProfileView, type SubscriptionView } from '@cumulo/contract';
+import { describeError } from '../../api/client.ts';
+import { DateText } from '../../ui/DateText.tsx';
+import { PageSpinner } from '../../ui/PageSpinner.tsx';
+import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
+import { useProfile } from '../profile/useProfile.ts';
+import {
+  billingErrorText,
+  isOwner,
+  planTitle,
+  useBillingInfo,
+  useCancelSubscription,
+  usePaymentProfiles,
+  useReactivateSubscription,
+  useRemoveCard,
+  useReplaceCard,
+  useSubscriptionEvents,
+} from './billing-api.ts';
+import { CardForm } from './CardForm.tsx';
+
+const BRAND_NAMES: Record<PaymentProfileView['card_type'], string> = {
+  visa: 'Visa',
+  master: 'Mastercard',
+  american_express: 'American Express',
+  discover: 'Discover',
+  diners_club: 'Diners Club',
+  jcb: 'JCB',
+  unknown: 'Card',
+};
+
+const STATE_COLOURS: Record<SubscriptionView['state'], string> = {
+  active: 'green',
+  past_due: 'orange',
+  pending_cancel: 'gold',
+  canceled: 'default',
+};
+
+function expiryText(card: PaymentProfileView): string {
+  return `${String(card.expiration_month).padStart(2, '0')}/${card.expiration_year}`;
+}
+
+/** /billing (spec 002 §2 Settings): the organisation's cards, then its plan and subscriptions. */
+export function BillingPage() {
+  useDocumentTitle('Billing');
+  const profile = useProfile().data;
+  const owner = isOwner(profile);
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%', maxWidth: 960 }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Billing
+      </Typography.Title>
+      <PaymentCards owner={owner} />
+      <Subscriptions owner={owner} />
+    </Space>
+  );
+}
+
+function PaymentCards({ owner }: { owner: boolean }) {
+  const { message } = App.useApp();
+  const cards = usePaymentProfiles();
+  const remove = useRemoveCard();
+  const replace = useReplaceCard();
+  const [replacing, setReplacing] = useState<PaymentProfileView | null>(null);
+
+  const removeCard = async (card: PaymentProfileView) => {
+    try {
+      await remove.mutateAsync(card.id);
+    } catch (error) {
+      void message.error(billingErrorText(error, describeError(error)));
+    }
+  };
+
+  return (
+    <Card
+      title="Payment Cards"
+      extra={
+        owner ? (
+          <Link to="/billing/addcreditcard">
+            <Button type="primary">Add Credit Card</Button>
+          </Link>
+        ) : null
+      }
+    >
+      {cards.isPending ? (
+        <PageSpinner />
+      ) : cards.error ? (
+        <Alert type="error" showIcon title={describeError(cards.error)} />
+      ) : cards.data.length === 0 ? (
+        <Empty description={billingMessages.noCards} />
+      ) : (
+        <List
+          dataSource={cards.data}
+          renderItem={(card) => (
+            <List.Item
+              actions={
+                owner
+                  ? [
+                      <Button key="replace" type="link" onClick={() => setReplacing(card)}>
+                        Replace
+                      </Button>,
+                      <Popconfirm
+                        key="remove"
+                        title="Remove this card?"
+                        okText="Remove"
+                        onConfirm={() => removeCard(card)}
+                      >
+                        <Button type="link" danger>
+                          Remove
+                        </Button>
+                      </Popconfirm>,
+                    ]
+                  : []
+              }
+            >
+              <List.Item.Meta
+                title={
+                  <Space>
+                    <span>{card.masked_card_number}</span>
+                    {card.default && <Tag color="blue">Default</Tag>}
+                  </Space>
+                }
+                description={`${BRAND_NAMES[card.card_type]} · ${card.first_name} ${card.last_name} · Expires ${expiryText(card)}`}
+              />
+            </List.Item>
+          )}
+        />
+      )}
+      <Modal
+        open={replacing !== null}
+        title="Replace Credit Card"
+        footer={null}
+        onCancel={() => setReplacing(null)}
+        destroyOnHidden
+      >
+        <CardForm
+          submitText="Replace Card"
+          submitting={replace.isPending}
+          onCancel={() => setReplacing(null)}
+          onSubmit={async (card) => {
+            if (!replacing) return;
+            try {
+              await replace.mutateAsync({ id: replacing.id, card });
+              void message.success(billingMessages.cardAdded);
+              setReplacing(null);
+            } catch (error) {
+              void message.error(billingErrorText(error, billingMessages.cardFailed));
+            }
+          }}
+        />
+      </Modal>
+    </Card>
+  );
+}
+
+function Subscriptions({ owner }: { owner: boolean }) {
+  const { message } = App.useApp();
+  const info = useBillingInfo();
+  const cancel = useCancelSubscription();
+  const reactivate = useReactivateSubscription();
+
+  const act = async (run: () => Promise<unknown>) => {
+    try {
+      await run();
+    } catch (error) {
+      void message.error(billingErrorText(error, describeError(error)));
+    }
+  };
+
+  if (info.isPending) return <PageSpinner />;
+  if (info.error) return <Alert type="error" showIcon title={describeError(info.error)} />;
+  const { plan, subscriptions, in_trial } = info.data;
+  return (
+    <Card title="Plan and Subscriptions" extra={<Link to="/plan">See plans</Link>}>
+      <Descriptions column={1} size="small" style={{ marginBottom: 16 }}>
+        <Descriptions.Item label="Plan">{planTitle(plan, in_trial)}</Descriptions.Item>
+      </Descriptions>
+      <section aria-label="Subscriptions">
+        <Table<SubscriptionView>
+          rowKey="id"
+          size="small"
+          pagination={false}
+          dataSource={subscriptions}
+          locale={{ emptyText: 'No subscriptions' }}
+          expandable={{ expandedRowRender: (row) => <SubscriptionHistory subscriptionId={row.id} /> }}
+          columns={[
+            { title: 'Product', dataIndex: 'title' },
+            { title: 'Period', dataIndex: 'period' },
+            { title: 'Price', dataIndex: 'price', render: (price: number) => formatUsd(price) },
+            {
+              title: 'State',
+              dataIndex: 'state',
+              render: (state: SubscriptionView['state']) => <Tag color={STATE_COLOURS[state]}>{state}</Tag>,
+            },
+            {
+              title: 'Renews',
+              dataIndex: 'current_period_ends_at',
+              render: (value: string) => <DateText value={value} />,
+            },
+            ...(owner
+              ? [
+                  {
+                    title: '',
+                    key: 'actions',
+                    render: (_: unknown, row: SubscriptionView) =>
+                      row.state === 'active' || row.state === 'past_due' ? (
+                        <Popconfirm
+                          title={`Cancel ${row.title}?`}
+                          okText="Cancel subscription"
+                          onConfirm={() => act(() => cancel.mutateAsync(row.id))}
+                        >
+                          <Button type="link" danger>
+                            Cancel
+                          </Button>
+                        </Popconfirm>
+                      ) : (
+                        <Button type="link" onClick={() => void act(() => reactivate.mutateAsync(row.id))}>
+                          Reactivate
+                        </Button>
+                      ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </section>
+    </Card>
+  );
+}
+
+function SubscriptionHistory({ subscriptionId }: { subscriptionId: string }) {
+  const events = useSubscriptionEvents(subscriptionId);
+  if (events.isPending) return <PageSpinner />;
+  if (events.error) return <Alert type="error" showIcon title={describeError(events.error)} />;
+  return (
+    <List
+      size="small"
+      header="History"
+      dataSource={events.data}
+      renderItem={(event) => (
+        <List.Item>
+          <Space>
+            <DateText value={event.created_at} />
+            <span>{event.type}</span>
+            {event.author && <Typography.Text type="secondary">{event.author}</Typography.Text>}
+          </Space>
+        </List.Item>
+      )}
+    />
+  );
+}
