@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Browser, Page } from '@playwright/test';
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from '@playwright/test';
 import {
   AUTH_STORAGE_KEY,
   ROLE_ID,
@@ -9,7 +10,7 @@ import {
   transferMessages,
 } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { confirmChargeWithCard } from './billing.ts';
+import { TEST_CARD, confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { withDatabase } from './database.ts';
 import { expect, test } from './fixtures.ts';
@@ -49,6 +50,14 @@ async function callApi(page: Page, method: string, url: string, body?: unknown):
   );
 }
 
+/** Every API answer the test's pages receive, searched at the end for the card number. */
+const answers: Promise<string>[] = [];
+function recordAnswers(context: BrowserContext) {
+  context.on('response', (response) => {
+    if (new URL(response.url()).pathname.startsWith('/api/')) answers.push(response.text().catch(() => ''));
+  });
+}
+
 async function signIn(page: Page, email: string) {
   await page.goto('/login');
   await page.getByLabel('Email').fill(email);
@@ -77,7 +86,9 @@ async function invitedUser(browser: Browser, baseURL: string | undefined, owner:
       [me.organization.id, email, ROLE_ID.User, createHash('sha256').update(token).digest('hex'), me.id],
     ),
   );
-  const page = await (await browser.newContext({ baseURL })).newPage();
+  const context = await browser.newContext({ baseURL });
+  recordAnswers(context);
+  const page = await context.newPage();
   const accepted = await page.request.post('/api/user/signup', {
     data: { token, password: PASSWORD, firstname: 'Hedy', lastname: 'Lamarr' },
   });
@@ -91,6 +102,7 @@ test('billing: trial quotas, charge with a card in the modal, metered copy, a pa
   browser,
   baseURL,
 }) => {
+  recordAnswers(page.context());
   const stamp = Date.now();
   const source = `bill-src-${stamp}`;
   const destination = `bill-dst-${stamp}`;
@@ -173,7 +185,9 @@ test('billing: trial quotas, charge with a card in the modal, metered copy, a pa
   });
 
   await test.step('past the remaining trial quota the server refuses a transfer the UI check never saw', async () => {
-    const other = await (await browser.newContext({ baseURL })).newPage();
+    const otherContext = await browser.newContext({ baseURL });
+    recordAnswers(otherContext);
+    const other = await otherContext.newPage();
     await signedInOwner(other, 'Ivy');
     const confirmed = await callApi(other, 'PUT', '/api/organizations/_me', { confirmed_c2c: true });
     expect(confirmed.status).toBe(200);
@@ -209,5 +223,29 @@ test('billing: trial quotas, charge with a card in the modal, metered copy, a pa
       remaining: 64 * KiB,
     });
     await other.context().close();
+  });
+  await test.step('the card number is in no answer, no server log line and no database row', async () => {
+    const numbers = [TEST_CARD.number, TEST_CARD.number.replace(/\s/g, '')];
+    const bodies = await Promise.all(answers);
+    expect(bodies.length).toBeGreaterThan(20);
+    expect(bodies.filter((body) => numbers.some((n) => body.includes(n)))).toEqual([]);
+    const log = fs.readFileSync(process.env.E2E_SERVER_LOG ?? '', 'utf8');
+    expect(numbers.filter((n) => log.includes(n))).toEqual([]);
+    const tablesHolding = await withDatabase(async (client) => {
+      const tables = await client.query<{ name: string }>(
+        `select format('%I.%I', schemaname, tablename) as name from pg_tables
+          where schemaname not in ('pg_catalog', 'information_schema')`,
+      );
+      const holding: string[] = [];
+      for (const { name } of tables.rows) {
+        const found = await client.query(`select 1 from ${name} t where t::text like any($1) limit 1`, [
+          numbers.map((n) => `%${n}%`),
+        ]);
+        if (found.rowCount) holding.push(name);
+      }
+      return { searched: tables.rows.length, holding };
+    });
+    expect(tablesHolding.searched).toBeGreaterThan(20);
+    expect(tablesHolding.holding).toEqual([]);
   });
 });

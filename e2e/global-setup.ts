@@ -93,8 +93,19 @@ export default async function globalSetup() {
       // The generic S3 accounts the specs connect point at s3rver on 127.0.0.1.
       ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The server's output goes on to the console and into a file, which billing.e2e.ts searches for card numbers.
+  const serverLog = fs.createWriteStream(path.join(dataDir, 'server.log'));
+  server.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    serverLog.write(chunk);
+  });
+  server.stderr.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    serverLog.write(chunk);
+  });
+  process.env.E2E_SERVER_LOG = path.join(dataDir, 'server.log');
   const exited = new Promise<number>((resolve) => server.once('exit', (code) => resolve(code ?? 1)));
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -111,6 +122,7 @@ export default async function globalSetup() {
   return async () => {
     server.kill('SIGTERM');
     await exited;
+    serverLog.end();
     const storesExited = new Promise((resolve) => stores.once('exit', resolve));
     stores.stdin.end();
     await storesExited;
