@@ -362,6 +362,27 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     ]);
   });
 
+  it('refuses a new desktop customer whose coupon code is not valid, before any account exists', async () => {
+    const email = `desktop.coupon.${Date.now()}@example.com`;
+    const res = await call('POST', '/api/billing/desktop/subscriptions/new_customer', null, {
+      customer_subscription: {
+        subscription: {
+          product_handle: 'free',
+          coupon_code: 'NO-SUCH-CODE',
+          customer_attributes: { first_name: 'Desk', last_name: 'Top', email },
+          credit_card_attributes: card(VISA),
+        },
+      },
+    });
+    expect([res.status, (res.body as { message: string }).message]).toEqual([
+      400,
+      billingMessages.couponInvalid,
+    ]);
+    expect(await rows('select count(*)::int as n from users where lower(email) = $1', [email])).toEqual([
+      { n: 0 },
+    ]);
+  });
+
   it('subscribes a new desktop customer signed out, and tells no one whether an address has an account', async () => {
     const email = `desktop.${Date.now()}@example.com`;
     const body = (address: string) => ({

@@ -79,6 +79,7 @@ export function billingRoutes(
             productHandle: subscription.product_handle,
             customer: subscription.customer_attributes,
             card: subscription.credit_card_attributes,
+            couponCode: subscription.coupon_code,
           },
           { ip: request.ip, userAgent: request.headers['user-agent'] },
         );

@@ -263,11 +263,16 @@ export class BillingService {
       productHandle: string;
       customer: { first_name: string; last_name: string; email: string };
       card: CreditCardAttributes;
+      couponCode?: string;
     },
     client: ClientInfo,
   ) {
     const plan = planByHandle(input.productHandle);
     if (!plan) throw badRequest(billingMessages.unknownProduct);
+    // A code that is not live is refused before an account exists. A live one has nothing to take off the free
+    // plan, which costs nothing; coupons apply to packages (POST /billing/subscriptions/).
+    if (input.couponCode && !(await this.#liveCoupon(input.couponCode)))
+      throw badRequest(billingMessages.couponInvalid, { coupon_code: [billingMessages.couponInvalid] });
     const opened = await this.identity.openCustomerAccount(
       {
         email: input.customer.email,
