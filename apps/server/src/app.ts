@@ -27,6 +27,7 @@ import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
 import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
@@ -76,10 +77,32 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       info: {
         title: 'Cumulo API',
         version: '0.1.0',
-        description: 'Every call of the product specification.',
+        description: [
+          'Every call of the product specification.',
+          '',
+          'A call authenticates with a sign-in session (`Authorization: Bearer <jwtToken>` from',
+          '`POST /api/authentication/Login`) or with an API key made on the Access keys page (/security-credentials):',
+          'HTTP Basic with the access key as user name and the secret key as password. The key acts as the member',
+          'who created it, with their organisation and role; managing keys, the password and MFA needs a session.',
+          'Listing the buckets of a cloud account with a key:',
+          '',
+          '```',
+          'curl -u "$ACCESS_KEY:$SECRET_KEY" -H \'content-type: application/json\' \\',
+          '  -d \'{"id":"<cloud account id>"}\' https://<host>/api/cloudaccount/list_buckets',
+          '```',
+        ].join('\n'),
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'An API key: the access key as user name, the secret key as password (`curl -u`).',
+          },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
     },
     transform: jsonSchemaTransform,
   });
@@ -112,6 +135,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(transfersRoutes(services.transfers, services.auth));
       await api.register(organizationsRoutes(services.organizations, services.auth));
       await api.register(dashboardRoutes(services.dashboard, services.auth));
+      await api.register(apiKeysRoutes(services.apiKeys, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));

@@ -1,6 +1,7 @@
 // The services every role builds once per process: repositories, services, the transfer engine and the sync
 // cycles. Kept apart from app.ts so that a worker, which serves no HTTP, loads none of Fastify and its plugins.
 import type { PgBoss } from 'pg-boss';
+import { SIGN_IN_BACKOFF } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
@@ -11,6 +12,8 @@ import { publish } from './realtime/events.ts';
 import { IdentityRepo } from './modules/identity/identity.repo.ts';
 import { IdentityService } from './modules/identity/identity.service.ts';
 import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
+import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.ts';
+import { ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
 import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
@@ -70,7 +73,13 @@ export interface AppDeps {
 /** The services every role shares, built once per process. */
 export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey' | 'boss'>) {
   const { config, db, log, masterKey, boss } = deps;
-  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS);
+  // Keys are checked by the auth hook, so they are built before it; their failed tries have counters of their own.
+  const apiKeys = new ApiKeysService(
+    new ApiKeysRepo(db.orm),
+    new SignInLimiter(db.pool, SIGN_IN_BACKOFF, 'apikey-'),
+    deriveKey(masterKey, 'api-key-secrets'),
+  );
+  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, apiKeys);
   const mail = new MailService(
     { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
     log,
@@ -259,6 +268,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transferExecutor,
     transferCopier,
     auth,
+    apiKeys,
     uploads,
     bucketConfig,
     organizations,

@@ -9,6 +9,7 @@ export * from './pricing.ts';
 export * from './bucket-name.ts';
 export * from './accounts.ts';
 export * from './dashboard.ts';
+export * from './api-keys.ts';
 export * from './buckets.ts';
 export * from './alerts.ts';
 export * from './format.ts';

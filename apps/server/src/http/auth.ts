@@ -4,20 +4,29 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import {
   MFA_SESSION_TTL_SECONDS,
   REQUEST_TOKEN_TTL_SECONDS,
+  apiKeyMessages,
   messages,
   type RoleTitle,
 } from '@cumulo/contract';
 import type { Database } from '../db/client.ts';
 import { sessions, users, roles } from '../db/schema/index.ts';
 import { deriveKey } from '../crypto/keys.ts';
-import { AppError, unauthorized } from './errors.ts';
+import { AppError, forbidden, unauthorized } from './errors.ts';
 
 /** Who is calling: set on the request by the auth hook, read by every guarded route. */
 export interface Principal {
   userId: string;
   organizationId: string;
+  /** The sign-in session; empty for an API key call, which cannot reach the routes that use it (requireSession). */
   sessionId: string;
   role: RoleTitle;
+  /** Set when the call authenticated with an API key instead of a sign-in session. */
+  apiKeyId?: string;
+}
+
+/** Checks an API key presented with HTTP Basic (modules/api-keys). */
+export interface ApiKeyAuthenticator {
+  authenticate(accessKey: string, secret: string, ip: string): Promise<Principal | null>;
 }
 
 declare module 'fastify' {
@@ -37,6 +46,7 @@ export class AuthService {
     master: Buffer,
     private readonly orm: Database,
     private readonly sessionTtlSeconds: number,
+    private readonly apiKeys?: ApiKeyAuthenticator,
   ) {
     this.#key = new Uint8Array(deriveKey(master, 'jwt'));
   }
@@ -132,13 +142,34 @@ export class AuthService {
     };
   }
 
-  /** Fastify preHandler for every guarded route. */
+  /**
+   * Fastify preHandler for every guarded route: a session bearer (`Authorization: Bearer <jwt>`), or an API key
+   * as HTTP Basic (`Authorization: Basic base64(<access_key>:<secret_key>)`, what `curl -u` sends).
+   */
   readonly requireAuth = async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    const principal = token ? await this.verifyBearer(token) : null;
+    let principal: Principal | null = null;
+    if (header?.startsWith('Bearer ')) {
+      principal = await this.verifyBearer(header.slice(7).trim());
+    } else if (header?.startsWith('Basic ') && this.apiKeys) {
+      const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon > 0) {
+        principal = await this.apiKeys.authenticate(
+          decoded.slice(0, colon),
+          decoded.slice(colon + 1),
+          request.ip,
+        );
+      }
+    }
     if (!principal) throw unauthorized();
     request.principal = principal;
+  };
+
+  /** For what only a sign-in may do (manage API keys, password, MFA, sign out): an API key gets 403. */
+  readonly requireSession = async (request: FastifyRequest, reply: FastifyReply) => {
+    await this.requireAuth(request, reply);
+    if (request.principal?.apiKeyId) throw forbidden(apiKeyMessages.sessionOnly, 'SESSION_ONLY');
   };
 }
 

@@ -7,4 +7,5 @@ export * from './sharing.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
 export * from './dashboard.ts';
+export * from './api-keys.ts';
 export * from './billing.ts';

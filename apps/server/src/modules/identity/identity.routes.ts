@@ -41,6 +41,8 @@ const client = (request: FastifyRequest): ClientInfo => ({
 export function identityRoutes(service: IdentityService, auth: AuthService): FastifyPluginAsyncZod {
   return async (app) => {
     const guarded = { preHandler: auth.requireAuth };
+    // The account's own credentials and its session: a sign-in only, never an API key.
+    const session = { preHandler: auth.requireSession };
     const tags = ['identity'];
 
     app.post(
@@ -87,7 +89,7 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
       },
     );
 
-    app.post('/authentication/logout', { ...guarded, schema: { tags } }, async (request, reply) => {
+    app.post('/authentication/logout', { ...session, schema: { tags } }, async (request, reply) => {
       await service.logout(principalOf(request));
       return reply.status(204).send();
     });
@@ -136,7 +138,7 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
 
     app.put(
       '/users/_me/change_password',
-      { ...guarded, schema: { tags, body: changePasswordBody, response: { 200: changePasswordAnswer } } },
+      { ...session, schema: { tags, body: changePasswordBody, response: { 200: changePasswordAnswer } } },
       async (request) =>
         service.changePassword(
           principalOf(request),
@@ -154,26 +156,26 @@ export function identityRoutes(service: IdentityService, auth: AuthService): Fas
 
     app.post(
       '/user/generate_mfa_token',
-      { ...guarded, schema: { tags, response: { 200: generateMfaAnswer } } },
+      { ...session, schema: { tags, response: { 200: generateMfaAnswer } } },
       async (request) => service.generateMfa(principalOf(request)),
     );
 
     app.post(
       '/user/set_mfa',
-      { ...guarded, schema: { tags, body: setMfaBody, response: { 200: setMfaAnswer } } },
+      { ...session, schema: { tags, body: setMfaBody, response: { 200: setMfaAnswer } } },
       async (request) => service.setMfa(principalOf(request), request.body.enabled, request.body.userCode),
     );
 
     // Not in the spec: the recovery codes of issue 21, beside the spec's MFA calls.
     app.get(
       '/user/mfa_recovery_codes',
-      { ...guarded, schema: { tags, response: { 200: recoveryCodesStatus } } },
+      { ...session, schema: { tags, response: { 200: recoveryCodesStatus } } },
       async (request) => service.recoveryCodesStatus(principalOf(request)),
     );
 
     app.post(
       '/user/mfa_recovery_codes',
-      { ...guarded, schema: { tags, body: renewRecoveryCodesBody, response: { 200: recoveryCodesAnswer } } },
+      { ...session, schema: { tags, body: renewRecoveryCodesBody, response: { 200: recoveryCodesAnswer } } },
       async (request) => service.renewRecoveryCodes(principalOf(request), request.body, client(request)),
     );
 

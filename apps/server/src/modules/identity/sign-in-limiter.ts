@@ -69,9 +69,10 @@ export class SignInLimiter {
   readonly #perUser: BackoffScope;
   readonly #perIp: BackoffScope;
 
-  constructor(pool: pg.Pool, schedule: SignInBackoff = SIGN_IN_BACKOFF) {
-    this.#perUser = new BackoffScope(pool, 'user', schedule.freePerUser, schedule);
-    this.#perIp = new BackoffScope(pool, 'ip', schedule.freePerIp, schedule);
+  /** `scope` keeps another kind of credential (API keys) apart, so its failures never slow password sign-in. */
+  constructor(pool: pg.Pool, schedule: SignInBackoff = SIGN_IN_BACKOFF, scope = '') {
+    this.#perUser = new BackoffScope(pool, `${scope}user`, schedule.freePerUser, schedule);
+    this.#perIp = new BackoffScope(pool, `${scope}ip`, schedule.freePerIp, schedule);
   }
 
   /** Throws 429 while the user name or the client address must still wait. */
