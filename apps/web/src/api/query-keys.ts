@@ -7,6 +7,8 @@ export const queryKeys = {
   accounts: ['cloud-accounts'] as const,
   /** The signed-in member's dashboard widgets (GET /dashboard). */
   dashboard: ['dashboard'] as const,
+  /** The signed-in member's API keys (GET /apikey/ListApiKey). */
+  apiKeys: ['apikey'] as const,
   accessInfo: ['cloud-accounts-access-info'] as const,
   /** The add-provider screen's reading of access_info (with wasabi_create); shares the prefix above. */
   accessInfoForSetup: ['cloud-accounts-access-info', 'setup'] as const,

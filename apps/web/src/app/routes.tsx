@@ -53,6 +53,9 @@ const ChangePasswordPage = lazy(() =>
   import('../features/profile/ChangePasswordPage.tsx').then((m) => ({ default: m.ChangePasswordPage })),
 );
 const MfaPage = lazy(() => import('../features/mfa/MfaPage.tsx').then((m) => ({ default: m.MfaPage })));
+const AccessKeysPage = lazy(() =>
+  import('../features/api-keys/AccessKeysPage.tsx').then((m) => ({ default: m.AccessKeysPage })),
+);
 const RequireWasabiAccess = lazy(() =>
   import('../features/profile/RequireWasabiAccess.tsx').then((m) => ({ default: m.RequireWasabiAccess })),
 );
@@ -257,7 +260,7 @@ export const appRoutes: RouteObject[] = [
                     ),
                   })),
                   soon('roles', 'Permissions'),
-                  soon('security-credentials', 'Access Keys'),
+                  { path: 'security-credentials', element: <AccessKeysPage /> },
                   { path: 'plan', element: <PlanPage /> },
                   { path: 'pricings', element: <PricingsPage /> },
                 ],
