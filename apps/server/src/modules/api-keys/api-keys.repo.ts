@@ -39,9 +39,12 @@ export class ApiKeysRepo {
     accessKey: string;
     secretHash: string;
   }): Promise<ApiKeyRow> {
-    const [created] = await this.orm.insert(apiKeys).values(row).returning();
-    if (!created) throw new Error('api key insert returned no row');
-    return created;
+    // A transaction already, so the audit entry of the team issue can be written beside the row.
+    return this.orm.transaction(async (tx) => {
+      const [created] = await tx.insert(apiKeys).values(row).returning();
+      if (!created) throw new Error('api key insert returned no row');
+      return created;
+    });
   }
 
   /** Changes one of the member's live keys in a transaction; null when they have no such key. */
