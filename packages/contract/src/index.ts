@@ -18,4 +18,5 @@ export * from './objects.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
 export * from './authz.ts';
+export * from './members.ts';
 export * from './billing.ts';

@@ -484,6 +484,24 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await count('payment_profiles')).toBe(1);
   });
 
+  it("only Owners and Admins (de)activate a member or change their role; a User's try changes nothing", async () => {
+    const target = await signedInMember(server, 'target', {
+      principal: owner.principal,
+      roleId: ROLE_ID.User,
+    });
+    const id = target.principal.userId;
+    const state = async () =>
+      (await server.db.pool.query('select role_id, active from users where id = $1', [id])).rows;
+    const before = await state();
+    await refused('member.activate', 'User', 'PUT', `/api/users/${id}/deactivate`);
+    await refused('member.role', 'User', 'PUT', `/api/users/${id}`, { role_id: ROLE_ID.Admin });
+    expect(await state()).toEqual(before);
+    await allowed('member.activate', 'Admin', 'PUT', `/api/users/${id}/deactivate`);
+    await allowed('member.activate', 'Admin', 'PUT', `/api/users/${id}/activate`);
+    await allowed('member.role', 'Admin', 'PUT', `/api/users/${id}`, { role_id: ROLE_ID.Admin });
+    expect(await state()).toEqual([{ role_id: ROLE_ID.Admin, active: true }]);
+  });
+
   it('replayed every action of the table as a User and as an Admin', () => {
     const missing: string[] = [];
     for (const [action, rule] of Object.entries(ACTIONS)) {
