@@ -21,6 +21,9 @@ export const memberMessages = {
   seatNotice: (price: number) => `Each new user will be $${price}/month.`,
 } as const;
 
+/** The code of the invite refusal while the organisation has no card: the web sends the inviter to /billing. */
+export const CARD_REQUIRED = 'CARD_REQUIRED';
+
 /** A user card (spec 002 "Other shared UI", §3 User): GET /users answers the organisation's members. */
 export const memberCard = z.object({
   id: z.string(),
@@ -34,6 +37,7 @@ export const memberCard = z.object({
   role,
 });
 export type MemberCard = z.infer<typeof memberCard>;
+export const memberCards = z.array(memberCard);
 
 const rowText = (max: number) => text({ trim: true, max }).optional().nullable();
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { inviteBody, memberCard, messageAnswer, roleChangeBody } from '@cumulo/contract';
+import { inviteBody, memberCards, messageAnswer, roleChangeBody } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { MembersService } from './members.service.ts';
 
@@ -11,10 +11,8 @@ export function membersRoutes(service: MembersService, auth: AuthService): Fasti
     const guarded = { preHandler: auth.requireAuth };
     const params = z.object({ id: z.uuid() });
 
-    app.get(
-      '/users',
-      { ...guarded, schema: { tags, response: { 200: z.array(memberCard) } } },
-      async (request) => service.list(principalOf(request)),
+    app.get('/users', { ...guarded, schema: { tags, response: { 200: memberCards } } }, async (request) =>
+      service.list(principalOf(request)),
     );
 
     app.post(

@@ -1,4 +1,5 @@
 import {
+  CARD_REQUIRED,
   INVITATION_TTL_SECONDS,
   ROLE_ID,
   billingMessages,
@@ -20,9 +21,6 @@ import type { BusMessage } from '../../realtime/events.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
 import type { MemberRow, MembersRepo } from './members.repo.ts';
-
-/** The code of the no-card refusal, so the web knows to send the inviter to /billing. */
-export const CARD_REQUIRED = 'CARD_REQUIRED';
 
 const cardOf = (row: MemberRow): MemberCard => ({
   id: row.id,
