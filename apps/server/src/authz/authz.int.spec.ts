@@ -448,7 +448,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
       confirmed_ftx: true,
     });
 
-    // The invite call has no route yet (the team issue adds it): the service is asked directly.
+    // The role rule alone, through the service: POST /users/invite also needs a card (members.int.spec.ts).
     const invite = (member: Member, email: string) =>
       server.services.identity.invite(member.principal, {
         email,
