@@ -292,5 +292,13 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     expect((await call('GET', '/api/users/_me', target)).body).toMatchObject({ role: { title: 'Admin' } });
     expect(messageOf(await put(owner, target, ROLE_ID.User))).toBe(memberMessages.roleUpdated);
     expect(await roleOf(target)).toBe(ROLE_ID.User);
+
+    // The Owner may make someone Owner; from then on their role is no longer changed by this call.
+    const heir = await newMember('heir', ROLE_ID.Admin);
+    expect(messageOf(await put(owner, heir, ROLE_ID.Owner))).toBe(memberMessages.roleUpdated);
+    const back = await put(owner, heir, ROLE_ID.Admin);
+    expect(back.status).toBe(403);
+    expect(messageOf(back)).toBe(memberMessages.ownerRoleFixed);
+    expect(await roleOf(heir)).toBe(ROLE_ID.Owner);
   });
 });

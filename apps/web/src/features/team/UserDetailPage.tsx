@@ -37,7 +37,10 @@ function MemberDetails({ member, viewer }: { member: UserProfile; viewer: UserPr
   const ask = (roleId: number, title: string) =>
     modal.confirm({
       title: `Change ${name}'s role to ${title}?`,
-      content: "Their permissions return to the new role's defaults.",
+      content:
+        roleId === ROLE_ID.Owner
+          ? "Their permissions return to the new role's defaults, and an Owner's role cannot be changed afterwards."
+          : "Their permissions return to the new role's defaults.",
       okText: 'Change role',
       onOk: () => change.mutateAsync(roleId),
     });
