@@ -41,6 +41,8 @@ import { abandonCopy, copyObject } from './modules/transfers/engine/object-copie
 import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
 import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+import { MembersRepo } from './modules/members/members.repo.ts';
+import { MembersService } from './modules/members/members.service.ts';
 import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
 import { DashboardService } from './modules/dashboard/dashboard.service.ts';
 import { CostsService } from './modules/transfers/costs.service.ts';
@@ -248,6 +250,14 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const billingRoll = new BillingRoll(billingRepo, gateway, log);
   const billingWebhooks = new GatewayWebhooks(billingRepo, gateway);
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
+  const members = new MembersService(
+    new MembersRepo(db.orm),
+    entitlements,
+    mail,
+    config.PUBLIC_URL,
+    log,
+    (message) => publish(db.pool, message),
+  );
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
@@ -272,6 +282,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     uploads,
     bucketConfig,
     organizations,
+    members,
     dashboard,
     costs,
     c2c,

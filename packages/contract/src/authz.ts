@@ -139,6 +139,16 @@ export const ACTIONS = {
     },
   ),
   'member.invite': rule(APPROVERS, 'team', 'invite a member (never as Owner)'),
+  'member.activate': rule(
+    APPROVERS,
+    'team',
+    'activate or deactivate a member (never oneself; an Admin only Users)',
+  ),
+  'member.role': rule(
+    APPROVERS,
+    'team',
+    "change a member's role (never one's own nor an Owner's; only an Owner makes Owners)",
+  ),
 } satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

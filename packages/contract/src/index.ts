@@ -19,4 +19,5 @@ export * from './objects.ts';
 export * from './transfers.ts';
 export * from './sync.ts';
 export * from './authz.ts';
+export * from './members.ts';
 export * from './billing.ts';

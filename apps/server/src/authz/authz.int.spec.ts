@@ -448,7 +448,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
       confirmed_ftx: true,
     });
 
-    // The invite call has no route yet (the team issue adds it): the service is asked directly.
+    // The role rule alone, through the service: POST /users/invite also needs a card (members.int.spec.ts).
     const invite = (member: Member, email: string) =>
       server.services.identity.invite(member.principal, {
         email,
@@ -482,6 +482,24 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await count('payment_profiles')).toBe(0);
     await allowed('billing.change', 'Owner', 'POST', '/api/billing/payment_profiles', card);
     expect(await count('payment_profiles')).toBe(1);
+  });
+
+  it("only Owners and Admins (de)activate a member or change their role; a User's try changes nothing", async () => {
+    const target = await signedInMember(server, 'target', {
+      principal: owner.principal,
+      roleId: ROLE_ID.User,
+    });
+    const id = target.principal.userId;
+    const state = async () =>
+      (await server.db.pool.query('select role_id, active from users where id = $1', [id])).rows;
+    const before = await state();
+    await refused('member.activate', 'User', 'PUT', `/api/users/${id}/deactivate`);
+    await refused('member.role', 'User', 'PUT', `/api/users/${id}`, { role_id: ROLE_ID.Admin });
+    expect(await state()).toEqual(before);
+    await allowed('member.activate', 'Admin', 'PUT', `/api/users/${id}/deactivate`);
+    await allowed('member.activate', 'Admin', 'PUT', `/api/users/${id}/activate`);
+    await allowed('member.role', 'Admin', 'PUT', `/api/users/${id}`, { role_id: ROLE_ID.Admin });
+    expect(await state()).toEqual([{ role_id: ROLE_ID.Admin, active: true }]);
   });
 
   it('replayed every action of the table as a User and as an Admin', () => {

@@ -8,3 +8,16 @@ export function newLinkToken(): string {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+/**
+ * An invitation token in the format of spec 000 §3: base64 of five parts joined by '//' (e-mail, first name, last
+ * name, then the inviting organisation's id and a random secret), so the sign-up page can pre-fill the form. The
+ * secret makes it unguessable; the server keeps only its hash, so a token is checked by lookup, never decoded.
+ */
+export function newInviteToken(email: string, firstName: string, lastName: string, organizationId: string) {
+  // A name holding '//' would add a part; one slash keeps the five parts the web splits on.
+  const part = (s: string) => s.replaceAll('//', '/');
+  return Buffer.from(
+    [part(email), part(firstName), part(lastName), organizationId, newLinkToken()].join('//'),
+  ).toString('base64');
+}

@@ -1,6 +1,9 @@
 /** Every TanStack Query key of the app, so invalidations name the same key the queries use. */
 export const queryKeys = {
   profile: ['users', '_me'] as const,
+  /** The organisation's members (GET /users) and one member (GET /users/{id}). */
+  members: ['members'] as const,
+  member: (id: string) => ['members', id] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
   accountAlerts: (accountId: string) => ['alerts', accountId] as const,
   notifications: ['notifications'] as const,

@@ -10,6 +10,15 @@ const AppLayout = lazy(() => import('./AppLayout.tsx').then((m) => ({ default: m
 const SettingsLayout = lazy(() =>
   import('./SettingsLayout.tsx').then((m) => ({ default: m.SettingsLayout })),
 );
+const UsersPage = lazy(() =>
+  import('../features/team/UsersPage.tsx').then((m) => ({ default: m.UsersPage })),
+);
+const InviteUsersPage = lazy(() =>
+  import('../features/team/InviteUsersPage.tsx').then((m) => ({ default: m.InviteUsersPage })),
+);
+const UserDetailPage = lazy(() =>
+  import('../features/team/UserDetailPage.tsx').then((m) => ({ default: m.UserDetailPage })),
+);
 const RoleGate = lazy(() => import('./RoleGate.tsx').then((m) => ({ default: m.RoleGate })));
 const NotFoundPage = lazy(() => import('./NotFoundPage.tsx').then((m) => ({ default: m.NotFoundPage })));
 const ComingSoon = lazy(() => import('../ui/ComingSoon.tsx').then((m) => ({ default: m.ComingSoon })));
@@ -247,17 +256,13 @@ export const appRoutes: RouteObject[] = [
                   { path: 'billing/addcreditcard/:subscriptionId?', element: <AddCreditCardPage /> },
                   ...(
                     [
-                      ['users', 'Users'],
-                      ['users/invite', 'Invite Users'],
-                      ['users/:id', 'User Details'],
+                      ['users', <UsersPage />],
+                      ['users/invite', <InviteUsersPage />],
+                      ['users/:id', <UserDetailPage />],
                     ] as const
-                  ).map(([path, title]) => ({
+                  ).map(([path, page]) => ({
                     path,
-                    element: (
-                      <RoleGate roles={ADMINS}>
-                        <ComingSoon title={title} />
-                      </RoleGate>
-                    ),
+                    element: <RoleGate roles={ADMINS}>{page}</RoleGate>,
                   })),
                   soon('roles', 'Permissions'),
                   { path: 'security-credentials', element: <AccessKeysPage /> },

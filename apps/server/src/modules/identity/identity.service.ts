@@ -17,7 +17,7 @@ import {
 import { authorize } from '../../authz/policy.ts';
 import type { AuthService, Principal } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
-import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
+import { hashToken, newInviteToken, newLinkToken } from '../../crypto/tokens.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
@@ -239,23 +239,14 @@ export class IdentityService {
     return { message: messages.passwordReset };
   }
 
-  /** Creates an invitation and e-mails its link; returns the token (the users issue exposes this as POST /users/invite). */
+  /** Creates one invitation and e-mails its link; returns the token (tests arrange members with it; POST /users/invite is the members module's). */
   async invite(
     principal: Principal,
     input: { email: string; firstName: string; lastName: string; roleId: number },
   ): Promise<string> {
     authorize(principal, 'member.invite');
     if (input.roleId === ROLE_ID.Owner) throw badRequest('An invitation cannot make someone Owner.');
-    const clean = (s: string) => s.replaceAll('//', '/');
-    const token = Buffer.from(
-      [
-        input.email,
-        clean(input.firstName),
-        clean(input.lastName),
-        principal.organizationId,
-        newLinkToken(),
-      ].join('//'),
-    ).toString('base64');
+    const token = newInviteToken(input.email, input.firstName, input.lastName, principal.organizationId);
     await this.repo.createInvitation({
       organizationId: principal.organizationId,
       email: input.email,

@@ -1,0 +1,176 @@
+import {
+  CARD_REQUIRED,
+  INVITATION_TTL_SECONDS,
+  ROLE_ID,
+  billingMessages,
+  completeInviteRows,
+  isInviteEmail,
+  mayToggleActive,
+  memberMessages,
+  messages,
+  type InviteRow,
+  type MemberCard,
+} from '@cumulo/contract';
+import { authorize } from '../../authz/policy.ts';
+import type { Principal } from '../../http/auth.ts';
+import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import { hashToken, newInviteToken } from '../../crypto/tokens.ts';
+import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
+import type { Logger } from '../../logger.ts';
+import type { BusMessage } from '../../realtime/events.ts';
+import type { EntitlementsService } from '../billing/entitlements.service.ts';
+import { invitationMail } from '../identity/identity.mail.ts';
+import type { MemberRow, MembersRepo } from './members.repo.ts';
+
+const cardOf = (row: MemberRow): MemberCard => ({
+  id: row.id,
+  first_name: row.firstName,
+  last_name: row.lastName,
+  email: row.email,
+  pictureUrl: null,
+  created_at: row.createdAt.toISOString(),
+  activation_date: row.emailVerifiedAt?.toISOString() ?? null,
+  active: row.active,
+  role: row.role,
+});
+
+/**
+ * The organisation's members (spec 002 §2 /users, §6): listing, inviting, (de)activating and changing roles. Each
+ * change is one repo transaction, where the audit trail and the per-service permissions will join it.
+ */
+export class MembersService {
+  constructor(
+    private readonly repo: MembersRepo,
+    private readonly entitlements: EntitlementsService,
+    private readonly mail: MailService,
+    private readonly publicUrl: string,
+    private readonly log: Logger,
+    private readonly publish: (message: BusMessage) => Promise<void>,
+  ) {}
+
+  async list(principal: Principal): Promise<MemberCard[]> {
+    return (await this.repo.listMembers(principal.organizationId)).map(cardOf);
+  }
+
+  /** Invites the complete rows (spec 002 §5); refuses the whole list when any of them cannot be invited. */
+  async invite(principal: Principal, rows: readonly InviteRow[]) {
+    authorize(principal, 'member.invite');
+    const complete = completeInviteRows(rows);
+    if (complete.length === 0) throw badRequest(memberMessages.noCompleteRow);
+    // Each member is a paid seat: an organisation without a card adds none (the web sends the inviter to /billing).
+    if (!(await this.entitlements.standing(principal.organizationId)).hasCard) {
+      throw forbidden(billingMessages.userAddNeedsCard, CARD_REQUIRED);
+    }
+    const taken = await this.repo.takenEmails(
+      principal.organizationId,
+      complete.map((row) => row.email),
+    );
+    const errors: FieldErrors = {};
+    const seen = new Set<string>();
+    for (const row of complete) {
+      const problem = !isInviteEmail(row.email)
+        ? messages.emailInvalid
+        : taken.has(row.email)
+          ? memberMessages.emailTaken
+          : seen.has(row.email)
+            ? memberMessages.emailTwice
+            : null;
+      if (problem) errors[`${row.index}.email`] = [problem];
+      if (row.role_id === ROLE_ID.Owner) errors[`${row.index}.role_id`] = [memberMessages.inviteAsOwner];
+      else if (!(await this.repo.roleExists(row.role_id)))
+        errors[`${row.index}.role_id`] = [messages.notFound];
+      seen.add(row.email);
+    }
+    const first = Object.values(errors)[0]?.[0];
+    if (first) throw badRequest(first, { ...errors, base: [first] });
+
+    const expiresAt = new Date(Date.now() + INVITATION_TTL_SECONDS * 1000);
+    const invites = complete.map((row) => ({
+      row,
+      token: newInviteToken(row.email, row.first_name, row.last_name, principal.organizationId),
+    }));
+    await this.repo.transaction((tx) =>
+      tx.createInvitations(
+        invites.map(({ row, token }) => ({
+          organizationId: principal.organizationId,
+          email: row.email,
+          firstName: row.first_name,
+          lastName: row.last_name,
+          roleId: row.role_id,
+          tokenHash: hashToken(token),
+          invitedBy: principal.userId,
+          expiresAt,
+        })),
+      ),
+    );
+    for (const { row, token } of invites) {
+      void this.#sendQuietly(
+        invitationMail(
+          row.email,
+          row.first_name,
+          `${this.publicUrl}/signup?invite_token=${encodeURIComponent(token)}`,
+        ),
+      );
+    }
+    return { message: memberMessages.invitesSent(invites.length) };
+  }
+
+  /** Spec 002 §6: never oneself; an Owner (de)activates anyone else, an Admin only Users. */
+  async setActive(principal: Principal, userId: string, active: boolean) {
+    const target = await this.#member(principal, userId);
+    authorize(principal, 'member.activate');
+    if (target.id === principal.userId) throw forbidden(memberMessages.notYourself);
+    if (
+      !mayToggleActive(
+        { id: principal.userId, role: principal.role },
+        { id: target.id, role: target.role.title },
+      )
+    ) {
+      throw forbidden(memberMessages.adminActivatesUsers);
+    }
+    const revoked = await this.repo.transaction(async (tx) => {
+      await tx.setActive(principal.organizationId, target.id, active);
+      // A deactivated member's bearer stops at once: the auth hook also checks users.active, and the ended
+      // sessions do not come back when they are activated again.
+      return active ? [] : tx.revokeSessions(principal.organizationId, target.id);
+    });
+    if (revoked.length) await this.publish({ type: '$session-revoked', sessionIds: revoked });
+    return { message: active ? memberMessages.activated : memberMessages.deactivated };
+  }
+
+  /**
+   * Spec 002 §6: nobody changes their own role nor an Owner's (the selector is hidden for an Owner); only an Owner
+   * makes someone Owner.
+   */
+  async changeRole(principal: Principal, userId: string, roleId: number) {
+    const target = await this.#member(principal, userId);
+    authorize(principal, 'member.role');
+    if (target.id === principal.userId) throw forbidden(memberMessages.notYourself);
+    if (target.role.id === ROLE_ID.Owner) throw forbidden(memberMessages.ownerRoleFixed);
+    if (roleId === ROLE_ID.Owner && principal.role !== 'Owner') {
+      throw forbidden(memberMessages.ownerMakesOwners);
+    }
+    if (!(await this.repo.roleExists(roleId))) {
+      throw badRequest(messages.notFound, { role_id: [messages.notFound] });
+    }
+    await this.repo.transaction(async (tx) => {
+      await tx.setRole(principal.organizationId, target.id, roleId);
+      // Resetting the member's per-service permissions to the new role's defaults belongs here, in this
+      // transaction, once per-service permissions exist (issue 23 point 2); there are none to reset yet.
+    });
+    return { message: memberMessages.roleUpdated };
+  }
+
+  async #member(principal: Principal, userId: string) {
+    const member = await this.repo.findMember(principal.organizationId, userId);
+    if (!member) throw notFound();
+    return member;
+  }
+
+  /** Sends without failing the caller: a mail that cannot go out is logged, the inviter can invite again. */
+  async #sendQuietly(mail: OutgoingMail) {
+    await this.mail
+      .send(mail)
+      .catch((error: unknown) => this.log.error({ err: error, subject: mail.subject }, 'mail failed'));
+  }
+}

@@ -1,0 +1,181 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import {
+  AUTH_STORAGE_KEY,
+  ROLE_ID,
+  billingMessages,
+  memberMessages,
+  type MemberCard,
+} from '@cumulo/contract';
+import { renderAt } from '../../test/render.tsx';
+import { stubApi } from '../../test/fake-api.ts';
+import { buildProfile } from '../../test/factories.ts';
+
+const card = (id: string, first: string, title: 'Owner' | 'Admin' | 'User'): MemberCard => ({
+  id,
+  first_name: first,
+  last_name: 'Test',
+  email: `${first.toLowerCase()}@example.com`,
+  pictureUrl: null,
+  created_at: '2026-11-01T10:00:00.000Z',
+  activation_date: '2026-11-02T10:00:00.000Z',
+  active: true,
+  role: { id: ROLE_ID[title], title },
+});
+
+const members = [
+  card('owner-1', 'Olga', 'Owner'),
+  card('admin-1', 'Adam', 'Admin'),
+  card('admin-2', 'Alma', 'Admin'),
+  card('user-1', 'Ursula', 'User'),
+];
+
+const viewerAs = (id: string, title: 'Owner' | 'Admin', hasCard = true) =>
+  buildProfile({ id, role: { id: ROLE_ID[title], title }, has_billing_info: hasCard });
+
+const switchOf = (first: string) => screen.getByRole('switch', { name: `Active: ${first} Test` });
+
+describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () => {
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  it('/users: user cards whose Active switch follows spec 002 §6 for an Admin and for an Owner', async () => {
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('admin-1', 'Admin') },
+      'GET /api/users': { status: 200, body: members },
+    });
+    const view = renderAt('/users');
+    await screen.findByText('ursula@example.com');
+    expect(screen.getByText('Invite Users').closest('a')).toHaveAttribute('href', '/users/invite');
+    expect(within(screen.getByLabelText('Ursula Test')).getByText('11/02/2026')).toBeInTheDocument();
+    // An Admin: only Users, never oneself.
+    expect(switchOf('Ursula')).toBeEnabled();
+    for (const first of ['Olga', 'Adam', 'Alma']) expect(switchOf(first)).toBeDisabled();
+    view.unmount();
+
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('owner-1', 'Owner') },
+      'GET /api/users': { status: 200, body: members },
+    });
+    renderAt('/users');
+    await screen.findByText('ursula@example.com');
+    // The Owner: anyone but themselves.
+    for (const first of ['Adam', 'Alma', 'Ursula']) expect(switchOf(first)).toBeEnabled();
+    expect(switchOf('Olga')).toBeDisabled();
+  });
+
+  it('turning a switch off deactivates that member and says so', async () => {
+    let list = members;
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('owner-1', 'Owner') },
+      'GET /api/users': () => ({ status: 200, body: list }),
+      'PUT /api/users/user-1/deactivate': () => {
+        list = members.map((m) => (m.id === 'user-1' ? { ...m, active: false } : m));
+        return { status: 200, body: { message: memberMessages.deactivated } };
+      },
+    });
+    const { user } = renderAt('/users');
+    await screen.findByText('ursula@example.com');
+    await user.click(switchOf('Ursula'));
+    expect(await screen.findByText(memberMessages.deactivated)).toBeInTheDocument();
+    await waitFor(() => expect(switchOf('Ursula')).not.toBeChecked());
+    expect(calls.filter((c) => c.method === 'PUT').map((c) => c.path)).toEqual([
+      '/api/users/user-1/deactivate',
+    ]);
+  });
+
+  it('/users/invite: 3 rows to start, add row, no Owner role, only complete rows count', async () => {
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('owner-1', 'Owner') },
+      'GET /api/users': { status: 200, body: members },
+      'POST /api/users/invite': { status: 200, body: { message: memberMessages.invitesSent(1) } },
+    });
+    const { user, location } = renderAt('/users/invite');
+    await screen.findByRole('heading', { name: 'Invite Users' });
+    expect(screen.getAllByTestId('invite-row')).toHaveLength(3);
+    await user.click(screen.getByRole('button', { name: /Add row/ }));
+    expect(screen.getAllByTestId('invite-row')).toHaveLength(4);
+
+    await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
+    expect(await screen.findByTitle('User')).toBeInTheDocument();
+    expect(screen.getByTitle('Admin')).toBeInTheDocument();
+    expect(screen.queryByTitle('Owner')).not.toBeInTheDocument();
+
+    // Nothing complete yet: the form says so and sends nothing.
+    await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+    expect(await screen.findByText(memberMessages.noCompleteRow)).toBeInTheDocument();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+
+    await user.click(await screen.findByTitle('User'));
+    await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
+    await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
+    await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'Ivy@Example.com');
+    await user.type(screen.getByLabelText('First Name', { selector: '#invite-1-first_name' }), 'Half');
+    await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+
+    expect(await screen.findByText(memberMessages.invitesSent(1))).toBeInTheDocument();
+    await waitFor(() => expect(location()).toBe('/users'));
+    const sent = calls.find((c) => c.method === 'POST')?.body as { first_name: string }[];
+    expect(sent).toHaveLength(4);
+    expect(sent[0]).toEqual({
+      first_name: 'Ivy',
+      last_name: 'Tee',
+      email: 'Ivy@Example.com',
+      role_id: ROLE_ID.User,
+    });
+  });
+
+  it('without billing info: the $8/month notice first, then the no-card refusal sends the inviter to /billing', async () => {
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('admin-1', 'Admin', false) },
+      'POST /api/users/invite': {
+        status: 403,
+        body: { message: billingMessages.userAddNeedsCard, code: 'CARD_REQUIRED' },
+      },
+    });
+    const { user, location } = renderAt('/users/invite');
+    await screen.findByRole('heading', { name: 'Invite Users' });
+    await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
+    await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
+    await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'ivy@example.com');
+    await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
+    await user.click(await screen.findByTitle('User'));
+    await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+
+    expect(await screen.findByText('Each new user will be $8/month.')).toBeInTheDocument();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText(billingMessages.userAddNeedsCard)).toBeInTheDocument();
+    await waitFor(() => expect(location()).toBe('/billing'));
+  });
+
+  it('/users/{id}: no role selector for an Owner; a role change asks first and says so', async () => {
+    const owner = buildProfile({ id: 'owner-1', first_name: 'Olga', role: { id: 1, title: 'Owner' } });
+    const member = buildProfile({ id: 'user-1', first_name: 'Ursula', role: { id: 3, title: 'User' } });
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('admin-1', 'Admin') },
+      'GET /api/users/owner-1': { status: 200, body: owner },
+      'GET /api/users/user-1': { status: 200, body: member },
+      'PUT /api/users/user-1': { status: 200, body: { message: memberMessages.roleUpdated } },
+    });
+    const first = renderAt('/users/owner-1');
+    await screen.findByRole('heading', { name: 'Olga Lovelace' });
+    expect(screen.queryByRole('combobox', { name: 'Role' })).not.toBeInTheDocument();
+    first.unmount();
+
+    const { user } = renderAt('/users/user-1');
+    await screen.findByRole('heading', { name: 'Ursula Lovelace' });
+    await user.click(screen.getByRole('combobox', { name: 'Role' }));
+    // An Admin makes no Owners.
+    expect(screen.queryByTitle('Owner')).not.toBeInTheDocument();
+    await user.click(await screen.findByTitle('Admin'));
+    const dialogs = await screen.findAllByRole('dialog');
+    expect(dialogs).toHaveLength(1);
+    expect(dialogs[0]).toHaveTextContent("Change Ursula Lovelace's role to Admin?");
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    await user.click(screen.getByRole('button', { name: 'Change role' }));
+    expect(await screen.findByText(memberMessages.roleUpdated)).toBeInTheDocument();
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ role_id: ROLE_ID.Admin });
+  });
+});
