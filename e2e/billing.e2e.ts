@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import {
@@ -14,7 +13,7 @@ import { TEST_CARD, confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { withDatabase } from './database.ts';
 import { expect, test } from './fixtures.ts';
-import { mailCount } from './mail.ts';
+import { linkFromMail, mailCount } from './mail.ts';
 import { MiB, listSizes, seedObjects } from './seed-objects.ts';
 import { chooseBuckets } from './selects.ts';
 import { PASSWORD, signedInOwner } from './session.ts';
@@ -67,25 +66,21 @@ async function signIn(page: Page, email: string) {
 }
 
 /**
- * A member with role User of the Owner's organisation, signed in on a page of their own. The invitation screens
- * and POST /users/invite come with the users issue: until then the invitation row is written as
- * IdentityService.invite writes it, and the member accepts it through the real POST /user/signup.
+ * A member with role User of the Owner's organisation, invited through POST /users/invite (the Owner has a card
+ * by then), signed up through the e-mailed link's token and signed in on a page of their own.
  */
 async function invitedUser(browser: Browser, baseURL: string | undefined, owner: Page): Promise<Page> {
-  const me = (await callApi(owner, 'GET', '/api/users/_me')).body as {
-    id: string;
-    organization: { id: string };
-  };
   const email = `e2e.hedy.${Date.now()}@example.com`;
-  const token = randomBytes(24).toString('base64url');
-  await withDatabase((client) =>
-    client.query(
-      `insert into invitations (organization_id, email, first_name, last_name, role_id, token_hash, invited_by,
-         expires_at)
-       values ($1, $2, 'Hedy', 'Lamarr', $3, $4, $5, now() + interval '1 day')`,
-      [me.organization.id, email, ROLE_ID.User, createHash('sha256').update(token).digest('hex'), me.id],
-    ),
+  const invited = await callApi(owner, 'POST', '/api/users/invite', [
+    { first_name: 'Hedy', last_name: 'Lamarr', email, role_id: ROLE_ID.User },
+  ]);
+  expect(invited.status).toBe(200);
+  const link = await linkFromMail(
+    email,
+    'You are invited to Cumulo',
+    /http:\/\/localhost:\d+\/signup\?invite_token=[^\s"<]+/,
   );
+  const token = new URL(link).searchParams.get('invite_token') ?? '';
   const context = await browser.newContext({ baseURL });
   recordAnswers(context);
   const page = await context.newPage();
