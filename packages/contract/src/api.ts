@@ -61,6 +61,7 @@ export const loginAnswer = z.object({
 /** Single sign-on: Google (spec 000 §7 `POST /oauth`, service Google) or the operator's OIDC provider (/oktalogin). */
 export const SSO_SERVICES = ['Google', 'OIDC'] as const;
 export const ssoService = z.enum(SSO_SERVICES);
+export type SsoService = z.infer<typeof ssoService>;
 /** Starts a sign-in at the provider; the answer's URL is where the browser goes next. */
 export const oauthStartBody = z.object({ service: ssoService });
 export const oauthStartAnswer = z.object({ authorization_url: z.url() });

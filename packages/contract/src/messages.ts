@@ -27,9 +27,6 @@ export const messages = {
   termsRequired: 'Please accept the terms and conditions.',
   /* Texts the spec leaves to us ("not shown"). */
   wrongCredentials: 'Incorrect username or password.',
-  /** Why the Google button is disabled: no Google (OIDC) client is configured on this server. */
-  googleSignInUnavailable:
-    'Sign-in with Google is not set up on this server. Sign in with your email and password instead.',
   /* Single sign-on (Google and the /oktalogin OpenID Connect provider); the spec gives none of these texts. */
   ssoNotConfigured: 'This sign-in option is not set up on this server.',
   /** A callback whose state is unknown, expired, already used or not this browser's (forged or replayed). */

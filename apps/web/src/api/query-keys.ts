@@ -2,6 +2,8 @@
 export const queryKeys = {
   profile: ['users', '_me'] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
+  /** The single sign-on buttons the server offers (GET /authentication/providers). */
+  authProviders: ['authentication', 'providers'] as const,
   accountAlerts: (accountId: string) => ['alerts', accountId] as const,
   notifications: ['notifications'] as const,
   accounts: ['cloud-accounts'] as const,
