@@ -18,6 +18,8 @@ export async function startOidcProvider(redirectUri: string) {
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
     cookies: { keys: ['cumulo-e2e'] },
+    // Explicit lifetimes, which also keep the provider from printing a notice per artifact kind.
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
     features: { devInteractions: { enabled: true } },
     findAccount: (_ctx, id) => ({
       accountId: id,

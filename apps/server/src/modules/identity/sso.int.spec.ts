@@ -48,6 +48,8 @@ async function startProvider() {
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
     cookies: { keys: ['sso-int-spec'] },
+    // Explicit lifetimes, which also keep the provider from printing a notice per artifact kind.
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
     features: { devInteractions: { enabled: true } },
     findAccount: (_ctx, id) => {
       const account = accounts.get(id);
