@@ -217,6 +217,25 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
     ]);
   });
 
+  it('goes on to the page the single sign-on started for', async () => {
+    stubApi({
+      'GET /api/authentication/providers': { status: 200, body: { google: true, oidc: null } },
+      'POST /api/oauth/start': { status: 200, body: { authorization_url: 'http://localhost/#provider' } },
+    });
+    const first = renderAt('/login?returnUrl=%2Fprofile');
+    await first.user.click(await screen.findByRole('button', { name: /Sign in with Google/ }));
+    await waitFor(() => expect(sessionStorage.length).toBe(1));
+    first.unmount();
+
+    stubApi({
+      'POST /api/oauth': { status: 200, body: { challenge: 0, jwtToken: 'jwt-sso' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+    });
+    const { location } = renderAt('/login#sso=third-code&service=Google');
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(location()).toBe('/profile');
+  });
+
   it('asks for the MFA code after a single sign-on of a member with MFA', async () => {
     stubApi({ 'POST /api/oauth': { status: 200, body: { challenge: 1, session: 'mfa-session' } } });
     renderAt('/login#sso=another-code&service=OIDC');

@@ -24,7 +24,7 @@ import {
 import { emailRule } from './email-rule.ts';
 import { ForgotPasswordForm } from './ForgotPasswordForm.tsx';
 import { ResetEmailSent } from './ResetEmailSent.tsx';
-import { GoogleSignIn } from './SsoButtons.tsx';
+import { GoogleSignIn, takeSsoReturnUrl } from './SsoButtons.tsx';
 
 type Panel =
   { kind: 'login' } | { kind: 'forgot' } | { kind: 'sent'; email: string } | { kind: 'mfa'; session: string };
@@ -116,8 +116,10 @@ export function LoginPage() {
     if (!ssoFragment || handledSsoFragment.current === ssoFragment) return;
     handledSsoFragment.current = ssoFragment;
     const fragment = new URLSearchParams(ssoFragment);
-    // The code must not stay in the address bar or the history.
-    void navigate({ pathname: location.pathname, search: location.search }, { replace: true });
+    // The code must not stay in the address bar or the history; the page the sign-in started for comes back.
+    const returnUrl = takeSsoReturnUrl();
+    const search = returnUrl ? `?${new URLSearchParams({ returnUrl }).toString()}` : location.search;
+    void navigate({ pathname: location.pathname, search }, { replace: true });
     const code = fragment.get('sso');
     const service = fragment.get('service');
     const refusal = fragment.get('sso_error');

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { App, Button, Divider } from 'antd';
 import { GoogleOutlined } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 import type { SsoService } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
@@ -17,6 +18,15 @@ export function useAuthProviders() {
   });
 }
 
+const SSO_RETURN_URL_KEY = 'cumulo.ssoReturnUrl';
+
+/** The page the sign-in started for: the provider's round trip brings the browser back to /login without it. */
+export function takeSsoReturnUrl(): string | null {
+  const returnUrl = sessionStorage.getItem(SSO_RETURN_URL_KEY);
+  sessionStorage.removeItem(SSO_RETURN_URL_KEY);
+  return returnUrl;
+}
+
 /** Sends the browser to the provider; it comes back to /login, which finishes the sign-in. */
 export function SsoButton({
   service,
@@ -28,9 +38,15 @@ export function SsoButton({
   children: ReactNode;
 }) {
   const { message } = App.useApp();
+  const [searchParams] = useSearchParams();
   const start = useMutation({
     mutationFn: () => startSso(service),
-    onSuccess: (authorizationUrl) => window.location.assign(authorizationUrl),
+    onSuccess: (authorizationUrl) => {
+      const returnUrl = searchParams.get('returnUrl');
+      if (returnUrl) sessionStorage.setItem(SSO_RETURN_URL_KEY, returnUrl);
+      else sessionStorage.removeItem(SSO_RETURN_URL_KEY);
+      window.location.assign(authorizationUrl);
+    },
     onError: (error) => void message.error(describeError(error)),
   });
   return (
