@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
 import { mailDir } from './mail.ts';
+import { E2E_OIDC_CLIENT, startOidcProvider } from './oidc-provider.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -80,6 +81,9 @@ export default async function globalSetup() {
   process.env.E2E_AZURITE = endpoints.azurite;
   process.env.E2E_S3RVER_REQUESTS = endpoints.s3rverRequests;
 
+  // /oktalogin signs in at a real local OpenID provider (sso.e2e.ts); Google stays unconfigured.
+  const oidcProvider = await startOidcProvider(`http://localhost:${port}/api/oauth/callback`);
+
   const server = spawn(process.execPath, [path.join(root, 'scripts/start.mjs')], {
     cwd: root,
     env: {
@@ -92,6 +96,10 @@ export default async function globalSetup() {
       PROVIDER_ENDPOINTS: JSON.stringify({ aws: endpoints.s3rver, azure: endpoints.azurite }),
       // The generic S3 accounts the specs connect point at s3rver on 127.0.0.1.
       ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
+      OIDC_ISSUER: oidcProvider.issuer,
+      OIDC_CLIENT_ID: E2E_OIDC_CLIENT.client_id,
+      OIDC_CLIENT_SECRET: E2E_OIDC_CLIENT.client_secret,
+      OIDC_NAME: 'Local SSO',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -127,6 +135,7 @@ export default async function globalSetup() {
     stores.stdin.end();
     await storesExited;
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await oidcProvider.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 }

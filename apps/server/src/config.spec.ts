@@ -34,6 +34,21 @@ describe('config', () => {
     expect(loadConfig({ BILLING_ENTITLE_ALL: 'true' }).BILLING_ENTITLE_ALL).toBe(true);
   });
 
+  it('takes a single sign-on client only whole: issuer, id and secret together', () => {
+    expect(loadConfig({}).GOOGLE_ISSUER).toBe('https://accounts.google.com');
+    expect(() => loadConfig({ GOOGLE_CLIENT_ID: 'id' })).toThrow(/GOOGLE_CLIENT_SECRET: required/);
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://sso.example.com', OIDC_CLIENT_ID: 'id' })).toThrow(
+      /OIDC_CLIENT_SECRET: required/,
+    );
+    expect(() => loadConfig({ OIDC_ISSUER: 'not a url' })).toThrow(/OIDC_ISSUER/);
+    const oidc = loadConfig({
+      OIDC_ISSUER: 'https://sso.example.com',
+      OIDC_CLIENT_ID: 'id',
+      OIDC_CLIENT_SECRET: 'secret',
+    });
+    expect(oidc.OIDC_NAME).toBe('Single sign-on');
+  });
+
   it('derives PUBLIC_URL from PORT and drops a trailing slash', () => {
     expect(loadConfig({ PORT: '9000' }).PUBLIC_URL).toBe('http://localhost:9000');
     expect(loadConfig({ PUBLIC_URL: 'https://cumulo.example.com/' }).PUBLIC_URL).toBe(

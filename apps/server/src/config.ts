@@ -53,6 +53,16 @@ export const configSchema = z.object({
    */
   WASABI_PARTNER_URL: z.url({ message: 'must be an absolute URL' }).optional(),
   WASABI_PARTNER_API_KEY: z.string().min(8).optional(),
+  /** Sign-in with Google (modules/identity README "Single sign-on"): the OAuth client of Google's console. */
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Google's OpenID issuer; another only to point the Google button at a stand-in provider (tests). */
+  GOOGLE_ISSUER: z.url({ message: 'must be an absolute URL' }).default('https://accounts.google.com'),
+  /** The /oktalogin provider: any OpenID Connect issuer (Okta, Entra ID, Keycloak…), its client and button name. */
+  OIDC_ISSUER: z.url({ message: 'must be an absolute URL such as https://example.okta.com' }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_NAME: z.string().min(1).max(60).default('Single sign-on'),
   /** Payments (modules/billing): `manual` keeps cards as brand and last 4 and an operator marks invoices paid. */
   BILLING_GATEWAY: z.enum(['manual', 'stripe']).default('manual'),
   /** Private installs: every organisation holds every package and no quota is limited. */
@@ -128,6 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'Invalid configuration:\n  STRIPE_SECRET_KEY: required when BILLING_GATEWAY=stripe',
     );
+  }
+  for (const [set, needs] of [
+    ['GOOGLE_CLIENT_ID', ['GOOGLE_CLIENT_SECRET']],
+    ['GOOGLE_CLIENT_SECRET', ['GOOGLE_CLIENT_ID']],
+    ['OIDC_ISSUER', ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET']],
+  ] as const) {
+    const missing = c[set] === undefined ? undefined : needs.find((name) => c[name] === undefined);
+    if (missing) throw new ConfigError(`Invalid configuration:\n  ${missing}: required when ${set} is set`);
   }
   return {
     ...c,

@@ -14,6 +14,7 @@ import { IdentityService } from './modules/identity/identity.service.ts';
 import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.ts';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { SsoService, type SsoOptions } from './modules/identity/sso.service.ts';
 import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
 import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
@@ -72,6 +73,27 @@ export interface AppDeps {
   webDist: string | null;
 }
 
+/** The single sign-on clients the environment configures (config.ts makes each one complete or absent). */
+function ssoOptions(config: Config): SsoOptions {
+  const { GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = config;
+  return {
+    redirectUri: `${config.PUBLIC_URL}/api/oauth/callback`,
+    google:
+      GOOGLE_CLIENT_ID && GOOGLE_CLIENT_SECRET
+        ? { issuer: config.GOOGLE_ISSUER, clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET }
+        : undefined,
+    oidc:
+      OIDC_ISSUER && OIDC_CLIENT_ID && OIDC_CLIENT_SECRET
+        ? {
+            issuer: OIDC_ISSUER,
+            clientId: OIDC_CLIENT_ID,
+            clientSecret: OIDC_CLIENT_SECRET,
+            name: config.OIDC_NAME,
+          }
+        : undefined,
+  };
+}
+
 /** The services every role shares, built once per process. */
 export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey' | 'boss'>) {
   const { config, db, log, masterKey, boss } = deps;
@@ -104,6 +126,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (message) => publish(db.pool, message),
     entitlements,
   );
+  // Sign-in providers are operator settings, so trusted: their issuers are not held to the outbound address policy.
+  const sso = new SsoService(identityRepo, identity, ssoOptions(config), log);
   const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
   const stores = new StoreRegistry(
     secrets,
@@ -293,6 +317,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     alertsRepo,
     identity,
     identityRepo,
+    sso,
     billingRepo,
     entitlements,
     billing,

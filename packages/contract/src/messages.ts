@@ -27,9 +27,16 @@ export const messages = {
   termsRequired: 'Please accept the terms and conditions.',
   /* Texts the spec leaves to us ("not shown"). */
   wrongCredentials: 'Incorrect username or password.',
-  /** Why the Google button is disabled: no Google (OIDC) client is configured on this server. */
-  googleSignInUnavailable:
-    'Sign-in with Google is not set up on this server. Sign in with your email and password instead.',
+  /* Single sign-on (Google and the /oktalogin OpenID Connect provider); the spec gives none of these texts. */
+  ssoNotConfigured: 'This sign-in option is not set up on this server.',
+  /** A callback whose state is unknown, expired, already used or not this browser's (forged or replayed). */
+  ssoFailed: 'Single sign-on did not complete. Please try again.',
+  ssoEmailNotVerified:
+    'Your sign-in provider has not confirmed your email address. Sign in with your email and password instead.',
+  /** A password account of that address exists but its owner never confirmed it: linking it could hand it over. */
+  accountDeactivated: 'Your account has been deactivated. Please contact your organisation Owner.',
+  ssoAccountNotConfirmed:
+    'An account with this email exists but is not confirmed yet. Confirm it from the email we sent, then try again.',
   wrongMfaCode: 'The code is not valid. Please enter the current code from your authenticator app.',
   /** A right TOTP code whose time step was already accepted once (the replay check). */
   mfaCodeAlreadyUsed:

@@ -5,6 +5,8 @@ export const queryKeys = {
   members: ['members'] as const,
   member: (id: string) => ['members', id] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
+  /** The single sign-on buttons the server offers (GET /authentication/providers). */
+  authProviders: ['authentication', 'providers'] as const,
   accountAlerts: (accountId: string) => ['alerts', accountId] as const,
   notifications: ['notifications'] as const,
   accounts: ['cloud-accounts'] as const,

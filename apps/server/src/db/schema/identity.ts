@@ -70,7 +70,10 @@ export const sessions = pgTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
 
-/** E-mailed single-use links (verification, password reset); only the SHA-256 of the token is stored. */
+/**
+ * E-mailed single-use links (verification, password reset), and the code a single sign-on callback hands the browser
+ * to exchange at POST /oauth (`sso_sign_in`, a minute long); only the SHA-256 of the token is stored.
+ */
 export const userTokens = pgTable(
   'user_tokens',
   {
@@ -81,7 +84,7 @@ export const userTokens = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['verify_email', 'reset_password'] }).notNull(),
+    kind: text('kind', { enum: ['verify_email', 'reset_password', 'sso_sign_in'] }).notNull(),
     tokenHash: text('token_hash').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
@@ -94,6 +97,43 @@ export const userTokens = pgTable(
     index('user_tokens_user_idx').on(t.userId, t.kind),
   ],
 );
+
+/** A user's account at a single sign-on provider: (issuer, subject) is who the provider says signed in. */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    /** The provider's verified address when the link was made (the user's own e-mail may change later). */
+    email: text('email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex('user_identities_issuer_subject_key').on(t.issuer, t.subject),
+    index('user_identities_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * Single sign-ons under way, before anyone is known: the state's SHA-256, and the PKCE verifier and nonce the
+ * callback needs. A row is deleted when its callback arrives, so a state works once; it lives ten minutes.
+ */
+export const ssoFlows = pgTable('sso_flows', {
+  stateHash: text('state_hash').primaryKey(),
+  service: text('service', { enum: ['Google', 'OIDC'] }).notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  nonce: text('nonce').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
 
 /**
  * MFA recovery codes: ten single-use codes per user, only their keyed hash stored (see identity.service.ts); a code is

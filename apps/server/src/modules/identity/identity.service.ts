@@ -34,10 +34,12 @@ import {
 } from './identity.mail.ts';
 
 /** argon2id with the OWASP-recommended minimum cost (19 MiB, 2 passes). */
-const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+export const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const TOTP_STEP_SECONDS = 30;
 const totp = baseAuthenticator.clone({ window: 1, step: TOTP_STEP_SECONDS });
 const TOTP_SHAPE = /^\d{6}$/;
+/** Long enough for the browser's redirect to reach /login and post the code back, short enough to be useless later. */
+const SSO_SIGN_IN_CODE_TTL_SECONDS = 60;
 
 /** A TOTP check: accepted, wrong, or right but its time step already accepted once (a replay). */
 type CodeVerdict = 'ok' | 'wrong' | 'replayed';
@@ -102,6 +104,27 @@ export class IdentityService {
       return { challenge: 1, session: await this.auth.mfaSession(user.id) };
     }
     await this.limiter.recordSuccess(username);
+    return { challenge: 0, jwtToken: await this.#startSession(user, client) };
+  }
+
+  /**
+   * The single-use code a single sign-on callback hands the browser (modules/identity README "Single sign-on"); the
+   * browser exchanges it at POST /oauth for what Login answers, so the bearer is stored as after a password.
+   */
+  async issueSsoSignInCode(user: UserRow): Promise<string> {
+    return this.#issueLink(user, 'sso_sign_in', SSO_SIGN_IN_CODE_TTL_SECONDS);
+  }
+
+  /**
+   * POST /oauth: the provider proved the user, so no password; an account with MFA still answers challenge 1 and
+   * needs its TOTP code, as a password sign-in does: the second factor is ours, not the provider's.
+   */
+  async ssoSignIn(code: string, client: ClientInfo): Promise<LoginResult> {
+    const row = await this.repo.consumeToken(hashToken(code), 'sso_sign_in');
+    const user = row && (await this.repo.findUserInOrg(row.organizationId, row.userId));
+    if (!user) throw new AppError(401, 'SSO_FAILED', messages.ssoFailed);
+    if (!user.active) throw forbidden(messages.accountDeactivated, 'INACTIVE');
+    if (user.mfaSecret) return { challenge: 1, session: await this.auth.mfaSession(user.id) };
     return { challenge: 0, jwtToken: await this.#startSession(user, client) };
   }
 

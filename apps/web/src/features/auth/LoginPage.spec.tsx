@@ -180,13 +180,73 @@ describe('sign-in screen (the network is stubbed with vi.stubGlobal fetch)', () 
     expect(location()).toBe('/login?returnUrl=%2Fsharing');
   });
 
-  it('offers Google sign-in only as a disabled button, and says why in words beside it', async () => {
-    stubApi({});
+  it('offers no Google button when the server has no Google client configured', async () => {
+    stubApi({ 'GET /api/authentication/providers': { status: 200, body: { google: false, oidc: null } } });
     renderAt('/login');
 
-    const google = await screen.findByRole('button', { name: /Sign in with Google/ });
-    expect(google).toBeDisabled();
-    expect(google).toHaveAccessibleDescription(messages.googleSignInUnavailable);
-    expect(screen.getByText(messages.googleSignInUnavailable)).toBeVisible();
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('button', { name: /Google/ })).not.toBeInTheDocument());
+  });
+
+  it('starts a Google sign-in at the server when Google is configured', async () => {
+    const calls = stubApi({
+      'GET /api/authentication/providers': { status: 200, body: { google: true, oidc: null } },
+      // A same-page URL: the test browser cannot leave for a provider, so the start is checked by its call.
+      'POST /api/oauth/start': { status: 200, body: { authorization_url: 'http://localhost/#provider' } },
+    });
+    const { user } = renderAt('/login');
+
+    await user.click(await screen.findByRole('button', { name: /Sign in with Google/ }));
+    await waitFor(() =>
+      expect(calls.find((call) => call.path === '/api/oauth/start')?.body).toEqual({ service: 'Google' }),
+    );
+  });
+
+  it('finishes a single sign-on that came back to /login and stores the session as a password sign-in does', async () => {
+    const calls = stubApi({
+      'POST /api/oauth': { status: 200, body: { challenge: 0, jwtToken: 'jwt-sso' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+    });
+    const { location } = renderAt('/login?returnUrl=%2Fprofile#sso=one-time-code&service=Google');
+
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(location()).toBe('/profile');
+    expect(localStorage.getItem(AUTH_STORAGE_KEY)).toBe('jwt-sso');
+    expect(calls.filter((call) => call.path === '/api/oauth').map((call) => call.body)).toEqual([
+      { service: 'Google', token: 'one-time-code' },
+    ]);
+  });
+
+  it('goes on to the page the single sign-on started for', async () => {
+    stubApi({
+      'GET /api/authentication/providers': { status: 200, body: { google: true, oidc: null } },
+      'POST /api/oauth/start': { status: 200, body: { authorization_url: 'http://localhost/#provider' } },
+    });
+    const first = renderAt('/login?returnUrl=%2Fprofile');
+    await first.user.click(await screen.findByRole('button', { name: /Sign in with Google/ }));
+    await waitFor(() => expect(sessionStorage.length).toBe(1));
+    first.unmount();
+
+    stubApi({
+      'POST /api/oauth': { status: 200, body: { challenge: 0, jwtToken: 'jwt-sso' } },
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+    });
+    const { location } = renderAt('/login#sso=third-code&service=Google');
+    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
+    expect(location()).toBe('/profile');
+  });
+
+  it('asks for the MFA code after a single sign-on of a member with MFA', async () => {
+    stubApi({ 'POST /api/oauth': { status: 200, body: { challenge: 1, session: 'mfa-session' } } });
+    renderAt('/login#sso=another-code&service=OIDC');
+
+    expect(await screen.findByLabelText('Code')).toBeInTheDocument();
+    expect(localStorage.getItem(AUTH_STORAGE_KEY)).toBeNull();
+  });
+
+  it("shows a refused single sign-on in the product's words, never text from the address", async () => {
+    stubApi({});
+    renderAt('/login#sso_error=SSO_EMAIL_NOT_VERIFIED');
+    expect(await screen.findByText(messages.ssoEmailNotVerified)).toBeInTheDocument();
   });
 });

@@ -1,18 +1,30 @@
-import { useState } from 'react';
-import { Alert, App, Button, Divider, Flex, Form, Input, Modal } from 'antd';
-import { GoogleOutlined } from '@ant-design/icons';
+import { useEffect, useRef, useState } from 'react';
+import { Alert, App, Button, Flex, Form, Input, Modal } from 'antd';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { RECOVERY_CODE_SHAPE, messages } from '@cumulo/contract';
+import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import {
+  RECOVERY_CODE_SHAPE,
+  SSO_ERROR_MESSAGES,
+  SSO_SERVICES,
+  messages,
+  type SsoService,
+} from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { storeToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { safeReturnUrl } from '../../app/public-paths.ts';
 import { AuthCard } from '../../ui/AuthCard.tsx';
-import { resendVerificationEmail, respondToMfa, signIn } from './auth-api.ts';
+import {
+  resendVerificationEmail,
+  respondToMfa,
+  signIn,
+  signInWithSso,
+  type LoginAnswer,
+} from './auth-api.ts';
 import { emailRule } from './email-rule.ts';
 import { ForgotPasswordForm } from './ForgotPasswordForm.tsx';
 import { ResetEmailSent } from './ResetEmailSent.tsx';
+import { GoogleSignIn, takeSsoReturnUrl } from './SsoButtons.tsx';
 
 type Panel =
   { kind: 'login' } | { kind: 'forgot' } | { kind: 'sent'; email: string } | { kind: 'mfa'; session: string };
@@ -22,12 +34,18 @@ interface Credentials {
   password: string;
 }
 
-const GOOGLE_REASON_ID = 'google-sign-in-reason';
 const MFA_CODE_LENGTH = 6;
 /** `xxxxx-xxxxx`: the dash the codes are shown with. */
 const RECOVERY_CODE_FIELD_LENGTH = 11;
 /** Refusals of the code itself, shown in the MFA panel next to the field rather than as a passing toast. */
 const MFA_CODE_REFUSALS = new Set(['WRONG_MFA_CODE', 'MFA_CODE_USED', 'WRONG_RECOVERY_CODE']);
+
+const isSsoService = (value: string | null): value is SsoService =>
+  SSO_SERVICES.some((service) => service === value);
+
+/** The refusal a single sign-on came back with, by code: the page never shows text taken from the URL. */
+const ssoErrorMessage = (code: string) =>
+  Object.entries(SSO_ERROR_MESSAGES).find(([known]) => known === code)?.[1] ?? messages.generic;
 
 const PANEL_TITLES: Record<Panel['kind'], string> = {
   login: 'Sign in to Cumulo',
@@ -41,6 +59,7 @@ export function LoginPage() {
   const { referrer_id: referrerId } = useParams();
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
   const { message } = App.useApp();
   const [panel, setPanel] = useState<Panel>({ kind: 'login' });
@@ -56,21 +75,24 @@ export function LoginPage() {
     navigate(safeReturnUrl(searchParams.get('returnUrl')), { replace: true });
   };
 
+  // A password or a single sign-on answers alike: a session, or the MFA panel first.
+  const onSignInAnswer = async (answer: LoginAnswer) => {
+    if (answer.challenge === 1 && answer.session) {
+      setMfaCode('');
+      setMfaRefusal(null);
+      setUseRecoveryCode(false);
+      setPanel({ kind: 'mfa', session: answer.session });
+    } else if (answer.jwtToken) {
+      await finishSignIn(answer.jwtToken);
+    } else {
+      void message.error(messages.generic);
+    }
+  };
+
   const login = useMutation({
     mutationFn: (credentials: Credentials) =>
       signIn({ username: credentials.email.trim(), password: credentials.password, referrerId }),
-    onSuccess: async (answer) => {
-      if (answer.challenge === 1 && answer.session) {
-        setMfaCode('');
-        setMfaRefusal(null);
-        setUseRecoveryCode(false);
-        setPanel({ kind: 'mfa', session: answer.session });
-      } else if (answer.jwtToken) {
-        await finishSignIn(answer.jwtToken);
-      } else {
-        void message.error(messages.generic);
-      }
-    },
+    onSuccess: onSignInAnswer,
     onError: (error, credentials) => {
       if (error instanceof ApiError && error.status === 403 && error.code === 'EMAIL_NOT_VERIFIED') {
         setUnverifiedEmail(credentials.email.trim());
@@ -79,6 +101,33 @@ export function LoginPage() {
       void message.error(describeError(error));
     },
   });
+
+  const sso = useMutation({
+    mutationFn: signInWithSso,
+    onSuccess: onSignInAnswer,
+    onError: (error) => void message.error(describeError(error)),
+  });
+
+  // A single sign-on comes back as /login#sso=<code>&service=… or #sso_error=<code> (the server's callback).
+  const ssoFragment = location.hash.startsWith('#sso') ? location.hash.slice(1) : '';
+  // The code works once: a second run of the effect (React's StrictMode) must not send it again.
+  const handledSsoFragment = useRef('');
+  useEffect(() => {
+    if (!ssoFragment || handledSsoFragment.current === ssoFragment) return;
+    handledSsoFragment.current = ssoFragment;
+    const fragment = new URLSearchParams(ssoFragment);
+    // The code must not stay in the address bar or the history; the page the sign-in started for comes back.
+    const returnUrl = takeSsoReturnUrl();
+    const search = returnUrl ? `?${new URLSearchParams({ returnUrl }).toString()}` : location.search;
+    void navigate({ pathname: location.pathname, search }, { replace: true });
+    const code = fragment.get('sso');
+    const service = fragment.get('service');
+    const refusal = fragment.get('sso_error');
+    if (code && isSsoService(service)) sso.mutate({ service, token: code });
+    else void message.error(ssoErrorMessage(refusal ?? ''));
+    // Runs once per fragment; the mutation and navigation objects change identity on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ssoFragment]);
 
   const mfa = useMutation({
     mutationFn: respondToMfa,
@@ -150,14 +199,7 @@ export function LoginPage() {
               Sign in
             </Button>
           </Form>
-          <Divider plain>or</Divider>
-          {/* A disabled button shows no tooltip on hover or focus: the reason is written out beneath it. */}
-          <Button block icon={<GoogleOutlined />} disabled aria-describedby={GOOGLE_REASON_ID}>
-            Sign in with Google
-          </Button>
-          <p id={GOOGLE_REASON_ID} className="auth-note">
-            {messages.googleSignInUnavailable}
-          </p>
+          <GoogleSignIn label="Sign in with Google" />
           <p className="auth-footer">
             Don&apos;t have an account?{' '}
             <Link to={referrerId ? `/signup/${referrerId}` : '/signup'}>Sign up</Link>

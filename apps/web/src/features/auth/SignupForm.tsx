@@ -8,6 +8,7 @@ import { AuthCard } from '../../ui/AuthCard.tsx';
 import { NewPasswordFields, usePasswordPair } from '../../ui/NewPasswordFields.tsx';
 import { signUp, type SignupPayload } from './auth-api.ts';
 import { rememberSignupEmail } from './signup-email.ts';
+import { GoogleSignIn } from './SsoButtons.tsx';
 
 /** Self-service and invited sign-up (spec 000 §2, §3, §5). */
 export function SignupForm() {
@@ -119,6 +120,7 @@ export function SignupForm() {
           Sign Up
         </Button>
       </Form>
+      <GoogleSignIn label="Sign up with Google" />
       <p className="auth-footer">
         Already have an account? <Link to="/login">Sign in</Link>
       </p>

@@ -1,4 +1,10 @@
-import type { loginAnswer, signupAnswer, signupInfoAnswer } from '@cumulo/contract';
+import {
+  authProvidersAnswer,
+  type SsoService,
+  type loginAnswer,
+  type signupAnswer,
+  type signupInfoAnswer,
+} from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { numberField, optionalStringField, stringField } from '../../api/answers.ts';
 
@@ -22,6 +28,28 @@ export async function signIn(input: {
     { requestToken, username: input.username, password: input.password, referrer_id: input.referrerId },
     { silent: true },
   );
+  return {
+    challenge: numberField(answer, 'challenge') === 1 ? 1 : 0,
+    jwtToken: optionalStringField(answer, 'jwtToken'),
+    session: optionalStringField(answer, 'session'),
+  };
+}
+
+export type AuthProviders = ReturnType<typeof authProvidersAnswer.parse>;
+
+/** Which single sign-on buttons this server offers (GET /api/authentication/providers). */
+export async function fetchAuthProviders(): Promise<AuthProviders> {
+  return authProvidersAnswer.parse(await api.get('/authentication/providers', { silent: true }));
+}
+
+/** Starts a single sign-on; the answer is the provider's page, where the browser goes next. */
+export async function startSso(service: SsoService): Promise<string> {
+  return stringField(await api.post('/oauth/start', { service }, { silent: true }), 'authorization_url');
+}
+
+/** POST /api/oauth with the single-use code the callback put in /login's fragment; answers like Login. */
+export async function signInWithSso(input: { service: SsoService; token: string }): Promise<LoginAnswer> {
+  const answer = await api.post('/oauth', input, { silent: true });
   return {
     challenge: numberField(answer, 'challenge') === 1 ? 1 : 0,
     jwtToken: optionalStringField(answer, 'jwtToken'),
