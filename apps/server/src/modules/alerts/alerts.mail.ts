@@ -1,10 +1,5 @@
+import { escapeHtml } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 /** The e-mail of one alert crossing. */
 export function alertMail(
@@ -20,7 +15,7 @@ export function alertMail(
     link,
     text: `Hello ${firstName},\n\n${description}\n\nSee your alerts: ${link}\n\n— Cumulo`,
     html:
-      `<p>Hello ${escape(firstName)},</p><p>${escape(description)}</p>` +
-      `<p><a href="${escape(link)}">See your alerts</a></p><p>— Cumulo</p>`,
+      `<p>Hello ${escapeHtml(firstName)},</p><p>${escapeHtml(description)}</p>` +
+      `<p><a href="${escapeHtml(link)}">See your alerts</a></p><p>— Cumulo</p>`,
   };
 }

@@ -1,10 +1,5 @@
+import { escapeHtml } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 /** The e-mail to an Owner when a member asks for a package, a quote, a service or more quota. */
 export function ownerRequestMail(
@@ -20,7 +15,7 @@ export function ownerRequestMail(
     link,
     text: `Hello ${firstName},\n\n${description}\n\nReview your plan and packages: ${link}\n\n— Cumulo`,
     html:
-      `<p>Hello ${escape(firstName)},</p><p>${escape(description)}</p>` +
-      `<p><a href="${escape(link)}">Review your plan and packages</a></p><p>— Cumulo</p>`,
+      `<p>Hello ${escapeHtml(firstName)},</p><p>${escapeHtml(description)}</p>` +
+      `<p><a href="${escapeHtml(link)}">Review your plan and packages</a></p><p>— Cumulo</p>`,
   };
 }

@@ -1,10 +1,5 @@
+import { escapeHtml } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 function actionMail(
   to: string,
@@ -20,10 +15,10 @@ function actionMail(
     link,
     text: `${intro}\n\n${action}: ${link}\n\n${outro}\n\n— Cumulo`,
     html:
-      `<p>${escape(intro)}</p>` +
-      `<p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#1677ff;color:#fff;` +
-      `border-radius:6px;text-decoration:none">${escape(action)}</a></p>` +
-      `<p style="color:#666">${escape(outro)}<br>If the button does not work, open this link: ${escape(link)}</p><p>— Cumulo</p>`,
+      `<p>${escapeHtml(intro)}</p>` +
+      `<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 18px;background:#1677ff;color:#fff;` +
+      `border-radius:6px;text-decoration:none">${escapeHtml(action)}</a></p>` +
+      `<p style="color:#666">${escapeHtml(outro)}<br>If the button does not work, open this link: ${escapeHtml(link)}</p><p>— Cumulo</p>`,
   };
 }
 

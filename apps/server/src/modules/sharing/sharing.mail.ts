@@ -1,11 +1,6 @@
 import { formatBytes } from '@cumulo/contract';
+import { escapeHtml } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 export interface ShareNotice {
   sharedBy: string;
@@ -40,10 +35,10 @@ export function shareMail(to: string, notice: ShareNotice): OutgoingMail {
       `\n\nOpen the files: ${notice.link}\n\nThe link works until ${expiry(notice.expiresAt)}. ` +
       `${passwordLine(notice.passwordRequired)}\n\n— Cumulo`,
     html:
-      `<p>Hello,</p><p>${escape(notice.sharedBy)} shared ${fileCount(notice.files.length)} with you on Cumulo:</p>` +
-      `<ul>${list.map((line) => `<li>${escape(line)}</li>`).join('')}</ul>` +
-      `<p><a href="${escape(notice.link)}">Open the files</a></p>` +
-      `<p>The link works until ${expiry(notice.expiresAt)}. ${escape(passwordLine(notice.passwordRequired))}</p>` +
+      `<p>Hello,</p><p>${escapeHtml(notice.sharedBy)} shared ${fileCount(notice.files.length)} with you on Cumulo:</p>` +
+      `<ul>${list.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>` +
+      `<p><a href="${escapeHtml(notice.link)}">Open the files</a></p>` +
+      `<p>The link works until ${expiry(notice.expiresAt)}. ${escapeHtml(passwordLine(notice.passwordRequired))}</p>` +
       `<p>— Cumulo</p>`,
   };
 }

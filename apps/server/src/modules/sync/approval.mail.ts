@@ -1,10 +1,5 @@
+import { escapeHtml } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
-
-const escape = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 /** The e-mail to an Owner or Admin when a sync cycle waits for their approval of its deletes. */
 export function approvalMail(
@@ -20,7 +15,7 @@ export function approvalMail(
     link,
     text: `Hello ${firstName},\n\n${description}\n\nApprove or reject the deletes: ${link}\n\n— Cumulo`,
     html:
-      `<p>Hello ${escape(firstName)},</p><p>${escape(description)}</p>` +
-      `<p><a href="${escape(link)}">Approve or reject the deletes</a></p><p>— Cumulo</p>`,
+      `<p>Hello ${escapeHtml(firstName)},</p><p>${escapeHtml(description)}</p>` +
+      `<p><a href="${escapeHtml(link)}">Approve or reject the deletes</a></p><p>— Cumulo</p>`,
   };
 }
