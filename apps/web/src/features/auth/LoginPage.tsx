@@ -24,7 +24,8 @@ import {
 import { emailRule } from './email-rule.ts';
 import { ForgotPasswordForm } from './ForgotPasswordForm.tsx';
 import { ResetEmailSent } from './ResetEmailSent.tsx';
-import { GoogleSignIn, takeSsoReturnUrl } from './SsoButtons.tsx';
+import { LazyGoogleSignIn } from './LazyGoogleSignIn.tsx';
+import { takeSsoReturnUrl } from './sso-return-url.ts';
 
 type Panel =
   { kind: 'login' } | { kind: 'forgot' } | { kind: 'sent'; email: string } | { kind: 'mfa'; session: string };
@@ -199,7 +200,7 @@ export function LoginPage() {
               Sign in
             </Button>
           </Form>
-          <GoogleSignIn label="Sign in with Google" />
+          <LazyGoogleSignIn label="Sign in with Google" />
           <p className="auth-footer">
             Don&apos;t have an account?{' '}
             <Link to={referrerId ? `/signup/${referrerId}` : '/signup'}>Sign up</Link>

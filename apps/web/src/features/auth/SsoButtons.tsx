@@ -7,6 +7,7 @@ import type { SsoService } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { fetchAuthProviders, startSso } from './auth-api.ts';
+import { rememberSsoReturnUrl } from './sso-return-url.ts';
 
 /** The single sign-on buttons the server offers; a server that cannot say offers none. */
 export function useAuthProviders() {
@@ -16,15 +17,6 @@ export function useAuthProviders() {
     staleTime: Infinity,
     retry: false,
   });
-}
-
-const SSO_RETURN_URL_KEY = 'cumulo.ssoReturnUrl';
-
-/** The page the sign-in started for: the provider's round trip brings the browser back to /login without it. */
-export function takeSsoReturnUrl(): string | null {
-  const returnUrl = sessionStorage.getItem(SSO_RETURN_URL_KEY);
-  sessionStorage.removeItem(SSO_RETURN_URL_KEY);
-  return returnUrl;
 }
 
 /** Sends the browser to the provider; it comes back to /login, which finishes the sign-in. */
@@ -42,9 +34,7 @@ export function SsoButton({
   const start = useMutation({
     mutationFn: () => startSso(service),
     onSuccess: (authorizationUrl) => {
-      const returnUrl = searchParams.get('returnUrl');
-      if (returnUrl) sessionStorage.setItem(SSO_RETURN_URL_KEY, returnUrl);
-      else sessionStorage.removeItem(SSO_RETURN_URL_KEY);
+      rememberSsoReturnUrl(searchParams.get('returnUrl'));
       window.location.assign(authorizationUrl);
     },
     onError: (error) => void message.error(describeError(error)),
