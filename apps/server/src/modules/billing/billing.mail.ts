@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../mail/html.ts';
+import { actionMail } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
 
 /** The e-mail to an Owner when a member asks for a package, a quote, a service or more quota. */
@@ -9,13 +9,5 @@ export function ownerRequestMail(
   description: string,
   link: string,
 ): OutgoingMail {
-  return {
-    to,
-    subject,
-    link,
-    text: `Hello ${firstName},\n\n${description}\n\nReview your plan and packages: ${link}\n\n— Cumulo`,
-    html:
-      `<p>Hello ${escapeHtml(firstName)},</p><p>${escapeHtml(description)}</p>` +
-      `<p><a href="${escapeHtml(link)}">Review your plan and packages</a></p><p>— Cumulo</p>`,
-  };
+  return actionMail({ to, firstName, subject, description, link, action: 'Review your plan and packages' });
 }

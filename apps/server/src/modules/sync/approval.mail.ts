@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../mail/html.ts';
+import { actionMail } from '../../mail/html.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
 
 /** The e-mail to an Owner or Admin when a sync cycle waits for their approval of its deletes. */
@@ -9,13 +9,5 @@ export function approvalMail(
   description: string,
   link: string,
 ): OutgoingMail {
-  return {
-    to,
-    subject,
-    link,
-    text: `Hello ${firstName},\n\n${description}\n\nApprove or reject the deletes: ${link}\n\n— Cumulo`,
-    html:
-      `<p>Hello ${escapeHtml(firstName)},</p><p>${escapeHtml(description)}</p>` +
-      `<p><a href="${escapeHtml(link)}">Approve or reject the deletes</a></p><p>— Cumulo</p>`,
-  };
+  return actionMail({ to, firstName, subject, description, link, action: 'Approve or reject the deletes' });
 }
