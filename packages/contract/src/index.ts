@@ -21,3 +21,4 @@ export * from './sync.ts';
 export * from './authz.ts';
 export * from './members.ts';
 export * from './billing.ts';
+export * from './audit.ts';

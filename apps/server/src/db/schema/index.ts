@@ -9,3 +9,4 @@ export * from './sync.ts';
 export * from './dashboard.ts';
 export * from './api-keys.ts';
 export * from './billing.ts';
+export * from './audit.ts';
