@@ -1,7 +1,7 @@
 // The services every role builds once per process: repositories, services, the transfer engine and the sync
 // cycles. Kept apart from app.ts so that a worker, which serves no HTTP, loads none of Fastify and its plugins.
 import type { PgBoss } from 'pg-boss';
-import { SIGN_IN_BACKOFF } from '@cumulo/contract';
+import { SIGN_IN_BACKOFF, SSO_START_LIMIT, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
@@ -11,7 +11,7 @@ import { MailService } from './mail/mail.service.ts';
 import { publish } from './realtime/events.ts';
 import { IdentityRepo } from './modules/identity/identity.repo.ts';
 import { IdentityService } from './modules/identity/identity.service.ts';
-import { MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
+import { AddressLimiter, MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.ts';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { SsoService, type SsoOptions } from './modules/identity/sso.service.ts';
@@ -127,7 +127,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     entitlements,
   );
   // Sign-in providers are operator settings, so trusted: their issuers are not held to the outbound address policy.
-  const sso = new SsoService(identityRepo, identity, ssoOptions(config), log);
+  const sso = new SsoService(
+    identityRepo,
+    identity,
+    ssoOptions(config),
+    log,
+    new AddressLimiter(db.pool, 'sso-start', SSO_START_LIMIT, messages.tooManySsoStarts),
+  );
   const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
   const stores = new StoreRegistry(
     secrets,

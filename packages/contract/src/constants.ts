@@ -50,6 +50,8 @@ export const SIGN_IN_BACKOFF = {
 } as const;
 /** Mails a visitor can trigger (reset, verification, sign-up notices): per address and per client address, per hour. */
 export const MAIL_LIMIT = { perAddress: 5, perIp: 30, windowSeconds: 60 * 60 } as const;
+/** Single sign-ons a client address may start (each holds a pending flow row until it ends or expires). */
+export const SSO_START_LIMIT = { perIp: 30, windowSeconds: 10 * 60 } as const;
 /** Local-storage key of the stored authorization value. */
 export const AUTH_STORAGE_KEY = 'Authorization';
 /** Path of the real-time hub. */

@@ -54,6 +54,7 @@ export const messages = {
     return `Too many sign-in attempts. Try again in ${told}, or reset your password with "Forgot password?".`;
   },
   tooManyMails: 'Too many e-mails were requested from here. Please wait a while and try again.',
+  tooManySsoStarts: 'Too many sign-ins were started from here. Please wait a few minutes and try again.',
   requestTokenInvalid: 'This form has expired. Please reload the page and try again.',
   resetLinkInvalid: 'This reset link is invalid or has expired. Please request a new one.',
   verifyLinkInvalid: 'This verification link is invalid or has expired. Please request a new one.',

@@ -98,6 +98,38 @@ export class SignInLimiter {
 /** User names are e-mail addresses: one account, one key, however the name was typed. */
 const userKey = (username: string) => username.trim().toLowerCase();
 
+/** Counts requests per client address in a window; past the limit a request answers 429 with Retry-After. */
+export class AddressLimiter {
+  readonly #limiter: RateLimiterPostgres;
+
+  constructor(
+    pool: pg.Pool,
+    keyPrefix: string,
+    limit: { perIp: number; windowSeconds: number },
+    private readonly refusal: string,
+  ) {
+    this.#limiter = new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'sign_in_limits',
+      tableCreated: true,
+      keyPrefix,
+      points: limit.perIp,
+      duration: limit.windowSeconds,
+    });
+  }
+
+  /** Counts a request from `ip`; throws 429 when that client has made too many. */
+  async count(ip: string) {
+    try {
+      await this.#limiter.consume(ip, 1);
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw tooManyRequests(error.msBeforeNext / 1000, this.refusal);
+      throw error;
+    }
+  }
+}
+
 /**
  * Bounds the mails an anonymous visitor can trigger, so the public forms cannot flood someone's mailbox.
  * Too many from one client address answers 429; too many to one address is dropped silently, since saying
@@ -105,36 +137,27 @@ const userKey = (username: string) => username.trim().toLowerCase();
  */
 export class MailLimiter {
   readonly #perAddress: RateLimiterPostgres;
-  readonly #perIp: RateLimiterPostgres;
+  readonly #perIp: AddressLimiter;
 
   constructor(
     pool: pg.Pool,
     limits: { perAddress: number; perIp: number; windowSeconds: number } = MAIL_LIMIT,
   ) {
-    const common = { storeClient: pool, storeType: 'pool', tableName: 'sign_in_limits', tableCreated: true };
     this.#perAddress = new RateLimiterPostgres({
-      ...common,
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'sign_in_limits',
+      tableCreated: true,
       keyPrefix: 'mail-to',
       points: limits.perAddress,
       duration: limits.windowSeconds,
     });
-    this.#perIp = new RateLimiterPostgres({
-      ...common,
-      keyPrefix: 'mail-ip',
-      points: limits.perIp,
-      duration: limits.windowSeconds,
-    });
+    this.#perIp = new AddressLimiter(pool, 'mail-ip', limits, messages.tooManyMails);
   }
 
   /** Counts a request from `ip`; throws 429 when that client has asked for too many mails. */
   async countRequest(ip: string) {
-    try {
-      await this.#perIp.consume(ip, 1);
-    } catch (error) {
-      if (error instanceof RateLimiterRes)
-        throw tooManyRequests(error.msBeforeNext / 1000, messages.tooManyMails);
-      throw error;
-    }
+    await this.#perIp.count(ip);
   }
 
   /** True while `address` may receive another mail in the window. */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Provider from 'oidc-provider';
 import { authenticator } from 'otplib';
-import { ROLE_ID, messages } from '@cumulo/contract';
+import { ROLE_ID, SSO_START_LIMIT, messages } from '@cumulo/contract';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import { SsoService } from './sso.service.ts';
@@ -266,6 +266,24 @@ describe('single sign-on against a real OpenID provider (oidc-provider on 127.0.
     const reused = await exchange();
     expect(reused.statusCode).toBe(401);
     expect(reused.json()).toMatchObject({ message: messages.ssoFailed });
+  });
+
+  it('slows a client address that starts too many sign-ins, and not the others', async () => {
+    const start = (remoteAddress: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/oauth/start',
+        payload: { service: 'OIDC' },
+        remoteAddress,
+      });
+    for (let i = 0; i < SSO_START_LIMIT.perIp; i += 1) {
+      expect((await start('203.0.113.9')).statusCode).toBe(200);
+    }
+    const refused = await start('203.0.113.9');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toMatchObject({ message: messages.tooManySsoStarts });
+    expect((await start('203.0.113.10')).statusCode).toBe(200);
   });
 
   it('still asks a member with MFA for the authenticator code', async () => {

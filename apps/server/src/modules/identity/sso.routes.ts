@@ -55,7 +55,7 @@ export function ssoRoutes(service: SsoService, publicUrl: string, log: Logger): 
       '/oauth/start',
       { schema: { tags, body: oauthStartBody, response: { 200: oauthStartAnswer } } },
       async (request, reply) => {
-        const flow = await service.start(request.body.service);
+        const flow = await service.start(request.body.service, request.ip);
         reply.header('set-cookie', stateCookie(flow.state, SSO_FLOW_TTL_SECONDS, secure));
         return { authorization_url: flow.authorizationUrl };
       },

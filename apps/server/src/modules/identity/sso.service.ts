@@ -60,6 +60,8 @@ export class SsoService {
     private readonly identity: IdentityService,
     private readonly options: SsoOptions,
     private readonly log: Logger,
+    /** Bounds the flows one client address starts; each holds a row until it ends or expires. */
+    private readonly startLimiter?: { count(ip: string): Promise<void> },
   ) {
     this.#sso = new SsoRepo(identityRepo.orm);
   }
@@ -73,8 +75,9 @@ export class SsoService {
   }
 
   /** Starts a sign-in: a flow row keyed by the state's hash, and the provider URL to send the browser to. */
-  async start(service: SsoServiceName): Promise<{ authorizationUrl: string; state: string }> {
+  async start(service: SsoServiceName, ip: string): Promise<{ authorizationUrl: string; state: string }> {
     const configuration = await this.#configuration(service);
+    await this.startLimiter?.count(ip);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
