@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Alert, App, Button, Checkbox, Form, Input } from 'antd';
+import { Alert, App, Button, Checkbox, Divider, Form, Input } from 'antd';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { decodeInviteToken, messages, validateSignupForm } from '@cumulo/contract';
@@ -8,7 +8,7 @@ import { AuthCard } from '../../ui/AuthCard.tsx';
 import { NewPasswordFields, usePasswordPair } from '../../ui/NewPasswordFields.tsx';
 import { signUp, type SignupPayload } from './auth-api.ts';
 import { rememberSignupEmail } from './signup-email.ts';
-import { GoogleSignIn } from './SsoButtons.tsx';
+import { GoogleSignIn, SsoButton, useAuthProviders } from './SsoButtons.tsx';
 
 /** Self-service and invited sign-up (spec 000 §2, §3, §5). */
 export function SignupForm() {
@@ -121,9 +121,25 @@ export function SignupForm() {
         </Button>
       </Form>
       <GoogleSignIn label="Sign up with Google" />
+      {invite && <EnterpriseSignUp />}
       <p className="auth-footer">
         Already have an account? <Link to="/login">Sign in</Link>
       </p>
     </AuthCard>
+  );
+}
+
+/**
+ * An invitee whose organisation signs in through its OpenID provider accepts there: the provider's verified e-mail
+ * must be the invited one, which joins them to the inviting organisation with the invited role.
+ */
+function EnterpriseSignUp() {
+  const providers = useAuthProviders().data;
+  if (!providers?.oidc) return null;
+  return (
+    <>
+      {providers.google ? <div style={{ height: 8 }} /> : <Divider plain>or</Divider>}
+      <SsoButton service="OIDC">Sign up with {providers.oidc.name}</SsoButton>
+    </>
   );
 }

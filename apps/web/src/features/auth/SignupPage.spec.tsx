@@ -155,6 +155,23 @@ describe('sign-up (the network is stubbed with vi.stubGlobal fetch)', () => {
     });
   });
 
+  it("offers an invitee the organisation's OpenID provider, and nobody else", async () => {
+    const inviteToken = btoa('grace@example.com//Grace//Hopper//org-1//secret');
+    stubApi({
+      'GET /api/authentication/providers': {
+        status: 200,
+        body: { google: true, oidc: { name: 'Acme SSO' } },
+      },
+    });
+    const invited = renderAt(`/signup?invite_token=${encodeURIComponent(inviteToken)}`);
+    expect(await screen.findByRole('button', { name: 'Sign up with Acme SSO' })).toBeInTheDocument();
+    invited.unmount();
+
+    renderAt('/signup');
+    expect(await screen.findByRole('button', { name: /Sign up with Google/ })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Sign up with Acme SSO' })).toBeNull();
+  });
+
   it('sends /postSignup without a known address back to /signup', async () => {
     stubApi({});
     const { location } = renderAt('/postSignup');
