@@ -1,4 +1,4 @@
-import { planByHandle } from '@cumulo/contract';
+import { SEAT_PRICE_MONTHLY, planByHandle } from '@cumulo/contract';
 import type { Logger } from '../../logger.ts';
 import type { BillingRepo, SubscriptionRow } from './billing.repo.ts';
 import { dollars, periodEnd, productTitle } from './billing.views.ts';
@@ -38,15 +38,19 @@ export class BillingRoll {
   async #roll(organizationId: string, id: string, now: Date): Promise<boolean> {
     const due = await this.repo.subscription(organizationId, id);
     if (!due || due.currentPeriodEnd > now || due.state === 'canceled') return false;
-    const overage = due.kind === 'plan' ? await this.#overage(due) : null;
-    if (overage && this.gateway.name !== 'manual') {
+    const usage =
+      due.kind === 'plan'
+        ? [await this.#overage(due), await this.#seats(due)].filter((line) => line !== null)
+        : [];
+    if (usage.length > 0 && this.gateway.name !== 'manual') {
       const customer = await this.repo.customer(organizationId);
       if (customer)
-        await this.gateway.addUsageCharge(customer.customerRef, {
-          description: overage.description,
-          amountCents: overage.amountCents,
-          idempotencyKey: `overage:${due.id}:${due.currentPeriodStart.toISOString()}`,
-        });
+        for (const line of usage)
+          await this.gateway.addUsageCharge(customer.customerRef, {
+            description: line.description,
+            amountCents: line.amountCents,
+            idempotencyKey: `${line.key}:${due.id}:${due.currentPeriodStart.toISOString()}`,
+          });
     }
     return this.repo.transaction(async (tx) => {
       const row = await tx.lockSubscription(organizationId, id);
@@ -65,12 +69,13 @@ export class BillingRoll {
       const lines: Array<{ description: string; amount_cents: number; quantity?: number }> = [];
       if (row.priceCents > 0)
         lines.push({ description: `${productTitle(row)} (${row.period})`, amount_cents: row.priceCents });
-      if (overage && this.gateway.name === 'manual')
-        lines.push({
-          description: overage.description,
-          amount_cents: overage.amountCents,
-          quantity: overage.gb,
-        });
+      if (this.gateway.name === 'manual')
+        for (const line of usage)
+          lines.push({
+            description: line.description,
+            amount_cents: line.amountCents,
+            quantity: line.quantity,
+          });
       const amountCents = lines.reduce((sum, line) => sum + line.amount_cents, 0);
       if (amountCents > 0 && !(await tx.invoiceOfPeriod(id, row.currentPeriodStart))) {
         await tx.insertInvoice({
@@ -111,9 +116,26 @@ export class BillingRoll {
     const gb = Math.ceil(beyond / GiB);
     const amountCents = Math.round(gb * plan.c2c_overage_per_gb * 100);
     return {
-      gb,
+      key: 'overage',
+      quantity: gb,
       amountCents,
       description: `Cloud-to-cloud transfer beyond the ${plan.title} plan's inclusion: ${gb} GB`,
+    };
+  }
+
+  /**
+   * The members beyond the first, at SEAT_PRICE_MONTHLY each for every month of the ended period, counted when
+   * the period is invoiced (active members then; no proration within a period).
+   */
+  async #seats(row: SubscriptionRow) {
+    const seats = await this.repo.seats(row.organizationId);
+    if (seats === 0) return null;
+    const months = row.period === 'annually' ? 12 : 1;
+    return {
+      key: 'seats',
+      quantity: seats,
+      amountCents: seats * SEAT_PRICE_MONTHLY * 100 * months,
+      description: `Members beyond the first: ${seats} × $${SEAT_PRICE_MONTHLY}/month (${row.period})`,
     };
   }
 }

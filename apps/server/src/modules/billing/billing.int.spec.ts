@@ -519,7 +519,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       {
         number: expect.any(String),
         state: 'open',
-        amount_cents: String(9900 + 3000),
+        amount_cents: String(9900 + 3000 + 1600),
         lines: [
           { description: 'Professional (monthly)', amount_cents: 9900 },
           {
@@ -527,6 +527,8 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
             amount_cents: 3000,
             quantity: 600,
           },
+          // The Admin and the User: the members beyond the first are billed as seats.
+          { description: 'Members beyond the first: 2 × $8/month (monthly)', amount_cents: 1600, quantity: 2 },
         ],
       },
     ]);

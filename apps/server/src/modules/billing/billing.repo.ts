@@ -69,6 +69,15 @@ export class BillingRepo {
     return row ?? { used: 0, reserved: 0 };
   }
 
+  /** The organisation's paid seats: its active members beyond the first (spec 002 §9: each added user is billed). */
+  async seats(organizationId: string): Promise<number> {
+    const [row] = await this.orm
+      .select({ active: sql<number>`count(*)::int` })
+      .from(users)
+      .where(and(eq(users.organizationId, organizationId), eq(users.active, true)));
+    return Math.max(0, (row?.active ?? 0) - 1);
+  }
+
   async counters(organizationId: string, period: string): Promise<Map<string, Counter>> {
     const rows = await this.orm
       .select({ quota: quotaCounters.quota, used: quotaCounters.used, reserved: quotaCounters.reserved })
