@@ -528,7 +528,11 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
             quantity: 600,
           },
           // The Admin and the User: the members beyond the first are billed as seats.
-          { description: 'Members beyond the first: 2 × $8/month (monthly)', amount_cents: 1600, quantity: 2 },
+          {
+            description: 'Members beyond the first: 2 × $8/month (monthly)',
+            amount_cents: 1600,
+            quantity: 2,
+          },
         ],
       },
     ]);
