@@ -470,6 +470,8 @@ export const billingInfoView = z.object({
   gateway: z.enum(['manual', 'stripe']),
   subscriptions: z.array(subscriptionView),
   quota: z.record(z.enum(QUOTA_KEYS), quotaUsage),
+  /** Members beyond the first, each billed SEAT_PRICE_MONTHLY with the plan. */
+  seats: z.number().int(),
 });
 export type BillingInfoView = z.infer<typeof billingInfoView>;
 

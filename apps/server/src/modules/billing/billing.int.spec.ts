@@ -153,8 +153,11 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     const info = (await call('GET', '/api/billing/billing_info', owner)).body as {
       plan: { handle: string };
       subscription_id: string;
+      seats: number;
     };
     expect(info.plan.handle).toBe('free');
+    // The Admin and the User are the seats (the first member is not one).
+    expect(info.seats).toBe(2);
     planId = info.subscription_id;
     const products = (await call('GET', '/api/billing/products', user)).body as {
       plans: Array<{ title: string; current: boolean }>;

@@ -92,9 +92,10 @@ export class BillingService {
   async billingInfo(principal: Principal): Promise<BillingInfoView> {
     const org = principal.organizationId;
     const standing = await this.entitlements.standing(org);
-    const [live, quota] = await Promise.all([
+    const [live, quota, seats] = await Promise.all([
       this.repo.liveSubscriptions(org),
       this.entitlements.usage(org, standing),
+      this.repo.seats(org),
     ]);
     const planRow = live.find((s) => s.kind === 'plan');
     const plan = planRow && planByHandle(planRow.productHandle);
@@ -106,6 +107,7 @@ export class BillingService {
       gateway: this.gateway.name,
       subscriptions: live.map(subscriptionView),
       quota,
+      seats,
     };
   }
 

@@ -38,7 +38,7 @@ const analytics: SubscriptionView = {
   created_at: '2026-11-01T10:00:00.000Z',
 };
 
-const info = (subscriptions: SubscriptionView[]) => ({
+const info = (subscriptions: SubscriptionView[], seats = 0) => ({
   plan: null,
   subscription_id: null,
   has_billing_info: true,
@@ -46,6 +46,7 @@ const info = (subscriptions: SubscriptionView[]) => ({
   gateway: 'manual',
   subscriptions,
   quota: Object.fromEntries(QUOTA_KEYS.map((key) => [key, { used: 0, total: -1 }])),
+  seats,
 });
 
 describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
@@ -83,7 +84,7 @@ describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
     const calls = stubApi({
       'GET /api/users/_me': { status: 200, body: buildProfile({ has_billing_info: true }) },
       'GET /api/billing/payment_profiles': { status: 200, body: { billing_payment_profiles: [card] } },
-      'GET /api/billing/billing_info': () => ({ status: 200, body: info(subscriptions) }),
+      'GET /api/billing/billing_info': () => ({ status: 200, body: info(subscriptions, 2) }),
       'DELETE /api/billing/subscriptions/sub-1': () => {
         subscriptions = [{ ...analytics, state: 'pending_cancel' }];
         return { status: 200, body: {} };
@@ -104,6 +105,7 @@ describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
       },
     });
     const { user } = renderAt('/billing');
+    expect(await screen.findByText('2 beyond the first × $8.00/month = $16.00/month')).toBeInTheDocument();
     const table = await screen.findByRole('region', { name: 'Subscriptions' });
     expect(await within(table).findByText('Analytics')).toBeInTheDocument();
     await user.click(within(table).getByRole('button', { name: 'Cancel' }));

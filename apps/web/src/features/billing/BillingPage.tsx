@@ -15,7 +15,13 @@ import {
   Typography,
 } from 'antd';
 import { Link } from 'react-router';
-import { billingMessages, formatUsd, type PaymentProfileView, type SubscriptionView } from '@cumulo/contract';
+import {
+  SEAT_PRICE_MONTHLY,
+  billingMessages,
+  formatUsd,
+  type PaymentProfileView,
+  type SubscriptionView,
+} from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
@@ -185,11 +191,16 @@ function Subscriptions({ owner }: { owner: boolean }) {
 
   if (info.isPending) return <PageSpinner />;
   if (info.error) return <Alert type="error" showIcon title={describeError(info.error)} />;
-  const { plan, subscriptions, in_trial } = info.data;
+  const { plan, subscriptions, in_trial, seats } = info.data;
   return (
     <Card title="Plan and Subscriptions" extra={<Link to="/plan">See plans</Link>}>
       <Descriptions column={1} size="small" style={{ marginBottom: 16 }}>
         <Descriptions.Item label="Plan">{planTitle(plan, in_trial)}</Descriptions.Item>
+        <Descriptions.Item label="Members">
+          {seats === 0
+            ? 'No paid members'
+            : `${seats} beyond the first × ${formatUsd(SEAT_PRICE_MONTHLY)}/month = ${formatUsd(seats * SEAT_PRICE_MONTHLY)}/month`}
+        </Descriptions.Item>
       </Descriptions>
       <section aria-label="Subscriptions">
         <Table<SubscriptionView>
