@@ -138,7 +138,11 @@ export const ACTIONS = {
       refusal: billingMessages.ownerOnly,
     },
   ),
-  'member.invite': rule(APPROVERS, 'team', 'invite a member (never as Owner)'),
+  'member.invite': rule(
+    APPROVERS,
+    'team',
+    'invite a member (never as Owner); list, resend or cancel pending invitations',
+  ),
   'member.activate': rule(
     APPROVERS,
     'team',

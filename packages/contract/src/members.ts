@@ -19,6 +19,10 @@ export const memberMessages = {
   ownerRoleFixed: "An Owner's role cannot be changed.",
   ownerMakesOwners: 'Only an Owner can make someone Owner.',
   seatNotice: (price: number) => `Each new user will be $${price}/month.`,
+  /* Texts the spec leaves to us ("not shown"). */
+  inviteResent: 'Invitation sent again. The earlier link no longer works.',
+  inviteCancelled: 'Invitation cancelled. Its link no longer works.',
+  noPendingInvites: 'No pending invitations',
 } as const;
 
 /** The code of the invite refusal while the organisation has no card: the web sends the inviter to /billing. */
@@ -38,6 +42,21 @@ export const memberCard = z.object({
 });
 export type MemberCard = z.infer<typeof memberCard>;
 export const memberCards = z.array(memberCard);
+
+/** GET /users/invitations (not in the spec): the invitations nobody has accepted yet, expired ones included. */
+export const pendingInvitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  role,
+  invited_by: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  expired: z.boolean(),
+});
+export type PendingInvitation = z.infer<typeof pendingInvitation>;
+export const pendingInvitations = z.array(pendingInvitation);
 
 const rowText = (max: number) => text({ trim: true, max }).optional().nullable();
 

@@ -4,6 +4,8 @@ export const queryKeys = {
   /** The organisation's members (GET /users) and one member (GET /users/{id}). */
   members: ['members'] as const,
   member: (id: string) => ['members', id] as const,
+  /** The invitations nobody accepted yet (GET /users/invitations). */
+  pendingInvitations: ['invitations'] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
   /** The single sign-on buttons the server offers (GET /authentication/providers). */
   authProviders: ['authentication', 'providers'] as const,

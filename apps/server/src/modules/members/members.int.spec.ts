@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_ID, billingMessages, memberMessages, messages } from '@cumulo/contract';
+import { ROLE_ID, billingMessages, memberMessages, messages, type PendingInvitation } from '@cumulo/contract';
 import { hashToken, newInviteToken } from '../../crypto/tokens.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
@@ -217,6 +217,76 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     const empty = await call('POST', '/api/users/invite', owner, [{ first_name: 'Only' }]);
     expect(empty.status).toBe(400);
     expect(messageOf(empty)).toBe(memberMessages.noCompleteRow);
+  });
+
+  it('lists pending invitations to Owners and Admins; a resend replaces the link, a cancel voids it', async () => {
+    const email = invitee('pending');
+    const sent = await call('POST', '/api/users/invite', owner, [
+      { first_name: 'Pen', last_name: 'Ding', email, role_id: ROLE_ID.User },
+    ]);
+    expect(sent.status, sent.raw).toBe(200);
+    /** The invite token of the `nth` invitation mail to `email`. */
+    const tokenOfMail = async (nth: number) => {
+      await expect
+        .poll(() => server.mail.received.filter((m) => m.to.includes(email)).length)
+        .toBeGreaterThan(nth);
+      const mail = server.mail.received.filter((m) => m.to.includes(email))[nth];
+      const link = /\/signup\?invite_token=([^\s"<&]+)/.exec(mail?.body ?? '')?.[1];
+      if (!link) throw new Error('no invite link');
+      return decodeURIComponent(link);
+    };
+    const signUp = (token: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/users',
+        payload: { email, password: PASSWORD, first_name: 'Pen', last_name: 'Ding', invite_token: token },
+      });
+    const firstToken = await tokenOfMail(0);
+
+    const listed = await call('GET', '/api/users/invitations', admin);
+    expect(listed.status).toBe(200);
+    const pending = (listed.body as PendingInvitation[]).find((row) => row.email === email);
+    expect(pending).toMatchObject({
+      first_name: 'Pen',
+      last_name: 'Ding',
+      role: { id: ROLE_ID.User, title: 'User' },
+      invited_by: 'owner Test',
+      expired: false,
+    });
+    const id = pending?.id ?? '';
+    expect((await call('GET', '/api/users/invitations', user)).status).toBe(403);
+    const theirs = (await call('GET', '/api/users/invitations', stranger)).body as PendingInvitation[];
+    expect(theirs.map((row) => row.email)).not.toContain(email);
+    for (const [method, url] of [
+      ['POST', `/api/users/invitations/${id}/resend`],
+      ['DELETE', `/api/users/invitations/${id}`],
+    ] as const) {
+      expect((await call(method, url, stranger)).status).toBe(404);
+      expect((await call(method, url, user)).status).toBe(403);
+    }
+
+    const resent = await call('POST', `/api/users/invitations/${id}/resend`, admin);
+    expect(resent.status, resent.raw).toBe(200);
+    expect(messageOf(resent)).toBe(memberMessages.inviteResent);
+    const secondToken = await tokenOfMail(1);
+    expect(secondToken).not.toBe(firstToken);
+    expect((await signUp(firstToken)).statusCode).toBe(400);
+
+    const cancelled = await call('DELETE', `/api/users/invitations/${id}`, owner);
+    expect(messageOf(cancelled)).toBe(memberMessages.inviteCancelled);
+    const refused = await signUp(secondToken);
+    expect(refused.statusCode).toBe(400);
+    expect((refused.json() as { message: string }).message).toBe(messages.inviteInvalid);
+    expect((await call('DELETE', `/api/users/invitations/${id}`, owner)).status).toBe(404);
+
+    const { rows } = await server.db.pool.query(
+      'select entity, type, author_name from audits where resource_id = $1 order by id',
+      [id],
+    );
+    expect(rows).toEqual([
+      { entity: 'Invitation', type: 'Modified', author_name: 'admin Test' },
+      { entity: 'Invitation', type: 'Deleted', author_name: 'owner Test' },
+    ]);
   });
 
   it('the Active toggle: never oneself; the Owner anyone else; an Admin only Users; a User nobody', async () => {

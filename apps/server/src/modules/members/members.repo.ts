@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { invitations, roles, sessions, users } from '../../db/schema/index.ts';
 
@@ -68,6 +68,56 @@ export class MembersRepo {
 
   async createInvitations(values: (typeof invitations.$inferInsert)[]) {
     await this.orm.insert(invitations).values(values);
+  }
+
+  /** The organisation's invitations nobody accepted yet, newest first, with the inviter's name. */
+  async pendingInvitations(organizationId: string) {
+    return this.orm
+      .select({
+        id: invitations.id,
+        email: invitations.email,
+        firstName: invitations.firstName,
+        lastName: invitations.lastName,
+        role: { id: roles.id, title: roles.title },
+        invitedBy: sql<string | null>`(select trim(concat_ws(' ', u.first_name, u.last_name))
+          from users u where u.id = ${invitations.invitedBy})`,
+        createdAt: invitations.createdAt,
+        expiresAt: invitations.expiresAt,
+      })
+      .from(invitations)
+      .innerJoin(roles, eq(roles.id, invitations.roleId))
+      .where(and(eq(invitations.organizationId, organizationId), isNull(invitations.acceptedAt)))
+      .orderBy(desc(invitations.createdAt));
+  }
+
+  /** A pending invitation of the organisation, locked until the transaction ends (one resend or cancel at once). */
+  async lockPendingInvitation(organizationId: string, id: string) {
+    const [row] = await this.orm
+      .select()
+      .from(invitations)
+      .where(
+        and(
+          eq(invitations.id, id),
+          eq(invitations.organizationId, organizationId),
+          isNull(invitations.acceptedAt),
+        ),
+      )
+      .for('update');
+    return row;
+  }
+
+  /** Gives an invitation a new token and expiry: the earlier link stops working. */
+  async renewInvitation(organizationId: string, id: string, tokenHash: string, expiresAt: Date) {
+    await this.orm
+      .update(invitations)
+      .set({ tokenHash, expiresAt })
+      .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId)));
+  }
+
+  async deleteInvitation(organizationId: string, id: string) {
+    await this.orm
+      .delete(invitations)
+      .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId)));
   }
 
   async setActive(organizationId: string, id: string, active: boolean) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { inviteBody, memberCards, messageAnswer, roleChangeBody } from '@cumulo/contract';
+import { inviteBody, memberCards, messageAnswer, pendingInvitations, roleChangeBody } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { MembersService } from './members.service.ts';
 
@@ -29,6 +29,32 @@ export function membersRoutes(service: MembersService, auth: AuthService): Fasti
         },
       },
       async (request) => service.invite(principalOf(request), request.body),
+    );
+
+    app.get(
+      '/users/invitations',
+      { ...guarded, schema: { tags, response: { 200: pendingInvitations } } },
+      async (request) => service.pendingInvitations(principalOf(request)),
+    );
+
+    app.post(
+      '/users/invitations/:id/resend',
+      {
+        ...guarded,
+        schema: {
+          tags,
+          description: 'Mails the invitation again with a new link; the earlier link stops working.',
+          params,
+          response: { 200: messageAnswer },
+        },
+      },
+      async (request) => service.resendInvitation(principalOf(request), request.params.id),
+    );
+
+    app.delete(
+      '/users/invitations/:id',
+      { ...guarded, schema: { tags, params, response: { 200: messageAnswer } } },
+      async (request) => service.cancelInvitation(principalOf(request), request.params.id),
     );
 
     app.put(

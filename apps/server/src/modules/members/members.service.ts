@@ -10,6 +10,7 @@ import {
   messages,
   type InviteRow,
   type MemberCard,
+  type PendingInvitation,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
@@ -20,6 +21,7 @@ import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { MemberRow, MembersRepo } from './members.repo.ts';
 
 const cardOf = (row: MemberRow): MemberCard => ({
@@ -159,6 +161,69 @@ export class MembersService {
       // transaction, once per-service permissions exist (issue 23 point 2); there are none to reset yet.
     });
     return { message: memberMessages.roleUpdated };
+  }
+
+  /** The invitations nobody accepted yet (not in the spec: what a team admin needs to follow them up). */
+  async pendingInvitations(principal: Principal): Promise<PendingInvitation[]> {
+    authorize(principal, 'member.invite');
+    const now = Date.now();
+    return (await this.repo.pendingInvitations(principal.organizationId)).map((row) => ({
+      id: row.id,
+      email: row.email,
+      first_name: row.firstName,
+      last_name: row.lastName,
+      role: row.role,
+      invited_by: row.invitedBy || null,
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+      expired: row.expiresAt.getTime() <= now,
+    }));
+  }
+
+  /** Mails a pending invitation again with a new token and a new expiry; the earlier link stops working. */
+  async resendInvitation(principal: Principal, id: string) {
+    authorize(principal, 'member.invite');
+    const token = await this.repo.transaction(async (tx) => {
+      const row = await tx.lockPendingInvitation(principal.organizationId, id);
+      if (!row) throw notFound();
+      const fresh = newInviteToken(row.email, row.firstName, row.lastName, principal.organizationId);
+      const expiresAt = new Date(Date.now() + INVITATION_TTL_SECONDS * 1000);
+      await tx.renewInvitation(principal.organizationId, id, hashToken(fresh), expiresAt);
+      await recordAudit(tx.orm, principal, {
+        entity: 'Invitation',
+        type: 'Modified',
+        resource: row.email,
+        resourceId: row.id,
+        changes: changesOf({ expires_at: row.expiresAt }, { expires_at: expiresAt }),
+      });
+      return { fresh, row };
+    });
+    void this.#sendQuietly(
+      invitationMail(
+        token.row.email,
+        token.row.firstName,
+        `${this.publicUrl}/signup?invite_token=${encodeURIComponent(token.fresh)}`,
+      ),
+    );
+    return { message: memberMessages.inviteResent };
+  }
+
+  /** Withdraws a pending invitation: its link finds nothing any more. */
+  async cancelInvitation(principal: Principal, id: string) {
+    authorize(principal, 'member.invite');
+    await this.repo.transaction(async (tx) => {
+      const row = await tx.lockPendingInvitation(principal.organizationId, id);
+      if (!row) throw notFound();
+      await tx.deleteInvitation(principal.organizationId, id);
+      await recordAudit(tx.orm, principal, {
+        entity: 'Invitation',
+        type: 'Deleted',
+        resource: row.email,
+        resourceId: row.id,
+        changes: changesOf({ email: row.email, first_name: row.firstName, last_name: row.lastName }, null),
+      });
+    });
+    return { message: memberMessages.inviteCancelled };
   }
 
   async #member(principal: Principal, userId: string) {

@@ -178,4 +178,46 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
     expect(await screen.findByText(memberMessages.roleUpdated)).toBeInTheDocument();
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ role_id: ROLE_ID.Admin });
   });
+
+  it('/users: pending invitations with who invited them, Resend and Cancel (after a confirmation)', async () => {
+    let pending = [
+      {
+        id: 'inv-1',
+        email: 'pen@example.com',
+        first_name: 'Pen',
+        last_name: 'Ding',
+        role: { id: ROLE_ID.User, title: 'User' },
+        invited_by: 'Olga Test',
+        created_at: '2026-11-20T10:00:00.000Z',
+        expires_at: '2026-11-27T10:00:00.000Z',
+        expired: false,
+      },
+    ];
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('owner-1', 'Owner') },
+      'GET /api/users': { status: 200, body: members },
+      'GET /api/users/invitations': () => ({ status: 200, body: pending }),
+      'POST /api/users/invitations/inv-1/resend': {
+        status: 200,
+        body: { message: memberMessages.inviteResent },
+      },
+      'DELETE /api/users/invitations/inv-1': () => {
+        pending = [];
+        return { status: 200, body: { message: memberMessages.inviteCancelled } };
+      },
+    });
+    const { user } = renderAt('/users');
+    const table = await screen.findByRole('table', { name: 'Pending invitations' });
+    expect(await within(table).findByText('pen@example.com')).toBeInTheDocument();
+    expect(within(table).getByText('Olga Test')).toBeInTheDocument();
+
+    await user.click(within(table).getByRole('button', { name: 'Resend the invitation of pen@example.com' }));
+    expect(await screen.findByText(memberMessages.inviteResent)).toBeInTheDocument();
+
+    await user.click(within(table).getByRole('button', { name: 'Cancel the invitation of pen@example.com' }));
+    expect(calls.some((c) => c.method === 'DELETE')).toBe(false);
+    await user.click(await screen.findByRole('button', { name: 'Cancel invitation' }));
+    expect(await screen.findByText(memberMessages.inviteCancelled)).toBeInTheDocument();
+    expect(await screen.findByText(memberMessages.noPendingInvites)).toBeInTheDocument();
+  });
 });

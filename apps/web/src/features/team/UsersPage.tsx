@@ -9,6 +9,7 @@ import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { fetchMembers } from './team-api.ts';
 import { UserCard } from './UserCard.tsx';
+import { PendingInvitations } from './PendingInvitations.tsx';
 
 /** /users: the organisation's members as user cards (spec 002 §2 Settings). */
 export function UsersPage() {
@@ -40,6 +41,7 @@ export function UsersPage() {
           ))}
         </Row>
       )}
+      <PendingInvitations />
     </Flex>
   );
 }

@@ -1,9 +1,11 @@
 import {
   memberCards,
   messageAnswer,
+  pendingInvitations,
   userProfile,
   type InviteRow,
   type MemberCard,
+  type PendingInvitation,
   type UserProfile,
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
@@ -32,4 +34,19 @@ export async function changeMemberRole(id: string, roleId: number): Promise<stri
   return messageAnswer.parse(
     await api.put(`/users/${encodeURIComponent(id)}`, { role_id: roleId }, { silent: true }),
   ).message;
+}
+
+/** The invitations nobody accepted yet (GET /users/invitations). */
+export async function fetchPendingInvitations(): Promise<PendingInvitation[]> {
+  return pendingInvitations.parse(await api.get('/users/invitations'));
+}
+
+export async function resendInvitation(id: string): Promise<string> {
+  const path = `/users/invitations/${encodeURIComponent(id)}/resend`;
+  return messageAnswer.parse(await api.post(path, undefined, { silent: true })).message;
+}
+
+export async function cancelInvitation(id: string): Promise<string> {
+  const path = `/users/invitations/${encodeURIComponent(id)}`;
+  return messageAnswer.parse(await api.delete(path, { silent: true })).message;
 }
