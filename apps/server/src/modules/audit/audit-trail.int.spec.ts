@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type AuditChange, type TransferStarted } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
@@ -28,6 +30,7 @@ const SECRET_KEY = 'audit-trail-secret-Zq81xW';
 const SHARE_PASSWORD = 'audit trail share pw 77';
 const WEBHOOK_SECRET = 'hooksecret0042';
 const WEBHOOK_URL = `http://127.0.0.1:9/services/T0/B0/${WEBHOOK_SECRET}`;
+const WASABI_PASSWORD = 'wasabi-account-pw-5531';
 const SRC = 'audit-src';
 const DST = 'audit-dst';
 
@@ -36,6 +39,7 @@ let s3rver: TestStoreServer;
 let store: S3ObjectStore;
 let owner: Member;
 let accountId: string;
+let wasabiPartner: http.Server;
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
   callApi(server, method, url, owner.token, body);
@@ -63,7 +67,17 @@ const byOwner = () => ({ author_user_id: owner.principal.userId, author_name: 'A
 
 beforeAll(async () => {
   s3rver = await startS3rver();
-  server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
+  // Wasabi's partner API has no local server: this stand-in answers as it does, with keys s3rver knows.
+  wasabiPartner = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ AccessKey: S3RVER_KEY, SecretKey: SECRET_KEY }));
+  });
+  await new Promise<void>((resolve) => wasabiPartner.listen(0, '127.0.0.1', resolve));
+  server = await startTestServer({
+    PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, wasabi: s3rver.endpoint }),
+    WASABI_PARTNER_URL: `http://127.0.0.1:${(wasabiPartner.address() as AddressInfo).port}/`,
+    WASABI_PARTNER_API_KEY: 'partner-key-0001',
+  });
   owner = await signedInMember(server, 'Ada');
   // Transfers and sync jobs need the organisation's confirmation of charges (PUT /organizations/_me, another
   // module's call); the flag is set as that call sets it.
@@ -88,6 +102,7 @@ afterAll(async () => {
   await store?.close();
   await server?.stop();
   await s3rver?.stop();
+  await new Promise((resolve) => wasabiPartner?.close(resolve));
 });
 
 describe('the audit trail of storage changes, against PostgreSQL and s3rver', () => {
@@ -118,6 +133,19 @@ describe('the audit trail of storage changes, against PostgreSQL and s3rver', ()
     const modified = await latest('Cloud account');
     expect(modified).toMatchObject({ type: 'Modified', resource: 'Audit AWS main', ...byOwner() });
     expect(modified.changes).toEqual([{ property: 'name', value: 'Audit AWS main', initial: 'Audit AWS' }]);
+  });
+
+  it('records a Wasabi sub-account created through the partner API, without its password or keys', async () => {
+    const res = await call('POST', '/api/wasabi_sub_accounts', {
+      acct_name: 'media@example.com',
+      password: WASABI_PASSWORD,
+      project_name: 'Audit Wasabi',
+    });
+    expect(res.status, res.raw).toBe(201);
+    const added = await latest('Cloud account');
+    expect(added).toMatchObject({ type: 'Added', resource: 'Audit Wasabi', ...byOwner() });
+    expect(change(added, 'provider')?.value).toBe('wasabi');
+    expect(change(added, 'wasabiSubAccount')?.value).toBe('media@example.com');
   });
 
   it('records a bucket created and its upload settings changed', async () => {
@@ -375,13 +403,13 @@ describe('the audit trail of storage changes, against PostgreSQL and s3rver', ()
     expect(await entries('Cloud account')).toHaveLength(before);
   });
 
-  it('holds no secret anywhere in the table: secret key, share password, webhook URL', async () => {
+  it('holds no secret anywhere in the table: secret keys, passwords, webhook URL', async () => {
     const { rows } = await server.db.pool.query<{ text: string }>(
       `select coalesce(string_agg(a::text, ' '), '') as text from audits a`,
     );
     const text = rows[0]?.text ?? '';
     expect(text).toContain('Audit AWS main');
-    for (const secret of [SECRET_KEY, SHARE_PASSWORD, WEBHOOK_SECRET, '127.0.0.1:9']) {
+    for (const secret of [SECRET_KEY, SHARE_PASSWORD, WEBHOOK_SECRET, '127.0.0.1:9', WASABI_PASSWORD]) {
       expect(text).not.toContain(secret);
     }
   });
