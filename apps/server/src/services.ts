@@ -25,6 +25,7 @@ import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
 import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
 import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
 import { AlertsService } from './modules/alerts/alerts.service.ts';
+import { recordAudit } from './modules/audit/audit.writer.ts';
 import { UploadsRepo } from './modules/uploads/uploads.repo.ts';
 import { UploadsService } from './modules/uploads/uploads.service.ts';
 import { BucketConfigService } from './modules/uploads/bucket-config.service.ts';
@@ -179,7 +180,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     outbound,
   );
-  const objects = new ObjectsService(cloudAccountsRepo, stores, log);
+  const objects = new ObjectsService(cloudAccountsRepo, stores, log, (actor, event) =>
+    recordAudit(db.orm, actor, event),
+  );
   const uploads = new UploadsService(
     new UploadsRepo(db.orm),
     cloudAccountsRepo,

@@ -10,7 +10,12 @@ export type MemberNotificationRow = NotificationRow & { read: boolean };
 
 /** SQL of alerts and bell notifications; every query is scoped to one organisation. */
 export class AlertsRepo {
-  constructor(private readonly orm: Database) {}
+  constructor(readonly orm: Database) {}
+
+  /** Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). */
+  transaction<T>(work: (tx: AlertsRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new AlertsRepo(tx as unknown as Database)));
+  }
 
   async listForAccount(organizationId: string, accountId: string, bucketName?: string): Promise<AlertRow[]> {
     return this.orm

@@ -16,6 +16,19 @@ import type { BusMessage } from '../../realtime/events.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { AlertRow, AlertsRepo, MemberNotificationRow } from './alerts.repo.ts';
 import { alertMail } from './alerts.mail.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
+
+/** An alert as its audit entries name it: "Size alert on photos" or "Cost alert on My AWS". */
+const alertResource = (alert: AlertRow, accountName: string) =>
+  `${alert.kind === 'SIZE' ? 'Size' : 'Cost'} alert on ${alert.bucketName ?? accountName}`;
+
+const auditedAlert = (alert: AlertRow, accountName: string) => ({
+  account: accountName,
+  bucket: alert.bucketName,
+  kind: alert.kind,
+  sizeLimit: alert.sizeLimit,
+  costLimit: alert.costLimit,
+});
 
 /** Latest bell notifications returned by GET /notifications. */
 export const BELL_LIMIT = 50;
@@ -76,14 +89,24 @@ export class AlertsService {
         });
       }
     }
-    const row = await this.repo.insert({
-      organizationId: principal.organizationId,
-      cloudAccountId: account.id,
-      bucketName,
-      kind: body.size_limit != null ? 'SIZE' : 'COST',
-      sizeLimit: body.size_limit ?? null,
-      costLimit: body.cost_limit ?? null,
-      createdBy: principal.userId,
+    const row = await this.repo.transaction(async (tx) => {
+      const created = await tx.insert({
+        organizationId: principal.organizationId,
+        cloudAccountId: account.id,
+        bucketName,
+        kind: body.size_limit != null ? 'SIZE' : 'COST',
+        sizeLimit: body.size_limit ?? null,
+        costLimit: body.cost_limit ?? null,
+        createdBy: principal.userId,
+      });
+      await recordAudit(tx.orm, principal, {
+        entity: 'Alert',
+        type: 'Added',
+        resource: alertResource(created, account.name),
+        resourceId: created.id,
+        changes: changesOf(null, auditedAlert(created, account.name)),
+      });
+      return created;
     });
     // A limit that is already passed should say so now, not at the next scheduled check.
     await this.check(principal.organizationId);
@@ -95,7 +118,20 @@ export class AlertsService {
 
   async remove(principal: Principal, id: string) {
     authorize(principal, 'alert.manage');
-    const row = await this.repo.delete(principal.organizationId, id);
+    const row = await this.repo.transaction(async (tx) => {
+      const removed = await tx.delete(principal.organizationId, id);
+      if (!removed) return undefined;
+      const account = await this.accounts.find(principal.organizationId, removed.cloudAccountId);
+      const accountName = account?.name ?? removed.cloudAccountId;
+      await recordAudit(tx.orm, principal, {
+        entity: 'Alert',
+        type: 'Deleted',
+        resource: alertResource(removed, accountName),
+        resourceId: removed.id,
+        changes: changesOf(auditedAlert(removed, accountName), null),
+      });
+      return removed;
+    });
     if (!row) throw notFound();
     return { message: alertMessages.deleted };
   }

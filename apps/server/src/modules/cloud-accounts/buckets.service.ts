@@ -14,6 +14,7 @@ import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 
 /** S3's predefined groups, the grantees of the screen's "public" and "system" read permissions. */
 export const ALL_USERS_GROUP = 'http://acs.amazonaws.com/groups/global/AllUsers';
@@ -82,10 +83,26 @@ export class BucketsService {
         }
       }
     }
-    await this.repo.syncBucket(principal.organizationId, account.id, {
-      name,
-      region: body.region,
-      createdOn: new Date(),
+    await this.repo.transaction(async (tx) => {
+      await tx.syncBucket(principal.organizationId, account.id, {
+        name,
+        region: body.region,
+        createdOn: new Date(),
+      });
+      await recordAudit(tx.orm, principal, {
+        entity: 'Bucket',
+        type: 'Added',
+        resource: name,
+        resourceId: `${account.id}/${name}`,
+        changes: changesOf(null, {
+          name,
+          region: body.region,
+          account: account.name,
+          settingsCopiedFrom: body.config_bucket || null,
+          settingsCopied: copied.join(', ') || null,
+          grants: grants.length || null,
+        }),
+      });
     });
     await this.enqueueInventory({ organizationId: principal.organizationId, accountId: account.id });
     return {

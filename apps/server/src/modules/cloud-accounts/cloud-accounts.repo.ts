@@ -7,7 +7,12 @@ export type BucketRow = typeof buckets.$inferSelect;
 
 /** SQL of cloud accounts; every query is scoped to one organisation. */
 export class CloudAccountsRepo {
-  constructor(private readonly orm: Database) {}
+  constructor(readonly orm: Database) {}
+
+  /** Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). */
+  transaction<T>(work: (tx: CloudAccountsRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new CloudAccountsRepo(tx as unknown as Database)));
+  }
 
   async list(organizationId: string): Promise<CloudAccountRow[]> {
     return this.orm

@@ -29,6 +29,7 @@ import type { InventoryJob } from './cloud-accounts.jobs.ts';
 import type { StoreRegistry } from './store-registry.ts';
 import { endpointCheckError, endpointUnreachable, providerError } from './provider-error.ts';
 import type { OutboundPolicy } from '../../net/outbound-policy.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
@@ -37,6 +38,8 @@ interface ResolvedAccount {
   keyId: string;
   region: string | null;
   serviceUrl: string | null;
+  /** More of the connection for its audit entry (the Wasabi sub-account it was created as). */
+  audited?: Record<string, string>;
 }
 
 const GOOGLE_UNIVERSE = 'googleapis.com';
@@ -52,6 +55,21 @@ export interface OrganizationMember {
 }
 
 const accountTypeId = (provider: ProviderName) => ACCOUNT_TYPES.find((t) => t.name === provider)?.id ?? 0;
+
+/**
+ * An account's properties as its audit entries show them: the access key by its last four characters only, the
+ * secret key as "set" and listed in `secrets` so that the trail shows it masked, never its value.
+ */
+const auditedAccount = (row: CloudAccountRow) => ({
+  name: row.name,
+  provider: row.provider,
+  region: row.region,
+  endpoint: row.serviceUrl,
+  accessKey: `${MASK}${row.keyHint}`,
+  secretKey: 'set',
+  billingBucket: row.billingBucket,
+});
+const ACCOUNT_SECRETS = ['secretKey'];
 
 /** Connecting, listing, renaming and removing cloud accounts; every call is scoped to the caller's organisation. */
 export class CloudAccountsService {
@@ -187,6 +205,7 @@ export class CloudAccountsService {
     if (!providersAllowedFor(userType).includes('wasabi')) throw forbidden();
     const keys = await this.wasabiPartner.createAccount(body.acct_name, body.password);
     this.log.info({ acctName: body.acct_name }, 'wasabi sub-account created');
+    const subAccount = { wasabiSubAccount: body.acct_name };
     const config: StoreConfig = {
       provider: 'wasabi',
       accessKeyId: keys.accessKey,
@@ -200,19 +219,47 @@ export class CloudAccountsService {
       keyId: keys.accessKey,
       region: WASABI_DEFAULT_REGION,
       serviceUrl: null,
+      audited: subAccount,
     });
   }
 
   async update(principal: Principal, id: string, changes: { name?: string; billingBucket?: string | null }) {
     authorize(principal, 'account.update');
-    const row = await this.repo.update(principal.organizationId, id, changes);
+    const row = await this.repo.transaction(async (tx) => {
+      const before = await tx.find(principal.organizationId, id);
+      const after = before && (await tx.update(principal.organizationId, id, changes));
+      if (!before || !after) return undefined;
+      const changed = changesOf(auditedAccount(before), auditedAccount(after), { secrets: ACCOUNT_SECRETS });
+      if (changed.length > 0) {
+        await recordAudit(tx.orm, principal, {
+          entity: 'Cloud account',
+          type: 'Modified',
+          resource: after.name,
+          resourceId: after.id,
+          changes: changed,
+        });
+      }
+      return after;
+    });
     if (!row) throw notFound();
     return this.#view(row, await this.repo.bucketsOf(principal.organizationId, [row.id]));
   }
 
   async remove(principal: Principal, id: string) {
     authorize(principal, 'account.remove');
-    const row = await this.repo.delete(principal.organizationId, id);
+    const row = await this.repo.transaction(async (tx) => {
+      const removed = await tx.delete(principal.organizationId, id);
+      if (removed) {
+        await recordAudit(tx.orm, principal, {
+          entity: 'Cloud account',
+          type: 'Deleted',
+          resource: removed.name,
+          resourceId: removed.id,
+          changes: changesOf(auditedAccount(removed), null, { secrets: ACCOUNT_SECRETS }),
+        });
+      }
+      return removed;
+    });
     if (!row) throw notFound();
     await this.registry.forget(id);
     return { message: `${row.name} removed successfully` };
@@ -257,14 +304,28 @@ export class CloudAccountsService {
     } finally {
       await probe?.close();
     }
-    const row = await this.repo.insert({
-      organizationId: principal.organizationId,
-      provider: resolved.provider,
-      name,
-      credentials: this.secrets.seal(JSON.stringify(resolved.config)),
-      keyHint: resolved.keyId.slice(-4),
-      region: resolved.region,
-      serviceUrl: resolved.serviceUrl,
+    const row = await this.repo.transaction(async (tx) => {
+      const connected = await tx.insert({
+        organizationId: principal.organizationId,
+        provider: resolved.provider,
+        name,
+        credentials: this.secrets.seal(JSON.stringify(resolved.config)),
+        keyHint: resolved.keyId.slice(-4),
+        region: resolved.region,
+        serviceUrl: resolved.serviceUrl,
+      });
+      await recordAudit(tx.orm, principal, {
+        entity: 'Cloud account',
+        type: 'Added',
+        resource: connected.name,
+        resourceId: connected.id,
+        changes: changesOf(
+          null,
+          { ...auditedAccount(connected), ...resolved.audited },
+          { secrets: ACCOUNT_SECRETS },
+        ),
+      });
+      return connected;
     });
     this.log.info({ accountId: row.id, provider: row.provider }, 'cloud account connected');
     await this.enqueueInventory({ organizationId: principal.organizationId, accountId: row.id });

@@ -27,6 +27,7 @@ import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import type { AuditActor, AuditEvent } from '../audit/audit.writer.ts';
 
 /** Keys per listing request while walking (deletes, searches): the providers' page maximum. */
 const WALK_PAGE = 1000;
@@ -38,8 +39,12 @@ const WALK_PAGE = 1000;
 export const SEARCH_SCAN_MAX = 20_000;
 /** Buckets walked at once by a search across buckets, and objects checked at once before signing links. */
 const PARALLEL = 4;
+/** Paths of one delete named in its audit entry; a longer selection is counted, not listed. */
+const AUDITED_PATHS = 20;
 
 type Accounts = Pick<CloudAccountsRepo, 'find' | 'list' | 'bucketsOf'>;
+/** Writes one audit entry (recordAudit on the database): objects are the provider's, there is no row to join. */
+type RecordAudit = (actor: AuditActor, event: AuditEvent) => Promise<void>;
 type Stores = Pick<StoreRegistry, 'storeFor'>;
 
 /** A folder path as listed: '' for the root, otherwise ending with '/' (keys may hold '//', so no collapsing). */
@@ -56,6 +61,7 @@ export class ObjectsService {
     private readonly accounts: Accounts,
     private readonly stores: Stores,
     private readonly log: Logger,
+    private readonly recordAudit: RecordAudit,
   ) {}
 
   /**
@@ -159,6 +165,7 @@ export class ObjectsService {
       throw this.#providerFailure(error, bucket);
     }
     this.log.info({ accountId: account.id, bucket, deleted, failed: failures.length }, 'objects deleted');
+    if (deleted > 0) await this.#recordDelete(principal, account, bucket, body.paths, deleted);
     if (failures.length > 0) {
       const [first] = failures;
       throw badRequest(
@@ -207,7 +214,51 @@ export class ObjectsService {
     } catch (error) {
       throw this.#providerFailure(error, bucket);
     }
+    // The folder is the provider's, not a row of ours: its entry is written once the provider holds it.
+    await this.recordAudit(principal, {
+      entity: 'Object',
+      type: 'Added',
+      resource: `${bucket}/${body.path}`,
+      resourceId: `${account.id}/${bucket}/${body.path}`,
+      changes: [
+        { property: 'folder', value: body.path, initial: null },
+        { property: 'account', value: account.name, initial: null },
+      ],
+    });
     return { message: objectMessages.folderCreated(name), path: body.path };
+  }
+
+  /**
+   * One entry per request, however many keys it removed: the paths the member chose (a folder stands for what was
+   * under it) and the count of objects really deleted. Written once the provider deleted them, failures or not.
+   */
+  async #recordDelete(
+    principal: Principal,
+    account: CloudAccountRow,
+    bucket: string,
+    paths: string[],
+    deleted: number,
+  ) {
+    const chosen = [...new Set(paths)];
+    const resource = chosen.length === 1 ? `${bucket}/${chosen[0]}` : `${bucket}/ (${chosen.length} items)`;
+    await this.recordAudit(principal, {
+      entity: 'Object',
+      type: 'Deleted',
+      resource,
+      resourceId: chosen.length === 1 ? `${account.id}/${bucket}/${chosen[0]}` : `${account.id}/${bucket}`,
+      changes: [
+        {
+          property: 'paths',
+          value: null,
+          initial: [
+            ...chosen.slice(0, AUDITED_PATHS),
+            ...(chosen.length > AUDITED_PATHS ? [`${chosen.length - AUDITED_PATHS} more`] : []),
+          ].join(', '),
+        },
+        { property: 'objects', value: null, initial: String(deleted) },
+        { property: 'account', value: null, initial: account.name },
+      ],
+    });
   }
 
   /**

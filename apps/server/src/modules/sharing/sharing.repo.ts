@@ -12,7 +12,12 @@ export interface ShareListRow extends ShareRow {
 
 /** SQL of shares, their download log and the chat webhook; organisation-scoped except the token lookup. */
 export class SharingRepo {
-  constructor(private readonly orm: Database) {}
+  constructor(readonly orm: Database) {}
+
+  /** Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). */
+  transaction<T>(work: (tx: SharingRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new SharingRepo(tx as unknown as Database)));
+  }
 
   async insert(values: typeof shares.$inferInsert): Promise<ShareRow> {
     const [row] = await this.orm.insert(shares).values(values).returning();
@@ -65,11 +70,14 @@ export class SharingRepo {
     };
   }
 
-  async revoke(organizationId: string, id: string, at: Date): Promise<void> {
-    await this.orm
+  /** Answers whether this call revoked it (false when it was revoked already). */
+  async revoke(organizationId: string, id: string, at: Date): Promise<boolean> {
+    const rows = await this.orm
       .update(shares)
       .set({ revokedAt: at })
-      .where(and(eq(shares.organizationId, organizationId), eq(shares.id, id), isNull(shares.revokedAt)));
+      .where(and(eq(shares.organizationId, organizationId), eq(shares.id, id), isNull(shares.revokedAt)))
+      .returning({ id: shares.id });
+    return rows.length > 0;
   }
 
   async logDownload(values: typeof shareDownloads.$inferInsert): Promise<void> {
@@ -105,7 +113,11 @@ export class SharingRepo {
     return row;
   }
 
-  async deleteWebhook(organizationId: string): Promise<void> {
-    await this.orm.delete(chatWebhooks).where(eq(chatWebhooks.organizationId, organizationId));
+  async deleteWebhook(organizationId: string): Promise<ChatWebhookRow | undefined> {
+    const [row] = await this.orm
+      .delete(chatWebhooks)
+      .where(eq(chatWebhooks.organizationId, organizationId))
+      .returning();
+    return row;
   }
 }

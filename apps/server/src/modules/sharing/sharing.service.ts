@@ -28,6 +28,7 @@ import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { ShareAccessLimiter } from './share-access-limiter.ts';
 import type { ShareListRow, ShareRow, SharingRepo } from './sharing.repo.ts';
 import { baseName, shareChatText, shareMail, type ShareNotice } from './sharing.mail.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 
 /** The same argon2id cost as account passwords (identity.service.ts). */
 const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -46,6 +47,34 @@ export interface Visitor {
 }
 
 const gone = (message: string, code: string) => new AppError(410, code, message);
+
+/** Files of one share named in its audit entry; more are counted, not listed. */
+const AUDITED_FILES = 20;
+
+/** A share as its audit entries name it: its one file, or how many files of which bucket. */
+function shareResource(share: ShareRow): string {
+  const [first] = share.files;
+  if (!first) return 'Share';
+  return share.files.length === 1
+    ? `${first.bucket_name}/${first.path}`
+    : `${share.files.length} files of ${first.bucket_name}`;
+}
+
+/** What a share's audit entries show: never its link's token nor its password, only whether it has one. */
+function auditedShare(share: ShareRow) {
+  const paths = share.files.map((f) => `${f.bucket_name}/${f.path}`);
+  return {
+    files: [
+      ...paths.slice(0, AUDITED_FILES),
+      ...(paths.length > AUDITED_FILES ? [`${paths.length - AUDITED_FILES} more`] : []),
+    ].join(', '),
+    fileCount: share.files.length,
+    channel: share.channel,
+    recipients: share.recipients.length,
+    expiresAt: share.expiresAt,
+    passwordProtected: share.passwordHash ? 'Yes' : 'No',
+  };
+}
 
 /** "https://hooks.slack.com/••••abcd": enough to recognise the hook, not enough to use it. */
 export function maskWebhookUrl(url: string): string {
@@ -88,8 +117,7 @@ export class SharingService {
     if (failed.length > 0) {
       this.log.error({ err: failed[0]?.reason, shareId: share.id }, 'share mail failed');
       // Recipients who got the mail would hold a link the sharer believes was never sent: withdraw it.
-      if (failed.length === results.length) await this.repo.delete(share.id);
-      else await this.repo.revoke(principal.organizationId, share.id, new Date());
+      await this.#withdraw(principal, share, failed.length === results.length ? 'delete' : 'revoke');
       throw new AppError(502, 'MAIL_FAILED', sharingMessages.mailFailed);
     }
     return { message: sharingMessages.shared };
@@ -107,7 +135,7 @@ export class SharingService {
     try {
       await this.#postToChat(this.secrets.open(webhook.urlSealed), shareChatText(notice));
     } catch (error) {
-      await this.repo.delete(share.id);
+      await this.#withdraw(principal, share, 'delete');
       throw error;
     }
     return { message: sharingMessages.shared };
@@ -192,16 +220,27 @@ export class SharingService {
     }
     const token = newLinkToken();
     const expiresAt = new Date(Date.now() + body.expiration * 1000);
-    const share = await this.repo.insert({
-      organizationId: principal.organizationId,
-      createdBy: principal.userId,
-      cloudAccountId: account.id,
-      tokenHash: hashToken(token),
-      files,
-      recipients,
-      channel,
-      passwordHash: body.password ? await hash(body.password, ARGON2) : null,
-      expiresAt,
+    const passwordHash = body.password ? await hash(body.password, ARGON2) : null;
+    const share = await this.repo.transaction(async (tx) => {
+      const created = await tx.insert({
+        organizationId: principal.organizationId,
+        createdBy: principal.userId,
+        cloudAccountId: account.id,
+        tokenHash: hashToken(token),
+        files,
+        recipients,
+        channel,
+        passwordHash,
+        expiresAt,
+      });
+      await recordAudit(tx.orm, principal, {
+        entity: 'Share',
+        type: 'Added',
+        resource: shareResource(created),
+        resourceId: created.id,
+        changes: changesOf(null, auditedShare(created)),
+      });
+      return created;
     });
     const notice: ShareNotice = {
       sharedBy: (await this.repo.userName(principal.organizationId, principal.userId)) ?? 'A Cumulo user',
@@ -223,8 +262,34 @@ export class SharingService {
     const share = UUID.test(id) ? await this.repo.find(principal.organizationId, id) : undefined;
     if (!share) throw notFound();
     authorize(principal, 'share.revoke', share);
-    await this.repo.revoke(principal.organizationId, id, new Date());
+    await this.repo.transaction(async (tx) => {
+      if (await tx.revoke(principal.organizationId, id, new Date())) {
+        await recordAudit(tx.orm, principal, this.#revoked(share));
+      }
+    });
     return { message: sharingMessages.revokeDone };
+  }
+
+  /**
+   * Takes back a share whose delivery failed: removed when nobody got it, revoked when some did. Its Added entry
+   * stays (the trail is append-only), so the withdrawal is an entry of its own, in the same transaction.
+   */
+  async #withdraw(principal: Principal, share: ShareRow, how: 'delete' | 'revoke') {
+    await this.repo.transaction(async (tx) => {
+      if (how === 'delete') await tx.delete(share.id);
+      else await tx.revoke(principal.organizationId, share.id, new Date());
+      await recordAudit(tx.orm, principal, this.#revoked(share));
+    });
+  }
+
+  #revoked(share: ShareRow) {
+    return {
+      entity: 'Share' as const,
+      type: 'Deleted' as const,
+      resource: shareResource(share),
+      resourceId: share.id,
+      changes: changesOf(auditedShare(share), null),
+    };
   }
 
   async view(token: string, visitor: Visitor): Promise<PublicShareView> {
@@ -311,17 +376,45 @@ export class SharingService {
     await this.outbound.checkUrl(body.url).catch(() => {
       throw badRequest(sharingMessages.webhookUrlNotAllowed, { url: [sharingMessages.webhookUrlNotAllowed] });
     });
-    await this.repo.saveWebhook(
-      principal.organizationId,
-      this.secrets.seal(body.url),
-      body.channel_name.replace(/^#/, ''),
-    );
+    await this.repo.transaction(async (tx) => {
+      const before = await tx.webhook(principal.organizationId);
+      const after = await tx.saveWebhook(
+        principal.organizationId,
+        this.secrets.seal(body.url),
+        body.channel_name.replace(/^#/, ''),
+      );
+      // The URL is the hook's credential: compared in full, shown masked.
+      const changes = changesOf(
+        before ? { channel: before.channelName, url: this.secrets.open(before.urlSealed) } : null,
+        { channel: after.channelName, url: body.url },
+        { secrets: ['url'] },
+      );
+      if (changes.length > 0) {
+        await recordAudit(tx.orm, principal, {
+          entity: 'Chat webhook',
+          type: before ? 'Modified' : 'Added',
+          resource: `#${after.channelName}`,
+          resourceId: after.organizationId,
+          changes,
+        });
+      }
+    });
     return this.webhookView(principal);
   }
 
   async deleteWebhook(principal: Principal) {
     authorize(principal, 'chat.configure');
-    await this.repo.deleteWebhook(principal.organizationId);
+    await this.repo.transaction(async (tx) => {
+      const removed = await tx.deleteWebhook(principal.organizationId);
+      if (!removed) return;
+      await recordAudit(tx.orm, principal, {
+        entity: 'Chat webhook',
+        type: 'Deleted',
+        resource: `#${removed.channelName}`,
+        resourceId: removed.organizationId,
+        changes: changesOf({ channel: removed.channelName, url: 'set' }, null, { secrets: ['url'] }),
+      });
+    });
     return { message: sharingMessages.chatWebhookRemoved };
   }
 

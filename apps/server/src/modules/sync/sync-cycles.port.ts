@@ -1,4 +1,8 @@
+import type { Database } from '../../db/client.ts';
 import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
+
+/** Writes the audit entry of a member's request on the transaction of the cycle change it records. */
+export type RecordCycleChange = (tx: Database, cycle: SyncCycleRow) => Promise<void>;
 
 /**
  * What the job API (sync.service.ts) asks of the cycle engine (engine/, sync.jobs.ts). The service owns the jobs'
@@ -14,10 +18,15 @@ export interface SyncCycleControl {
    * when a real cycle of the job is unfinished, 409 `syncMessages.inactive` for a deactivated job (a dry run is
    * allowed for both).
    */
-  runNow(job: SyncJobRow, options: { dryRun: boolean }): Promise<SyncCycleRow>;
+  runNow(job: SyncJobRow, options: { dryRun: boolean; record?: RecordCycleChange }): Promise<SyncCycleRow>;
   /**
    * An Owner's or Admin's decision on a cycle waiting for approval (the caller checked the role and that the cycle
    * is the organisation's). AppError 409 `syncMessages.notWaiting` when it is not waiting.
    */
-  decide(cycle: SyncCycleRow, userId: string, approve: boolean): Promise<SyncCycleRow>;
+  decide(
+    cycle: SyncCycleRow,
+    userId: string,
+    approve: boolean,
+    record?: RecordCycleChange,
+  ): Promise<SyncCycleRow>;
 }

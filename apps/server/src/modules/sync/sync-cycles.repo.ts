@@ -7,6 +7,7 @@ import type { SyncCyclePhase } from '../../db/schema/sync.ts';
 import { destinationFolder } from '../transfers/engine/keys.ts';
 import type { StateObject } from './engine/diff.ts';
 import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
+import type { RecordCycleChange } from './sync-cycles.port.ts';
 
 export type SyncDeletionRow = typeof syncDeletions.$inferSelect;
 
@@ -100,12 +101,22 @@ export function isOverlap(error: unknown): boolean {
  */
 export class SyncCyclesRepo {
   constructor(
-    private readonly orm: Database,
+    readonly orm: Database,
     /** For transactions, which must stay on one connection. */
     private readonly pool: pg.Pool,
     /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
     private readonly locks: pg.Pool = pool,
   ) {}
+
+  /**
+   * Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). Only the
+   * drizzle calls of the bound repo join it; those on `pool` do not.
+   */
+  transaction<T>(work: (tx: SyncCyclesRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) =>
+      work(new SyncCyclesRepo(tx as unknown as Database, this.pool, this.locks)),
+    );
+  }
 
   /**
    * Creates a cycle, and for a real one its batch in phase `held` (no transfer job plans or claims it while the
@@ -116,6 +127,8 @@ export class SyncCyclesRepo {
     job: SyncJobRow,
     trigger: 'schedule' | 'manual',
     dryRun: boolean,
+    /** The audit entry of a member's "run now", written in this transaction. */
+    record?: RecordCycleChange,
   ): Promise<SyncCycleRow | null> {
     try {
       return await this.orm.transaction(async (tx) => {
@@ -137,7 +150,10 @@ export class SyncCyclesRepo {
           })
           .returning();
         if (!cycle) throw new Error('insert returned no row');
-        if (dryRun) return cycle;
+        if (dryRun) {
+          await record?.(tx as unknown as Database, cycle);
+          return cycle;
+        }
         const [batch] = await tx
           .insert(transferBatches)
           .values({
@@ -163,6 +179,7 @@ export class SyncCyclesRepo {
           .set({ batchId: batch.id })
           .where(eq(syncCycles.id, cycle.id))
           .returning();
+        await record?.(tx as unknown as Database, linked ?? cycle);
         return linked ?? cycle;
       });
     } catch (error) {

@@ -20,7 +20,7 @@ import { CycleRunner, type StepOutcome } from './engine/cycle-runner.ts';
 import { purgeQuarantine } from './engine/deletions.ts';
 import { cronOf } from './engine/schedule.ts';
 import { isOverlap, type SyncCyclesRepo } from './sync-cycles.repo.ts';
-import type { SyncCycleControl } from './sync-cycles.port.ts';
+import type { RecordCycleChange, SyncCycleControl } from './sync-cycles.port.ts';
 import { toSyncCycle, type SyncCycleRow, type SyncJobRow } from './sync.views.ts';
 
 export interface SyncCycleJob {
@@ -97,9 +97,12 @@ export class SyncCycleService implements SyncCycleControl {
     await this.#deps.boss.unschedule(QUEUES.syncTrigger, jobId);
   }
 
-  async runNow(job: SyncJobRow, options: { dryRun: boolean }): Promise<SyncCycleRow> {
+  async runNow(
+    job: SyncJobRow,
+    options: { dryRun: boolean; record?: RecordCycleChange },
+  ): Promise<SyncCycleRow> {
     if (!options.dryRun && !job.active) throw new AppError(409, 'SYNC_INACTIVE', syncMessages.inactive);
-    const cycle = await this.#start(job, 'manual', options.dryRun);
+    const cycle = await this.#start(job, 'manual', options.dryRun, options.record);
     if (!cycle) throw alreadyRunning();
     return cycle;
   }
@@ -113,18 +116,27 @@ export class SyncCycleService implements SyncCycleControl {
     return cycle;
   }
 
-  async decide(cycle: SyncCycleRow, userId: string, approve: boolean): Promise<SyncCycleRow> {
+  async decide(
+    cycle: SyncCycleRow,
+    userId: string,
+    approve: boolean,
+    record?: RecordCycleChange,
+  ): Promise<SyncCycleRow> {
     const { repo } = this.#deps;
     const decision = { decidedBy: userId, decidedAt: new Date() };
-    const row = approve
-      ? await repo.advance(cycle.id, ['awaiting_approval'], {
-          ...decision,
-          approval: 'approved',
-          phase: 'deleting',
-        })
-      : await repo.finish(cycle.id, SYNC_CYCLE_STATUS.completed, { ...decision, approval: 'rejected' }, [
-          'awaiting_approval',
-        ]);
+    const row = await repo.transaction(async (tx) => {
+      const decided = approve
+        ? await tx.advance(cycle.id, ['awaiting_approval'], {
+            ...decision,
+            approval: 'approved',
+            phase: 'deleting',
+          })
+        : await tx.finish(cycle.id, SYNC_CYCLE_STATUS.completed, { ...decision, approval: 'rejected' }, [
+            'awaiting_approval',
+          ]);
+      if (decided) await record?.(tx.orm, decided);
+      return decided;
+    });
     if (!row) throw new AppError(409, 'SYNC_NOT_WAITING', syncMessages.notWaiting);
     if (approve) await this.#enqueueCycle(row.id);
     else await repo.keepPending(row.id);
@@ -196,10 +208,11 @@ export class SyncCycleService implements SyncCycleControl {
     job: SyncJobRow,
     trigger: 'schedule' | 'manual',
     dryRun: boolean,
+    record?: RecordCycleChange,
   ): Promise<SyncCycleRow | null> {
     let cycle: SyncCycleRow | null;
     try {
-      cycle = await this.#deps.repo.startCycle(job, trigger, dryRun);
+      cycle = await this.#deps.repo.startCycle(job, trigger, dryRun, record);
     } catch (error) {
       if (isOverlap(error)) return null;
       throw error;

@@ -16,7 +16,12 @@ const liveCycle = alias(syncCycles, 'live_cycle');
  * another organisation's id reads as unknown.
  */
 export class SyncJobsRepo {
-  constructor(private readonly orm: Database) {}
+  constructor(readonly orm: Database) {}
+
+  /** Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). */
+  transaction<T>(work: (tx: SyncJobsRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new SyncJobsRepo(tx as unknown as Database)));
+  }
 
   async insert(values: typeof syncJobs.$inferInsert): Promise<SyncJobRow> {
     const [row] = await this.orm.insert(syncJobs).values(values).returning();

@@ -3,6 +3,8 @@ import {
   REPLICATION_OPERATION,
   SYNC_CYCLE_PAGE,
   SYNC_DELETE_GUARD,
+  SYNC_FREQUENCY_LABEL,
+  type SyncFrequency,
   syncMessages,
   type saveReplicationBody,
   type saveSyncBody,
@@ -21,6 +23,34 @@ import type { TransfersRepo } from '../transfers/transfers.repo.ts';
 import type { SyncCycleControl } from './sync-cycles.port.ts';
 import type { SyncJobKind, SyncJobsRepo } from './sync-jobs.repo.ts';
 import { toSyncCycle, toSyncJob, type SyncJobRow } from './sync.views.ts';
+import { changesOf, recordAudit, type AuditEvent } from '../audit/audit.writer.ts';
+import type { Database } from '../../db/client.ts';
+
+/** A sync job as its audit entries name it: from where to where (jobs have no name of their own). */
+const jobResource = (job: SyncJobRow) =>
+  `${job.sourceBucket}/${job.sourcePath} → ${job.destinationBucket}/${job.destinationPath}`;
+
+/** What a job's audit entries show: where it copies, when, and how far its deletes may go. */
+const auditedJob = (job: SyncJobRow, names: { source: string; destination: string }) => ({
+  kind: job.kind,
+  source: `${names.source}: ${job.sourceBucket}/${job.sourcePath}`,
+  destination: `${names.destination}: ${job.destinationBucket}/${job.destinationPath}`,
+  schedule: SYNC_FREQUENCY_LABEL[job.frequency as SyncFrequency] ?? job.frequency,
+  operation: job.operation,
+  allowDelete: job.allowDelete,
+  active: job.active,
+  quarantineDays: job.quarantineDays,
+  deleteThresholdCount: job.deleteThresholdCount,
+  deleteThresholdPercent: job.deleteThresholdPercent,
+});
+
+/** The guardrail and state a change of options or of `active` is about. */
+const jobSettings = (job: SyncJobRow) => ({
+  active: job.active,
+  quarantineDays: job.quarantineDays,
+  deleteThresholdCount: job.deleteThresholdCount,
+  deleteThresholdPercent: job.deleteThresholdPercent,
+});
 
 /** A validated saveSync (/Sync) or saveSyncWasabi (/replication) payload. */
 export type SyncJobPayload = z.output<typeof saveSyncBody> | z.output<typeof saveReplicationBody>;
@@ -74,25 +104,39 @@ export class SyncService {
     refuseOverlap(this.stores, source, destination, { ...values, files: null }, syncMessages);
     await requireBucket(this.stores, source, values.sourceBucket);
 
-    const job = await this.repo.insert({
-      ...values,
-      organizationId: principal.organizationId,
-      createdBy: principal.userId,
+    const names = { source: source.name, destination: destination.name };
+    const job = await this.repo.transaction(async (tx) => {
+      const created = await tx.insert({
+        ...values,
+        organizationId: principal.organizationId,
+        createdBy: principal.userId,
+      });
+      await this.#record(tx.orm, principal, created, 'Added', changesOf(null, auditedJob(created, names)));
+      return created;
     });
     try {
       await this.control.scheduleJob(job);
     } catch (error) {
-      // A job without its schedule would never run: take it back rather than list a dead job.
+      // A job without its schedule would never run: take it back rather than list a dead job. Its Added entry
+      // stays (the trail is append-only), so taking it back is an entry too.
       this.log.error({ err: error, syncJobId: job.id }, 'sync job could not be scheduled');
-      await this.repo.delete(principal.organizationId, job.id);
+      await this.repo.transaction(async (tx) => {
+        const removed = await tx.delete(principal.organizationId, job.id);
+        if (removed) await this.#record(tx.orm, principal, removed, 'Deleted', []);
+      });
       throw error;
     }
     return { message: syncMessages.saved, job: await this.#view(principal, job.id) };
   }
 
   async activate(principal: Principal, id: string, active: boolean): Promise<{ message: string }> {
-    authorize(principal, 'sync.manage', await this.#job(principal, id));
-    const job = await this.repo.setActive(principal.organizationId, id, active);
+    const before = await this.#job(principal, id);
+    authorize(principal, 'sync.manage', before);
+    const job = await this.repo.transaction(async (tx) => {
+      const after = await tx.setActive(principal.organizationId, id, active);
+      if (after) await this.#recordSettings(tx.orm, principal, before, after);
+      return after;
+    });
     if (!job) throw notFound(syncMessages.unknownJob);
     await this.control.scheduleJob(job);
     return { message: active ? syncMessages.activated : syncMessages.deactivated };
@@ -100,8 +144,22 @@ export class SyncService {
 
   /** Removes the job from the product only: its rows and schedule go, no object of either bucket is touched. */
   async remove(principal: Principal, id: string): Promise<{ message: string }> {
-    authorize(principal, 'sync.manage', await this.#job(principal, id));
-    const job = await this.repo.delete(principal.organizationId, id);
+    const before = await this.#job(principal, id);
+    authorize(principal, 'sync.manage', before);
+    const job = await this.repo.transaction(async (tx) => {
+      const removed = await tx.delete(principal.organizationId, id);
+      if (removed) {
+        const names = await this.#accountNames(principal, removed);
+        await this.#record(
+          tx.orm,
+          principal,
+          removed,
+          'Deleted',
+          changesOf(auditedJob(removed, names), null),
+        );
+      }
+      return removed;
+    });
     if (!job) throw notFound(syncMessages.unknownJob);
     try {
       await this.control.unscheduleJob(job.id);
@@ -115,7 +173,13 @@ export class SyncService {
   async runNow(principal: Principal, id: string): Promise<{ message: string; cycle: SyncCycle }> {
     const job = await this.#job(principal, id);
     authorize(principal, 'sync.manage', job);
-    const cycle = await this.control.runNow(job, { dryRun: false });
+    const cycle = await this.control.runNow(job, {
+      dryRun: false,
+      record: (tx, started) =>
+        this.#record(tx, principal, job, 'Modified', [
+          { property: 'run', value: `Run now (cycle ${started.id})`, initial: null },
+        ]),
+    });
     return { message: syncMessages.runStarted, cycle: toSyncCycle(cycle) };
   }
 
@@ -141,7 +205,17 @@ export class SyncService {
     authorize(principal, 'sync.decide');
     const cycle = await this.repo.findCycle(principal.organizationId, cycleId);
     if (!cycle) throw notFound(syncMessages.unknownCycle);
-    const decided = await this.control.decide(cycle, principal.userId, approve);
+    const job = await this.repo.find(principal.organizationId, cycle.syncJobId);
+    const decided = await this.control.decide(cycle, principal.userId, approve, async (tx, row) => {
+      if (!job) return;
+      await this.#record(tx, principal, job, 'Modified', [
+        {
+          property: 'deletes',
+          value: `${approve ? 'Approved' : 'Rejected'} (${row.deleteCount} of cycle ${row.id})`,
+          initial: 'Awaiting approval',
+        },
+      ]);
+    });
     return {
       message: approve ? syncMessages.approved : syncMessages.rejected,
       cycle: toSyncCycle(decided),
@@ -152,10 +226,49 @@ export class SyncService {
   async setOptions(principal: Principal, options: SyncOptions): Promise<{ message: string; job: SyncJob }> {
     authorize(principal, 'sync.guard');
     const { id, ...values } = options;
-    const job = await this.repo.setOptions(principal.organizationId, id, values);
+    const job = await this.repo.transaction(async (tx) => {
+      const before = await tx.find(principal.organizationId, id);
+      const after = before && (await tx.setOptions(principal.organizationId, id, values));
+      if (before && after) await this.#recordSettings(tx.orm, principal, before, after);
+      return after;
+    });
     if (!job) throw notFound(syncMessages.unknownJob);
     await this.control.scheduleJob(job);
     return { message: syncMessages.saved, job: await this.#view(principal, job.id) };
+  }
+
+  /** One entry about the job, on the transaction of its change. */
+  async #record(
+    tx: Database,
+    principal: Principal,
+    job: SyncJobRow,
+    type: AuditEvent['type'],
+    changes: AuditEvent['changes'],
+  ) {
+    await recordAudit(tx, principal, {
+      entity: 'Sync job',
+      type,
+      resource: jobResource(job),
+      resourceId: job.id,
+      changes,
+    });
+  }
+
+  /** A Modified entry for what changed of the job's state and guardrail; none when nothing did. */
+  async #recordSettings(tx: Database, principal: Principal, before: SyncJobRow, after: SyncJobRow) {
+    const changes = changesOf(jobSettings(before), jobSettings(after));
+    if (changes.length > 0) await this.#record(tx, principal, after, 'Modified', changes);
+  }
+
+  async #accountNames(principal: Principal, job: SyncJobRow) {
+    const [source, destination] = await Promise.all([
+      this.accounts.find(principal.organizationId, job.sourceCloudAccountId),
+      this.accounts.find(principal.organizationId, job.destinationCloudAccountId),
+    ]);
+    return {
+      source: source?.name ?? job.sourceCloudAccountId,
+      destination: destination?.name ?? job.destinationCloudAccountId,
+    };
   }
 
   async #view(principal: Principal, id: string): Promise<SyncJob> {

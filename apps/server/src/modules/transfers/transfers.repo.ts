@@ -81,12 +81,22 @@ const idArray = (values: number[]) => `{${values.join(',')}}`;
  */
 export class TransfersRepo {
   constructor(
-    private readonly orm: Database,
+    readonly orm: Database,
     /** For transactions, which must stay on one connection. */
     private readonly pool: pg.Pool,
     /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
     private readonly locks: pg.Pool = pool,
   ) {}
+
+  /**
+   * Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). Only the
+   * drizzle calls of the bound repo join it; those on `pool` (engine paths) do not.
+   */
+  transaction<T>(work: (tx: TransfersRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) =>
+      work(new TransfersRepo(tx as unknown as Database, this.pool, this.locks)),
+    );
+  }
 
   async createBatch(values: typeof transferBatches.$inferInsert): Promise<BatchRow> {
     const [row] = await this.orm.insert(transferBatches).values(values).returning();

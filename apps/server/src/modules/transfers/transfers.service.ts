@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   BATCH_STATUS,
+  BATCH_STATUS_LABEL,
   TRANSFER_EVENTS,
   TRANSFER_TYPE,
   transferMessages,
@@ -21,7 +22,8 @@ import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from './engine/keys.ts';
 import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
 import type { TransferQuota } from './transfer-quota.ts';
-import type { BatchView, TransfersRepo } from './transfers.repo.ts';
+import type { BatchRow, BatchView, TransfersRepo } from './transfers.repo.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
 /** Who starts or manages a transfer: a signed-in member (a Principal fits). */
@@ -68,6 +70,10 @@ const SIZED_SELECTION = 100;
 const SIZE_CONCURRENCY = 8;
 const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.failed] as number[];
 
+/** A transfer as its audit entries name it: from where to where. */
+const transferResource = (batch: BatchRow) =>
+  `${batch.sourceBucket}/${batch.sourcePath} → ${batch.destinationBucket}/${batch.destinationPath}`;
+
 const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
 /** Cloud-to-cloud transfers: starting, listing, canceling and retrying batches (the engine copies them). */
@@ -104,21 +110,37 @@ export class TransfersService {
       await this.#knownSize(source, request.sourceBucket, sourcePath, files, request.skipExisting === true),
     );
 
-    const batch = await this.repo.createBatch({
-      organizationId: caller.organizationId,
-      userId: caller.userId,
-      transferType: request.transferType ?? TRANSFER_TYPE.migration,
-      operation: request.operation ?? 'copy',
-      sourceCloudAccountId: source.id,
-      sourceBucket: request.sourceBucket,
-      sourcePath,
-      sourceSelection: files,
-      destinationCloudAccountId: destination.id,
-      destinationBucket: request.destinationBucket,
-      destinationPath,
-      skipExisting: request.skipExisting ?? false,
-      syncJobId: request.syncJobId ?? null,
-      bandwidthLimit: request.bandwidthLimit ?? null,
+    const batch = await this.repo.transaction(async (tx) => {
+      const created = await tx.createBatch({
+        organizationId: caller.organizationId,
+        userId: caller.userId,
+        transferType: request.transferType ?? TRANSFER_TYPE.migration,
+        operation: request.operation ?? 'copy',
+        sourceCloudAccountId: source.id,
+        sourceBucket: request.sourceBucket,
+        sourcePath,
+        sourceSelection: files,
+        destinationCloudAccountId: destination.id,
+        destinationBucket: request.destinationBucket,
+        destinationPath,
+        skipExisting: request.skipExisting ?? false,
+        syncJobId: request.syncJobId ?? null,
+        bandwidthLimit: request.bandwidthLimit ?? null,
+      });
+      await recordAudit(tx.orm, caller, {
+        entity: 'Transfer',
+        type: 'Added',
+        resource: transferResource(created),
+        resourceId: created.id,
+        changes: changesOf(null, {
+          source: `${source.name}: ${created.sourceBucket}/${created.sourcePath}`,
+          destination: `${destination.name}: ${created.destinationBucket}/${created.destinationPath}`,
+          operation: created.operation,
+          files: files?.length,
+          skipExisting: created.skipExisting,
+        }),
+      });
+      return created;
     });
     return this.#launch(batch.id, caller.organizationId, transferMessages.enqueued);
   }
@@ -163,9 +185,21 @@ export class TransfersService {
     const batch = await this.#batch(caller, batchId);
     authorize(caller, 'transfer.manage', { createdBy: batch.userId });
     if (batch.status !== BATCH_STATUS.canceling) {
-      if (!(await this.repo.requestCancel(caller.organizationId, batch.id))) {
-        throw badRequest(transferMessages.notCancelable);
-      }
+      const requested = await this.repo.transaction(async (tx) => {
+        if (!(await tx.requestCancel(caller.organizationId, batch.id))) return false;
+        await recordAudit(tx.orm, caller, {
+          entity: 'Transfer',
+          type: 'Modified',
+          resource: transferResource(batch),
+          resourceId: batch.id,
+          changes: changesOf(
+            { status: BATCH_STATUS_LABEL[BATCH_STATUS.ongoing] },
+            { status: BATCH_STATUS_LABEL[BATCH_STATUS.canceling] },
+          ),
+        });
+        return true;
+      });
+      if (!requested) throw badRequest(transferMessages.notCancelable);
     }
     await this.repo.cancelIdleItems(batch.id);
     await this.repo.finalize(batch.id);
@@ -189,7 +223,23 @@ export class TransfersService {
       { id: retryId, organizationId: caller.organizationId },
       await this.repo.failedSize(batch.id),
     );
-    const created = await this.repo.createRetry(batch, caller.userId, retryId);
+    const created = await this.repo.transaction(async (tx) => {
+      const retry = await tx.createRetry(batch, caller.userId, retryId);
+      if (retry) {
+        await recordAudit(tx.orm, caller, {
+          entity: 'Transfer',
+          type: 'Added',
+          resource: transferResource(retry),
+          resourceId: retry.id,
+          changes: changesOf(null, {
+            retryOf: batch.id,
+            operation: retry.operation,
+            files: retry.totalNumber,
+          }),
+        });
+      }
+      return retry;
+    });
     if (!created) {
       await this.quota?.settleDropped({
         id: retryId,

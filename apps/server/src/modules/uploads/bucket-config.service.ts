@@ -6,6 +6,8 @@ import { notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import { recordAudit } from '../audit/audit.writer.ts';
+import type { AuditChange } from '@cumulo/contract';
 
 export const bucketConfigMessages = {
   updated: 'Bucket configuration updated',
@@ -99,6 +101,8 @@ export class BucketConfigService {
     let cors: string | null = null;
     let acceleration: string | null = null;
     let lifecycle: string | null = null;
+    // What was really changed on the provider, for the bucket's audit entry (initial where it was read first).
+    const applied: AuditChange[] = [];
 
     if (body.cors) {
       try {
@@ -114,6 +118,11 @@ export class BucketConfigService {
         const current = await caps.cors.getCors(bucket);
         const others = current.filter((existing) => !sameOrigins(existing.allowedOrigins, origins));
         await caps.cors.putCors(bucket, [...others, rule]);
+        applied.push({
+          property: 'uploadCorsRule',
+          value: origins.join(', '),
+          initial: others.length < current.length ? origins.join(', ') : null,
+        });
       } catch (error) {
         this.log.warn({ ...context, err: error }, 'CORS rule for uploads not applied');
         cors = uploadMessages.corsFailed;
@@ -125,6 +134,7 @@ export class BucketConfigService {
       } else {
         try {
           await caps.accelerate.putAccelerate(bucket, true);
+          applied.push({ property: 'transferAcceleration', value: 'Enabled', initial: null });
         } catch (error) {
           acceleration = messageOf(error);
         }
@@ -136,10 +146,21 @@ export class BucketConfigService {
       } else {
         try {
           await caps.lifecycle.putAbortIncompleteUploads(bucket, 1);
+          applied.push({ property: 'abortIncompleteUploadsAfterDays', value: '1', initial: null });
         } catch (error) {
           lifecycle = messageOf(error);
         }
       }
+    }
+    if (applied.length > 0) {
+      // The change is the provider's, not a row of ours: the entry is written once the provider took it.
+      await recordAudit(this.accounts.orm, principal, {
+        entity: 'Bucket',
+        type: 'Modified',
+        resource: bucket,
+        resourceId: `${account.id}/${bucket}`,
+        changes: applied,
+      });
     }
     const failure = cors ?? acceleration ?? lifecycle;
     return {
