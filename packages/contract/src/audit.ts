@@ -45,6 +45,7 @@ export const auditMessages = {
   title: 'Users Activities',
   empty: 'No Logs To View',
   /* Texts the spec leaves to us ("not shown"). */
+  invalidDate: 'Please choose a valid date.',
   exportCut: (rows: number) =>
     `Only the first ${rows} entries are in this file: choose a shorter range for the rest.`,
 } as const;
