@@ -67,7 +67,7 @@ export class MembersRepo {
   }
 
   async createInvitations(values: (typeof invitations.$inferInsert)[]) {
-    await this.orm.insert(invitations).values(values);
+    return this.orm.insert(invitations).values(values).returning();
   }
 
   async setActive(organizationId: string, id: string, active: boolean) {
