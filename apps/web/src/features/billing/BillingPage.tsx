@@ -15,7 +15,13 @@ import {
   Typography,
 } from 'antd';
 import { Link } from 'react-router';
-import { billingMessages, formatUsd, type PaymentProfileView, type SubscriptionView } from '@cumulo/contract';
+import {
+  CARD_BRAND_NAMES,
+  billingMessages,
+  formatUsd,
+  type PaymentProfileView,
+  type SubscriptionView,
+} from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
@@ -34,16 +40,6 @@ import {
   useSubscriptionEvents,
 } from './billing-api.ts';
 import { CardForm } from './CardForm.tsx';
-
-const BRAND_NAMES: Record<PaymentProfileView['card_type'], string> = {
-  visa: 'Visa',
-  master: 'Mastercard',
-  american_express: 'American Express',
-  discover: 'Discover',
-  diners_club: 'Diners Club',
-  jcb: 'JCB',
-  unknown: 'Card',
-};
 
 const STATE_COLOURS: Record<SubscriptionView['state'], string> = {
   active: 'green',
@@ -136,7 +132,7 @@ function PaymentCards({ owner }: { owner: boolean }) {
                     {card.default && <Tag color="blue">Default</Tag>}
                   </Space>
                 }
-                description={`${BRAND_NAMES[card.card_type]} · ${card.first_name} ${card.last_name} · Expires ${expiryText(card)}`}
+                description={`${CARD_BRAND_NAMES[card.card_type]} · ${card.first_name} ${card.last_name} · Expires ${expiryText(card)}`}
               />
             </List.Item>
           )}
