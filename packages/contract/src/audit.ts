@@ -44,6 +44,7 @@ export const AUDIT_SECRET_MASK = '••••';
 export const auditMessages = {
   title: 'Users Activities',
   empty: 'No Logs To View',
+  loadFailed: 'Error while trying to filter logs.',
   /* Texts the spec leaves to us ("not shown"). */
   invalidDate: 'Please choose a valid date.',
   exportCut: (rows: number) =>
