@@ -288,7 +288,7 @@ describe('audit reads (real API, embedded PostgreSQL)', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe('attachment; filename="audits.csv"');
     expect(res.body.split('\r\n')).toEqual([
-      'time,author,entity,resource,type,property,initial,value',
+      '\uFEFFtime,author,entity,resource,type,property,initial,value',
       `2030-02-02T10:00:00.000Z,${user.email},Share,"'=HYPERLINK(""http://evil"")",Modified,name,old,"'=HYPERLINK(""http://evil"")"`,
       `2030-02-01T10:00:00.000Z,${user.email},Transfer,feb-transfer,Modified,name,old,feb-transfer`,
       '',

@@ -104,7 +104,8 @@ export class AuditService {
   }
 
   async *#csvLines(scope: AuditScope, pageSize: number, maxRows: number): AsyncGenerator<string> {
-    yield csvLine(AUDIT_CSV_COLUMNS);
+    // The byte order mark tells spreadsheets the file is UTF-8 (names, '•' of masked cards).
+    yield `\uFEFF${csvLine(AUDIT_CSV_COLUMNS)}`;
     let written = 0;
     let afterId: number | null = null;
     for (;;) {

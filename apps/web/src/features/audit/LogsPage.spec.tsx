@@ -207,6 +207,9 @@ describe('Users Activities /logs (the network is stubbed with vi.stubGlobal fetc
     const exported = calls.find((call) => call.path === '/api/audits/export');
     expect(exported?.headers.get('Authorization')).toBe('Bearer jwt-1');
     expect(new URLSearchParams(exported?.search).get('entities')).toBe('Bucket');
-    expect(await saved[0]?.text()).toContain('time,author,entity');
+    const bytes = new Uint8Array((await saved[0]?.arrayBuffer()) ?? new ArrayBuffer(0));
+    // The UTF-8 byte order mark first, so a spreadsheet reads names and masked cards right.
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder().decode(bytes)).toBe(csv);
   });
 });

@@ -92,7 +92,12 @@ export function LogsPage() {
           optionFilterProp="label"
           options={(filters.data?.users ?? []).map((user) => ({ value: user.id, label: user.name }))}
         />
-        <Segmented<AuditRange> options={[...AUDIT_RANGES]} value={range} onChange={chooseRange} />
+        <Segmented<AuditRange>
+          aria-label="Range"
+          options={[...AUDIT_RANGES]}
+          value={range}
+          onChange={chooseRange}
+        />
         <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void exportCsv()}>
           Export CSV
         </Button>

@@ -47,8 +47,9 @@ export function useAuditPages(selection: AuditSelection) {
   });
 }
 
-/** GET /audits/export with the bearer: the CSV's text, for the browser to save. */
+/** GET /audits/export with the bearer: the CSV file, for the browser to save. */
 export async function fetchAuditCsv(selection: AuditSelection): Promise<string> {
   const body = await api.get('/audits/export', { silent: true, query: auditQueryOf(selection) });
-  return typeof body === 'string' ? body : '';
+  // Reading the answer as text drops the server's byte order mark; spreadsheets need it to read UTF-8.
+  return `\uFEFF${typeof body === 'string' ? body.replace(/^\uFEFF/, '') : ''}`;
 }
