@@ -44,6 +44,8 @@ import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
 import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { MembersRepo } from './modules/members/members.repo.ts';
+import { AuditRepo } from './modules/audit/audit.repo.ts';
+import { AuditService } from './modules/audit/audit.service.ts';
 import { MembersService } from './modules/members/members.service.ts';
 import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
 import { DashboardService } from './modules/dashboard/dashboard.service.ts';
@@ -291,6 +293,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     (message) => publish(db.pool, message),
   );
+  const audit = new AuditService(new AuditRepo(db.orm));
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
@@ -316,6 +319,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     bucketConfig,
     organizations,
     members,
+    audit,
     dashboard,
     costs,
     c2c,

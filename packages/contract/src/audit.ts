@@ -44,7 +44,9 @@ export const AUDIT_SECRET_MASK = '••••';
 export const auditMessages = {
   title: 'Users Activities',
   empty: 'No Logs To View',
+  loadFailed: 'Error while trying to filter logs.',
   /* Texts the spec leaves to us ("not shown"). */
+  invalidDate: 'Please choose a valid date.',
   exportCut: (rows: number) =>
     `Only the first ${rows} entries are in this file: choose a shorter range for the rest.`,
 } as const;
@@ -107,10 +109,13 @@ const listParam = <T extends z.ZodType>(item: T) =>
     z.array(item).max(100).optional(),
   );
 
+/** An ISO time with its offset, or a date alone; bounded like every string the API reads. */
+const instantParam = z.iso.datetime({ offset: true }).max(40).or(z.iso.date().max(10)).optional();
+
 /** GET audits (spec 002 §7): from, to (ISO dates or times), entities, users, offset, limit 20. */
 export const auditQuery = z.object({
-  from: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
-  to: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
+  from: instantParam,
+  to: instantParam,
   entities: listParam(z.enum(AUDIT_ENTITIES)),
   users: listParam(z.uuid()),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),

@@ -256,6 +256,21 @@ export const CARD_BRANDS = [
 ] as const;
 export type CardBrand = (typeof CARD_BRANDS)[number];
 
+/** A brand as people name it. */
+export const CARD_BRAND_NAMES: Record<CardBrand, string> = {
+  visa: 'Visa',
+  master: 'Mastercard',
+  american_express: 'American Express',
+  discover: 'Discover',
+  diners_club: 'Diners Club',
+  jcb: 'JCB',
+  unknown: 'Card',
+};
+
+/** A card as the audit trail names it, e.g. 'Visa •••• 4242': never more of its number than the last 4 digits. */
+export const cardLabel = (brand: string, last4: string) =>
+  `${CARD_BRAND_NAMES[brand as CardBrand] ?? CARD_BRAND_NAMES.unknown} •••• ${last4}`;
+
 /** The card's brand from its number (the card_type of a payment profile, spec 002 §3). */
 export function cardBrand(digits: string): CardBrand {
   if (/^4/.test(digits)) return 'visa';

@@ -6,6 +6,8 @@ export const ROLES = [
 ] as const;
 export type RoleTitle = (typeof ROLES)[number]['title'];
 export const ROLE_ID = { Owner: 1, Admin: 2, User: 3 } as const;
+/** The title of a role id, as lists and the audit trail show it. */
+export const roleTitleOf = (id: number): string => ROLES.find((role) => role.id === id)?.title ?? String(id);
 
 /** userType 4 may add every provider (spec 000 §6); new organisations get it. */
 export const USER_TYPE_ALL_PROVIDERS = 4;

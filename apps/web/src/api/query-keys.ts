@@ -14,6 +14,9 @@ export const queryKeys = {
   accounts: ['cloud-accounts'] as const,
   /** The signed-in member's dashboard widgets (GET /dashboard). */
   dashboard: ['dashboard'] as const,
+  /** The audit trail (/logs): its filter lists and its pages per filter; the prefix ['audits'] covers both. */
+  auditFilters: ['audits', 'filters'] as const,
+  auditPages: (filters: object) => ['audits', 'pages', filters] as const,
   /** The signed-in member's API keys (GET /apikey/ListApiKey). */
   apiKeys: ['apikey'] as const,
   accessInfo: ['cloud-accounts-access-info'] as const,

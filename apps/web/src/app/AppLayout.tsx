@@ -2,6 +2,7 @@ import { Suspense, useMemo, type ReactNode } from 'react';
 import { Layout, Menu, Typography, type MenuProps } from 'antd';
 import {
   AppstoreOutlined,
+  AuditOutlined,
   BarChartOutlined,
   CloudOutlined,
   DashboardOutlined,
@@ -70,7 +71,8 @@ export function AppLayout() {
       { path: '/mboard', label: 'Transfer Status', icon: <UnorderedListOutlined />, alsoFor: ['rboard'] },
       { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined /> },
       { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined /> },
-      { path: '/finance', label: 'Finance', icon: <DollarOutlined />, alsoFor: ['logs'] },
+      { path: '/finance', label: 'Finance', icon: <DollarOutlined /> },
+      { path: '/logs', label: 'Logs', icon: <AuditOutlined /> },
       {
         path: '/profile',
         label: 'Settings',

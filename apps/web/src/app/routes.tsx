@@ -137,6 +137,7 @@ const DesktopBillingPage = lazy(() =>
 const RequirePackage = lazy(() =>
   import('../features/billing/RequirePackage.tsx').then((m) => ({ default: m.RequirePackage })),
 );
+const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
 );
@@ -238,7 +239,7 @@ export const appRoutes: RouteObject[] = [
               paid('analytics', 'Analytics', 'analytics'),
               paid('analytics-old', 'Analytics (previous version)', 'analytics'),
               paid('finance', 'Finance', 'finance'),
-              soon('logs', 'Users Activities'),
+              { path: 'logs', element: <LogsPage /> },
               soon('userList', 'Users'),
               soon('usageDetail', 'Usage Detail'),
               soon('transferCostDetail', 'Transfer and Cost Report'),

@@ -152,6 +152,57 @@ describe('API keys against embedded PostgreSQL and s3rver', () => {
     expect(list.raw).not.toContain(key.access_key);
   });
 
+  it('writes the audit trail of a key: added, turned off, deleted; its access key, never its secret', async () => {
+    const key = await createKey(owner);
+    const turnedOff = await callApi(server, 'PUT', `/api/apikey/UpdateApiKey?id=${key.id}`, owner.token, {
+      active: false,
+    });
+    expect(turnedOff.status).toBe(200);
+    expect(
+      (await callApi(server, 'DELETE', `/api/apikey/DeleteApiKey?id=${key.id}`, owner.token)).status,
+    ).toBe(200);
+    const { rows } = await server.db.pool.query(
+      `select entity, type, resource, author_user_id, author_name, changes from audits
+       where organization_id = $1 and resource_id = $2 order by id`,
+      [owner.principal.organizationId, key.id],
+    );
+    expect(rows).toEqual([
+      {
+        entity: 'API key',
+        type: 'Added',
+        resource: key.access_key,
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [
+          { property: 'access_key', initial: null, value: key.access_key },
+          { property: 'active', initial: null, value: 'true' },
+        ],
+      },
+      {
+        entity: 'API key',
+        type: 'Modified',
+        resource: key.access_key,
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [{ property: 'active', initial: 'true', value: 'false' }],
+      },
+      {
+        entity: 'API key',
+        type: 'Deleted',
+        resource: key.access_key,
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [{ property: 'access_key', initial: key.access_key, value: null }],
+      },
+    ]);
+    const hash = await server.db.pool.query<{ secret_hash: string }>(
+      'select secret_hash from api_keys where id = $1',
+      [key.id],
+    );
+    expect(JSON.stringify(rows)).not.toContain(key.secret_key);
+    expect(JSON.stringify(rows)).not.toContain(hash.rows[0]?.secret_hash);
+  });
+
   it('stops working at once when its creator is deactivated', async () => {
     const member = await signedInMember(server, 'leaver');
     const accountId = await connectAws(member, 'Leaver AWS');

@@ -17,7 +17,11 @@ export interface LiveApiKey {
 
 /** SQL of API keys; every query of a member's keys names the member and their organisation. */
 export class ApiKeysRepo {
-  constructor(private readonly orm: Database) {}
+  constructor(readonly orm: Database) {}
+
+  transaction<T>(work: (tx: ApiKeysRepo) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => work(new ApiKeysRepo(tx as unknown as Database)));
+  }
 
   async list(organizationId: string, userId: string): Promise<ApiKeyRow[]> {
     return this.orm
@@ -39,36 +43,48 @@ export class ApiKeysRepo {
     accessKey: string;
     secretHash: string;
   }): Promise<ApiKeyRow> {
-    // A transaction already, so the audit entry of the team issue can be written beside the row.
-    return this.orm.transaction(async (tx) => {
-      const [created] = await tx.insert(apiKeys).values(row).returning();
-      if (!created) throw new Error('api key insert returned no row');
-      return created;
-    });
+    const [created] = await this.orm.insert(apiKeys).values(row).returning();
+    if (!created) throw new Error('api key insert returned no row');
+    return created;
   }
 
-  /** Changes one of the member's live keys in a transaction; null when they have no such key. */
+  /** One of the member's live keys, locked until the transaction ends; undefined when they have no such key. */
+  async lockOwn(organizationId: string, userId: string, id: string): Promise<ApiKeyRow | undefined> {
+    const [row] = await this.orm
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.userId, userId),
+          isNull(apiKeys.deletedAt),
+        ),
+      )
+      .for('update');
+    return row;
+  }
+
+  /** Changes one of the member's live keys; null when they have no such key. */
   async update(
     organizationId: string,
     userId: string,
     id: string,
     change: Partial<Pick<ApiKeyRow, 'active' | 'deletedAt'>>,
   ): Promise<ApiKeyRow | null> {
-    return this.orm.transaction(async (tx) => {
-      const [row] = await tx
-        .update(apiKeys)
-        .set(change)
-        .where(
-          and(
-            eq(apiKeys.id, id),
-            eq(apiKeys.organizationId, organizationId),
-            eq(apiKeys.userId, userId),
-            isNull(apiKeys.deletedAt),
-          ),
-        )
-        .returning();
-      return row ?? null;
-    });
+    const [row] = await this.orm
+      .update(apiKeys)
+      .set(change)
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.userId, userId),
+          isNull(apiKeys.deletedAt),
+        ),
+      )
+      .returning();
+    return row ?? null;
   }
 
   /**

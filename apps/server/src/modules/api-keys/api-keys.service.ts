@@ -10,6 +10,7 @@ import {
 import type { ApiKeyAuthenticator, Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import type { SignInLimiter } from '../identity/sign-in-limiter.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.ts';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -54,27 +55,62 @@ export class ApiKeysService implements ApiKeyAuthenticator {
   /** POST /apikey/CreateKey: a new key for the caller; the only answer that holds its secret. */
   async create(principal: Principal): Promise<CreatedApiKey> {
     const secret = randomBytes(32).toString('base64url');
-    const row = await this.repo.insert({
-      organizationId: principal.organizationId,
-      userId: principal.userId,
-      accessKey: newAccessKey(),
-      secretHash: this.#hash(secret),
+    const row = await this.repo.transaction(async (tx) => {
+      const created = await tx.insert({
+        organizationId: principal.organizationId,
+        userId: principal.userId,
+        accessKey: newAccessKey(),
+        secretHash: this.#hash(secret),
+      });
+      // The access key names the key; the secret (nor its hash) never enters the trail.
+      await recordAudit(tx.orm, principal, {
+        entity: 'API key',
+        type: 'Added',
+        resource: created.accessKey,
+        resourceId: created.id,
+        changes: changesOf(null, { access_key: created.accessKey, active: created.active }),
+      });
+      return created;
     });
     return { ...viewOf(row), secret_key: secret, message: apiKeyMessages.created };
   }
 
   /** PUT /apikey/UpdateApiKey?id: turns one of the caller's keys off or on; 404 for any other key. */
   async setActive(principal: Principal, id: string, active: boolean) {
-    const row = await this.repo.update(principal.organizationId, principal.userId, id, { active });
+    const row = await this.repo.transaction(async (tx) => {
+      const before = await tx.lockOwn(principal.organizationId, principal.userId, id);
+      const after = before && (await tx.update(principal.organizationId, principal.userId, id, { active }));
+      if (!before || !after) return null;
+      await recordAudit(tx.orm, principal, {
+        entity: 'API key',
+        type: 'Modified',
+        resource: after.accessKey,
+        resourceId: after.id,
+        changes: changesOf({ active: before.active }, { active: after.active }),
+      });
+      return after;
+    });
     if (!row) throw notFound();
     return { message: active ? apiKeyMessages.activated : apiKeyMessages.deactivated, key: viewOf(row) };
   }
 
   /** DELETE /apikey/DeleteApiKey?id: the key stops working with the next call; 404 for any other key. */
   async remove(principal: Principal, id: string) {
-    const row = await this.repo.update(principal.organizationId, principal.userId, id, {
-      deletedAt: new Date(),
-      active: false,
+    const row = await this.repo.transaction(async (tx) => {
+      const gone = await tx.update(principal.organizationId, principal.userId, id, {
+        deletedAt: new Date(),
+        active: false,
+      });
+      if (gone) {
+        await recordAudit(tx.orm, principal, {
+          entity: 'API key',
+          type: 'Deleted',
+          resource: gone.accessKey,
+          resourceId: gone.id,
+          changes: changesOf({ access_key: gone.accessKey }, null),
+        });
+      }
+      return gone;
     });
     if (!row) throw notFound();
     return { message: apiKeyMessages.deleted };

@@ -1,5 +1,7 @@
 import { SEAT_PRICE_MONTHLY, planByHandle } from '@cumulo/contract';
 import type { Logger } from '../../logger.ts';
+import { recordAudit } from '../audit/audit.writer.ts';
+import { subscriptionChanged } from './billing.audit.ts';
 import type { BillingRepo, SubscriptionRow } from './billing.repo.ts';
 import { dollars, periodEnd, productTitle } from './billing.views.ts';
 import { monthPeriod } from './entitlements.service.ts';
@@ -55,8 +57,12 @@ export class BillingRoll {
     return this.repo.transaction(async (tx) => {
       const row = await tx.lockSubscription(organizationId, id);
       if (!row || row.currentPeriodEnd > now || row.state === 'canceled') return false;
+      // What the roll does, Cumulo does by itself: its entries have no member as author.
+      const cumulo = { organizationId, userId: null };
       if (row.state === 'pending_cancel') {
-        await tx.updateSubscription(organizationId, id, { state: 'canceled' });
+        const ended = await tx.updateSubscription(organizationId, id, { state: 'canceled' });
+        const changed = subscriptionChanged(row, ended);
+        if (changed) await recordAudit(tx.orm, cumulo, changed);
         await tx.insertEvent({
           subscriptionId: id,
           organizationId,
@@ -90,10 +96,12 @@ export class BillingRoll {
         });
       }
       const nextEnd = periodEnd(row.currentPeriodEnd, row.period);
-      await tx.updateSubscription(organizationId, id, {
+      const renewed = await tx.updateSubscription(organizationId, id, {
         currentPeriodStart: row.currentPeriodEnd,
         currentPeriodEnd: nextEnd,
       });
+      const changed = subscriptionChanged(row, renewed);
+      if (changed) await recordAudit(tx.orm, cumulo, changed);
       await tx.insertEvent({
         subscriptionId: id,
         organizationId,

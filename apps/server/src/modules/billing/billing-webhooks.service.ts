@@ -1,5 +1,7 @@
 import { billingMessages } from '@cumulo/contract';
 import { badRequest } from '../../http/errors.ts';
+import { recordAudit } from '../audit/audit.writer.ts';
+import { subscriptionChanged } from './billing.audit.ts';
 import type { BillingRepo } from './billing.repo.ts';
 import { dollars } from './billing.views.ts';
 import { BadSignature, type GatewayEvent, type PaymentGateway } from './gateway.ts';
@@ -34,7 +36,10 @@ export class GatewayWebhooks {
         data: Record<string, unknown>,
       ) => {
         if (!sub) return;
-        await tx.updateSubscription(sub.organizationId, sub.id, values);
+        const after = await tx.updateSubscription(sub.organizationId, sub.id, values);
+        const changed = subscriptionChanged(sub, after);
+        // The payment company acted, not a member: Cumulo is the entry's author.
+        if (changed) await recordAudit(tx.orm, { organizationId: sub.organizationId, userId: null }, changed);
         await tx.insertEvent({
           subscriptionId: sub.id,
           organizationId: sub.organizationId,

@@ -76,6 +76,9 @@ const card = (number: string, extra: Record<string, unknown> = {}) => ({
 
 const profile = async (member: Member) => (await call('GET', '/api/users/_me', member)).body as UserProfile;
 
+/** The ISO time of the first of month `month` (1-based) of 2026, as the trail shows a period's end. */
+const end = (month: number) => new Date(Date.UTC(2026, month - 1, 1)).toISOString();
+
 async function rows(query: string, params: unknown[] = []) {
   return (await server.db.pool.query(query, params)).rows as Array<Record<string, unknown>>;
 }
@@ -622,6 +625,81 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
     ]);
   });
 
+  it('writes every card and subscription change to the audit trail: members as authors, the roll and webhooks as Cumulo', async () => {
+    const trail = (await rows(
+      `select entity, type, resource, author_user_id, author_name, changes from audits
+       where organization_id = $1 and entity in ('Payment card', 'Subscription') order by id`,
+      [owner.principal.organizationId],
+    )) as Array<{
+      entity: string;
+      type: string;
+      resource: string;
+      author_user_id: string | null;
+      author_name: string;
+      changes: Array<{ property: string; initial: string | null; value: string | null }>;
+    }>;
+    const byOwner = { author_user_id: owner.principal.userId, author_name: 'owner Test' };
+    const byCumulo = { author_user_id: null, author_name: 'Cumulo' };
+    const change = (property: string, initial: string | null, value: string | null) =>
+      expect.arrayContaining([{ property, initial, value }]);
+    expect(trail).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          ...byOwner,
+          entity: 'Payment card',
+          type: 'Added',
+          resource: 'Visa •••• 4242',
+          changes: change('default', null, 'true'),
+        }),
+        expect.objectContaining({ ...byOwner, entity: 'Subscription', type: 'Added', resource: 'Free' }),
+        expect.objectContaining({
+          ...byOwner,
+          entity: 'Payment card',
+          type: 'Added',
+          resource: 'Visa •••• 5556',
+        }),
+        expect.objectContaining({
+          ...byOwner,
+          entity: 'Payment card',
+          type: 'Deleted',
+          resource: 'Visa •••• 4242',
+        }),
+        expect.objectContaining({
+          ...byOwner,
+          entity: 'Subscription',
+          type: 'Modified',
+          resource: 'Professional',
+          changes: change('product', 'Free', 'Professional'),
+        }),
+        expect.objectContaining({ ...byOwner, changes: change('state', 'active', 'pending_cancel') }),
+        expect.objectContaining({ ...byOwner, changes: change('state', 'pending_cancel', 'active') }),
+        // The daily roll ended the scheduled cancel and renewed the plan; a webhook marked it past due.
+        expect.objectContaining({ ...byCumulo, changes: change('state', 'pending_cancel', 'canceled') }),
+        expect.objectContaining({
+          ...byCumulo,
+          resource: 'Professional',
+          changes: change('period_ends_at', end(2), end(3)),
+        }),
+        expect.objectContaining({ ...byCumulo, changes: change('state', 'active', 'past_due') }),
+        expect.objectContaining({ ...byCumulo, changes: change('state', 'past_due', 'active') }),
+      ]),
+    );
+    // Only what a card's owner sees on /billing: never its number or CVC.
+    const properties = new Set(trail.flatMap((entry) => entry.changes.map((c) => c.property)));
+    expect([...properties].sort()).toEqual([
+      'card',
+      'coupon',
+      'default',
+      'expiration',
+      'holder',
+      'period',
+      'period_ends_at',
+      'price',
+      'product',
+      'state',
+    ]);
+  });
+
   it('keeps the test card numbers out of the database, the logs and every answer', async () => {
     const tables = [
       'payment_profiles',
@@ -637,6 +715,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       'users',
       'organizations',
       'notifications',
+      'audits',
     ];
     const dump: string[] = [];
     for (const table of tables) {

@@ -20,6 +20,14 @@ import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { ClientInfo, IdentityService } from '../identity/identity.service.ts';
+import { recordAudit } from '../audit/audit.writer.ts';
+import {
+  cardAdded,
+  cardMadeDefault,
+  cardRemoved,
+  subscriptionAdded,
+  subscriptionChanged,
+} from './billing.audit.ts';
 import type { BillingRepo, PaymentProfileRow, SubscriptionRow } from './billing.repo.ts';
 import {
   cardInput,
@@ -161,7 +169,7 @@ export class BillingService {
     const old = await this.repo.liveCard(principal.organizationId, id);
     if (!old) throw notFound();
     const row = await this.#addCard(principal, card, makeDefault || old.isDefault);
-    await this.#removeCard(principal.organizationId, old);
+    await this.#removeCard(principal, old);
     return { message: billingMessages.cardAdded, payment_profile: paymentProfileView(row) };
   }
 
@@ -169,7 +177,7 @@ export class BillingService {
     authorize(principal, 'billing.change');
     const card = await this.repo.liveCard(principal.organizationId, id);
     if (!card) throw notFound();
-    await this.#removeCard(principal.organizationId, card);
+    await this.#removeCard(principal, card);
     return { message: billingMessages.cardRemoved };
   }
 
@@ -365,6 +373,7 @@ export class BillingService {
         isDefault,
         createdBy: actor.userId,
       });
+      await recordAudit(tx.orm, actor, cardAdded(row));
       if (!(await tx.livePlan(actor.organizationId))) {
         const free = await tx.insertSubscription({
           organizationId: actor.organizationId,
@@ -387,20 +396,26 @@ export class BillingService {
           authorUserId: actor.userId,
           source: 'user',
         });
+        await recordAudit(tx.orm, actor, subscriptionAdded(free));
       }
       return row;
     });
   }
 
-  async #removeCard(organizationId: string, card: PaymentProfileRow) {
+  async #removeCard(actor: Actor, card: PaymentProfileRow) {
+    const { organizationId } = actor;
     const customer = await this.repo.customer(organizationId);
     if (customer) await this.gateway.removeCard(customer.customerRef, card.gatewayRef);
     await this.repo.transaction(async (tx) => {
       await tx.lockOrganization(organizationId);
       await tx.removeCard(organizationId, card.id);
+      await recordAudit(tx.orm, actor, cardRemoved(card));
       if (card.isDefault) {
         const [next] = await tx.liveCards(organizationId);
-        if (next) await tx.makeDefaultCard(organizationId, next.id);
+        if (next) {
+          await tx.makeDefaultCard(organizationId, next.id);
+          await recordAudit(tx.orm, actor, cardMadeDefault(next));
+        }
       }
     });
   }
@@ -490,6 +505,7 @@ export class BillingService {
           authorUserId: actor.userId,
           source: 'user',
         });
+        await recordAudit(tx.orm, actor, subscriptionAdded(row));
         return row;
       })
       .catch((error: unknown) => {
@@ -546,8 +562,11 @@ export class BillingService {
     event: (row: SubscriptionRow) => { type: string; data: Record<string, unknown> },
   ): Promise<SubscriptionRow> {
     return this.repo.transaction(async (tx) => {
-      if (!(await tx.lockSubscription(actor.organizationId, id))) throw notFound();
+      const before = await tx.lockSubscription(actor.organizationId, id);
+      if (!before) throw notFound();
       const row = await tx.updateSubscription(actor.organizationId, id, values);
+      const changed = subscriptionChanged(before, row);
+      if (changed) await recordAudit(tx.orm, actor, changed);
       const { type, data } = event(row);
       await tx.insertEvent({
         subscriptionId: id,

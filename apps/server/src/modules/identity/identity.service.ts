@@ -9,6 +9,7 @@ import {
   RECOVERY_CODE_LENGTH,
   RESET_LINK_TTL_SECONDS,
   ROLE_ID,
+  roleTitleOf,
   USER_TYPE_ALL_PROVIDERS,
   VERIFICATION_LINK_TTL_SECONDS,
   messages,
@@ -22,6 +23,7 @@ import type { SecretBox } from '../../crypto/keys.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
+import { changesOf, recordAudit, type AuditEvent } from '../audit/audit.writer.ts';
 import type { IdentityRepo, TokenKind, UserRow } from './identity.repo.ts';
 import type { MailLimiter, SignInLimiter } from './sign-in-limiter.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
@@ -56,6 +58,20 @@ export interface ClientInfo {
 }
 
 export type LoginResult = { challenge: 0; jwtToken: string } | { challenge: 1; session: string };
+
+/** The audit entry of a member joining an organisation through an invitation (by password or single sign-on). */
+export const memberJoined = (user: UserRow): AuditEvent => ({
+  entity: 'User',
+  type: 'Added',
+  resource: user.email,
+  resourceId: user.id,
+  changes: changesOf(null, {
+    email: user.email,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    role: roleTitleOf(user.roleId),
+  }),
+});
 
 /** Sign-up, sign-in (with MFA), e-mailed links and the caller's own profile. */
 export class IdentityService {
@@ -304,7 +320,7 @@ export class IdentityService {
       if (await tx.findUserByEmail(invitation.email)) {
         throw badRequest('An account with this e-mail already exists. Please sign in instead.');
       }
-      await tx.createUser({
+      const joined = await tx.createUser({
         organizationId: invitation.organizationId,
         roleId: invitation.roleId,
         email: invitation.email,
@@ -314,6 +330,12 @@ export class IdentityService {
         // The invitation link reached this mailbox, which proves the address.
         emailVerifiedAt: new Date(),
       });
+      // The invitee joins by their own act, so they are the entry's author.
+      await recordAudit(
+        tx.orm,
+        { organizationId: joined.organizationId, userId: joined.id },
+        memberJoined(joined),
+      );
     });
     return { message: messages.signupDone };
   }

@@ -226,6 +226,12 @@ describe('single sign-on against a real OpenID provider (oidc-provider on 127.0.
       person.email,
     ]);
     expect(invitation.rows[0]?.accepted_at).not.toBeNull();
+    // The audit trail says they joined, by their own act.
+    const joined = await server.db.pool.query(
+      'select entity, type, author_user_id from audits where organization_id = $1 and resource = $2',
+      [owner.principal.organizationId, person.email],
+    );
+    expect(joined.rows).toEqual([{ entity: 'User', type: 'Added', author_user_id: profile.id }]);
   });
 
   it('links a verified e-mail to the existing account, but never an unverified one', async () => {

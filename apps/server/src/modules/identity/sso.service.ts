@@ -6,7 +6,14 @@ import { AppError } from '../../http/errors.ts';
 import { hashToken } from '../../crypto/tokens.ts';
 import type { Logger } from '../../logger.ts';
 import type { IdentityRepo, UserRow } from './identity.repo.ts';
-import { ARGON2, type ClientInfo, type IdentityService, type LoginResult } from './identity.service.ts';
+import { recordAudit } from '../audit/audit.writer.ts';
+import {
+  ARGON2,
+  memberJoined,
+  type ClientInfo,
+  type IdentityService,
+  type LoginResult,
+} from './identity.service.ts';
 import { SsoRepo } from './sso.repo.ts';
 
 export type SsoServiceName = 'Google' | 'OIDC';
@@ -212,6 +219,7 @@ export class SsoService {
         emailVerifiedAt: new Date(),
       });
       await link(user);
+      if (invitation) await recordAudit(tx.orm, { organizationId, userId: user.id }, memberJoined(user));
       return user;
     });
   }

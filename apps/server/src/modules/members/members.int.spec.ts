@@ -284,6 +284,7 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
       [id],
     );
     expect(rows).toEqual([
+      { entity: 'Invitation', type: 'Added', author_name: 'owner Test' },
       { entity: 'Invitation', type: 'Modified', author_name: 'admin Test' },
       { entity: 'Invitation', type: 'Deleted', author_name: 'owner Test' },
     ]);
@@ -370,5 +371,79 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     expect(back.status).toBe(403);
     expect(messageOf(back)).toBe(memberMessages.ownerRoleFixed);
     expect(await roleOf(heir)).toBe(ROLE_ID.Owner);
+  });
+
+  it('writes who invited, joined, (de)activated and changed the role of whom to the audit trail', async () => {
+    const entries = async (resource: string) =>
+      (
+        await server.db.pool.query<{
+          entity: string;
+          type: string;
+          author_user_id: string;
+          author_name: string;
+          changes: { property: string; initial: string | null; value: string | null }[];
+        }>(
+          'select entity, type, author_user_id, author_name, changes from audits where organization_id = $1 and resource = $2 order by id',
+          [owner.principal.organizationId, resource],
+        )
+      ).rows;
+    const email = invitee('audited');
+    expect((await addCard(owner)).status).toBe(201);
+    const invited = await call('POST', '/api/users/invite', admin, [
+      { first_name: 'Aud', last_name: 'Ited', email, role_id: ROLE_ID.User },
+    ]);
+    expect(invited.status, invited.raw).toBe(200);
+    const mail = await server.mail.waitFor(email, 'You are invited to Cumulo');
+    const token = decodeURIComponent(/\/signup\?invite_token=([^\s"<&]+)/.exec(mail.body)?.[1] ?? '');
+    const joined = await server.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      payload: { email, password: PASSWORD, first_name: 'Aud', last_name: 'Ited', invite_token: token },
+    });
+    expect(joined.statusCode).toBe(201);
+    const id = (await server.db.pool.query<{ id: string }>('select id from users where email = $1', [email]))
+      .rows[0]?.id;
+    expect((await call('PUT', `/api/users/${id}/deactivate`, owner)).status).toBe(200);
+    expect((await call('PUT', `/api/users/${id}`, admin, { role_id: ROLE_ID.Admin })).status).toBe(200);
+
+    const trail = await entries(email);
+    expect(trail).toEqual([
+      {
+        entity: 'Invitation',
+        type: 'Added',
+        author_user_id: admin.principal.userId,
+        author_name: 'admin Test',
+        changes: [
+          { property: 'email', initial: null, value: email },
+          { property: 'first_name', initial: null, value: 'Aud' },
+          { property: 'last_name', initial: null, value: 'Ited' },
+          { property: 'role', initial: null, value: 'User' },
+        ],
+      },
+      {
+        entity: 'User',
+        type: 'Added',
+        author_user_id: id,
+        author_name: 'Aud Ited',
+        changes: expect.arrayContaining([{ property: 'role', initial: null, value: 'User' }]),
+      },
+      {
+        entity: 'User',
+        type: 'Modified',
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [{ property: 'active', initial: 'true', value: 'false' }],
+      },
+      {
+        entity: 'User',
+        type: 'Modified',
+        author_user_id: admin.principal.userId,
+        author_name: 'admin Test',
+        changes: [{ property: 'role', initial: 'User', value: 'Admin' }],
+      },
+    ]);
+    // Neither the password nor the invitation token is ever in the trail.
+    expect(JSON.stringify(trail)).not.toContain(PASSWORD);
+    expect(JSON.stringify(trail)).not.toContain(token);
   });
 });

@@ -67,7 +67,7 @@ export class MembersRepo {
   }
 
   async createInvitations(values: (typeof invitations.$inferInsert)[]) {
-    await this.orm.insert(invitations).values(values);
+    return this.orm.insert(invitations).values(values).returning();
   }
 
   /** The organisation's invitations nobody accepted yet, newest first, with the inviter's name. */

@@ -2,6 +2,7 @@ import {
   CARD_REQUIRED,
   INVITATION_TTL_SECONDS,
   ROLE_ID,
+  roleTitleOf,
   billingMessages,
   completeInviteRows,
   isInviteEmail,
@@ -19,9 +20,9 @@ import { hashToken, newInviteToken } from '../../crypto/tokens.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
-import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { MemberRow, MembersRepo } from './members.repo.ts';
 
 const cardOf = (row: MemberRow): MemberCard => ({
@@ -38,7 +39,7 @@ const cardOf = (row: MemberRow): MemberCard => ({
 
 /**
  * The organisation's members (spec 002 §2 /users, §6): listing, inviting, (de)activating and changing roles. Each
- * change is one repo transaction, where the audit trail and the per-service permissions will join it.
+ * change is one repo transaction, with its audit entry.
  */
 export class MembersService {
   constructor(
@@ -91,8 +92,8 @@ export class MembersService {
       row,
       token: newInviteToken(row.email, row.first_name, row.last_name, principal.organizationId),
     }));
-    await this.repo.transaction((tx) =>
-      tx.createInvitations(
+    await this.repo.transaction(async (tx) => {
+      const created = await tx.createInvitations(
         invites.map(({ row, token }) => ({
           organizationId: principal.organizationId,
           email: row.email,
@@ -103,8 +104,24 @@ export class MembersService {
           invitedBy: principal.userId,
           expiresAt,
         })),
-      ),
-    );
+      );
+      await recordAudit(
+        tx.orm,
+        principal,
+        created.map((invitation) => ({
+          entity: 'Invitation',
+          type: 'Added',
+          resource: invitation.email,
+          resourceId: invitation.id,
+          changes: changesOf(null, {
+            email: invitation.email,
+            first_name: invitation.firstName,
+            last_name: invitation.lastName,
+            role: roleTitleOf(invitation.roleId),
+          }),
+        })),
+      );
+    });
     for (const { row, token } of invites) {
       void this.#sendQuietly(
         invitationMail(
@@ -132,6 +149,13 @@ export class MembersService {
     }
     const revoked = await this.repo.transaction(async (tx) => {
       await tx.setActive(principal.organizationId, target.id, active);
+      await recordAudit(tx.orm, principal, {
+        entity: 'User',
+        type: 'Modified',
+        resource: target.email,
+        resourceId: target.id,
+        changes: changesOf({ active: target.active }, { active }),
+      });
       // A deactivated member's bearer stops at once: the auth hook also checks users.active, and the ended
       // sessions do not come back when they are activated again.
       return active ? [] : tx.revokeSessions(principal.organizationId, target.id);
@@ -157,6 +181,13 @@ export class MembersService {
     }
     await this.repo.transaction(async (tx) => {
       await tx.setRole(principal.organizationId, target.id, roleId);
+      await recordAudit(tx.orm, principal, {
+        entity: 'User',
+        type: 'Modified',
+        resource: target.email,
+        resourceId: target.id,
+        changes: changesOf({ role: target.role.title }, { role: roleTitleOf(roleId) }),
+      });
       // Resetting the member's per-service permissions to the new role's defaults belongs here, in this
       // transaction, once per-service permissions exist (issue 23 point 2); there are none to reset yet.
     });

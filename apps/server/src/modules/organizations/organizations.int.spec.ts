@@ -65,4 +65,36 @@ describe('PUT /organizations/_me charge confirmations against embedded PostgreSQ
       confirmed_wasabi: true,
     });
   });
+
+  it("writes the Owner's confirmations to the audit trail, once per flag that changed", async () => {
+    const { rows } = await server.db.pool.query(
+      `select entity, type, author_user_id, author_name, changes from audits
+       where organization_id = $1 and entity = 'Organization' order by id`,
+      [owner.principal.organizationId],
+    );
+    expect(rows).toEqual([
+      {
+        entity: 'Organization',
+        type: 'Modified',
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [{ property: 'confirmed_c2c', initial: 'false', value: 'true' }],
+      },
+      {
+        entity: 'Organization',
+        type: 'Modified',
+        author_user_id: owner.principal.userId,
+        author_name: 'owner Test',
+        changes: [
+          { property: 'confirmed_ftx', initial: 'false', value: 'true' },
+          { property: 'confirmed_wasabi', initial: 'false', value: 'true' },
+        ],
+      },
+    ]);
+    await call('PUT', '/api/organizations/_me', owner.token, { confirmed_c2c: true });
+    const again = await server.db.pool.query(
+      "select count(*)::int as n from audits where entity = 'Organization'",
+    );
+    expect(again.rows[0]).toEqual({ n: 2 });
+  });
 });

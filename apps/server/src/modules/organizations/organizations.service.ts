@@ -2,6 +2,7 @@ import type { OrganizationFlags } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { ChargeConfirmations, OrganizationRow, OrganizationsRepo } from './organizations.repo.ts';
 
 export interface ConfirmationsBody {
@@ -24,11 +25,33 @@ export class OrganizationsService {
     if (body.confirmed_c2c) flags.confirmedC2c = true;
     if (body.confirmed_ftx) flags.confirmedFtx = true;
     if (body.confirmed_wasabi) flags.confirmedWasabi = true;
-    const row = await this.repo.confirm(principal.organizationId, flags);
+    const row = await this.repo.transaction(async (tx) => {
+      const before = await tx.lock(principal.organizationId);
+      const after = before && (await tx.confirm(principal.organizationId, flags));
+      if (!before || !after) return undefined;
+      const changes = changesOf(confirmationsOf(before), confirmationsOf(after));
+      // Confirming again what was confirmed changes nothing, so it leaves no entry.
+      if (changes.length) {
+        await recordAudit(tx.orm, principal, {
+          entity: 'Organization',
+          type: 'Modified',
+          resource: after.name,
+          resourceId: after.id,
+          changes,
+        });
+      }
+      return after;
+    });
     if (!row) throw notFound();
     return organizationFlagsView(row);
   }
 }
+
+const confirmationsOf = (row: OrganizationRow) => ({
+  confirmed_c2c: row.confirmedC2c,
+  confirmed_ftx: row.confirmedFtx,
+  confirmed_wasabi: row.confirmedWasabi,
+});
 
 export function organizationFlagsView(row: OrganizationRow): OrganizationFlags {
   return {

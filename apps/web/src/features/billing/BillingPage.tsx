@@ -16,6 +16,7 @@ import {
 } from 'antd';
 import { Link } from 'react-router';
 import {
+  CARD_BRAND_NAMES,
   SEAT_PRICE_MONTHLY,
   billingMessages,
   formatUsd,
@@ -40,16 +41,6 @@ import {
   useSubscriptionEvents,
 } from './billing-api.ts';
 import { CardForm } from './CardForm.tsx';
-
-const BRAND_NAMES: Record<PaymentProfileView['card_type'], string> = {
-  visa: 'Visa',
-  master: 'Mastercard',
-  american_express: 'American Express',
-  discover: 'Discover',
-  diners_club: 'Diners Club',
-  jcb: 'JCB',
-  unknown: 'Card',
-};
 
 const STATE_COLOURS: Record<SubscriptionView['state'], string> = {
   active: 'green',
@@ -142,7 +133,7 @@ function PaymentCards({ owner }: { owner: boolean }) {
                     {card.default && <Tag color="blue">Default</Tag>}
                   </Space>
                 }
-                description={`${BRAND_NAMES[card.card_type]} · ${card.first_name} ${card.last_name} · Expires ${expiryText(card)}`}
+                description={`${CARD_BRAND_NAMES[card.card_type]} · ${card.first_name} ${card.last_name} · Expires ${expiryText(card)}`}
               />
             </List.Item>
           )}
