@@ -20,6 +20,7 @@ import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
+import { AccessRepo } from '../access/access.repo.ts';
 import type { MemberRow, MembersRepo } from './members.repo.ts';
 
 const cardOf = (row: MemberRow): MemberCard => ({
@@ -155,8 +156,8 @@ export class MembersService {
     }
     await this.repo.transaction(async (tx) => {
       await tx.setRole(principal.organizationId, target.id, roleId);
-      // Resetting the member's per-service permissions to the new role's defaults belongs here, in this
-      // transaction, once per-service permissions exist (issue 23 point 2); there are none to reset yet.
+      // Spec 002 §6: the member's own ACL settings go back to following the role, with the role change or not at all.
+      await new AccessRepo(tx.orm).resetMember(principal.organizationId, target.id);
     });
     return { message: memberMessages.roleUpdated };
   }
