@@ -77,8 +77,6 @@ export function completeInviteRows(rows: readonly InviteRow[]): CompleteInvite[]
 export const isInviteEmail = (email: string) => EMAIL_PATTERN.test(email);
 
 export const roleChangeBody = z.object({ role_id: z.int() });
-/** GET /roles: Owner, Admin, User with their ids. */
-export const rolesAnswer = z.array(role);
 
 /**
  * Spec 002 §6: the Active toggle is enabled only if the target is not oneself and the viewer is Owner, or the

@@ -6,7 +6,6 @@ import {
   roleAcls,
   rolePermissionBody,
   rolePermissions,
-  rolesAnswer,
   userAclBody,
   userAcls,
   userPermissionBody,
@@ -15,17 +14,13 @@ import {
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { AccessService } from './access.service.ts';
 
-/** Spec 002 §7 "Roles and access levels". */
+/** Spec 002 §7 "Roles and access levels" (GET /roles is identity's). */
 export function accessRoutes(service: AccessService, auth: AuthService): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['roles'];
     const guarded = { preHandler: auth.requireAuth };
     const aclParams = z.object({ id: z.uuid() });
     const permissionParams = z.object({ id: z.uuid(), permId: z.uuid() });
-
-    app.get('/roles', { ...guarded, schema: { tags, response: { 200: rolesAnswer } } }, async () =>
-      service.roles(),
-    );
 
     app.get(
       '/role_access_levels/role_acls',

@@ -3,7 +3,6 @@ import {
   ACCESS_SERVICES,
   DEFAULT_ACCESS,
   ROLE_ID,
-  ROLES,
   accessMessages,
   permissionsOf,
   type AccessService as ServiceName,
@@ -28,10 +27,6 @@ const hasPermissions = (service: ServiceName) => permissionsOf(service).length >
  */
 export class AccessService {
   constructor(private readonly repo: AccessRepo) {}
-
-  roles() {
-    return ROLES.map((role) => ({ id: role.id, title: role.title }));
-  }
 
   /** GET /role_access_levels/role_acls: every role's ACLs, created on first read. */
   async roleAcls(principal: Principal): Promise<RoleAcl[]> {
