@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { formatBytes } from './format.ts';
+import { ROLE_ID } from './constants.ts';
+import { messages } from './messages.ts';
 
 /**
  * Per-role and per-user service ACLs with their permission values (spec 002 §3 Role, ACL, Permission; §5; §6). An
@@ -100,6 +102,33 @@ export const accessMessages = {
   adminChangesUsers: 'An Admin can only change the permissions of Users.',
   valueInvalid: 'Enter a whole number of bytes, or Unlimited.',
 } as const;
+
+/**
+ * Why `viewer` may not change a role's ACLs (spec 002 §6 as this product applies it), or null when they may: nobody
+ * changes the Owner role's, only an Owner the Admin role's, a User none. The server refuses in these words; the web
+ * disables the toggles.
+ */
+export function roleAccessRefusal(viewer: string, roleId: number): string | null {
+  if (viewer === 'User') return messages.forbidden;
+  if (roleId === ROLE_ID.Owner) return accessMessages.ownerRoleFixed;
+  if (roleId === ROLE_ID.Admin && viewer !== 'Owner') return accessMessages.adminRoleOwnerOnly;
+  return null;
+}
+
+/**
+ * Why `viewer` may not change `target`'s own ACLs, or null: like the activate rule of spec 002 §6, never one's
+ * own; an Owner anyone's but an Owner's; an Admin only Users'.
+ */
+export function memberAccessRefusal(
+  viewer: { id: string; role: string },
+  target: { id: string; role: string },
+): string | null {
+  if (viewer.role === 'User') return messages.forbidden;
+  if (viewer.id === target.id) return accessMessages.notYourOwn;
+  if (target.role === 'Owner') return accessMessages.ownersFixed;
+  if (viewer.role === 'Admin' && target.role !== 'User') return accessMessages.adminChangesUsers;
+  return null;
+}
 
 /** A permission value: -1 (unlimited) or a whole number of bytes. */
 export const permissionValue = z

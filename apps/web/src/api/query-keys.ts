@@ -4,6 +4,11 @@ export const queryKeys = {
   /** The organisation's members (GET /users) and one member (GET /users/{id}). */
   members: ['members'] as const,
   member: (id: string) => ['members', id] as const,
+  /** Service ACLs (GET /role_access_levels/…, /user_access_levels/…); the prefix ['access'] covers them all. */
+  roleAcls: ['access', 'roles'] as const,
+  rolePermissions: (aclId: string) => ['access', 'roles', aclId] as const,
+  userAcls: (userId: string) => ['access', 'users', userId] as const,
+  userPermissions: (aclId: string) => ['access', 'users', 'permissions', aclId] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
   /** The single sign-on buttons the server offers (GET /authentication/providers). */
   authProviders: ['authentication', 'providers'] as const,

@@ -2,7 +2,8 @@ import {
   ACCESS_PERMISSIONS,
   ACCESS_SERVICES,
   DEFAULT_ACCESS,
-  ROLE_ID,
+  memberAccessRefusal,
+  roleAccessRefusal,
   accessMessages,
   permissionsOf,
   type AccessService as ServiceName,
@@ -174,10 +175,8 @@ export class AccessService {
   async #changeableRoleAcl(principal: Principal, aclId: string) {
     const acl = await this.#roleAcl(principal, aclId);
     authorize(principal, 'access.role');
-    if (acl.roleId === ROLE_ID.Owner) throw forbidden(accessMessages.ownerRoleFixed);
-    if (acl.roleId === ROLE_ID.Admin && principal.role !== 'Owner') {
-      throw forbidden(accessMessages.adminRoleOwnerOnly);
-    }
+    const refusal = roleAccessRefusal(principal.role, acl.roleId);
+    if (refusal) throw forbidden(refusal);
     return acl;
   }
 
@@ -197,11 +196,11 @@ export class AccessService {
   async #changeableUserAcl(principal: Principal, aclId: string) {
     const found = await this.#userAcl(principal, aclId);
     authorize(principal, 'access.user');
-    if (found.member.id === principal.userId) throw forbidden(accessMessages.notYourOwn);
-    if (found.member.roleId === ROLE_ID.Owner) throw forbidden(accessMessages.ownersFixed);
-    if (principal.role === 'Admin' && found.member.roleId !== ROLE_ID.User) {
-      throw forbidden(accessMessages.adminChangesUsers);
-    }
+    const refusal = memberAccessRefusal(
+      { id: principal.userId, role: principal.role },
+      { id: found.member.id, role: found.member.roleTitle },
+    );
+    if (refusal) throw forbidden(refusal);
     return found;
   }
 }
