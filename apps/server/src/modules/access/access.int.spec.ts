@@ -458,6 +458,32 @@ describe('roles and per-service permissions (real API, embedded PostgreSQL, s3rv
     expect((await call('GET', '/api/transfer/get_all?type=1', user)).status).toBe(200);
   });
 
+  it('a member whose uploads or sync ACL is off gets 403 on those calls, and others of the organisation do not', async () => {
+    await s3.createBucket('acl-off-uploads');
+    const upload = {
+      cloud_account_id: awsId,
+      bucket_name: 'acl-off-uploads',
+      key: 'file.bin',
+      size: 10,
+      fingerprint: 'file.bin:10:1',
+    };
+    await setUserService(user, 'uploads', false);
+    await setUserService(user, 'sync', false);
+    const refusedUpload = await call('POST', '/api/transfers/uploads', user, upload);
+    expect(refusedUpload.status).toBe(403);
+    expect(messageOf(refusedUpload)).toBe(accessMessages.serviceOff('uploads'));
+    for (const url of ['/api/sync/get_jobs', '/api/sync/ListSyncInfoWasabi']) {
+      const res = await call('GET', url, user);
+      expect(res.status, url).toBe(403);
+      expect(messageOf(res)).toBe(accessMessages.serviceOff('sync'));
+    }
+    expect((await call('POST', '/api/transfers/uploads', admin, upload)).status).toBe(200);
+    expect((await call('GET', '/api/sync/get_jobs', admin)).status).toBe(200);
+    await setUserService(user, 'uploads', null);
+    await setUserService(user, 'sync', null);
+    expect((await call('GET', '/api/sync/get_jobs', user)).status).toBe(200);
+  });
+
   it('refuses an upload larger than the maximum upload size when its session is created', async () => {
     await s3.createBucket('acl-uploads');
     await setUserLimit(user, 'uploads', KiB);

@@ -497,6 +497,7 @@ export class UploadsService {
     sessionId: string,
     parts: Array<{ part_number: number; etag: string | null }>,
   ) {
+    requireService(principal, 'uploads');
     const { session, store, handle } = await this.#active(principal, sessionId);
     const direct = this.#direct(store);
     const mode = uploadModeOf(store.provider, session.size, session.partSize);
