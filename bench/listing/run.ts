@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { BROWSER_PAGE_SIZE, LISTING_MAX_LIMIT, storageIdOf } from '@cumulo/contract';
+import { BROWSER_PAGE_SIZE, DEFAULT_ACCESS, LISTING_MAX_LIMIT, storageIdOf } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { createLogger } from '@cumulo/server/src/logger.ts';
@@ -83,6 +83,7 @@ async function main() {
     organizationId: account.organizationId,
     sessionId: randomUUID(),
     role: 'User',
+    access: DEFAULT_ACCESS,
   };
   const accounts = {
     find: async (organizationId: string, id: string) =>

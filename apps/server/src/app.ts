@@ -21,6 +21,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
+import { accessRoutes } from './modules/access/access.routes.ts';
 import { ssoRoutes } from './modules/identity/sso.routes.ts';
 import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(identityRoutes(services.identity, services.auth));
       await api.register(membersRoutes(services.members, services.auth));
       await api.register(auditRoutes(services.audit, services.auth));
+      await api.register(accessRoutes(services.access, services.auth));
       await api.register(ssoRoutes(services.sso, deps.config.PUBLIC_URL, deps.log));
       await api.register(cloudAccountsRoutes(services.cloudAccounts, services.buckets, services.auth));
       await api.register(alertsRoutes(services.alerts, services.auth));

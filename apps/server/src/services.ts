@@ -46,6 +46,8 @@ import { OrganizationsService } from './modules/organizations/organizations.serv
 import { MembersRepo } from './modules/members/members.repo.ts';
 import { AuditRepo } from './modules/audit/audit.repo.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
+import { AccessRepo } from './modules/access/access.repo.ts';
+import { AccessService } from './modules/access/access.service.ts';
 import { MembersService } from './modules/members/members.service.ts';
 import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
 import { DashboardService } from './modules/dashboard/dashboard.service.ts';
@@ -106,7 +108,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     new SignInLimiter(db.pool, SIGN_IN_BACKOFF, 'apikey-'),
     deriveKey(masterKey, 'api-key-secrets'),
   );
-  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, apiKeys);
+  const accessRepo = new AccessRepo(db.orm);
+  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, accessRepo, apiKeys);
   const mail = new MailService(
     { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
     log,
@@ -285,6 +288,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const billingRoll = new BillingRoll(billingRepo, gateway, log);
   const billingWebhooks = new GatewayWebhooks(billingRepo, gateway);
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
+  const access = new AccessService(accessRepo);
   const members = new MembersService(
     new MembersRepo(db.orm),
     entitlements,
@@ -320,6 +324,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     organizations,
     members,
     audit,
+    access,
     dashboard,
     costs,
     c2c,

@@ -9,6 +9,7 @@ import {
 } from './validation.ts';
 import { text } from './text.ts';
 import { RECOVERY_CODE_SHAPE } from './constants.ts';
+import { effectiveAccess } from './access.ts';
 
 const email = text({
   error: messages.emailRequired,
@@ -167,7 +168,8 @@ export const userProfile = z.object({
     confirmed_c2c: z.boolean(),
     confirmed_ftx: z.boolean(),
   }),
-  acl: z.object({ has_wasabi: z.boolean() }),
+  /** `services`/`permissions`: the caller's effective ACL, so the web hides the areas turned off. */
+  acl: effectiveAccess.extend({ has_wasabi: z.boolean() }),
   quota: z.record(z.string(), quotaItem),
 });
 export type UserProfile = z.infer<typeof userProfile>;

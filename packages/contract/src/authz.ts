@@ -1,4 +1,5 @@
 import type { RoleTitle } from './constants.ts';
+import type { AccessService } from './access.ts';
 import { billingMessages } from './billing.ts';
 import { SYNC_DELETE_GUARD, syncMessages } from './sync.ts';
 import { transferMessages } from './transfers.ts';
@@ -12,27 +13,13 @@ import { transferMessages } from './transfers.ts';
 const EVERY_MEMBER = ['Owner', 'Admin', 'User'] as const satisfies readonly RoleTitle[];
 const APPROVERS = ['Owner', 'Admin'] as const satisfies readonly RoleTitle[];
 
-/**
- * The per-service permission each action will also need once the team issue adds per-role and per-user service
- * ACLs (spec 002 §6); the names follow the product's areas.
- */
-export type ServicePermission =
-  | 'cloud_accounts'
-  | 'storage'
-  | 'uploads'
-  | 'c2c'
-  | 'sync'
-  | 'sharing'
-  | 'notifications'
-  | 'billing'
-  | 'team';
-
 export interface ActionRule {
   /** Roles that may act on anything of the organisation. */
   roles: readonly RoleTitle[];
   /** Every other member may act on what they created themselves (their job, transfer, share, upload). */
   creatorMay: boolean;
-  service: ServicePermission;
+  /** The service ACL the caller also needs (spec 002 §6); null where roles alone decide. */
+  service: AccessService | null;
   /** What the action is, for the README table. */
   does: string;
   /** The refusal's words; `messages.forbidden` when absent. */
@@ -56,48 +43,39 @@ export const authzMessages = {
 
 const rule = (
   roles: readonly RoleTitle[],
-  service: ServicePermission,
+  service: AccessService | null,
   does: string,
   extra: Partial<Pick<ActionRule, 'creatorMay' | 'refusal'>> = {},
 ): ActionRule => ({ roles, service, does, creatorMay: false, ...extra });
 
 export const ACTIONS = {
-  'account.connect': rule(
-    APPROVERS,
-    'cloud_accounts',
-    'connect a cloud account or create a Wasabi sub-account',
-  ),
-  'account.update': rule(APPROVERS, 'cloud_accounts', 'rename an account or change its billing bucket'),
-  'account.remove': rule(APPROVERS, 'cloud_accounts', 'remove a cloud account'),
-  'account.refresh': rule(EVERY_MEMBER, 'cloud_accounts', "count an account's buckets again (reads only)"),
-  'bucket.create': rule(APPROVERS, 'storage', 'create a bucket'),
-  'bucket.configure': rule(
-    APPROVERS,
-    'storage',
-    "change a bucket's CORS, transfer acceleration or lifecycle",
-    {
-      refusal: authzMessages.bucketConfig,
-    },
-  ),
-  'object.delete': rule(APPROVERS, 'storage', 'delete objects and folders', {
+  'account.connect': rule(APPROVERS, null, 'connect a cloud account or create a Wasabi sub-account'),
+  'account.update': rule(APPROVERS, null, 'rename an account or change its billing bucket'),
+  'account.remove': rule(APPROVERS, null, 'remove a cloud account'),
+  'account.refresh': rule(EVERY_MEMBER, null, "count an account's buckets again (reads only)"),
+  'bucket.create': rule(APPROVERS, null, 'create a bucket'),
+  'bucket.configure': rule(APPROVERS, null, "change a bucket's CORS, transfer acceleration or lifecycle", {
+    refusal: authzMessages.bucketConfig,
+  }),
+  'object.delete': rule(APPROVERS, null, 'delete objects and folders', {
     refusal: authzMessages.objectDelete,
   }),
-  'object.createFolder': rule(EVERY_MEMBER, 'storage', 'create a folder (an empty object)'),
+  'object.createFolder': rule(EVERY_MEMBER, null, 'create a folder (an empty object)'),
   'upload.start': rule(EVERY_MEMBER, 'uploads', 'upload files directly to a bucket, report an upload'),
   'upload.abort': rule(APPROVERS, 'uploads', 'abort an upload session', {
     creatorMay: true,
     refusal: authzMessages.othersUpload,
   }),
-  'transfer.copy': rule(EVERY_MEMBER, 'c2c', 'copy objects between buckets (transfer, c2c type 1)'),
+  'transfer.copy': rule(EVERY_MEMBER, 'transfers', 'copy objects between buckets (transfer, c2c type 1)'),
   'transfer.move': rule(
     APPROVERS,
-    'c2c',
+    'transfers',
     'move objects: copy, then delete the source (transfer, c2c type 0)',
     {
       refusal: authzMessages.moveNeedsApprover,
     },
   ),
-  'transfer.manage': rule(APPROVERS, 'c2c', 'cancel a transfer or retry its failed files', {
+  'transfer.manage': rule(APPROVERS, 'transfers', 'cancel a transfer or retry its failed files', {
     creatorMay: true,
     refusal: authzMessages.othersTransfer,
   }),
@@ -126,13 +104,13 @@ export const ACTIONS = {
     refusal: authzMessages.othersShare,
   }),
   'chat.configure': rule(APPROVERS, 'sharing', "set or remove the organisation's chat webhook"),
-  'alert.manage': rule(APPROVERS, 'notifications', 'create or delete a size or cost alert'),
-  'organization.confirmCharges': rule(['Owner'], 'billing', 'confirm the c2c, ftX or Wasabi charge', {
+  'alert.manage': rule(APPROVERS, null, 'create or delete a size or cost alert'),
+  'organization.confirmCharges': rule(['Owner'], null, 'confirm the c2c, ftX or Wasabi charge', {
     refusal: transferMessages.ownerConfirms,
   }),
   'billing.change': rule(
     ['Owner'],
-    'billing',
+    null,
     'add or remove a card, subscribe, change or cancel a plan or package',
     {
       refusal: billingMessages.ownerOnly,
@@ -140,17 +118,27 @@ export const ACTIONS = {
   ),
   'member.invite': rule(
     APPROVERS,
-    'team',
+    null,
     'invite a member (never as Owner); list, resend or cancel pending invitations',
   ),
   'member.activate': rule(
     APPROVERS,
-    'team',
+    null,
     'activate or deactivate a member (never oneself; an Admin only Users)',
+  ),
+  'access.role': rule(
+    APPROVERS,
+    null,
+    "set a role's service ACLs and permissions (not the Owner role's; the Admin role's only by an Owner)",
+  ),
+  'access.user': rule(
+    APPROVERS,
+    null,
+    "set a member's service ACLs and permissions (not one's own nor an Owner's; an Admin only Users')",
   ),
   'member.role': rule(
     APPROVERS,
-    'team',
+    null,
     "change a member's role (never one's own nor an Owner's; only an Owner makes Owners)",
   ),
 } satisfies Record<string, ActionRule>;

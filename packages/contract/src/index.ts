@@ -20,5 +20,6 @@ export * from './transfers.ts';
 export * from './sync.ts';
 export * from './authz.ts';
 export * from './members.ts';
+export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';

@@ -8,8 +8,10 @@ import {
   transferMessages,
   transferStarted,
   type Action,
+  type RoleAcl,
   type RoleTitle,
   type SyncCycle,
+  type UserAcl,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
@@ -500,6 +502,28 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     await allowed('member.activate', 'Admin', 'PUT', `/api/users/${id}/activate`);
     await allowed('member.role', 'Admin', 'PUT', `/api/users/${id}`, { role_id: ROLE_ID.Admin });
     expect(await state()).toEqual([{ role_id: ROLE_ID.Admin, active: true }]);
+  });
+
+  it("only Owners and Admins change role and member ACLs; a User's try changes nothing", async () => {
+    const target = await signedInMember(server, 'limited', {
+      principal: owner.principal,
+      roleId: ROLE_ID.User,
+    });
+    const roleAcls = (await call('GET', '/api/role_access_levels/role_acls', admin)).body as RoleAcl[];
+    const userRoleSharing = roleAcls.find((acl) => acl.role_id === ROLE_ID.User && acl.service === 'sharing');
+    const memberAcls = (
+      await call('GET', `/api/user_access_levels/user_acls/${target.principal.userId}`, admin)
+    ).body as UserAcl[];
+    const memberSharing = memberAcls.find((acl) => acl.service === 'sharing');
+    if (!userRoleSharing || !memberSharing) throw new Error('no sharing ACLs');
+    const roleUrl = `/api/role_access_levels/${userRoleSharing.id}`;
+    const memberUrl = `/api/user_access_levels/${memberSharing.id}`;
+    await refused('access.role', 'User', 'PUT', roleUrl, { role_access_level: { enabled: false } });
+    await refused('access.user', 'User', 'PUT', memberUrl, { user_access_level: { enabled: false } });
+    expect(await count('role_access_levels', 'enabled = false')).toBe(0);
+    expect(await count('user_access_levels', 'enabled is not null')).toBe(0);
+    await allowed('access.role', 'Admin', 'PUT', roleUrl, { role_access_level: { enabled: true } });
+    await allowed('access.user', 'Admin', 'PUT', memberUrl, { user_access_level: { enabled: true } });
   });
 
   it('replayed every action of the table as a User and as an Admin', () => {

@@ -71,14 +71,14 @@ describe('the server README lists every rule of ACTIONS as the code has it', () 
     expect([...rows.keys()].sort()).toEqual(Object.keys(ACTIONS).sort());
   });
 
-  it.each(Object.entries(ACTIONS))('%s: what, roles, other roles and service permission', (action, rule) => {
+  it.each(Object.entries(ACTIONS))('%s: what, roles, other roles and service ACL', (action, rule) => {
     const others = rule.creatorMay ? 'their own only' : rule.roles.includes('User') ? '—' : 'refused';
     const [, does, roles, otherRoles, , service] = rows.get(action) ?? [];
     expect({ does, roles, otherRoles, service }).toEqual({
       does: rule.does,
       roles: rule.roles.join(', '),
       otherRoles: others,
-      service: `\`${rule.service}\``,
+      service: rule.service ? `\`${rule.service}\`` : '—',
     });
   });
 });

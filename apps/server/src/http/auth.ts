@@ -6,6 +6,7 @@ import {
   REQUEST_TOKEN_TTL_SECONDS,
   apiKeyMessages,
   messages,
+  type EffectiveAccess,
   type RoleTitle,
 } from '@cumulo/contract';
 import type { Database } from '../db/client.ts';
@@ -22,11 +23,18 @@ export interface Principal {
   role: RoleTitle;
   /** Set when the call authenticated with an API key instead of a sign-in session. */
   apiKeyId?: string;
+  /** The member's effective service ACL, loaded once per request (modules/access): `authorize` reads it. */
+  access: EffectiveAccess;
 }
 
-/** Checks an API key presented with HTTP Basic (modules/api-keys). */
+/** Checks an API key presented with HTTP Basic (modules/api-keys); the hook adds the creator's ACL. */
 export interface ApiKeyAuthenticator {
-  authenticate(accessKey: string, secret: string, ip: string): Promise<Principal | null>;
+  authenticate(accessKey: string, secret: string, ip: string): Promise<Omit<Principal, 'access'> | null>;
+}
+
+/** Reads a member's effective service ACL (modules/access's repo). */
+export interface AccessLoader {
+  effective(organizationId: string, userId: string): Promise<EffectiveAccess>;
 }
 
 declare module 'fastify' {
@@ -46,6 +54,7 @@ export class AuthService {
     master: Buffer,
     private readonly orm: Database,
     private readonly sessionTtlSeconds: number,
+    private readonly access: AccessLoader,
     private readonly apiKeys?: ApiKeyAuthenticator,
   ) {
     this.#key = new Uint8Array(deriveKey(master, 'jwt'));
@@ -53,6 +62,11 @@ export class AuthService {
 
   get sessionTtl() {
     return this.sessionTtlSeconds;
+  }
+
+  /** A member's effective service ACL (their profile shows it). */
+  accessOf(organizationId: string, userId: string): Promise<EffectiveAccess> {
+    return this.access.effective(organizationId, userId);
   }
 
   async #sign(purpose: Purpose, claims: Record<string, string>, subject: string, ttlSeconds: number) {
@@ -139,6 +153,7 @@ export class AuthService {
       sessionId: sid,
       organizationId: row.organizationId,
       role: row.role as RoleTitle,
+      access: await this.access.effective(row.organizationId, payload.sub),
     };
   }
 
@@ -154,13 +169,12 @@ export class AuthService {
     } else if (header?.startsWith('Basic ') && this.apiKeys) {
       const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon > 0) {
-        principal = await this.apiKeys.authenticate(
-          decoded.slice(0, colon),
-          decoded.slice(colon + 1),
-          request.ip,
-        );
-      }
+      const key =
+        colon > 0
+          ? await this.apiKeys.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1), request.ip)
+          : null;
+      // A key acts with its creator's ACL as it is now, so turning a service off reaches their keys at once.
+      if (key) principal = { ...key, access: await this.access.effective(key.organizationId, key.userId) };
     }
     if (!principal) throw unauthorized();
     request.principal = principal;

@@ -6,6 +6,11 @@ export const queryKeys = {
   member: (id: string) => ['members', id] as const,
   /** The invitations nobody accepted yet (GET /users/invitations). */
   pendingInvitations: ['invitations'] as const,
+  /** Service ACLs (GET /role_access_levels/…, /user_access_levels/…); the prefix ['access'] covers them all. */
+  roleAcls: ['access', 'roles'] as const,
+  rolePermissions: (aclId: string) => ['access', 'roles', aclId] as const,
+  userAcls: (userId: string) => ['access', 'users', userId] as const,
+  userPermissions: (aclId: string) => ['access', 'users', 'permissions', aclId] as const,
   signupInfo: (token: string) => ['user', 'signupinfo', token] as const,
   /** The single sign-on buttons the server offers (GET /authentication/providers). */
   authProviders: ['authentication', 'providers'] as const,

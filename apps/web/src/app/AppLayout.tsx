@@ -17,7 +17,7 @@ import {
   UnorderedListOutlined,
 } from '@ant-design/icons';
 import { Link, Outlet, useLocation } from 'react-router';
-import { USER_TYPE_ALL_PROVIDERS } from '@cumulo/contract';
+import { USER_TYPE_ALL_PROVIDERS, type AccessService } from '@cumulo/contract';
 import { useRealtimeConnection } from '../api/realtime.ts';
 import { useProfile } from '../features/profile/useProfile.ts';
 import { PaymentMethodBanner } from '../features/billing/PaymentMethodBanner.tsx';
@@ -37,6 +37,8 @@ interface NavEntry {
   icon: ReactNode;
   /** Other first path segments that belong to this entry. */
   alsoFor?: string[];
+  /** The service ACL the entry needs: hidden while the member's is off (GET /users/_me `acl.services`). */
+  service?: AccessService;
 }
 
 function selectedKey(pathname: string, entries: NavEntry[]): string {
@@ -60,18 +62,30 @@ export function AppLayout() {
     const list: NavEntry[] = [
       { path: '/', label: 'Dashboard', icon: <DashboardOutlined /> },
       { path: '/cloudproviders', label: 'Cloud Providers', icon: <CloudOutlined /> },
-      { path: '/c2c', label: 'Transfers', icon: <SwapOutlined />, alsoFor: ['transfers'] },
+      {
+        path: '/c2c',
+        label: 'Transfers',
+        icon: <SwapOutlined />,
+        alsoFor: ['transfers'],
+        service: 'transfers',
+      },
     ];
     if (profile?.userType === USER_TYPE_ALL_PROVIDERS) {
-      list.push({ path: '/migration', label: 'Migration', icon: <AppstoreOutlined /> });
+      list.push({ path: '/migration', label: 'Migration', icon: <AppstoreOutlined />, service: 'transfers' });
     }
     list.push(
-      { path: '/sync', label: 'Sync', icon: <SyncOutlined /> },
-      { path: '/replication', label: 'Replication', icon: <RetweetOutlined /> },
-      { path: '/mboard', label: 'Transfer Status', icon: <UnorderedListOutlined />, alsoFor: ['rboard'] },
-      { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined /> },
-      { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined /> },
-      { path: '/finance', label: 'Finance', icon: <DollarOutlined /> },
+      { path: '/sync', label: 'Sync', icon: <SyncOutlined />, service: 'sync' },
+      { path: '/replication', label: 'Replication', icon: <RetweetOutlined />, service: 'sync' },
+      {
+        path: '/mboard',
+        label: 'Transfer Status',
+        icon: <UnorderedListOutlined />,
+        alsoFor: ['rboard'],
+        service: 'transfers',
+      },
+      { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined />, service: 'sharing' },
+      { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined />, service: 'analytics' },
+      { path: '/finance', label: 'Finance', icon: <DollarOutlined />, service: 'finance' },
       { path: '/logs', label: 'Logs', icon: <AuditOutlined /> },
       {
         path: '/profile',
@@ -83,7 +97,7 @@ export function AppLayout() {
     if (profile && profile.role.title !== 'User') {
       list.push({ path: '/users', label: 'Users', icon: <TeamOutlined /> });
     }
-    return list;
+    return list.filter((entry) => !entry.service || profile?.acl.services[entry.service] !== false);
   }, [profile]);
 
   const items: MenuProps['items'] = [

@@ -25,8 +25,10 @@ export function SettingsLayout() {
   const { pathname } = useLocation();
   const { data: profile } = useProfile();
   const segment = (pathname.split('/')[1] ?? '').toLowerCase();
-  // Spec 002 §6: the Users entry is hidden from role User.
-  const tabs = TABS.filter((tab) => tab.path !== '/users' || (profile && profile.role.title !== 'User'));
+  // Spec 002 §6: the Users entry is hidden from role User; so is Permissions, whose role ACLs they cannot read.
+  const tabs = TABS.filter(
+    (tab) => !['/users', '/roles'].includes(tab.path) || (profile && profile.role.title !== 'User'),
+  );
   const items: MenuProps['items'] = tabs.map((tab) => ({
     key: tab.path,
     label: <Link to={tab.path}>{tab.label}</Link>,

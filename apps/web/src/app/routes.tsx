@@ -19,6 +19,9 @@ const InviteUsersPage = lazy(() =>
 const UserDetailPage = lazy(() =>
   import('../features/team/UserDetailPage.tsx').then((m) => ({ default: m.UserDetailPage })),
 );
+const RolesPage = lazy(() =>
+  import('../features/access/RolesPage.tsx').then((m) => ({ default: m.RolesPage })),
+);
 const RoleGate = lazy(() => import('./RoleGate.tsx').then((m) => ({ default: m.RoleGate })));
 const NotFoundPage = lazy(() => import('./NotFoundPage.tsx').then((m) => ({ default: m.NotFoundPage })));
 const ComingSoon = lazy(() => import('../ui/ComingSoon.tsx').then((m) => ({ default: m.ComingSoon })));
@@ -265,7 +268,14 @@ export const appRoutes: RouteObject[] = [
                     path,
                     element: <RoleGate roles={ADMINS}>{page}</RoleGate>,
                   })),
-                  soon('roles', 'Permissions'),
+                  {
+                    path: 'roles',
+                    element: (
+                      <RoleGate roles={ADMINS}>
+                        <RolesPage />
+                      </RoleGate>
+                    ),
+                  },
                   { path: 'security-credentials', element: <AccessKeysPage /> },
                   { path: 'plan', element: <PlanPage /> },
                   { path: 'pricings', element: <PricingsPage /> },

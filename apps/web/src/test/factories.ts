@@ -1,7 +1,10 @@
-import type { UserProfile } from '@cumulo/contract';
+import { DEFAULT_ACCESS, type UserProfile } from '@cumulo/contract';
 
-/** A signed-in user as GET /api/users/_me answers it. */
-export function buildProfile(overrides: Partial<UserProfile> = {}): UserProfile {
+/** A signed-in user as GET /api/users/_me answers it; `acl` overrides merge into every service on. */
+export function buildProfile(
+  overrides: Partial<Omit<UserProfile, 'acl'>> & { acl?: Partial<UserProfile['acl']> } = {},
+): UserProfile {
+  const { acl, ...rest } = overrides;
   return {
     id: 'user-1',
     first_name: 'Ada',
@@ -30,8 +33,8 @@ export function buildProfile(overrides: Partial<UserProfile> = {}): UserProfile 
       confirmed_c2c: false,
       confirmed_ftx: false,
     },
-    acl: { has_wasabi: false },
     quota: {},
-    ...overrides,
+    ...rest,
+    acl: { ...DEFAULT_ACCESS, has_wasabi: false, ...acl },
   };
 }

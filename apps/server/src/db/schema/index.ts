@@ -8,5 +8,6 @@ export * from './transfers.ts';
 export * from './sync.ts';
 export * from './dashboard.ts';
 export * from './api-keys.ts';
+export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';

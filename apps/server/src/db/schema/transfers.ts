@@ -76,6 +76,8 @@ export const transferBatches = pgTable(
     syncJobId: uuid('sync_job_id'),
     /** Bytes per second the whole batch may read at most (all its jobs together); null is unlimited. */
     bandwidthLimit: bigint('bandwidth_limit', { mode: 'number' }),
+    /** The requester's maximum transfer size when they asked (modules/access), checked by planning; null: none. */
+    sizeLimit: bigint('size_limit', { mode: 'number' }),
     /** The sync cycle this batch copies for (issue 6). */
     syncCycleId: uuid('sync_cycle_id'),
     error: text('error'),

@@ -121,7 +121,11 @@ export class ApiKeysService implements ApiKeyAuthenticator {
    * of that access key and of that client address like failed sign-ins (429 with Retry-After), in their own
    * counters, so they never slow the creator's password sign-in.
    */
-  async authenticate(accessKey: string, secret: string, ip: string): Promise<Principal | null> {
+  async authenticate(
+    accessKey: string,
+    secret: string,
+    ip: string,
+  ): Promise<Omit<Principal, 'access'> | null> {
     await this.limiter.check(accessKey, ip);
     const key = API_KEY_ACCESS_KEY_PATTERN.test(accessKey) ? await this.repo.live(accessKey) : null;
     const presented = Buffer.from(this.#hash(secret));

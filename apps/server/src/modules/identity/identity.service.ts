@@ -557,10 +557,10 @@ export class IdentityService {
         confirmed_c2c: organization.confirmedC2c,
         confirmed_ftx: organization.confirmedFtx,
       },
-      // Spec 001 §6: the direct Wasabi screen needs acl.has_wasabi. Until the team issue's per-user service ACLs
-      // (spec 002 §6) exist, it is held by organisations with a Wasabi account: without one the screen has no
-      // bucket to show, and the dashboard offers to add one.
-      acl: { has_wasabi: hasWasabiAccount },
+      // Spec 001 §6: the direct Wasabi screen needs acl.has_wasabi, held by organisations with a Wasabi account
+      // (without one the screen has no bucket to show, and the dashboard offers to add one). `services` and
+      // `permissions` are the member's effective service ACL (spec 002 §6), so the web hides what is off.
+      acl: { ...(await this.auth.accessOf(organizationId, userId)), has_wasabi: hasWasabiAccount },
       quota,
     };
   }

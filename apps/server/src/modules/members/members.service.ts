@@ -23,6 +23,7 @@ import type { BusMessage } from '../../realtime/events.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
+import { AccessRepo } from '../access/access.repo.ts';
 import type { MemberRow, MembersRepo } from './members.repo.ts';
 
 const cardOf = (row: MemberRow): MemberCard => ({
@@ -188,8 +189,8 @@ export class MembersService {
         resourceId: target.id,
         changes: changesOf({ role: target.role.title }, { role: roleTitleOf(roleId) }),
       });
-      // Resetting the member's per-service permissions to the new role's defaults belongs here, in this
-      // transaction, once per-service permissions exist (issue 23 point 2); there are none to reset yet.
+      // Spec 002 §6: the member's own ACL settings go back to following the role, with the role change or not at all.
+      await new AccessRepo(tx.orm).resetMember(principal.organizationId, target.id);
     });
     return { message: memberMessages.roleUpdated };
   }

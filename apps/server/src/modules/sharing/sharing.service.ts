@@ -14,7 +14,7 @@ import {
   type ShareListItem,
 } from '@cumulo/contract';
 import type { SharedFile } from '../../db/schema/index.ts';
-import { authorize } from '../../authz/policy.ts';
+import { authorize, requireService } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
 import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
@@ -253,6 +253,7 @@ export class SharingService {
   }
 
   async list(principal: Principal, page: number, pageSize: number): Promise<ShareListAnswer> {
+    requireService(principal, 'sharing');
     const { rows, total } = await this.repo.list(principal.organizationId, page, pageSize);
     return { items: rows.map((row) => listItem(row)), total, page, page_size: pageSize };
   }
@@ -360,6 +361,7 @@ export class SharingService {
   }
 
   async webhookView(principal: Principal): Promise<ChatWebhookView> {
+    requireService(principal, 'sharing');
     const row = await this.repo.webhook(principal.organizationId);
     if (!row) return { configured: false, channel_name: null, url_masked: null, updated_at: null };
     return {
@@ -419,6 +421,7 @@ export class SharingService {
   }
 
   async channels(principal: Principal): Promise<ChatChannelsAnswer> {
+    requireService(principal, 'sharing');
     const row = await this.repo.webhook(principal.organizationId);
     return { channels: row ? [{ name: row.channelName }] : [] };
   }

@@ -11,7 +11,7 @@ import {
   type SyncCycle,
   type SyncJob,
 } from '@cumulo/contract';
-import { authorize } from '../../authz/policy.ts';
+import { authorize, requireService } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -77,6 +77,7 @@ export class SyncService {
   ) {}
 
   async list(principal: Principal, kind?: SyncJobKind): Promise<{ data: SyncJob[] }> {
+    requireService(principal, 'sync');
     const now = new Date();
     return { data: (await this.repo.list(principal.organizationId, kind)).map((job) => toSyncJob(job, now)) };
   }
@@ -191,6 +192,7 @@ export class SyncService {
   }
 
   async cycles(principal: Principal, id: string): Promise<{ data: SyncCycle[] }> {
+    requireService(principal, 'sync');
     const job = await this.#job(principal, id);
     const rows = await this.repo.cycles(principal.organizationId, job.id, SYNC_CYCLE_PAGE);
     return { data: rows.map(toSyncCycle) };

@@ -8,6 +8,7 @@ import {
   type HistoryEntry,
   type TransferStarted,
 } from '@cumulo/contract';
+import { requireService } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { TransferItemStatus } from '../../db/schema/transfers.ts';
@@ -56,6 +57,7 @@ export class C2cService {
     principal: Principal,
     query: { order: 'asc' | 'desc'; skip: number; take: number; tz: number },
   ) {
+    requireService(principal, 'transfers');
     const days = historyDays(this.now(), query.tz);
     const { rows, total } = await this.repo.historyPage(
       principal.organizationId,
@@ -85,6 +87,7 @@ export class C2cService {
 
   /** GET /c2c/usage: completed batches finished in [from, to), the bytes they copied and the transfer charge. */
   async usage(principal: Principal, query: { from: string; to: string }) {
+    requireService(principal, 'transfers');
     const from = new Date(query.from);
     const to = new Date(query.to);
     if (from > to) throw badRequest(c2cMessages.usageRange, { from: [c2cMessages.usageRange] });

@@ -5,6 +5,7 @@ import {
   BATCH_STATUS_LABEL,
   TRANSFER_EVENTS,
   TRANSFER_TYPE,
+  UNLIMITED,
   transferMessages,
   type MigrationFile,
   type MigrationProgress,
@@ -12,7 +13,7 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
-import { authorize, type Actor } from '../../authz/policy.ts';
+import { authorize, requireService, requireWithin, type Actor } from '../../authz/policy.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
@@ -105,10 +106,20 @@ export class TransfersService {
     const files = request.files?.length ? request.files.map((file) => file.replace(/^\/+/, '')) : null;
     refuseOverlap(this.stores, source, destination, { ...request, sourcePath, destinationPath, files });
     await requireBucket(this.stores, source, request.sourceBucket);
-    await this.quota?.refuseBeyond(
-      caller.organizationId,
-      await this.#knownSize(source, request.sourceBucket, sourcePath, files, request.skipExisting === true),
-    );
+    const sizeLimit = caller.access?.permissions.max_transfer_size ?? UNLIMITED;
+    const knownSize =
+      this.quota || sizeLimit !== UNLIMITED
+        ? await this.#knownSize(
+            source,
+            request.sourceBucket,
+            sourcePath,
+            files,
+            request.skipExisting === true,
+          )
+        : 0;
+    // What is known now is refused now; the rest is planning's to count against the batch's `sizeLimit`.
+    requireWithin(caller, 'max_transfer_size', knownSize);
+    await this.quota?.refuseBeyond(caller.organizationId, knownSize);
 
     const batch = await this.repo.transaction(async (tx) => {
       const created = await tx.createBatch({
@@ -126,6 +137,7 @@ export class TransfersService {
         skipExisting: request.skipExisting ?? false,
         syncJobId: request.syncJobId ?? null,
         bandwidthLimit: request.bandwidthLimit ?? null,
+        sizeLimit: sizeLimit === UNLIMITED ? null : sizeLimit,
       });
       await recordAudit(tx.orm, caller, {
         entity: 'Transfer',
@@ -149,6 +161,7 @@ export class TransfersService {
     caller: TransferCaller,
     query: { type: number; page: number; pagesize: number },
   ): Promise<TransferList> {
+    requireService(caller, 'transfers');
     const { rows, total } = await this.repo.list(
       caller.organizationId,
       query.type,
@@ -160,6 +173,7 @@ export class TransfersService {
 
   /** The organisation's live batches as the progress events describe them, for a page opened mid-transfer. */
   async ongoing(caller: TransferCaller): Promise<{ items: MigrationProgress[] }> {
+    requireService(caller, 'transfers');
     const batches = await this.repo.live(caller.organizationId);
     const now = new Date();
     const items = await Promise.all(
@@ -177,6 +191,7 @@ export class TransfersService {
   }
 
   async find(caller: TransferCaller, batchId: string): Promise<TransferBatch> {
+    requireService(caller, 'transfers');
     return toTransferBatch(await this.#batch(caller, batchId));
   }
 
@@ -219,10 +234,9 @@ export class TransfersService {
     await requireChargeConfirmed(this.repo, caller.organizationId);
     // The retry is planned already: its failed objects' bytes are reserved before it exists, under its own id.
     const retryId = randomUUID();
-    await this.quota?.reserveNew(
-      { id: retryId, organizationId: caller.organizationId },
-      await this.repo.failedSize(batch.id),
-    );
+    const failedSize = await this.repo.failedSize(batch.id);
+    requireWithin(caller, 'max_transfer_size', failedSize);
+    await this.quota?.reserveNew({ id: retryId, organizationId: caller.organizationId }, failedSize);
     const created = await this.repo.transaction(async (tx) => {
       const retry = await tx.createRetry(batch, caller.userId, retryId);
       if (retry) {
@@ -257,6 +271,7 @@ export class TransfersService {
     caller: TransferCaller,
     batchId: string,
   ): Promise<{ fileName: string; body: Readable }> {
+    requireService(caller, 'transfers');
     const batch = await this.#batch(caller, batchId);
     const repo = this.repo;
     async function* lines() {
@@ -362,7 +377,7 @@ export class TransfersService {
     files: string[] | null,
     skipExisting: boolean,
   ): Promise<number> {
-    if (!this.quota || skipExisting) return 0;
+    if (skipExisting) return 0;
     if (files === null) {
       if (sourcePath !== '') return 0;
       const [row] = (await this.accounts.bucketsOf(source.organizationId, [source.id])).filter(

@@ -20,7 +20,7 @@ import {
 } from '@cumulo/contract';
 import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
-import { authorize } from '../../authz/policy.ts';
+import { authorize, requireService, requireWithin } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -111,6 +111,7 @@ export class UploadsService {
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
   async start(principal: Principal, body: StartUploadBody, origin: string): Promise<UploadSession> {
     authorize(principal, 'upload.start');
+    requireWithin(principal, 'max_upload_size', body.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
     const direct = this.#direct(store);
@@ -257,6 +258,7 @@ export class UploadsService {
    */
   async startBatch(principal: Principal, body: StartUploadBatchBody): Promise<StartUploadBatchAnswer> {
     authorize(principal, 'upload.start');
+    for (const file of body.files) requireWithin(principal, 'max_upload_size', file.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
     const direct = this.#direct(store);
@@ -457,6 +459,7 @@ export class UploadsService {
 
   /** GET /transfers/url_signer_v4 */
   async sign(principal: Principal, sessionId: string, partNumbers: number[]) {
+    requireService(principal, 'uploads');
     const { session, store, handle } = await this.#active(principal, sessionId);
     const direct = this.#direct(store);
     const total = partsTotalOf(session.size, session.partSize);
@@ -494,6 +497,7 @@ export class UploadsService {
     sessionId: string,
     parts: Array<{ part_number: number; etag: string | null }>,
   ) {
+    requireService(principal, 'uploads');
     const { session, store, handle } = await this.#active(principal, sessionId);
     const direct = this.#direct(store);
     const mode = uploadModeOf(store.provider, session.size, session.partSize);

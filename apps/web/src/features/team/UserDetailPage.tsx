@@ -8,6 +8,7 @@ import { DateText } from '../../ui/DateText.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from '../profile/useProfile.ts';
+import { MemberAccess } from '../access/MemberAccess.tsx';
 import { changeMemberRole, fetchMember } from './team-api.ts';
 import { MemberAvatar, ROLE_COLORS } from './UserCard.tsx';
 
@@ -31,6 +32,8 @@ function MemberDetails({ member, viewer }: { member: UserProfile; viewer: UserPr
     onSuccess: (text) => {
       void message.success(text);
       void queryClient.invalidateQueries({ queryKey: queryKeys.members });
+      // The member's own permissions went back to the new role's.
+      void queryClient.invalidateQueries({ queryKey: queryKeys.userAcls(member.id) });
     },
     onError: (error) => void message.error(describeError(error)),
   });
@@ -86,6 +89,7 @@ function MemberDetails({ member, viewer }: { member: UserProfile; viewer: UserPr
           )}
         </Descriptions>
       </Card>
+      <MemberAccess member={member} viewer={viewer} />
     </Flex>
   );
 }

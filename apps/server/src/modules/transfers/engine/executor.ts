@@ -13,7 +13,7 @@ import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './
 import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
 import { sameContent } from './keys.ts';
-import { planBatch, type ReservePlanned } from './planner.ts';
+import { SizeLimitExceeded, planBatch, type ReservePlanned } from './planner.ts';
 import { DEFAULT_OUTAGE_SECONDS, OutageBackoff, probeEndpoints, storeTrouble } from './outage.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
@@ -233,6 +233,11 @@ export class TransferExecutor {
           // retry can pass; the batch fails with the spec's words, and the engine's hook settles its reservation.
           if (error instanceof QuotaExceeded) {
             if (await this.repo.failBatch(batch.id, quotaErrorText(error))) await this.publishBatch(batch.id);
+            return;
+          }
+          // Past the requester's maximum transfer size: the same, in the permission's words.
+          if (error instanceof SizeLimitExceeded) {
+            if (await this.repo.failBatch(batch.id, error.message)) await this.publishBatch(batch.id);
             return;
           }
           // A store that does not answer gets a few more tries (each already retried by the SDK), resuming after

@@ -1,4 +1,4 @@
-import { BATCH_STATUS } from '@cumulo/contract';
+import { BATCH_STATUS, accessMessages } from '@cumulo/contract';
 import { mapAhead, readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
 import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
 import {
@@ -73,6 +73,13 @@ async function* plannedObjects(
   });
 }
 
+/** A batch whose counted bytes pass its requester's maximum transfer size (`sizeLimit`, modules/access). */
+export class SizeLimitExceeded extends Error {
+  constructor(bytes: number, limit: number) {
+    super(accessMessages.tooLarge('max_transfer_size', bytes, limit));
+  }
+}
+
 /**
  * Holds the quota of the bytes a chunk will copy, before the chunk is written; false when the batch is no longer
  * Ongoing (nothing held); throws QuotaExceeded when that would pass the organisation's limit (README "Quota").
@@ -101,6 +108,8 @@ export async function planBatch(
     : [batch.sourcePath];
   let chunk: PlannedItem[] = [];
   let last: string | null = null;
+  // A re-run planner starts from what the earlier run planned, so resuming does not reset the size cap.
+  let counted = batch.totalSize - batch.skippedSize;
 
   const flush = async () => {
     // Skipped objects and a move's objects already at the destination copy no byte.
@@ -108,6 +117,11 @@ export async function planBatch(
       (sum, item) => (item.status === 'pending' && !item.present ? sum + item.size : sum),
       0,
     );
+    counted += toCopy;
+    // Refused before the chunk is written or reserved: copies start once planning ends, so nothing was copied.
+    if (batch.sizeLimit !== null && counted > batch.sizeLimit) {
+      throw new SizeLimitExceeded(counted, batch.sizeLimit);
+    }
     if (!(await reserve(batch, toCopy))) return false;
     const status = await repo.insertPlanned(batch.id, chunk, last);
     chunk = [];
