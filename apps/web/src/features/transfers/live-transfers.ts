@@ -14,6 +14,7 @@ import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.ts';
+import { useProfile } from '../profile/useProfile.ts';
 import { useInvalidateTransferHistory } from './transfers-api.ts';
 
 /** The live status a finished batch code stands for; other codes leave the live status to progress messages. */
@@ -98,13 +99,15 @@ export async function fetchOngoingTransfers(): Promise<MigrationProgress[]> {
 /** The organisation's live batches: GET /transfer/ongoing, then kept current by `useLiveTransferFeed`. */
 export function useOngoingTransfers() {
   const queryClient = useQueryClient();
+  // A member whose transfers are off is refused every transfer call: the header does not ask for them.
+  const transfersOff = useProfile().data?.acl.services.transfers === false;
   return useQuery({
     queryKey: queryKeys.transfersOngoing,
     queryFn: async () => {
       const dismissed = dismissedIds(queryClient);
       return (await fetchOngoingTransfers()).filter((migration) => !dismissed.has(migration.id));
     },
-    enabled: getStoredToken() !== null,
+    enabled: getStoredToken() !== null && !transfersOff,
     // The /rm feed keeps this current; re-reading it on every page would only repeat what the feed said.
     staleTime: Infinity,
     // A slow re-read while something is in flight covers messages missed while the socket was reconnecting.
