@@ -2,38 +2,25 @@ import { z } from 'zod';
 import { formatBytes } from './format.ts';
 import { ROLE_ID } from './constants.ts';
 import { messages } from './messages.ts';
+import {
+  ACCESS_ATTRIBUTES,
+  ACCESS_PERMISSIONS,
+  ACCESS_SERVICES,
+  ACCESS_SERVICE_NAMES,
+  UNLIMITED,
+  accessAttribute,
+  accessService,
+  type AccessAttribute,
+  type AccessService,
+} from './access-services.ts';
+
+export * from './access-services.ts';
 
 /**
  * Per-role and per-user service ACLs with their permission values (spec 002 §3 Role, ACL, Permission; §5; §6). An
  * ACL turns one product area on or off for a role or a member; a permission caps what one call of that area may
  * move. The server enforces both (apps/server/src/modules/access/README.md).
  */
-
-/** The product's areas, each with the title the screens show. */
-export const ACCESS_SERVICES = {
-  transfers: 'Transfers',
-  sync: 'Sync and replication',
-  uploads: 'Uploads',
-  sharing: 'Sharing',
-  analytics: 'Analytics',
-  finance: 'Finance',
-  encoding: 'Encoding',
-  media_search: 'Media search',
-  ftx: 'ftX',
-} as const;
-export type AccessService = keyof typeof ACCESS_SERVICES;
-export const ACCESS_SERVICE_NAMES = Object.keys(ACCESS_SERVICES) as AccessService[];
-
-/** A permission value meaning "no limit" (spec 002 §3, §5). */
-export const UNLIMITED = -1;
-
-/** The permissions the server enforces, per service; only these exist. Values are bytes. */
-export const ACCESS_PERMISSIONS = {
-  max_transfer_size: { service: 'transfers', title: 'Maximum transfer size', unit: 'bytes' },
-  max_upload_size: { service: 'uploads', title: 'Maximum upload size', unit: 'bytes' },
-} as const satisfies Record<string, { service: AccessService; title: string; unit: 'bytes' }>;
-export type AccessAttribute = keyof typeof ACCESS_PERMISSIONS;
-export const ACCESS_ATTRIBUTES = Object.keys(ACCESS_PERMISSIONS) as AccessAttribute[];
 
 /** The attributes of one service's permissions. */
 export const permissionsOf = (service: AccessService): AccessAttribute[] =>
@@ -136,9 +123,6 @@ export const permissionValue = z
   .min(UNLIMITED, accessMessages.valueInvalid)
   .max(Number.MAX_SAFE_INTEGER, accessMessages.valueInvalid);
 
-export const accessService = z.enum(ACCESS_SERVICE_NAMES as [AccessService, ...AccessService[]]);
-export const accessAttribute = z.enum(ACCESS_ATTRIBUTES as [AccessAttribute, ...AccessAttribute[]]);
-
 /** One role ACL of GET /role_access_levels/role_acls (spec 002 §3 ACL). */
 export const roleAcl = z.object({
   id: z.string(),
@@ -176,10 +160,4 @@ export const rolePermissionBody = z.object({ role_permission: z.object({ value: 
 export const userAclBody = z.object({ user_access_level: z.object({ enabled: z.boolean().nullable() }) });
 export const userPermissionBody = z.object({
   user_permission: z.object({ value: permissionValue.nullable() }),
-});
-
-/** The caller's effective ACL in GET /users/_me (`acl.services`, `acl.permissions`). */
-export const effectiveAccess = z.object({
-  services: z.record(accessService, z.boolean()),
-  permissions: z.record(accessAttribute, z.number()),
 });

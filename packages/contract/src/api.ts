@@ -9,7 +9,8 @@ import {
 } from './validation.ts';
 import { text } from './text.ts';
 import { RECOVERY_CODE_SHAPE } from './constants.ts';
-import { effectiveAccess } from './access.ts';
+import { effectiveAccess } from './access-services.ts';
+import { SSO_SERVICES } from './sso.ts';
 
 const email = text({
   error: messages.emailRequired,
@@ -59,10 +60,7 @@ export const loginAnswer = z.object({
   jwtToken: z.string().optional(),
   session: z.string().optional(),
 });
-/** Single sign-on: Google (spec 000 §7 `POST /oauth`, service Google) or the operator's OIDC provider (/oktalogin). */
-export const SSO_SERVICES = ['Google', 'OIDC'] as const;
 export const ssoService = z.enum(SSO_SERVICES);
-export type SsoService = z.infer<typeof ssoService>;
 /** Starts a sign-in at the provider; the answer's URL is where the browser goes next. */
 export const oauthStartBody = z.object({ service: ssoService });
 export const oauthStartAnswer = z.object({ authorization_url: z.url() });
@@ -76,16 +74,6 @@ export const authProvidersAnswer = z.object({
   google: z.boolean(),
   oidc: z.object({ name: z.string() }).nullable(),
 });
-/** Why a single sign-on came back refused: `/login#sso_error=CODE`; the page shows the message, never URL text. */
-export const SSO_ERROR_MESSAGES = {
-  SSO_FAILED: messages.ssoFailed,
-  SSO_NOT_CONFIGURED: messages.ssoNotConfigured,
-  SSO_EMAIL_NOT_VERIFIED: messages.ssoEmailNotVerified,
-  SSO_ACCOUNT_NOT_CONFIRMED: messages.ssoAccountNotConfirmed,
-  INACTIVE: messages.accountDeactivated,
-  SOMETHING_WENT_WRONG: messages.generic,
-} as const;
-export type SsoErrorCode = keyof typeof SSO_ERROR_MESSAGES;
 export const mfaRespondBody = z.object({ requestToken, userCode: mfaCode, session: opaqueToken });
 export const jwtAnswer = z.object({ jwtToken: z.string() });
 export const forgotPasswordBody = z.object({ username: email, requestToken });

@@ -4,6 +4,7 @@ export * from './text.ts';
 export * from './errors.ts';
 export * from './constants.ts';
 export * from './api.ts';
+export * from './sso.ts';
 export * from './providers.ts';
 export * from './pricing.ts';
 export * from './bucket-name.ts';

@@ -26,6 +26,20 @@ export function optionalStringField(body: unknown, key: string): string | undefi
   return typeof value === 'string' ? value : undefined;
 }
 
+export function booleanField(body: unknown, key: string): boolean {
+  const value = field(body, key);
+  if (typeof value !== 'boolean') throw malformed(body);
+  return value;
+}
+
+/** An object or null; anything else is malformed. */
+export function objectField(body: unknown, key: string): object | null {
+  const value = field(body, key);
+  if (value === null) return null;
+  if (!value || typeof value !== 'object') throw malformed(body);
+  return value;
+}
+
 export function numberField(body: unknown, key: string): number {
   const value = field(body, key);
   if (typeof value !== 'number') throw malformed(body);

@@ -1,12 +1,18 @@
 import {
-  authProvidersAnswer,
   type SsoService,
+  type authProvidersAnswer,
   type loginAnswer,
   type signupAnswer,
   type signupInfoAnswer,
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
-import { numberField, optionalStringField, stringField } from '../../api/answers.ts';
+import {
+  booleanField,
+  numberField,
+  objectField,
+  optionalStringField,
+  stringField,
+} from '../../api/answers.ts';
 
 export type LoginAnswer = ReturnType<typeof loginAnswer.parse>;
 export type SignupInfo = ReturnType<typeof signupInfoAnswer.parse>;
@@ -37,9 +43,14 @@ export async function signIn(input: {
 
 export type AuthProviders = ReturnType<typeof authProvidersAnswer.parse>;
 
-/** Which single sign-on buttons this server offers (GET /api/authentication/providers). */
+/** Which single sign-on buttons this server offers (GET /api/authentication/providers), read by hand (answers.ts). */
 export async function fetchAuthProviders(): Promise<AuthProviders> {
-  return authProvidersAnswer.parse(await api.get('/authentication/providers', { silent: true }));
+  const answer = await api.get('/authentication/providers', { silent: true });
+  const oidc = objectField(answer, 'oidc');
+  return {
+    google: booleanField(answer, 'google'),
+    oidc: oidc === null ? null : { name: stringField(oidc, 'name') },
+  };
 }
 
 /** Starts a single sign-on; the answer is the provider's page, where the browser goes next. */
