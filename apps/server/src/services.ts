@@ -288,7 +288,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const billingRoll = new BillingRoll(billingRepo, gateway, log);
   const billingWebhooks = new GatewayWebhooks(billingRepo, gateway);
   const organizations = new OrganizationsService(new OrganizationsRepo(db.orm));
-  const access = new AccessService(accessRepo);
+  const access = new AccessService(accessRepo, (message) => publish(db.pool, message));
   const members = new MembersService(
     new MembersRepo(db.orm),
     entitlements,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
+import { ROLE_ID } from '@cumulo/contract';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
 import { publish } from './events.ts';
 import { CLOSE_SIGNED_OUT } from './hub.ts';
 
@@ -71,5 +72,46 @@ describe('/rm hub against embedded PostgreSQL LISTEN/NOTIFY', () => {
     await server.services.identity.logout(alice.principal);
     expect(await a.closed).toBe(CLOSE_SIGNED_OUT);
     b.socket.close();
+  });
+
+  it("stops a service's live events to a member once that service is turned off for them", async () => {
+    const owner = await signedInMember(server, 'owner');
+    const user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
+    const o = await connect(owner.token);
+    const u = await connect(user.token);
+    const organizationId = owner.principal.organizationId;
+    const progress = (percent: number) =>
+      publish(server.db.pool, {
+        organizationId,
+        service: 'transfers',
+        type: 'transfer.progress',
+        data: { percent },
+      });
+
+    await progress(1);
+    await until(() => o.messages.length === 2 && u.messages.length === 2);
+
+    const acls = await callApi(
+      server,
+      'GET',
+      `/api/user_access_levels/user_acls/${user.principal.userId}`,
+      owner.token,
+    );
+    const transfers = (acls.body as Array<{ id: string; service: string }>).find(
+      (acl) => acl.service === 'transfers',
+    );
+    const off = await callApi(server, 'PUT', `/api/user_access_levels/${transfers?.id ?? ''}`, owner.token, {
+      user_access_level: { enabled: false },
+    });
+    expect(off.status, off.raw).toBe(200);
+    // The hub reads the ACLs again on `$access-changed` before it passes on later events: the next event of the
+    // service skips the member.
+    await progress(2);
+    await publish(server.db.pool, { organizationId, type: 'notification', data: { text: 'for everyone' } });
+    await until(() => o.messages.length === 4 && u.messages.length === 3);
+    expect(u.messages.slice(1).map((m) => m.type)).toEqual(['transfer.progress', 'notification']);
+    expect(o.messages[2]).toEqual({ type: 'transfer.progress', data: { percent: 2 } });
+    o.socket.close();
+    u.socket.close();
   });
 });

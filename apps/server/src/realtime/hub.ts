@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import type { WebSocket } from 'ws';
-import { CLOSE_SIGNED_OUT, REALTIME_PATH, type RealtimeMessage } from '@cumulo/contract';
+import {
+  CLOSE_SIGNED_OUT,
+  REALTIME_PATH,
+  type EffectiveAccess,
+  type RealtimeMessage,
+} from '@cumulo/contract';
 import type { Logger } from '../logger.ts';
 import type { AuthService } from '../http/auth.ts';
 import { EVENTS_CHANNEL, type BusMessage } from './events.ts';
@@ -11,6 +16,8 @@ interface Connection {
   organizationId: string;
   userId: string;
   sessionId: string;
+  /** The member's service ACL: read at connect, read again on `$access-changed`. */
+  access: EffectiveAccess;
 }
 
 export { CLOSE_SIGNED_OUT };
@@ -23,6 +30,7 @@ export class RealtimeHub {
   readonly #byOrg = new Map<string, Set<Connection>>();
   #listener: pg.Client | undefined;
   #stopped = false;
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly connectionString: string,
@@ -42,11 +50,17 @@ export class RealtimeHub {
     });
     client.on('notification', (msg) => {
       if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
+      let message: BusMessage;
       try {
-        this.dispatch(JSON.parse(msg.payload) as BusMessage);
+        message = JSON.parse(msg.payload) as BusMessage;
       } catch (error) {
         this.log.warn({ err: error }, 'dropped a malformed realtime event');
+        return;
       }
+      // In order: an event published after an ACL change is filtered by the ACLs read again.
+      this.#queue = this.#queue
+        .then(() => this.dispatch(message))
+        .catch((error: unknown) => this.log.warn({ err: error }, 'realtime event not passed on'));
     });
     client.on('error', (error) => {
       this.log.warn({ err: error }, 'realtime listener lost its connection; reconnecting');
@@ -88,7 +102,7 @@ export class RealtimeHub {
     });
   }
 
-  dispatch(message: BusMessage) {
+  async dispatch(message: BusMessage): Promise<void> {
     if ('sessionIds' in message) {
       for (const set of this.#byOrg.values()) {
         for (const c of set) {
@@ -99,9 +113,25 @@ export class RealtimeHub {
       }
       return;
     }
+    if (!('data' in message)) {
+      // `$access-changed`: the only control event that carries no data.
+      await Promise.all(
+        [...(this.#byOrg.get(message.organizationId) ?? [])].map((c) => this.#reloadAccess(c)),
+      );
+      return;
+    }
     for (const c of this.#byOrg.get(message.organizationId) ?? []) {
-      if (!message.userId || message.userId === c.userId)
-        this.#send(c, { type: message.type, data: message.data });
+      if (message.userId && message.userId !== c.userId) continue;
+      if (message.service && !c.access.services[message.service]) continue;
+      this.#send(c, { type: message.type, data: message.data });
+    }
+  }
+
+  async #reloadAccess(c: Connection) {
+    try {
+      c.access = await this.auth.accessOf(c.organizationId, c.userId);
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not read a member ACL again; keeping the previous one');
     }
   }
 

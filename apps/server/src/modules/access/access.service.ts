@@ -16,6 +16,7 @@ import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
+import type { BusMessage } from '../../realtime/events.ts';
 import type { AccessRepo } from './access.repo.ts';
 
 const hasPermissions = (service: ServiceName) => permissionsOf(service).length > 0;
@@ -27,7 +28,11 @@ const hasPermissions = (service: ServiceName) => permissionsOf(service).length >
  * is audited in its own transaction.
  */
 export class AccessService {
-  constructor(private readonly repo: AccessRepo) {}
+  constructor(
+    private readonly repo: AccessRepo,
+    /** Tells the realtime hub to read the organisation's ACLs again (`$access-changed`). */
+    private readonly publish: (message: BusMessage) => Promise<void> = async () => undefined,
+  ) {}
 
   /** GET /role_access_levels/role_acls: every role's ACLs, created on first read. */
   async roleAcls(principal: Principal): Promise<RoleAcl[]> {
@@ -70,6 +75,7 @@ export class AccessService {
         changes: changesOf({ enabled: acl.enabled }, { enabled }),
       });
     });
+    await this.#changed(principal.organizationId);
     return { message: accessMessages.saved };
   }
 
@@ -87,6 +93,7 @@ export class AccessService {
         changes: changesOf({ [permission.attribute]: permission.value }, { [permission.attribute]: value }),
       });
     });
+    await this.#changed(principal.organizationId);
     return { message: accessMessages.saved };
   }
 
@@ -145,6 +152,7 @@ export class AccessService {
         changes: changesOf({ enabled: acl.enabled }, { enabled }),
       });
     });
+    await this.#changed(principal.organizationId);
     return { message: accessMessages.saved };
   }
 
@@ -162,7 +170,13 @@ export class AccessService {
         changes: changesOf({ [permission.attribute]: permission.value }, { [permission.attribute]: value }),
       });
     });
+    await this.#changed(principal.organizationId);
     return { message: accessMessages.saved };
+  }
+
+  /** Live events of a service stop reaching members whose ACL of it went off, without a reconnect. */
+  async #changed(organizationId: string) {
+    await this.publish({ type: '$access-changed', organizationId }).catch(() => undefined);
   }
 
   async #roleAcl(principal: Principal, aclId: string) {

@@ -192,6 +192,8 @@ export class MembersService {
       // Spec 002 §6: the member's own ACL settings go back to following the role, with the role change or not at all.
       await new AccessRepo(tx.orm).resetMember(principal.organizationId, target.id);
     });
+    // The member's ACL follows the new role now: the realtime hub reads it again.
+    await this.publish({ type: '$access-changed', organizationId: principal.organizationId });
     return { message: memberMessages.roleUpdated };
   }
 

@@ -198,7 +198,12 @@ export class SyncCycleService implements SyncCycleControl {
 
   async publishCycle(cycle: SyncCycleRow): Promise<void> {
     await this.#deps
-      .publish({ organizationId: cycle.organizationId, type: SYNC_EVENTS.cycle, data: toSyncCycle(cycle) })
+      .publish({
+        organizationId: cycle.organizationId,
+        service: 'sync',
+        type: SYNC_EVENTS.cycle,
+        data: toSyncCycle(cycle),
+      })
       .catch((error: unknown) =>
         this.#deps.log.warn({ err: error, cycleId: cycle.id }, 'sync cycle event not published'),
       );

@@ -291,6 +291,7 @@ export class TransfersService {
     if (!batch) return;
     await this.publish({
       organizationId: batch.organizationId,
+      service: 'transfers',
       type: TRANSFER_EVENTS.batch,
       data: toTransferBatch(batch),
     }).catch((error: unknown) =>

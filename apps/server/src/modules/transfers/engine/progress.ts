@@ -180,6 +180,7 @@ export class TransferProgress {
     for (const [itemId, file] of state.files) if (file.finishedAt) state.files.delete(itemId);
     await this.publish({
       organizationId: state.organizationId,
+      service: 'transfers',
       type: TRANSFER_EVENTS.progress,
       data: toMigrationProgress(batch, rate, files),
     });
