@@ -78,8 +78,16 @@ const HEADER = [
   'resourceTags/user:team',
 ];
 
-const PRODUCTS: [string, string, string, string, string][] = [
-  ['AmazonS3', 'TimedStorage-ByteHrs', 'StandardStorage', 'Amazon Simple Storage Service', 'GB-Mo'],
+type Product = [string, string, string, string, string];
+const S3_STORAGE: Product = [
+  'AmazonS3',
+  'TimedStorage-ByteHrs',
+  'StandardStorage',
+  'Amazon Simple Storage Service',
+  'GB-Mo',
+];
+const PRODUCTS: Product[] = [
+  S3_STORAGE,
   ['AmazonS3', 'Requests-Tier1', 'PutObject', 'Amazon Simple Storage Service', 'Requests'],
   ['AmazonS3', 'Requests-Tier2', 'GetObject', 'Amazon Simple Storage Service', 'Requests'],
   ['AmazonS3', 'DataTransfer-Out-Bytes', 'GetObject', 'Amazon Simple Storage Service', 'GB'],
@@ -111,7 +119,7 @@ function* generatedLines(seed: number, count: number, firstId: number): Generato
     // A resource belongs to one product, region and account, as in a real report; a tenth of lines have none.
     const resourceNumber = next(RESOURCES);
     const [product, usageType, operation, productName, unit] =
-      PRODUCTS[resourceNumber % PRODUCTS.length] ?? PRODUCTS[0];
+      PRODUCTS[resourceNumber % PRODUCTS.length] ?? S3_STORAGE;
     const region = REGIONS[Math.floor(resourceNumber / PRODUCTS.length) % REGIONS.length] ?? '';
     const account = ACCOUNTS[Math.floor(resourceNumber / 50) % ACCOUNTS.length] ?? '';
     const day = String(1 + next(30)).padStart(2, '0');
@@ -218,12 +226,34 @@ async function childRead(files: string[]): Promise<Measure> {
   };
 }
 
+/** The part of @duckdb/node-api the bench uses: DuckDB is not a dependency (see the analytics README, "Engine"). */
+interface DuckDbModule {
+  DuckDBInstance: {
+    create(path: string): Promise<{
+      connect(): Promise<{
+        run(sql: string): Promise<unknown>;
+        streamAndReadAll(sql: string): Promise<{ getRows(): unknown[][] }>;
+        closeSync(): void;
+      }>;
+      closeSync(): void;
+    }>;
+  };
+}
+/** Installed by hand to compare: `npm install --no-save @duckdb/node-api`. */
+const DUCKDB_MODULE = '@duckdb/node-api';
+const importDuckDb = () => import(DUCKDB_MODULE) as Promise<DuckDbModule>;
+
 /** (c) in this process: DuckDB's own gzip CSV reader and GROUP BY to the same keys, the rows read back out. */
 async function childDuckdb(files: string[]): Promise<Measure> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await importDuckDb();
   const started = performance.now();
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
+  // Its defaults (threads = cores, memory up to 80 % of RAM) unless told: DUCKDB_MEMORY_LIMIT=250MB DUCKDB_THREADS=1.
+  if (process.env.DUCKDB_MEMORY_LIMIT)
+    await connection.run(`SET memory_limit = '${process.env.DUCKDB_MEMORY_LIMIT}'`);
+  if (process.env.DUCKDB_THREADS) await connection.run(`SET threads = ${Number(process.env.DUCKDB_THREADS)}`);
+  await connection.run('SET preserve_insertion_order = false');
   const list = files.map((file) => `'${file}'`).join(', ');
   const reader = await connection.streamAndReadAll(`
     SELECT "lineItem/UsageAccountId", substr("lineItem/UsageStartDate", 1, 10) AS day, "lineItem/LineItemType",
@@ -303,9 +333,12 @@ async function main() {
   const bytes = files.reduce((sum, file) => sum + fs.statSync(file).size, 0);
   let duckdbAvailable = true;
   try {
-    await import('@duckdb/node-api');
+    await importDuckDb();
   } catch {
     duckdbAvailable = false;
+    console.log(
+      '(c) skipped: @duckdb/node-api is not installed (npm install --no-save @duckdb/node-api to compare)',
+    );
   }
   console.log(
     `${lines} lines, ${fileCount} gzip CSV files, ${(bytes / 1e6).toFixed(0)} MB compressed; ${rounds} rounds`,
