@@ -326,6 +326,21 @@ describe('readLineItems (billing report reader, issue 24)', () => {
     const zipError = await failureOf(zip.subarray(0, 200), fileOf('csv.zip', 'cur/2026-06/a-1.csv.zip'));
     expect(zipError.file).toBe('cur/2026-06/a-1.csv.zip');
     expect(zipError.message).toContain('truncated');
+    // The object's GET failing half way through fails the file too, for every format, instead of hanging.
+    for (const format of ['csv', 'csv.gz', 'csv.zip'] as const) {
+      const bytes = format === 'csv' ? text : format === 'csv.gz' ? gzip : zip;
+      const failing = Readable.from(
+        (async function* () {
+          yield bytes.subarray(0, 100);
+          throw new Error('socket hang up');
+        })(),
+      );
+      const items = (async () => {
+        for await (const item of readLineItems(failing, fileOf(format, `broken.${format}`), 'cur-legacy'))
+          void item;
+      })();
+      await expect(items).rejects.toThrow(`broken.${format}: the file cannot be read (socket hang up)`);
+    }
     const storedZip = zipOf('a.csv', text, 0);
     expect((await failureOf(storedZip.subarray(0, 300), fileOf('csv.zip'))).message).toContain('truncated');
   });

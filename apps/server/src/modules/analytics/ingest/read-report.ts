@@ -162,6 +162,7 @@ async function* unzipFirstEntry(source: AsyncIterable<Buffer>, file: ReportFile)
   if (head.readUInt32LE(0) !== ZIP_LOCAL_HEADER)
     throw new ReportError('the file is not a zip archive', file.key);
   const method = head.readUInt16LE(8);
+  const sizeFollowsData = (head.readUInt16LE(6) & 0x08) !== 0;
   const storedSize = head.readUInt32LE(18);
   const dataStart = 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
   await need(dataStart);
@@ -176,8 +177,12 @@ async function* unzipFirstEntry(source: AsyncIterable<Buffer>, file: ReportFile)
   }
   if (method === ZIP_DEFLATED) {
     // Inflate stops at the deflate stream's end; the central directory after it is ignored.
-    yield* Readable.from(compressed()).pipe(zlib.createInflateRaw());
-  } else if (method === ZIP_STORED) {
+    const inflate = zlib.createInflateRaw();
+    const input = Readable.from(compressed());
+    // pipe() does not pass a failed read on: without this the inflate would wait for bytes forever.
+    input.once('error', (error) => inflate.destroy(error));
+    yield* input.pipe(inflate);
+  } else if (method === ZIP_STORED && !sizeFollowsData) {
     let left = storedSize;
     for await (const chunk of compressed()) {
       const part = chunk.subarray(0, left);
