@@ -306,6 +306,18 @@ describe('readLineItems (billing report reader, issue 24)', () => {
     expect(items[0]).toMatchObject({ day: '2026-06-30', costNano: 120n, resourceId: '', usageAmount: 2 });
     expect(items[1]).toMatchObject({ day: '2026-07-01', costNano: 100_000_000n });
     expect(items.reduce((sum, item) => sum + item.costNano, 0n)).toBe(120n + 24n * 100_000_000n);
+
+    const cut = Buffer.from(buffer).subarray(0, buffer.byteLength - 100);
+    const cutError = await failureOf(
+      cut,
+      fileOf('parquet', 'data/BILLING_PERIOD=2026-06/x-00001.snappy.parquet'),
+      'cur2',
+    );
+    expect(cutError.message).toContain(
+      'data/BILLING_PERIOD=2026-06/x-00001.snappy.parquet: the file is not a readable Parquet file',
+    );
+    const legacyNames = await failureOf(Buffer.from(buffer), fileOf('parquet'), 'cur-legacy');
+    expect(legacyNames.message).toContain('the header has no lineItem/UsageAccountId column');
   });
 
   it('fails a truncated gzip or zip with a ReportError naming the file', async () => {
