@@ -111,6 +111,9 @@ const NAMES = {
     resource: 'lineItem/ResourceId',
     cost: 'lineItem/UnblendedCost',
     description: 'lineItem/LineItemDescription',
+    usageType: 'lineItem/UsageType',
+    operation: 'lineItem/Operation',
+    region: 'product/region',
   },
   cur2: {
     account: 'line_item_usage_account_id',
@@ -120,6 +123,9 @@ const NAMES = {
     resource: 'line_item_resource_id',
     cost: 'line_item_unblended_cost',
     description: 'line_item_line_item_description',
+    usageType: 'line_item_usage_type',
+    operation: 'line_item_operation',
+    region: 'product_region_code',
   },
 } as const;
 
@@ -131,6 +137,8 @@ interface ReRead {
   starts: string[];
   descriptions: string[];
   header: string[];
+  /** Cost and count per day, account, type, product, usage type, operation, region and resource. */
+  rollups: Map<string, { costNano: bigint; lineItems: number }>;
 }
 
 /** Reads a period the way an ingestion would: its manifest, then every file it lists, columns by header name. */
@@ -158,7 +166,7 @@ async function reRead(
   };
   const add = (sums: Record<string, bigint>, key: string, nano: bigint) =>
     (sums[key] = (sums[key] ?? 0n) + nano);
-  const out: ReRead = { totals, starts: [], descriptions: [], header: [] };
+  const out: ReRead = { totals, starts: [], descriptions: [], header: [], rollups: new Map() };
   for (const key of keys) {
     const bytes = await readFile(path.join(dir, key));
     const text = (key.endsWith('.zip') ? unzipOne(bytes) : zlib.gunzipSync(bytes)).toString('utf8');
@@ -192,6 +200,18 @@ async function reRead(
       add(totals.byAccount, row[col.account] ?? '', cost);
       out.starts.push(start);
       out.descriptions.push(row[col.description] ?? '');
+      const rollupKey = [
+        start.slice(0, 10),
+        row[col.account],
+        row[col.type],
+        row[col.product],
+        row[at(n.usageType)],
+        row[at(n.operation)],
+        row[at(n.region)],
+        row[col.resource],
+      ].join('|');
+      const rollup = out.rollups.get(rollupKey) ?? { costNano: 0n, lineItems: 0 };
+      out.rollups.set(rollupKey, { costNano: rollup.costNano + cost, lineItems: rollup.lineItems + 1 });
     }
   }
   return out;
@@ -267,6 +287,34 @@ describe('billing-report generator (files on disk, re-read independently)', () =
     // Column order differs between deliveries: readers map columns by name.
     expect(headers.size).toBe(deliveries.length);
   });
+
+  it.each(['cur-legacy', 'cur2'] as const)(
+    'answers the daily rollup rows of its %s files when asked',
+    async (layout) => {
+      const { dir, generator, deliveries } = await generated({ layout, rollups: true, filesPerPeriod: 2 });
+      for (const delivery of deliveries) {
+        const read = await reRead(dir, delivery.manifestKeys[0] ?? '', layout);
+        const rows = generator.expected().periods[delivery.period]?.rollups ?? [];
+        const answered = new Map(
+          rows.map((r) => [
+            [
+              r.day,
+              r.usageAccountId,
+              r.lineItemType,
+              r.productCode,
+              r.usageType,
+              r.operation,
+              r.region,
+              r.resourceId,
+            ].join('|'),
+            { costNano: r.costNano, lineItems: r.lineItems },
+          ]),
+        );
+        expect(answered.size).toBe(rows.length);
+        expect(answered).toEqual(read.rollups);
+      }
+    },
+  );
 
   it('a re-delivered month gets a new manifest version and new totals; the other months keep theirs', async () => {
     const { dir, generator, sink, deliveries } = await generated({ layout: 'cur-legacy', filesPerPeriod: 2 });

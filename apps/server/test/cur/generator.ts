@@ -19,7 +19,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { ObjectStore } from '@cumulo/storage';
-import type { ReportLayout } from '../../src/modules/analytics/ingest/report-types.ts';
+import type { ReportLayout, RollupKey } from '../../src/modules/analytics/ingest/report-types.ts';
 import {
   periodBounds,
   periodLines,
@@ -58,6 +58,11 @@ export interface CurGeneratorOptions {
   overwrite?: boolean;
   /** zlib level (default 6). */
   gzipLevel?: number;
+  /**
+   * Also answer each period's daily rollup rows (`PeriodTotals.rollups`): the rows an ingestion's rollup table
+   * must hold. Off by default: a big month has tens of thousands of them.
+   */
+  rollups?: boolean;
 }
 
 /** Where generated files go. `put` consumes the body stream and answers the bytes written. */
@@ -113,6 +118,14 @@ export interface PeriodTotals {
   byAccount: Record<string, bigint>;
   byUsageType: Record<string, bigint>;
   byRegion: Record<string, bigint>;
+  /** With `rollups: true`: one row per RollupKey (day, account, type, product, usage type, operation, region, resource). */
+  rollups?: ExpectedRollup[];
+}
+
+/** A daily rollup row as the generator wrote it (usage amounts are floats, so they are left out of exact checks). */
+export interface ExpectedRollup extends RollupKey {
+  costNano: bigint;
+  lineItems: number;
 }
 
 export interface ExpectedTotals {
@@ -153,7 +166,17 @@ interface Column {
   value(line: GeneratedLine, period: { start: string; end: string; payer: string }): string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+const isoCache = new Map<number, string>();
+/** ISO-8601 without milliseconds, as CUR writes dates; memoised, as a month has at most 745 distinct hours. */
+function iso(ms: number): string {
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString().replace('.000Z', 'Z');
+    if (isoCache.size > 100_000) isoCache.clear();
+    isoCache.set(ms, text);
+  }
+  return text;
+}
 
 const LEGACY_COLUMNS: Column[] = [
   { name: 'identity/LineItemId', type: 'String', value: (l) => l.lineItemId },
@@ -248,7 +271,7 @@ function add(sums: Record<string, bigint>, key: string, nano: bigint): void {
   sums[key] = (sums[key] ?? 0n) + nano;
 }
 
-function count(totals: PeriodTotals, line: GeneratedLine): void {
+function count(totals: PeriodTotals, line: GeneratedLine, rollups: Map<string, ExpectedRollup> | null): void {
   totals.lines++;
   totals.costNano += line.costNano;
   add(totals.byProduct, line.productCode, line.costNano);
@@ -258,6 +281,35 @@ function count(totals: PeriodTotals, line: GeneratedLine): void {
   add(totals.byAccount, line.usageAccountId, line.costNano);
   add(totals.byUsageType, line.usageType, line.costNano);
   add(totals.byRegion, line.region, line.costNano);
+  if (!rollups) return;
+  const day = iso(line.start).slice(0, 10);
+  const key = [
+    day,
+    line.usageAccountId,
+    line.lineItemType,
+    line.productCode,
+    line.usageType,
+    line.operation,
+    line.region,
+    line.resourceId,
+  ].join('\u0000');
+  const row = rollups.get(key);
+  if (row) {
+    row.costNano += line.costNano;
+    row.lineItems++;
+  } else
+    rollups.set(key, {
+      usageAccountId: line.usageAccountId,
+      day,
+      lineItemType: line.lineItemType,
+      productCode: line.productCode,
+      usageType: line.usageType,
+      operation: line.operation,
+      region: line.region,
+      resourceId: line.resourceId,
+      costNano: line.costNano,
+      lineItems: 1,
+    });
 }
 
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
@@ -283,6 +335,7 @@ export class CurReportGenerator {
       filesPerPeriod: 1,
       overwrite: false,
       gzipLevel: 6,
+      rollups: false,
       ...options,
     };
     if (this.options.layout === 'cur2' && this.options.compression === 'zip')
@@ -355,6 +408,7 @@ export class CurReportGenerator {
         : `${folder}${name}-${String(n).padStart(5, '0')}.${extension}`;
 
     const totals = emptyTotals(period, version);
+    const rollups = this.options.rollups ? new Map<string, ExpectedRollup>() : null;
     const lines = periodLines(deliverySeed, bounds, linesPerMonth, accounts, this.pool);
     const corruptFile = corrupt ? prng.int(1, filesPerPeriod) : 0;
     const badLine =
@@ -370,7 +424,9 @@ export class CurReportGenerator {
       const key = fileKey(n);
       const written = { lines: 0 };
       const breakAt = n === corruptFile && badLine >= 0 ? Math.min(badLine, share - 1) : -1;
-      const text = Readable.from(csvChunks(columns, context, lines, share, totals, written, breakAt));
+      const text = Readable.from(
+        csvChunks(columns, context, lines, share, { totals, rollups }, written, breakAt),
+      );
       if (breakAt >= 0) corruptAt = { key, line: breakAt + 2 };
       let body: Readable =
         this.options.compression === 'zip'
@@ -392,6 +448,10 @@ export class CurReportGenerator {
       range,
       folder,
     });
+    if (rollups)
+      totals.rollups = [...rollups.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, row]) => row);
     const result: Delivery = { period, delivery, version, manifestKeys, files, totals };
     if (corruptAt) result.corrupt = corruptAt;
     else this.latest.set(period, totals);
@@ -464,7 +524,7 @@ async function* csvChunks(
   context: { start: string; end: string; payer: string },
   lines: Iterator<GeneratedLine>,
   share: number,
-  totals: PeriodTotals,
+  tally: { totals: PeriodTotals; rollups: Map<string, ExpectedRollup> | null },
   written: { lines: number },
   breakAt: number,
 ): AsyncGenerator<string> {
@@ -473,7 +533,7 @@ async function* csvChunks(
     const next = lines.next();
     if (next.done) break;
     const line = next.value;
-    count(totals, line);
+    count(tally.totals, line, tally.rollups);
     written.lines++;
     const cells = columns.map((c) => {
       if (row === breakAt && (c.name === 'lineItem/UnblendedCost' || c.name === 'line_item_unblended_cost'))
