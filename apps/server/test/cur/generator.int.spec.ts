@@ -316,31 +316,41 @@ describe('billing-report generator (files on disk, re-read independently)', () =
     },
   );
 
-  it('a re-delivered month gets a new manifest version and new totals; the other months keep theirs', async () => {
-    const { dir, generator, sink, deliveries } = await generated({ layout: 'cur-legacy', filesPerPeriod: 2 });
-    const before = generator.expected();
-    const again = await generator.redeliver(sink, '2026-02');
-    const after = generator.expected();
+  it.each(['cur-legacy', 'cur2'] as const)(
+    'a re-delivered %s month gets a new manifest version and new totals; the other months keep theirs',
+    async (layout) => {
+      const { dir, generator, sink, deliveries } = await generated({ layout, filesPerPeriod: 2 });
+      const before = generator.expected();
+      const again = await generator.redeliver(sink, '2026-02');
+      const after = generator.expected();
 
-    const periodManifest = deliveries[1]?.manifestKeys[0] ?? '';
-    expect(again.manifestKeys[0]).toBe(periodManifest);
-    const manifest = JSON.parse(await readFile(path.join(dir, periodManifest), 'utf8')) as {
-      assemblyId: string;
-      reportKeys: string[];
-    };
-    expect(manifest.assemblyId).toBe(again.version);
-    expect(manifest.assemblyId).not.toBe(deliveries[1]?.version);
-    expect(manifest.reportKeys).toEqual(again.files.map((f) => f.key));
-    expect(manifest.reportKeys.every((k) => k.includes(`/${again.version}/`))).toBe(true);
+      const periodManifest = deliveries[1]?.manifestKeys[0] ?? '';
+      expect(again.manifestKeys[0]).toBe(periodManifest);
+      const manifest = JSON.parse(await readFile(path.join(dir, periodManifest), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      const version = layout === 'cur-legacy' ? manifest.assemblyId : manifest.executionId;
+      const files = ((layout === 'cur-legacy' ? manifest.reportKeys : manifest.dataFiles) as string[]).map(
+        (k) => k.replace('s3://billing/', ''),
+      );
+      expect(version).toBe(again.version);
+      expect(version).not.toBe(deliveries[1]?.version);
+      expect(files).toEqual(again.files.map((f) => f.key));
+      expect(files.every((k) => k.includes(`/${again.version}/`))).toBe(true);
+      // The first delivery's files stay where they were (create-new mode keeps every version).
+      for (const file of deliveries[1]?.files ?? [])
+        await expect(readFile(path.join(dir, file.key))).resolves.toBeTruthy();
 
-    expect(after.periods['2026-02']?.version).toBe(again.version);
-    expect(after.periods['2026-02']?.costNano).not.toBe(before.periods['2026-02']?.costNano);
-    expect(after.periods['2026-01']).toEqual(before.periods['2026-01']);
-    expect(after.periods['2026-03']).toEqual(before.periods['2026-03']);
-    expect((await reRead(dir, periodManifest, 'cur-legacy')).totals).toEqual(
-      summed(after.periods['2026-02'] as PeriodTotals),
-    );
-  });
+      expect(after.periods['2026-02']?.version).toBe(again.version);
+      expect(after.periods['2026-02']?.costNano).not.toBe(before.periods['2026-02']?.costNano);
+      expect(after.periods['2026-01']).toEqual(before.periods['2026-01']);
+      expect(after.periods['2026-03']).toEqual(before.periods['2026-03']);
+      expect((await reRead(dir, periodManifest, layout)).totals).toEqual(
+        summed(after.periods['2026-02'] as PeriodTotals),
+      );
+    },
+  );
 
   it.each(['cur-legacy', 'cur2'] as const)(
     'in %s overwrite mode a re-delivery replaces the files in place',

@@ -431,7 +431,7 @@ export class CurReportGenerator {
       let body: Readable =
         this.options.compression === 'zip'
           ? Readable.from(zipOf(text, `${name}-${n}.csv`, this.options.gzipLevel))
-          : text.pipe(zlib.createGzip({ level: this.options.gzipLevel }));
+          : piped(text, zlib.createGzip({ level: this.options.gzipLevel }));
       if (n === corruptFile && corrupt === 'truncated') {
         body = Readable.from([await truncated(body)]);
         corruptAt = { key };
@@ -549,6 +549,16 @@ async function* csvChunks(
   if (chunk) yield chunk;
 }
 
+/** The last stream of a chain, which fails with the error of any stage (pipe() alone would leave it waiting). */
+function piped(source: Readable, ...stages: Transform[]): Readable {
+  const last = stages.at(-1);
+  if (!last) return source;
+  pipeline([source, ...stages]).catch((error: unknown) =>
+    last.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return last;
+}
+
 /** The compressed bytes cut in the middle of the deflate stream: a reader must fail on it, not read a prefix. */
 async function truncated(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -578,18 +588,15 @@ async function* zipOf(text: Readable, entryName: string, level: number): AsyncGe
   let crc = 0;
   let plainSize = 0;
   let compressedSize = 0;
-  const deflate = zlib.createDeflateRaw({ level });
-  const source = text.pipe(
-    new Transform({
-      transform(chunk: Buffer | string, _encoding, callback) {
-        const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-        crc = zlib.crc32(bytes, crc);
-        plainSize += bytes.length;
-        callback(null, bytes);
-      },
-    }),
-  );
-  for await (const chunk of source.pipe(deflate)) {
+  const checksum = new Transform({
+    transform(chunk: Buffer | string, _encoding, callback) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      crc = zlib.crc32(bytes, crc);
+      plainSize += bytes.length;
+      callback(null, bytes);
+    },
+  });
+  for await (const chunk of piped(text, checksum, zlib.createDeflateRaw({ level }))) {
     const bytes = chunk as Buffer;
     compressedSize += bytes.length;
     yield bytes;
