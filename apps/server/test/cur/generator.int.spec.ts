@@ -2,6 +2,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
@@ -286,6 +287,44 @@ describe('billing-report generator (files on disk, re-read independently)', () =
     }
     // Column order differs between deliveries: readers map columns by name.
     expect(headers.size).toBe(deliveries.length);
+  });
+
+  it('answers the totals a re-read of its CUR 2.0 Parquet files finds (costs as DOUBLE, maps as MAP)', async () => {
+    const { dir, generator, deliveries } = await generated({
+      layout: 'cur2',
+      compression: 'parquet',
+      filesPerPeriod: 2,
+    });
+    for (const delivery of deliveries) {
+      const manifest = JSON.parse(await readFile(path.join(dir, delivery.manifestKeys[0] ?? ''), 'utf8')) as {
+        dataFiles: string[];
+      };
+      expect(manifest.dataFiles.every((f) => f.endsWith('.snappy.parquet'))).toBe(true);
+      const byProduct: Record<string, bigint> = {};
+      let costNano = 0n;
+      let lines = 0;
+      for (const uri of manifest.dataFiles) {
+        const bytes = await readFile(path.join(dir, uri.replace('s3://billing/', '')));
+        const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+        const rows = (await parquetReadObjects({ file })) as Array<Record<string, unknown>>;
+        for (const row of rows) {
+          const cost = BigInt(Math.round(Number(row.line_item_unblended_cost) * 1e9));
+          const product = String(row.line_item_product_code);
+          byProduct[product] = (byProduct[product] ?? 0n) + cost;
+          costNano += cost;
+          lines++;
+          expect(row.line_item_usage_start_date).toBeInstanceOf(Date);
+          if (row.line_item_line_item_type === 'Fee')
+            expect(row.product).toEqual({ product_name: 'AWS Support (Business)' });
+        }
+      }
+      const totals = generator.expected().periods[delivery.period];
+      expect({ lines, costNano, byProduct }).toEqual({
+        lines: totals?.lines,
+        costNano: totals?.costNano,
+        byProduct: totals?.byProduct,
+      });
+    }
   });
 
   it.each(['cur-legacy', 'cur2'] as const)(

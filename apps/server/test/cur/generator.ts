@@ -18,6 +18,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { parquetWriteBuffer, type SchemaElement } from 'hyparquet-writer';
 import type { ObjectStore } from '@cumulo/storage';
 import type { ReportLayout, RollupKey } from '../../src/modules/analytics/ingest/report-types.ts';
 import {
@@ -46,8 +47,12 @@ export interface CurGeneratorOptions {
   prefix?: string;
   /** The report's (legacy) or export's (2.0) name (default 'cumulo-cur'). */
   name?: string;
-  /** 'zip' only for the legacy layout; 2.0 writes gzip CSV (default 'gzip'). */
-  compression?: 'gzip' | 'zip';
+  /**
+   * 'gzip' CSV (default) for both layouts, 'zip' CSV for legacy only, 'parquet' (snappy) for CUR 2.0 only. A
+   * Parquet file is built in memory (keep its months small); its costs are DOUBLE as AWS writes them, from which
+   * round(cost × 1e9) gives back the exact nano-dollars of the totals.
+   */
+  compression?: 'gzip' | 'zip' | 'parquet';
   /** Numbered files per delivery (default 1). */
   filesPerPeriod?: number;
   /**
@@ -340,6 +345,8 @@ export class CurReportGenerator {
     };
     if (this.options.layout === 'cur2' && this.options.compression === 'zip')
       throw new Error('CUR 2.0 writes gzip CSV or Parquet, never zip');
+    if (this.options.layout === 'cur-legacy' && this.options.compression === 'parquet')
+      throw new Error('Parquet is generated for CUR 2.0 only');
     if (this.options.accounts.length === 0) throw new Error('at least one account');
     this.seed = String(options.seed);
     this.pool = resourcePool(this.seed, this.options.accounts);
@@ -396,7 +403,9 @@ export class CurReportGenerator {
     const bounds = periodBounds(period);
     const context = { start: iso(bounds.start), end: iso(bounds.end), payer: accounts[0] ?? '' };
     const range = `${ymd(bounds.start)}-${ymd(bounds.end)}`;
-    const extension = this.options.compression === 'zip' ? 'csv.zip' : 'csv.gz';
+    const extension = { gzip: 'csv.gz', zip: 'csv.zip', parquet: 'snappy.parquet' }[this.options.compression];
+    if (corrupt === 'bad-number' && this.options.compression === 'parquet')
+      throw new Error('a Parquet column is typed: corrupt it with truncated');
     const base = `${prefix}/${name}`;
     const folder =
       layout === 'cur-legacy'
@@ -424,14 +433,21 @@ export class CurReportGenerator {
       const key = fileKey(n);
       const written = { lines: 0 };
       const breakAt = n === corruptFile && badLine >= 0 ? Math.min(badLine, share - 1) : -1;
-      const text = Readable.from(
-        csvChunks(columns, context, lines, share, { totals, rollups }, written, breakAt),
-      );
       if (breakAt >= 0) corruptAt = { key, line: breakAt + 2 };
-      let body: Readable =
-        this.options.compression === 'zip'
-          ? Readable.from(zipOf(text, `${name}-${n}.csv`, this.options.gzipLevel))
-          : piped(text, zlib.createGzip({ level: this.options.gzipLevel }));
+      let body: Readable;
+      if (this.options.compression === 'parquet') {
+        const taken = [...takeLines(lines, share, { totals, rollups })];
+        written.lines = taken.length;
+        body = Readable.from([parquetFile(columns, context, taken)]);
+      } else {
+        const text = Readable.from(
+          csvChunks(columns, context, lines, share, { totals, rollups }, written, breakAt),
+        );
+        body =
+          this.options.compression === 'zip'
+            ? Readable.from(zipOf(text, `${name}-${n}.csv`, this.options.gzipLevel))
+            : piped(text, zlib.createGzip({ level: this.options.gzipLevel }));
+      }
       if (n === corruptFile && corrupt === 'truncated') {
         body = Readable.from([await truncated(body)]);
         corruptAt = { key };
@@ -524,16 +540,13 @@ async function* csvChunks(
   context: { start: string; end: string; payer: string },
   lines: Iterator<GeneratedLine>,
   share: number,
-  tally: { totals: PeriodTotals; rollups: Map<string, ExpectedRollup> | null },
+  tally: Tally,
   written: { lines: number },
   breakAt: number,
 ): AsyncGenerator<string> {
   let chunk = `${columns.map((c) => csvField(c.name)).join(',')}\n`;
-  for (let row = 0; row < share; row++) {
-    const next = lines.next();
-    if (next.done) break;
-    const line = next.value;
-    count(tally.totals, line, tally.rollups);
+  let row = 0;
+  for (const line of takeLines(lines, share, tally)) {
     written.lines++;
     const cells = columns.map((c) => {
       if (row === breakAt && (c.name === 'lineItem/UnblendedCost' || c.name === 'line_item_unblended_cost'))
@@ -541,12 +554,65 @@ async function* csvChunks(
       return csvField(c.value(line, context));
     });
     chunk += `${cells.join(',')}\n`;
-    if ((row + 1) % LINES_PER_CHUNK === 0) {
+    row++;
+    if (row % LINES_PER_CHUNK === 0) {
       yield chunk;
       chunk = '';
     }
   }
   if (chunk) yield chunk;
+}
+
+interface Tally {
+  totals: PeriodTotals;
+  rollups: Map<string, ExpectedRollup> | null;
+}
+
+/** Up to `share` lines of the period's stream, each added to the totals as it is taken. */
+function* takeLines(lines: Iterator<GeneratedLine>, share: number, tally: Tally): Generator<GeneratedLine> {
+  for (let row = 0; row < share; row++) {
+    const next = lines.next();
+    if (next.done) return;
+    count(tally.totals, next.value, tally.rollups);
+    yield next.value;
+  }
+}
+
+/** One CUR 2.0 Parquet file (snappy): strings, DOUBLE amounts, millisecond timestamps and MAP columns. */
+function parquetFile(
+  columns: Column[],
+  context: { start: string; end: string; payer: string },
+  lines: GeneratedLine[],
+): Buffer {
+  const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }];
+  const columnData = columns.map((c) => {
+    const texts = lines.map((line) => c.value(line, context));
+    if (c.type === 'double') {
+      schema.push({ name: c.name, type: 'DOUBLE', repetition_type: 'OPTIONAL' });
+      return { name: c.name, data: texts.map(Number) };
+    }
+    if (c.type === 'timestamp') {
+      schema.push({
+        name: c.name,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        repetition_type: 'OPTIONAL',
+      });
+      return { name: c.name, data: texts.map((t) => new Date(t)) };
+    }
+    if (c.type.startsWith('map')) {
+      schema.push(
+        { name: c.name, repetition_type: 'OPTIONAL', converted_type: 'MAP', num_children: 1 },
+        { name: 'key_value', repetition_type: 'REPEATED', num_children: 2 },
+        { name: 'key', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        { name: 'value', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+      );
+      return { name: c.name, data: texts.map((t) => JSON.parse(t) as Record<string, string>) };
+    }
+    schema.push({ name: c.name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
+    return { name: c.name, data: texts };
+  });
+  return Buffer.from(parquetWriteBuffer({ columnData, schema }));
 }
 
 /** The last stream of a chain, which fails with the error of any stage (pipe() alone would leave it waiting). */
