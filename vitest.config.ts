@@ -17,7 +17,8 @@ export default defineConfig({
           name: 'server',
           root: 'apps/server',
           environment: 'node',
-          include: ['src/**/*.spec.ts'],
+          // test/ holds shared test helpers; the billing-report generator's own spec sits beside it.
+          include: ['src/**/*.spec.ts', 'test/**/*.spec.ts'],
           globalSetup: ['test/global-setup.ts'],
           // Integration tests run s3rver, which needs Node's legacy OpenSSL provider for truncated listings.
           execArgv: ['--openssl-legacy-provider'],
