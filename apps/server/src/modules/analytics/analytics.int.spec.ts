@@ -437,6 +437,16 @@ describe('billing report ingestion into PostgreSQL (s3rver billing bucket)', () 
     expect(accounts.find((a) => a.id === awsId)?.billing_error).toBe(outcome?.error);
     expect(await currentRollups()).toMatchObject({ totalNano: OCTOBER_V2_NANO + NOVEMBER_NANO });
 
+    // A bucket the keys can read but that holds no report of either layout fails the run too, not the account.
+    await s3.createBucket('cur-empty');
+    await call('PUT', `/api/cloud_accounts/${awsId}/update_billing_report_bucket`, owner.token, {
+      billing_bucket: 'cur-empty',
+    });
+    expect(await runQueuedJob()).toMatchObject({
+      state: 'failed',
+      error: analyticsMessages.noReports('cur-empty'),
+    });
+
     await call('PUT', `/api/cloud_accounts/${awsId}/update_billing_report_bucket`, owner.token, {
       billing_bucket: 'cur-billing',
     });
@@ -458,6 +468,7 @@ describe('POST /analytics/refresh and GET /analytics/runs (real PostgreSQL)', ()
     expect(runs[0]).toMatchObject({ trigger: 'manual', state: 'queued', started_at: null });
     expect(runs.slice(1).map((r) => r.state)).toEqual([
       'succeeded',
+      'failed',
       'failed',
       'failed',
       'succeeded',

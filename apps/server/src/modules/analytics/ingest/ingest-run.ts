@@ -87,7 +87,9 @@ export class IngestRun {
         throw error;
       }
       await this.repo.setBillingError(job.organizationId, job.accountId, null);
+      // A bucket without a manifest of either layout is a wrong bucket or an unknown layout: said, not passed over.
       if (periods.length === 0) {
+        outcome.state = 'failed';
         outcome.error = analyticsMessages.noReports(account.billingBucket);
         return outcome;
       }
