@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_ID, analyticsMessages, type AnalyticsRunView } from '@cumulo/contract';
+import { ANALYTICS_INGEST_CRON, ROLE_ID, analyticsMessages, type AnalyticsRunView } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
@@ -486,5 +486,53 @@ describe('POST /analytics/refresh and GET /analytics/runs (real PostgreSQL)', ()
       404,
     );
     expect((await call('GET', `/api/analytics/runs?cloudId=${awsId}`, stranger.token)).status).toBe(404);
+  });
+});
+
+describe('the analytics.ingest job on the worker role (real pg-boss)', () => {
+  it('runs when the billing bucket is saved, shows its outcome, and the sweep is scheduled every six hours', async () => {
+    const worker = await startTestServer(
+      { PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) },
+      undefined,
+      { jobs: true },
+    );
+    try {
+      const workerOwner = await signedInMember(worker, 'worker-owner');
+      const connected = await callApi(worker, 'POST', '/api/cloudaccount/insert', workerOwner.token, {
+        cloudType: 1,
+        name: 'Worker AWS',
+        accessKey: S3RVER_KEY,
+        secretKey: S3RVER_KEY,
+      });
+      const accountId = (connected.body as { id: string }).id;
+
+      await callApi(
+        worker,
+        'PUT',
+        `/api/cloud_accounts/${accountId}/update_billing_report_bucket`,
+        workerOwner.token,
+        {
+          billing_bucket: 'cur-gone',
+        },
+      );
+
+      let runs: AnalyticsRunView[] = [];
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        runs = (await callApi(worker, 'GET', `/api/analytics/runs?cloudId=${accountId}`, workerOwner.token))
+          .body as AnalyticsRunView[];
+        if (runs[0]?.finished_at) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ trigger: 'billing_bucket_saved', state: 'failed' });
+      expect(runs[0]?.error).toMatch(/^The account's keys cannot read the billing bucket cur-gone: /);
+      const { rows } = await worker.db.pool.query(
+        "select cron from pgboss.schedule where name = 'analytics.sweep'",
+      );
+      expect(rows).toEqual([{ cron: ANALYTICS_INGEST_CRON }]);
+    } finally {
+      await worker.stop();
+    }
   });
 });
