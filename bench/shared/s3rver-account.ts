@@ -28,6 +28,7 @@ export function s3rverAccount(endpoint: string, accessKey: string) {
     region: null,
     serviceUrl: endpoint,
     billingBucket: null,
+    billingError: null,
     createdAt: now,
     updatedAt: now,
   };

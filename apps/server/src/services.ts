@@ -21,6 +21,11 @@ import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-re
 import { OutboundPolicy, parseAllowList } from './net/outbound-policy.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
+import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
+import { AnalyticsService } from './modules/analytics/analytics.service.ts';
+import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
+import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
+import { ingestEngine } from './modules/analytics/ingest/engine.ts';
 import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
 import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
 import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
@@ -146,6 +151,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     guardedConnect(outbound, Object.values(config.PROVIDER_ENDPOINTS)),
   );
   const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
+  const analyticsRepo = new AnalyticsRepo(db.orm);
   const cloudAccounts = new CloudAccountsService(
     cloudAccountsRepo,
     stores,
@@ -157,7 +163,10 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     new WasabiPartnerClient(config.WASABI_PARTNER_URL, config.WASABI_PARTNER_API_KEY),
     outbound,
     (organizationId) => identityRepo.activeMembers(organizationId),
+    enqueueIngest(boss, analyticsRepo),
   );
+  const analytics = new AnalyticsService(analyticsRepo, cloudAccountsRepo, enqueueIngest(boss, analyticsRepo));
+  const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(
     cloudAccountsRepo,
@@ -345,6 +354,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     stores,
     cloudAccounts,
     cloudAccountsRepo,
+    analytics,
+    analyticsRepo,
+    analyticsIngest,
     buckets,
     inventory,
   };

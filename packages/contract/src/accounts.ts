@@ -93,6 +93,11 @@ export const cloudAccountView = z.object({
   serviceUrl: z.string().nullable(),
   endpoint: z.string().nullable(),
   billing_bucket: z.string().nullable(),
+  /**
+   * Why the last billing-report ingestion could not read the billing bucket; null when it could. Optional only so
+   * the web's account fixtures need no change until the analytics screens read it.
+   */
+  billing_error: z.string().nullable().optional(),
   total_cost: z.number(),
   total_bytes_used: z.number(),
   bucket_count: z.number(),

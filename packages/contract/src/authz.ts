@@ -53,6 +53,7 @@ export const ACTIONS = {
   'account.update': rule(APPROVERS, null, 'rename an account or change its billing bucket'),
   'account.remove': rule(APPROVERS, null, 'remove a cloud account'),
   'account.refresh': rule(EVERY_MEMBER, null, "count an account's buckets again (reads only)"),
+  'analytics.refresh': rule(APPROVERS, 'analytics', "read an account's billing reports again now"),
   'bucket.create': rule(APPROVERS, null, 'create a bucket'),
   'bucket.configure': rule(APPROVERS, null, "change a bucket's CORS, transfer acceleration or lifecycle", {
     refusal: authzMessages.bucketConfig,

@@ -24,3 +24,4 @@ export * from './members.ts';
 export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';
+export * from './analytics.ts';

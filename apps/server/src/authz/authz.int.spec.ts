@@ -427,6 +427,16 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     await allowed('account.refresh', 'User', 'POST', `/api/cloud_accounts/${spare}/inventory`);
     await allowed('account.refresh', 'Admin', 'POST', `/api/cloud_accounts/${spare}/inventory`);
     await allowed('account.update', 'Admin', 'PUT', `/api/cloud_accounts/${spare}`, rename);
+    const billing = { billing_bucket: 'cur-reports' };
+    await allowed(
+      'account.update',
+      'Admin',
+      'PUT',
+      `/api/cloud_accounts/${spare}/update_billing_report_bucket`,
+      billing,
+    );
+    await refused('analytics.refresh', 'User', 'POST', '/api/analytics/refresh', { cloudId: spare });
+    await allowed('analytics.refresh', 'Admin', 'POST', '/api/analytics/refresh', { cloudId: spare });
     await allowed('account.remove', 'Admin', 'DELETE', `/api/cloudaccount/delete?id=${spare}`);
     expect(await count('cloud_accounts', 'id = $1', [spare])).toBe(0);
 

@@ -6,6 +6,10 @@ export const QUEUES = {
   purgeExpiredIdentity: 'identity.purge-expired',
   inventoryAccount: 'inventory.account',
   inventorySweep: 'inventory.sweep',
+  /** Reads one account's billing reports into the analytics rollups; keyed by account. */
+  analyticsIngest: 'analytics.ingest',
+  /** Every six hours: queues an ingestion of every account with a billing bucket. */
+  analyticsSweep: 'analytics.sweep',
   alertsCheck: 'alerts.check',
   alertsSweep: 'alerts.sweep',
   uploadsSweep: 'uploads.sweep',
@@ -43,6 +47,15 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // One run per account at a time (two would swap the same periods); a month of reports may take long to read.
+  [QUEUES.analyticsIngest]: {
+    policy: 'stately',
+    expireInSeconds: 6 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 2,
+    retryBackoff: true,
+  },
+  [QUEUES.analyticsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.alertsCheck]: {
     policy: 'stately',
     expireInSeconds: 15 * MINUTE,

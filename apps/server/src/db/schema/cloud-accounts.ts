@@ -20,6 +20,8 @@ export const cloudAccounts = pgTable(
     region: text('region'),
     serviceUrl: text('service_url'),
     billingBucket: text('billing_bucket'),
+    /** Why the last ingestion could not read the billing bucket, in words; null once one could. */
+    billingError: text('billing_error'),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),

@@ -11,3 +11,4 @@ export * from './api-keys.ts';
 export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';
+export * from './analytics.ts';

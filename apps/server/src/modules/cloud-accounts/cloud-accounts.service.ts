@@ -26,6 +26,7 @@ import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { InventoryJob } from './cloud-accounts.jobs.ts';
+import type { IngestJob } from '../analytics/ingest/ingest-run.ts';
 import type { StoreRegistry } from './store-registry.ts';
 import { endpointCheckError, endpointUnreachable, providerError } from './provider-error.ts';
 import type { OutboundPolicy } from '../../net/outbound-policy.ts';
@@ -85,6 +86,8 @@ export class CloudAccountsService {
     private readonly wasabiPartner: WasabiPartnerClient,
     private readonly outbound: OutboundPolicy,
     private readonly membersOf: (organizationId: string) => Promise<OrganizationMember[]>,
+    /** Queues an ingestion of the account's billing reports (analytics). */
+    private readonly enqueueIngest: (job: IngestJob) => Promise<void>,
   ) {}
 
   accountTypes() {
@@ -242,6 +245,14 @@ export class CloudAccountsService {
       return after;
     });
     if (!row) throw notFound();
+    // Saving the billing bucket, even unchanged, reads its reports again (issue 24).
+    if (changes.billingBucket !== undefined && row.billingBucket) {
+      await this.enqueueIngest({
+        organizationId: principal.organizationId,
+        accountId: row.id,
+        trigger: 'billing_bucket_saved',
+      });
+    }
     return this.#view(row, await this.repo.bucketsOf(principal.organizationId, [row.id]));
   }
 
@@ -329,6 +340,9 @@ export class CloudAccountsService {
     });
     this.log.info({ accountId: row.id, provider: row.provider }, 'cloud account connected');
     await this.enqueueInventory({ organizationId: principal.organizationId, accountId: row.id });
+    if (row.billingBucket) {
+      await this.enqueueIngest({ organizationId: principal.organizationId, accountId: row.id, trigger: 'connect' });
+    }
     return this.#view(row, []);
   }
 
@@ -457,6 +471,7 @@ export class CloudAccountsService {
       serviceUrl: row.serviceUrl,
       endpoint,
       billing_bucket: row.billingBucket,
+      billing_error: row.billingError,
       total_cost: storages.reduce((sum, b) => sum + b.cost, 0),
       total_bytes_used: storages.reduce((sum, b) => sum + b.size, 0),
       bucket_count: storages.length,
