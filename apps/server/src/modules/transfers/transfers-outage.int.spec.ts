@@ -191,17 +191,20 @@ describe('transfer engine: the destination store stops mid-transfer (s3rver → 
     );
     expect(failedBatch.error).toMatch(/Retry Failed Files copies the rest once it is back\.$/);
     expect(failedBatch.error).not.toMatch(/ECONN|127\.0\.0\.1|socket|\{/);
-    expect(await bell()).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({
-          title: transferMessages.failedNoticeTitle(SOURCE_BUCKET, DESTINATION_BUCKET),
-          description: failedBatch.error,
-          status: 'error',
-          link: '/mboard',
-          read: false,
-        }),
-      ]),
-    );
+    // The notice is the batch end's hook, written just after the batch is marked Failed: wait for it.
+    await expect
+      .poll(() => bell(), { timeout: 15_000 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            title: transferMessages.failedNoticeTitle(SOURCE_BUCKET, DESTINATION_BUCKET),
+            description: failedBatch.error,
+            status: 'error',
+            link: '/mboard',
+            read: false,
+          }),
+        ]),
+      );
     expect(failedBatch.transferred + failedBatch.failed).toBe(60);
     const afterOutage = await items(batchId);
     const failed = afterOutage.filter((item) => item.status === 'failed');
