@@ -34,6 +34,9 @@ export const queryKeys = {
   folderContent: (storageId: string, path: string) => ['storage-content', storageId, path] as const,
   objectSearch: (storageId: string, path: string, keyword: string) =>
     ['storage-content', storageId, path, 'search', keyword] as const,
+  /** Cost and usage analytics (issue 24): every key starts with 'analytics', so a refresh invalidates them all. */
+  analytics: ['analytics'] as const,
+  analyticsCall: (path: string, query: object) => ['analytics', path, query] as const,
   /** Billing (issue 22): every key starts with 'billing', so one prefix refreshes them after a purchase. */
   billing: ['billing'] as const,
   paymentProfiles: ['billing', 'payment_profiles'] as const,
