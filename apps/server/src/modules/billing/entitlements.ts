@@ -1,4 +1,5 @@
 import type { PackageHandle, QuotaKey, QuotaUsage } from '@cumulo/contract';
+import { forbidden } from '../../http/errors.ts';
 
 /**
  * The one answer to "may this organisation use this, and how much is left?" (ARCHITECTURE "Entitlements").
@@ -42,4 +43,20 @@ export class QuotaExceeded extends Error {
   ) {
     super(message);
   }
+}
+
+/** The code of a refusal because the organisation lacks a paid package: the web shows the subscription modal. */
+export const PACKAGE_REQUIRED = 'PACKAGE_REQUIRED';
+
+/**
+ * Refuses (403 PACKAGE_REQUIRED, `message` in words) an organisation that does not hold `pkg`. The services of a
+ * paid screen call it in every method, reads included (spec 002 §2: analytics needs Analytics, finance Finance).
+ */
+export async function requirePackage(
+  entitlements: Pick<Entitlements, 'may'>,
+  organizationId: string,
+  pkg: PackageHandle,
+  message: string,
+): Promise<void> {
+  if (!(await entitlements.may(organizationId, pkg))) throw forbidden(message, PACKAGE_REQUIRED);
 }
