@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 /** Billing-report ingestion (issue 24): what started a run, and how it stands. */
 export const INGEST_TRIGGERS = ['connect', 'billing_bucket_saved', 'manual', 'schedule'] as const;
@@ -176,8 +177,7 @@ export const analyticsReadMessages = {
   noData: 'No billing data for this month yet.',
 } as const;
 
-const month = z
-  .string()
+const month = text({ max: 7 })
   .regex(/^\d{4}-(0[1-9]|1[0-2])$/, analyticsReadMessages.invalidMonth)
   .optional();
 
@@ -185,8 +185,7 @@ const month = z
 export const analyticsQuery = z.object({
   cloudId: z.uuid(),
   month,
-  awsAccountId: z
-    .string()
+  awsAccountId: text({ max: 12 })
     .regex(/^\d{12}$/)
     .optional(),
 });
