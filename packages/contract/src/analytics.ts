@@ -174,6 +174,8 @@ export const analyticsReadMessages = {
   noAccount: 'Connect a cloud account to see what it costs.',
   noBillingBucket: 'None of your accounts has a billing bucket yet. Add one on the Hybrid page.',
   noData: 'No billing data for this month yet.',
+  /** GET /analytics/invoices/download of a key outside the account's billing bucket (and its prefix). */
+  invoiceOutsideBucket: (bucket: string) => `That file is not in the billing bucket ${bucket}.`,
 } as const;
 
 const month = z
