@@ -46,7 +46,7 @@ export class ResourcesRepo {
 
   /**
    * The month's rows of one product whose resource id matches `resource` (a LIKE pattern), per resource, region
-   * and usage type, summed in SQL as exact nano-dollars.
+   * and usage type, summed in SQL as exact nano-dollars; of one usage (linked) account when one is named.
    */
   async resourceUsage(
     organizationId: string,
@@ -54,6 +54,7 @@ export class ResourcesRepo {
     month: MonthRange,
     productCode: string,
     resource: string,
+    usageAccountId?: string,
   ): Promise<ResourceUsageRow[]> {
     const result = await this.orm.execute<{
       resource_id: string;
@@ -70,6 +71,7 @@ export class ResourcesRepo {
       join ${analyticsReportPeriods} p on p.id = d.period_id and p.current
       where ${this.#month(organizationId, accountId, month)}
         and d.product_code = ${productCode} and d.resource_id like ${resource}
+        ${usageAccountId === undefined ? sql`` : sql`and d.usage_account_id = ${usageAccountId}`}
       group by d.resource_id, d.region, d.usage_type
       order by d.resource_id, d.usage_type`);
     return result.rows.map((row) => ({

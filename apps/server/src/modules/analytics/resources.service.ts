@@ -84,13 +84,20 @@ export class ResourcesService {
   async instances(
     principal: Principal,
     kind: InstanceKind,
-    query: { cloudId: string; month?: string },
+    query: { cloudId: string; month?: string; awsAccountId?: string },
   ): Promise<AnalyticsInstance[]> {
     const account = await this.#account(principal, query.cloudId);
     const month = monthRange(query.month, this.now());
     const { product, pattern } = INSTANCE_RESOURCES[kind];
     const [rows, lastDay] = await Promise.all([
-      this.repo.resourceUsage(principal.organizationId, account.id, month, product, pattern),
+      this.repo.resourceUsage(
+        principal.organizationId,
+        account.id,
+        month,
+        product,
+        pattern,
+        query.awsAccountId,
+      ),
       this.repo.lastDataDay(principal.organizationId, account.id, month),
     ]);
     const resources = groupByResource(rows);
@@ -135,11 +142,21 @@ export class ResourcesService {
    * TimedStorage GB-Mo summed, divided by the share of the month the data covers (so a month in progress reads as
    * the average size over its days so far), in binary GB (× 2^30 bytes).
    */
-  async efs(principal: Principal, query: { cloudId: string; month?: string }): Promise<EfsFileSystem[]> {
+  async efs(
+    principal: Principal,
+    query: { cloudId: string; month?: string; awsAccountId?: string },
+  ): Promise<EfsFileSystem[]> {
     const account = await this.#account(principal, query.cloudId);
     const month = monthRange(query.month, this.now());
     const [rows, lastDay] = await Promise.all([
-      this.repo.resourceUsage(principal.organizationId, account.id, month, 'AmazonEFS', '_%'),
+      this.repo.resourceUsage(
+        principal.organizationId,
+        account.id,
+        month,
+        'AmazonEFS',
+        '_%',
+        query.awsAccountId,
+      ),
       this.repo.lastDataDay(principal.organizationId, account.id, month),
     ]);
     const resources = groupByResource(rows);
