@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.ts';
 
 /** Billing-report ingestion (issue 24): what started a run, and how it stands. */
 export const INGEST_TRIGGERS = ['connect', 'billing_bucket_saved', 'manual', 'schedule'] as const;
@@ -302,7 +303,7 @@ export const analyticsPeriods = z.object({
 export type AnalyticsPeriods = z.infer<typeof analyticsPeriods>;
 
 /** GET /analytics/invoices?cloudId&token: the billing bucket's files (Download Invoice, /analytics Invoices). */
-export const analyticsInvoicesQuery = z.object({ cloudId: z.uuid(), token: z.string().optional() });
+export const analyticsInvoicesQuery = z.object({ cloudId: z.uuid(), token: text({ max: 4096 }).optional() });
 export const analyticsInvoices = z.object({
   bucket: z.string(),
   files: z.array(z.object({ key: z.string(), size: z.number(), last_modified: z.string().nullable() })),
@@ -312,7 +313,7 @@ export type AnalyticsInvoices = z.infer<typeof analyticsInvoices>;
 /** GET /analytics/invoices/download?cloudId&key: a short-lived link to one file of the billing bucket. */
 export const analyticsInvoiceDownloadQuery = z.object({
   cloudId: z.uuid(),
-  key: z.string().min(1).max(1024),
+  key: text({ max: 1024 }).min(1),
 });
 export const analyticsInvoiceDownload = z.object({ url: z.string() });
 
