@@ -34,6 +34,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
+import { analyticsResourcesRoutes } from './modules/analytics/resources.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(apiKeysRoutes(services.apiKeys, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(analyticsRoutes(services.analytics, services.auth));
+      await api.register(analyticsResourcesRoutes(services.analyticsResources, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
       await api.register(

@@ -26,6 +26,9 @@ import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
 import { ingestEngine } from './modules/analytics/ingest/engine.ts';
+import { ResourcesRepo } from './modules/analytics/resources.repo.ts';
+import { ResourcesService } from './modules/analytics/resources.service.ts';
+import { awsResourceApis } from './modules/analytics/resource-api.ts';
 import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
 import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
 import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
@@ -167,6 +170,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   );
   const analytics = new AnalyticsService(analyticsRepo, cloudAccountsRepo, enqueueIngest(boss, analyticsRepo));
   const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
+  const analyticsResources = new ResourcesService(
+    new ResourcesRepo(db.orm),
+    cloudAccountsRepo,
+    stores,
+    entitlements,
+    billingRepo,
+    awsResourceApis,
+    log,
+  );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(
     cloudAccountsRepo,
@@ -357,6 +369,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     analytics,
     analyticsRepo,
     analyticsIngest,
+    analyticsResources,
     buckets,
     inventory,
   };

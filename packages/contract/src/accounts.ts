@@ -30,6 +30,8 @@ export const insertAccountBody = z.object({
   region: text({ trim: true, max: 64 }).optional(),
   /** Generic S3 advanced area: request signing. V2 is offered by the spec but refused: providers retired it. */
   signatureVersion: z.enum(['v4', 'v2']).optional(),
+  /** The bucket (or `bucket/prefix`) AWS delivers its billing reports to, saved with the account (spec "billing_bucket"). */
+  billingBucket: text({ trim: true, max: 255 }).optional(),
 });
 export type InsertAccountBody = z.infer<typeof insertAccountBody>;
 

@@ -175,6 +175,8 @@ export const analyticsReadMessages = {
   noAccount: 'Connect a cloud account to see what it costs.',
   noBillingBucket: 'None of your accounts has a billing bucket yet. Add one on the Hybrid page.',
   noData: 'No billing data for this month yet.',
+  /** GET /analytics/invoices/download of a key outside the account's billing bucket (and its prefix). */
+  invoiceOutsideBucket: (bucket: string) => `That file is not in the billing bucket ${bucket}.`,
 } as const;
 
 const month = text({ max: 7 })
@@ -299,7 +301,7 @@ export const analyticsPeriods = z.object({
 export type AnalyticsPeriods = z.infer<typeof analyticsPeriods>;
 
 /** GET /analytics/invoices?cloudId&token: the billing bucket's files (Download Invoice, /analytics Invoices). */
-export const analyticsInvoicesQuery = z.object({ cloudId: z.uuid(), token: z.string().optional() });
+export const analyticsInvoicesQuery = z.object({ cloudId: z.uuid(), token: text({ max: 4096 }).optional() });
 export const analyticsInvoices = z.object({
   bucket: z.string(),
   files: z.array(z.object({ key: z.string(), size: z.number(), last_modified: z.string().nullable() })),
@@ -309,7 +311,7 @@ export type AnalyticsInvoices = z.infer<typeof analyticsInvoices>;
 /** GET /analytics/invoices/download?cloudId&key: a short-lived link to one file of the billing bucket. */
 export const analyticsInvoiceDownloadQuery = z.object({
   cloudId: z.uuid(),
-  key: z.string().min(1).max(1024),
+  key: text({ max: 1024 }).min(1),
 });
 export const analyticsInvoiceDownload = z.object({ url: z.string() });
 

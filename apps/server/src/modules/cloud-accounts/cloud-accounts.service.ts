@@ -173,7 +173,7 @@ export class CloudAccountsService {
   async insert(principal: Principal, body: InsertAccountBody): Promise<CloudAccountView> {
     authorize(principal, 'account.connect');
     const resolved = this.#resolve(body);
-    return this.#connect(principal, body.name, resolved);
+    return this.#connect(principal, body.name, resolved, body.billingBucket || null);
   }
 
   /** POST /cloud_accounts/: the legacy create of a Backblaze account. */
@@ -292,7 +292,12 @@ export class CloudAccountsService {
     }
   }
 
-  async #connect(principal: Principal, name: string, resolved: ResolvedAccount): Promise<CloudAccountView> {
+  async #connect(
+    principal: Principal,
+    name: string,
+    resolved: ResolvedAccount,
+    billingBucket: string | null = null,
+  ): Promise<CloudAccountView> {
     const userType = await this.userTypeOf(principal);
     if (!providersAllowedFor(userType).includes(resolved.provider)) {
       throw forbidden('Your plan allows adding only Wasabi accounts.');
@@ -324,6 +329,7 @@ export class CloudAccountsService {
         keyHint: resolved.keyId.slice(-4),
         region: resolved.region,
         serviceUrl: resolved.serviceUrl,
+        billingBucket,
       });
       await recordAudit(tx.orm, principal, {
         entity: 'Cloud account',
