@@ -155,6 +155,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   );
   const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
   const analyticsRepo = new AnalyticsRepo(db.orm);
+  const analyticsResourcesRepo = new ResourcesRepo(db.orm);
   const cloudAccounts = new CloudAccountsService(
     cloudAccountsRepo,
     stores,
@@ -167,11 +168,16 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     outbound,
     (organizationId) => identityRepo.activeMembers(organizationId),
     enqueueIngest(boss, analyticsRepo),
+    (organizationId) => analyticsResourcesRepo.newestBilledMonths(organizationId),
   );
-  const analytics = new AnalyticsService(analyticsRepo, cloudAccountsRepo, enqueueIngest(boss, analyticsRepo));
+  const analytics = new AnalyticsService(
+    analyticsRepo,
+    cloudAccountsRepo,
+    enqueueIngest(boss, analyticsRepo),
+  );
   const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
   const analyticsResources = new ResourcesService(
-    new ResourcesRepo(db.orm),
+    analyticsResourcesRepo,
     cloudAccountsRepo,
     stores,
     entitlements,

@@ -100,7 +100,12 @@ export const cloudAccountView = z.object({
    * the web's account fixtures need no change until the analytics screens read it.
    */
   billing_error: z.string().nullable().optional(),
+  /**
+   * What the account costs a month: the billed total of the newest month its billing reports hold (every product,
+   * credits and tax included; `cost_month` names it), else the storage estimate of its buckets (`cost_month` null).
+   */
   total_cost: z.number(),
+  cost_month: z.string().nullable().optional(),
   total_bytes_used: z.number(),
   bucket_count: z.number(),
   storages: z.array(storageView),

@@ -12,6 +12,7 @@ import {
   type AnalyticsInvoices,
   type AnalyticsServiceUsage,
   type AnalyticsTransferItem,
+  type CloudAccountView,
   type EfsFileSystem,
   type StorageCostEstimate,
   type UserAcl,
@@ -519,6 +520,15 @@ describe('storage estimates beside the billed cost', () => {
       estimated_cost: estimateMonthlyCost('azure', 2 * 1024 * 1024),
       billed_cost: null,
       difference: null,
+    });
+    // The accounts list (dashboard cards, cost slider) carries the newest reported month's billed total.
+    const accounts = (await call('/api/cloud_accounts/')).body as CloudAccountView[];
+    const aws = accounts.find((a) => a.id === awsId);
+    expect(aws?.cost_month).toBe('2026-10');
+    expect(aws?.total_cost).toBeCloseTo(dollars(totals('2026-10').costNano), 9);
+    expect(accounts.find((a) => a.id === azureId)).toMatchObject({
+      cost_month: null,
+      total_cost: estimateMonthlyCost('azure', 2 * 1024 * 1024),
     });
     // A month no report covers has no billed cost anywhere.
     const before = (await call('/api/analytics/estimates?month=2026-01')).body as StorageCostEstimate[];

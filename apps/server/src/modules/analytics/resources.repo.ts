@@ -123,6 +123,33 @@ export class ResourcesRepo {
     };
   }
 
+  /**
+   * Per account of the organisation whose reports were ingested: the newest month they hold ('YYYY-MM') and its
+   * billed total in nano-dollars, every product and line-item type (the accounts list's `total_cost`).
+   */
+  async newestBilledMonths(
+    organizationId: string,
+  ): Promise<Map<string, { month: string; costNano: bigint }>> {
+    const result = await this.orm.execute<{
+      cloud_account_id: string;
+      period: string;
+      cost_nano: string;
+    }>(sql`
+      select p.cloud_account_id, p.period, sum(p.cost_nano)::text as cost_nano
+      from ${analyticsReportPeriods} p
+      where p.organization_id = ${organizationId} and p.current
+        and p.period = (
+          select max(q.period) from ${analyticsReportPeriods} q
+          where q.organization_id = p.organization_id and q.cloud_account_id = p.cloud_account_id and q.current)
+      group by p.cloud_account_id, p.period`);
+    return new Map(
+      result.rows.map((row) => [
+        row.cloud_account_id,
+        { month: row.period, costNano: BigInt(row.cost_nano) },
+      ]),
+    );
+  }
+
   /** The organisation's latest finished transfer batches, newest first, with their source's provider. */
   async finishedTransfers(organizationId: string, limit: number): Promise<FinishedTransferRow[]> {
     const result = await this.orm.execute<{

@@ -88,6 +88,10 @@ export class CloudAccountsService {
     private readonly membersOf: (organizationId: string) => Promise<OrganizationMember[]>,
     /** Queues an ingestion of the account's billing reports (analytics). */
     private readonly enqueueIngest: (job: IngestJob) => Promise<void>,
+    /** Per account, the newest month its ingested billing reports hold and that month's billed total. */
+    private readonly billedMonths: (
+      organizationId: string,
+    ) => Promise<Map<string, { month: string; costNano: bigint }>> = async () => new Map(),
   ) {}
 
   accountTypes() {
@@ -109,10 +113,12 @@ export class CloudAccountsService {
       principal.organizationId,
       rows.map((r) => r.id),
     );
+    const billed = await this.billedMonths(principal.organizationId);
     return rows.map((row) =>
       this.#view(
         row,
         inventory.filter((b) => b.cloudAccountId === row.id),
+        billed.get(row.id),
       ),
     );
   }
@@ -347,7 +353,11 @@ export class CloudAccountsService {
     this.log.info({ accountId: row.id, provider: row.provider }, 'cloud account connected');
     await this.enqueueInventory({ organizationId: principal.organizationId, accountId: row.id });
     if (row.billingBucket) {
-      await this.enqueueIngest({ organizationId: principal.organizationId, accountId: row.id, trigger: 'connect' });
+      await this.enqueueIngest({
+        organizationId: principal.organizationId,
+        accountId: row.id,
+        trigger: 'connect',
+      });
     }
     return this.#view(row, []);
   }
@@ -452,7 +462,11 @@ export class CloudAccountsService {
     };
   }
 
-  #view(row: CloudAccountRow, inventory: BucketRow[]): CloudAccountView {
+  #view(
+    row: CloudAccountRow,
+    inventory: BucketRow[],
+    billed?: { month: string; costNano: bigint },
+  ): CloudAccountView {
     const endpoint = row.serviceUrl ?? this.endpointOverrides[row.provider] ?? null;
     const storages = inventory.map((b) => ({
       id: `${row.id}/${b.name}`,
@@ -478,7 +492,8 @@ export class CloudAccountsService {
       endpoint,
       billing_bucket: row.billingBucket,
       billing_error: row.billingError,
-      total_cost: storages.reduce((sum, b) => sum + b.cost, 0),
+      total_cost: billed ? Number(billed.costNano) / 1e9 : storages.reduce((sum, b) => sum + b.cost, 0),
+      cost_month: billed?.month ?? null,
       total_bytes_used: storages.reduce((sum, b) => sum + b.size, 0),
       bucket_count: storages.length,
       storages,
