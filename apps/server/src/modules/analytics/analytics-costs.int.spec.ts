@@ -139,11 +139,20 @@ const FORECAST_LINES = [
 const FORECAST_PROJECTED_NANO = 10_000_000_001n;
 const FORECAST_ONCE_NANO = 101_250_000_000n;
 
-async function deliverForecastMonth(bucket: string) {
+/**
+ * The same bill as a second, coarser report of the bucket (no resource ids, usage in one line): AWS lets an account
+ * keep several reports, each the whole bill. The reads must take one of them — the more detailed — never both.
+ */
+const COARSE_LINES = [
+  `a,444455556666,Usage,${CURRENT}-10T00:00:00Z,AmazonS3,TimedStorage-ByteHrs,StandardStorage,us-east-1,,34,10.000000001`,
+  ...FORECAST_LINES.slice(2),
+];
+
+async function deliverLegacyMonth(bucket: string, report: string, lines: string[]) {
   const [year, month] = CURRENT.split('-').map(Number);
   const next = new Date(Date.UTC(year ?? 1970, month ?? 1, 1)).toISOString().slice(0, 10).replaceAll('-', '');
-  const folder = `cur/daily/${CURRENT.replace('-', '')}01-${next}`;
-  const dataKey = `${folder}/asm-1/daily-00001.csv.gz`;
+  const folder = `cur/${report}/${CURRENT.replace('-', '')}01-${next}`;
+  const dataKey = `${folder}/asm-1/${report}-00001.csv.gz`;
   const manifest = Buffer.from(
     JSON.stringify({
       assemblyId: 'asm-1',
@@ -152,8 +161,8 @@ async function deliverForecastMonth(bucket: string) {
       compression: 'GZIP',
     }),
   );
-  await s3.write(bucket, dataKey, gzipSync(`${FORECAST_HEADER}\n${FORECAST_LINES.join('\n')}\n`));
-  await s3.write(bucket, `${folder}/daily-Manifest.json`, manifest);
+  await s3.write(bucket, dataKey, gzipSync(`${FORECAST_HEADER}\n${lines.join('\n')}\n`));
+  await s3.write(bucket, `${folder}/${report}-Manifest.json`, manifest);
 }
 
 beforeAll(async () => {
@@ -204,7 +213,8 @@ beforeAll(async () => {
   ).toMatchObject({ state: 'succeeded', periodsReplaced: 1 });
 
   forecastId = await connectAws('Forecast AWS', 'cur-forecast');
-  await deliverForecastMonth('cur-forecast');
+  await deliverLegacyMonth('cur-forecast', 'daily', FORECAST_LINES);
+  await deliverLegacyMonth('cur-forecast', 'coarse', COARSE_LINES);
   await saveBucketAndIngest(ingest, forecastId, 'cur-forecast');
 }, 60_000);
 afterAll(async () => {
@@ -298,6 +308,12 @@ describe('GET /analytics: the overview of a generated year (s3rver → ingestion
     expect(current.monthly_actual).toBe(usd(FORECAST_PROJECTED_NANO + FORECAST_ONCE_NANO));
     // Usage ÷ 10 days × the month's days; the fee, tax and credit once.
     expect(current.monthly_forecast).toBe(usd((FORECAST_PROJECTED_NANO * days) / 10n + FORECAST_ONCE_NANO));
+    // Two reports of the same bill: one is read (the detailed one, with its bucket), the bill is not doubled.
+    const buckets = await get<BucketCost[]>(`/api/analytics/detail/buckets?cloudId=${forecastId}`);
+    expect(buckets.map((b) => [b.bucket_name, b.cost])).toEqual([
+      ['forecast-bucket', 3.000000001],
+      [UNATTRIBUTED, -1.25],
+    ]);
   });
 });
 
