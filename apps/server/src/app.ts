@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(dashboardRoutes(services.dashboard, services.auth));
       await api.register(apiKeysRoutes(services.apiKeys, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
-      await api.register(analyticsRoutes(services.analytics, services.auth));
+      await api.register(analyticsRoutes(services.analytics, services.analyticsCosts, services.auth));
       await api.register(analyticsResourcesRoutes(services.analyticsResources, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));

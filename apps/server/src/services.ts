@@ -23,6 +23,8 @@ import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
+import { AnalyticsCostsRepo } from './modules/analytics/analytics-costs.repo.ts';
+import { AnalyticsCostsService } from './modules/analytics/analytics-costs.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
 import { ingestEngine } from './modules/analytics/ingest/engine.ts';
@@ -174,6 +176,11 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     analyticsRepo,
     cloudAccountsRepo,
     enqueueIngest(boss, analyticsRepo),
+  );
+  const analyticsCosts = new AnalyticsCostsService(
+    new AnalyticsCostsRepo(db.orm),
+    cloudAccountsRepo,
+    entitlements,
   );
   const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
   const analyticsResources = new ResourcesService(
@@ -374,6 +381,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     analytics,
     analyticsRepo,
+    analyticsCosts,
     analyticsIngest,
     analyticsResources,
     buckets,

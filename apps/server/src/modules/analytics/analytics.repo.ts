@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.ts';
 import {
   analyticsDailyCosts,
   analyticsIngestRuns,
+  analyticsMonthlyCosts,
   analyticsReportPeriods,
   cloudAccounts,
 } from '../../db/schema/index.ts';
@@ -176,8 +177,8 @@ export class AnalyticsRepo {
   }
 
   /**
-   * In ONE transaction: the previous version of the period (its row and, by cascade, its rollups) is deleted and
-   * the staged version becomes current. Readers see the old version or the new one, never both nor neither.
+   * In ONE transaction: the previous version of the period (its row and, by cascade, its rollups) is deleted, the
+   * staged days are summed into the period's monthly rollup, and the staged version becomes current. Readers see the old version or the new one, never both nor neither.
    */
   async swapPeriod(organizationId: string, accountId: string, stagedId: string): Promise<void> {
     await this.orm.transaction(async (tx) => {
@@ -215,8 +216,28 @@ export class AnalyticsRepo {
               eq(analyticsDailyCosts.periodId, old.id),
             ),
           );
+        await tx
+          .delete(analyticsMonthlyCosts)
+          .where(
+            and(
+              eq(analyticsMonthlyCosts.organizationId, organizationId),
+              eq(analyticsMonthlyCosts.periodId, old.id),
+            ),
+          );
       }
       await tx.delete(analyticsReportPeriods).where(samePeriod);
+      // The month's rollup is summed from the staged days inside this transaction, so it turns current with them.
+      await tx.execute(sql`
+        insert into ${analyticsMonthlyCosts} (organization_id, cloud_account_id, period_id, month, usage_account_id,
+          line_item_type, product_code, usage_type, operation, region, resource_id, cost_nano, usage_amount,
+          line_items, last_day)
+        select organization_id, cloud_account_id, period_id, ${staged.period}, usage_account_id, line_item_type,
+          product_code, usage_type, operation, region, resource_id, sum(cost_nano)::bigint, sum(usage_amount),
+          sum(line_items)::int, max(day)
+        from ${analyticsDailyCosts}
+        where organization_id = ${organizationId} and period_id = ${stagedId}
+        group by organization_id, cloud_account_id, period_id, usage_account_id, line_item_type, product_code,
+          usage_type, operation, region, resource_id`);
       await tx
         .update(analyticsReportPeriods)
         .set({ current: true, ingestedAt: new Date() })
