@@ -215,12 +215,20 @@ export class AnalyticsCostsRepo {
  * ids, hours); ties go to CUR 2.0, then the report's name, so the choice is stable.
  */
 function chosenPeriods(scope: CostScope): SQL {
-  const account = scope.accountId === null ? sql`` : sql`and cloud_account_id = ${scope.accountId}`;
-  return sql`with chosen as (
-    select distinct on (cloud_account_id, period) id, period, cost_nano, ingested_at
+  return sql`with chosen as (${chosenPeriodsOf(scope.organizationId, scope.accountId)})`;
+}
+
+/**
+ * The periods the read calls sum, as a subquery: of each account and month, one current period — the report with
+ * the most line items, then CUR 2.0, then by name — so two reports of one bill in a bucket (daily and hourly, or
+ * legacy beside 2.0) are never added up. Every read of the rollups joins it, so they all count the same report.
+ */
+export function chosenPeriodsOf(organizationId: string, accountId: string | null): SQL {
+  const account = accountId === null ? sql`` : sql`and cloud_account_id = ${accountId}`;
+  return sql`select distinct on (cloud_account_id, period) id, cloud_account_id, period, cost_nano, ingested_at
     from ${analyticsReportPeriods}
-    where organization_id = ${scope.organizationId} and current ${account}
-    order by cloud_account_id, period, line_items desc, layout desc, report)`;
+    where organization_id = ${organizationId} and current ${account}
+    order by cloud_account_id, period, line_items desc, layout desc, report`;
 }
 
 function accountFilter(scope: CostScope): SQL {

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import { chosenPeriodsOf } from './analytics-costs.repo.ts';
 import {
   analyticsDailyCosts,
   analyticsReportPeriods,
@@ -68,7 +69,7 @@ export class ResourcesRepo {
              sum(d.usage_amount)::float8 as usage_amount,
              max(d.day) filter (where d.line_item_type in ${USAGE_TYPES})::text as last_usage_day
       from ${analyticsDailyCosts} d
-      join ${analyticsReportPeriods} p on p.id = d.period_id and p.current
+      join (${chosenPeriodsOf(organizationId, accountId)}) p on p.id = d.period_id
       where ${this.#month(organizationId, accountId, month)}
         and d.product_code = ${productCode} and d.resource_id like ${resource}
         ${usageAccountId === undefined ? sql`` : sql`and d.usage_account_id = ${usageAccountId}`}
@@ -89,7 +90,7 @@ export class ResourcesRepo {
     const result = await this.orm.execute<{ day: string | null }>(sql`
       select max(d.day)::text as day
       from ${analyticsDailyCosts} d
-      join ${analyticsReportPeriods} p on p.id = d.period_id and p.current
+      join (${chosenPeriodsOf(organizationId, accountId)}) p on p.id = d.period_id
       where ${this.#month(organizationId, accountId, month)}`);
     return result.rows[0]?.day ?? null;
   }
@@ -106,7 +107,7 @@ export class ResourcesRepo {
       this.orm.execute<{ cloud_account_id: string; resource_id: string; cost_nano: string }>(sql`
         select d.cloud_account_id, d.resource_id, sum(d.cost_nano)::text as cost_nano
         from ${analyticsDailyCosts} d
-        join ${analyticsReportPeriods} p on p.id = d.period_id and p.current
+        join (${chosenPeriodsOf(organizationId, null)}) p on p.id = d.period_id
         where d.organization_id = ${organizationId} and d.day >= ${month.from}::date and d.day < ${month.to}::date
           and d.product_code = 'AmazonS3' and d.resource_id <> ''
         group by d.cloud_account_id, d.resource_id`),
@@ -135,13 +136,9 @@ export class ResourcesRepo {
       period: string;
       cost_nano: string;
     }>(sql`
-      select p.cloud_account_id, p.period, sum(p.cost_nano)::text as cost_nano
-      from ${analyticsReportPeriods} p
-      where p.organization_id = ${organizationId} and p.current
-        and p.period = (
-          select max(q.period) from ${analyticsReportPeriods} q
-          where q.organization_id = p.organization_id and q.cloud_account_id = p.cloud_account_id and q.current)
-      group by p.cloud_account_id, p.period`);
+      select distinct on (p.cloud_account_id) p.cloud_account_id, p.period, p.cost_nano::text as cost_nano
+      from (${chosenPeriodsOf(organizationId, null)}) p
+      order by p.cloud_account_id, p.period desc`);
     return new Map(
       result.rows.map((row) => [
         row.cloud_account_id,
