@@ -1,21 +1,16 @@
 import { Alert, App, Button, Flex, Spin, Typography } from 'antd';
 import { ReloadOutlined } from '@ant-design/icons';
-import dayjs from 'dayjs';
 import {
   ACTIONS,
   analyticsMessages,
   roleMay,
-  type AnalyticsRunView,
   type CloudAccountView,
   type UserProfile,
 } from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { useIngestRuns, useRefreshAnalytics } from './analytics-api.ts';
-
-/** Spec 000 §9: timestamps read MM/DD/YYYY - HH:mm in local time. */
-const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
-const at = (iso: string | null) => (iso ? dayjs(iso).format(TIMESTAMP_FORMAT) : '');
+import { analyticsTexts, runSummary } from './analytics-texts.ts';
 
 /** Whether the member may read an account's reports again now: the server's own rule (Owner, Admin; ACL on). */
 export function mayRefresh(profile: UserProfile | undefined): boolean {
@@ -25,27 +20,6 @@ export function mayRefresh(profile: UserProfile | undefined): boolean {
     roleMay(profile.role.title, 'analytics.refresh') &&
     (service === null || profile.acl.services[service] !== false)
   );
-}
-
-const plural = (count: number, one: string, many: string) =>
-  `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-
-/** The latest ingestion run in words (issue 24: each run and its outcome is visible in the product). */
-export function runSummary(run: AnalyticsRunView): string {
-  switch (run.state) {
-    case 'queued':
-      return `Reading the billing reports is queued (since ${at(run.queued_at)}).`;
-    case 'running':
-      return `Reading the billing reports (started ${at(run.started_at ?? run.queued_at)}).`;
-    case 'succeeded':
-      return (
-        `Billing reports read ${at(run.finished_at)}: ${plural(run.rows, 'row', 'rows')}, ` +
-        `${plural(run.periods_replaced, 'period', 'periods')} replaced, ` +
-        `${plural(run.periods_skipped, 'period', 'periods')} unchanged.`
-      );
-    case 'failed':
-      return `Reading the billing reports failed ${at(run.finished_at)}: ${run.error ?? 'no reason was given.'}`;
-  }
 }
 
 /**
@@ -94,7 +68,7 @@ export function IngestStatus({ account }: { account: CloudAccountView }) {
               </Typography.Text>
             </Flex>
           ) : (
-            <Typography.Text type="secondary">The billing reports have not been read yet.</Typography.Text>
+            <Typography.Text type="secondary">{analyticsTexts.neverRead}</Typography.Text>
           )}
         </div>
       </Flex>

@@ -1,7 +1,8 @@
-import { Col, Row, Space, Table, Tag, Tooltip } from 'antd';
+import { Col, Empty, Row, Space, Table, Tag, Tooltip } from 'antd';
 import { type AnalyticsInstance, type CostCategory, type InstanceKind } from '@cumulo/contract';
 import { useInstances, type AnalyticsSelection } from './analytics-api.ts';
-import { ChartFigure, CostBarChart, FigureCard, NoData, Panel, QueryBody, usd } from './AnalyticsPanel.tsx';
+import { ChartFigure, CostBarChart, FigureCard, Panel, QueryBody, usd } from './AnalyticsPanel.tsx';
+import { analyticsTexts } from './analytics-texts.ts';
 
 /** What the chart and the cards of each page say; the kind is the instances call's. */
 const PAGES: Record<InstanceKind, { category: Extract<CostCategory, 'Compute' | 'Database'>; noun: string }> =
@@ -31,7 +32,7 @@ export function InstancesPage({ kind, selection }: { kind: InstanceKind; selecti
   return (
     <QueryBody query={instances}>
       {(list) => {
-        if (list.length === 0) return <NoData />;
+        if (list.length === 0) return <Empty description={analyticsTexts.noInstances(page.noun)} />;
         const running = list.filter((i) => i.state === 'running').length;
         const byProduct = costPerProduct(list);
         const bars =
@@ -74,8 +75,8 @@ export function InstancesPage({ kind, selection }: { kind: InstanceKind; selecti
                       <Tooltip
                         title={
                           instance.state_source === 'api'
-                            ? 'As the provider reports it now'
-                            : "From the billing report: usage on the month's last day of data"
+                            ? analyticsTexts.stateFromApi
+                            : analyticsTexts.stateFromReport
                         }
                       >
                         <Tag color={state === 'running' ? 'green' : 'default'}>{state}</Tag>

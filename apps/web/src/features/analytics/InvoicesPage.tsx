@@ -6,6 +6,7 @@ import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
 import { invoiceDownloadUrl, useInvoiceFiles } from './analytics-api.ts';
 import { Panel } from './AnalyticsPanel.tsx';
+import { analyticsTexts } from './analytics-texts.ts';
 
 const cell = { padding: '6px 8px', borderBottom: '1px solid #f0f0f0', textAlign: 'left' } as const;
 
@@ -85,7 +86,7 @@ function InvoiceFilesPage({
   const page: AnalyticsInvoices = files.data;
   if (first && page.files.length === 0)
     return wide(
-      <Typography.Text type="secondary">{`The billing bucket ${page.bucket} holds no file.`}</Typography.Text>,
+      <Typography.Text type="secondary">{analyticsTexts.emptyBillingBucket(page.bucket)}</Typography.Text>,
     );
   const nextToken = page.next_token;
   return (

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { Button, Col, Flex, Row, Space, Table, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
-import dayjs from 'dayjs';
 import {
   QUOTA_UNLIMITED,
   formatBytes,
@@ -31,10 +30,10 @@ import {
   TrendChart,
   usd,
 } from './AnalyticsPanel.tsx';
+import { analyticsTexts, formatTimestamp } from './analytics-texts.ts';
 
-/** Spec 000 §9: transfer costs to 5 decimals, timestamps MM/DD/YYYY - HH:mm in local time. */
+/** Spec 000 §9: transfer costs to 5 decimals. */
 const TRANSFER_COST_DECIMALS = 5;
-const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
 const TRANSFERS_SHOWN = 5;
 
 /** Whether the reports hold anything for the month: usage by category, or a credit, refund, tax or fee alone. */
@@ -170,7 +169,7 @@ function ServicesUsage({ month }: { month: string }) {
       <QueryBody query={usage}>
         {(services) =>
           services.length === 0 ? (
-            <Typography.Text type="secondary">No service used this month.</Typography.Text>
+            <Typography.Text type="secondary">{analyticsTexts.noServiceUsed}</Typography.Text>
           ) : (
             <Space orientation="vertical" style={{ width: '100%' }}>
               {services.map((service) => (
@@ -214,7 +213,7 @@ function TransferCosts() {
             rowKey="id"
             pagination={false}
             dataSource={items}
-            locale={{ emptyText: 'No transfer finished yet.' }}
+            locale={{ emptyText: analyticsTexts.noTransfer }}
             columns={[
               { title: 'Cloud', dataIndex: 'cloud' },
               { title: 'Size', dataIndex: 'size', render: (size: number) => formatBytes(size) },
@@ -227,7 +226,7 @@ function TransferCosts() {
               {
                 title: 'Ended',
                 dataIndex: 'ended',
-                render: (ended: string) => dayjs(ended).format(TIMESTAMP_FORMAT),
+                render: (ended: string) => formatTimestamp(ended),
               },
             ]}
           />

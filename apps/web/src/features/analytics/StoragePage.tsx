@@ -13,6 +13,7 @@ import {
 } from './analytics-api.ts';
 import { FigureCard, NoData, Panel, QueryBody, usd } from './AnalyticsPanel.tsx';
 import { hasMonthData } from './OverviewPage.tsx';
+import { analyticsTexts } from './analytics-texts.ts';
 
 /** Shown where a bucket has no billed cost: no report holds it. */
 export const NOT_BILLED = '—';
@@ -67,11 +68,7 @@ export function StoragePage({ selection }: { selection: AnalyticsSelection }) {
 function Difference({ amount }: { amount: number | null }) {
   if (amount === null) return <>{NOT_BILLED}</>;
   const type = amount > 0 ? 'danger' : amount < 0 ? 'success' : undefined;
-  return (
-    <Typography.Text type={type} data-sign={Math.sign(amount)}>
-      {amount > 0 ? `+${usd(amount)}` : usd(amount)}
-    </Typography.Text>
-  );
+  return <Typography.Text type={type}>{amount > 0 ? `+${usd(amount)}` : usd(amount)}</Typography.Text>;
 }
 
 /**
@@ -90,7 +87,7 @@ export function StorageEstimates({ month }: { month: string }) {
             rowKey={(row) => `${row.cloud_account_id}/${row.bucket_name}`}
             dataSource={rows}
             pagination={rows.length > 20 ? { pageSize: 20 } : false}
-            locale={{ emptyText: 'No bucket to estimate yet.' }}
+            locale={{ emptyText: analyticsTexts.noBucketToEstimate }}
             scroll={{ x: true }}
             columns={[
               { title: 'Account', dataIndex: 'account_name' },
