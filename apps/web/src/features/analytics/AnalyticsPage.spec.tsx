@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import {
   AUTH_STORAGE_KEY,
@@ -380,9 +380,13 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
     expect(list.getByText('batch').closest('tr')).toHaveTextContent('stopped$9.50');
   });
 
-  it('Invoices: pages through the billing bucket with "Load more" and links the four documents', async () => {
-    stubAnalytics({
+  it('Invoices: downloads a file, pages through the billing bucket with "Load more", links the four documents', async () => {
+    const calls = stubAnalytics({
       extra: {
+        'GET /api/analytics/invoices/download': {
+          status: 200,
+          body: { url: 'https://s3.example/cur-reports/part-1?signed' },
+        },
         'GET /api/analytics/invoices': (call) =>
           new URLSearchParams(call.search).get('token') === 'page-2'
             ? {
@@ -412,7 +416,16 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
     const { user } = renderAt('/analytics?page=invoices');
     const files = within(await screen.findByRole('table', { name: 'Billing bucket files' }));
     expect(await files.findByText('cur/2026-11/part-1.csv.gz')).toBeInTheDocument();
-    expect(files.getByRole('button', { name: 'Download cur/2026-11/part-1.csv.gz' })).toBeInTheDocument();
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    await user.click(files.getByRole('button', { name: 'Download cur/2026-11/part-1.csv.gz' }));
+    await waitFor(() =>
+      expect(open).toHaveBeenCalledWith('https://s3.example/cur-reports/part-1?signed', '_blank', 'noopener'),
+    );
+    expect(
+      new URLSearchParams(calls.find((c) => c.path === '/api/analytics/invoices/download')?.search).get(
+        'key',
+      ),
+    ).toBe('cur/2026-11/part-1.csv.gz');
 
     await user.click(files.getByRole('button', { name: 'Load more' }));
     expect(await files.findByText('cur/2026-10/Manifest.json')).toBeInTheDocument();
