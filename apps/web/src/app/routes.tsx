@@ -140,6 +140,9 @@ const DesktopBillingPage = lazy(() =>
 const RequirePackage = lazy(() =>
   import('../features/billing/RequirePackage.tsx').then((m) => ({ default: m.RequirePackage })),
 );
+const AnalyticsPage = lazy(() =>
+  import('../features/analytics/AnalyticsPage.tsx').then((m) => ({ default: m.AnalyticsPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -239,7 +242,14 @@ export const appRoutes: RouteObject[] = [
               soon('prod2', 'Cloud to Cloud Transfers'),
               soon('prod3', 'Cloud to Cloud Transfers'),
               soon('wasabic2c', 'Wasabi Cloud to Cloud Transfers'),
-              paid('analytics', 'Analytics', 'analytics'),
+              {
+                path: 'analytics',
+                element: (
+                  <RequirePackage pkg="analytics">
+                    <AnalyticsPage />
+                  </RequirePackage>
+                ),
+              },
               paid('analytics-old', 'Analytics (previous version)', 'analytics'),
               paid('finance', 'Finance', 'finance'),
               { path: 'logs', element: <LogsPage /> },

@@ -1,0 +1,78 @@
+import { Alert, App, Button, Flex, Spin, Typography } from 'antd';
+import { ReloadOutlined } from '@ant-design/icons';
+import {
+  ACTIONS,
+  analyticsMessages,
+  roleMay,
+  type CloudAccountView,
+  type UserProfile,
+} from '@cumulo/contract';
+import { ApiError, describeError } from '../../api/client.ts';
+import { useProfile } from '../profile/useProfile.ts';
+import { useIngestRuns, useRefreshAnalytics } from './analytics-api.ts';
+import { analyticsTexts, runSummary } from './analytics-texts.ts';
+
+/** Whether the member may read an account's reports again now: the server's own rule (Owner, Admin; ACL on). */
+export function mayRefresh(profile: UserProfile | undefined): boolean {
+  const service = ACTIONS['analytics.refresh'].service;
+  return (
+    profile !== undefined &&
+    roleMay(profile.role.title, 'analytics.refresh') &&
+    (service === null || profile.acl.services[service] !== false)
+  );
+}
+
+/**
+ * The account's ingestion in the product: the Refresh button (for those who may), the latest run's state and
+ * outcome, and why the billing bucket could not be read when it could not.
+ */
+export function IngestStatus({ account }: { account: CloudAccountView }) {
+  const { message } = App.useApp();
+  const profile = useProfile().data;
+  const runs = useIngestRuns(account.id);
+  const refresh = useRefreshAnalytics();
+  const latest = runs.data?.[0];
+  const underWay = latest?.state === 'queued' || latest?.state === 'running';
+  const start = async () => {
+    try {
+      await refresh.mutateAsync(account.id);
+      void message.success(analyticsMessages.refreshing(account.name));
+    } catch (error) {
+      // A 400 already shows in the shared 'Error' modal.
+      if (!(error instanceof ApiError && error.status === 400)) void message.error(describeError(error));
+    }
+  };
+  return (
+    <Flex vertical gap={8}>
+      <Flex gap={12} align="center" wrap>
+        {mayRefresh(profile) && (
+          <Button
+            icon={<ReloadOutlined aria-hidden />}
+            loading={refresh.isPending}
+            disabled={underWay}
+            onClick={() => void start()}
+          >
+            Refresh
+          </Button>
+        )}
+        <div role="status" aria-label="Billing report ingestion">
+          {runs.isError ? (
+            <Typography.Text type="danger">{describeError(runs.error)}</Typography.Text>
+          ) : runs.isPending ? (
+            <Spin size="small" aria-label="Loading" />
+          ) : latest ? (
+            <Flex gap={8} align="center">
+              {underWay && <Spin size="small" aria-label="Reading the billing reports" />}
+              <Typography.Text type={latest.state === 'failed' ? 'danger' : 'secondary'}>
+                {runSummary(latest)}
+              </Typography.Text>
+            </Flex>
+          ) : (
+            <Typography.Text type="secondary">{analyticsTexts.neverRead}</Typography.Text>
+          )}
+        </div>
+      </Flex>
+      {account.billing_error && <Alert type="warning" showIcon title={account.billing_error} />}
+    </Flex>
+  );
+}
