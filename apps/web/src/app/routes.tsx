@@ -140,6 +140,9 @@ const DesktopBillingPage = lazy(() =>
 const RequirePackage = lazy(() =>
   import('../features/billing/RequirePackage.tsx').then((m) => ({ default: m.RequirePackage })),
 );
+const AnalyticsOldPage = lazy(() =>
+  import('../features/analytics/old/AnalyticsOldPage.tsx').then((m) => ({ default: m.AnalyticsOldPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -240,7 +243,14 @@ export const appRoutes: RouteObject[] = [
               soon('prod3', 'Cloud to Cloud Transfers'),
               soon('wasabic2c', 'Wasabi Cloud to Cloud Transfers'),
               paid('analytics', 'Analytics', 'analytics'),
-              paid('analytics-old', 'Analytics (previous version)', 'analytics'),
+              {
+                path: 'analytics-old',
+                element: (
+                  <RequirePackage pkg="analytics">
+                    <AnalyticsOldPage />
+                  </RequirePackage>
+                ),
+              },
               paid('finance', 'Finance', 'finance'),
               { path: 'logs', element: <LogsPage /> },
               soon('userList', 'Users'),
