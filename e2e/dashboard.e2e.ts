@@ -32,7 +32,7 @@ test('a member arranges their dashboard widgets and finds them so after a reload
   await page.getByRole('button', { name: 'Remove Usage' }).click();
   await page.getByRole('button', { name: 'Move Alerts up' }).click();
   await page.getByRole('button', { name: 'Move Alerts up' }).click();
-  const arranged = ['Active Cloud Providers', 'Alerts', 'Sync Jobs', 'Recent Transfers'];
+  const arranged = ['Active Cloud Providers', 'Alerts', 'Sync Jobs', 'Recent Transfers', 'Analytics'];
   await expect.poll(() => arrangedWidgets(page)).toEqual(arranged);
   // Saved once every change has been answered.
   await expect
@@ -41,7 +41,7 @@ test('a member arranges their dashboard widgets and finds them so after a reload
       const layout = (await res.json()) as { widgets: Array<{ id: string }> };
       return layout.widgets.map((widget) => widget.id);
     })
-    .toEqual(['accounts', 'alerts', 'sync_jobs', 'recent_transfers']);
+    .toEqual(['accounts', 'alerts', 'sync_jobs', 'recent_transfers', 'analytics']);
 
   await page.reload();
   await expect(page.getByRole('button', { name: 'Lab AWS', exact: true })).toBeVisible();

@@ -10,6 +10,8 @@ export const DASHBOARD_WIDGETS = {
   sync_jobs: 'Sync Jobs',
   recent_transfers: 'Recent Transfers',
   alerts: 'Alerts',
+  /** Spec 000 §3 "Analytics items shown on the dashboard": this month's costliest items (Analytics package). */
+  analytics: 'Analytics',
 } as const;
 export type DashboardWidgetId = keyof typeof DASHBOARD_WIDGETS;
 export const DASHBOARD_WIDGET_IDS = Object.keys(DASHBOARD_WIDGETS) as [

@@ -143,6 +143,9 @@ const RequirePackage = lazy(() =>
 const AnalyticsPage = lazy(() =>
   import('../features/analytics/AnalyticsPage.tsx').then((m) => ({ default: m.AnalyticsPage })),
 );
+const AnalyticsOldPage = lazy(() =>
+  import('../features/analytics/old/AnalyticsOldPage.tsx').then((m) => ({ default: m.AnalyticsOldPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -250,7 +253,14 @@ export const appRoutes: RouteObject[] = [
                   </RequirePackage>
                 ),
               },
-              paid('analytics-old', 'Analytics (previous version)', 'analytics'),
+              {
+                path: 'analytics-old',
+                element: (
+                  <RequirePackage pkg="analytics">
+                    <AnalyticsOldPage />
+                  </RequirePackage>
+                ),
+              },
               paid('finance', 'Finance', 'finance'),
               { path: 'logs', element: <LogsPage /> },
               soon('userList', 'Users'),

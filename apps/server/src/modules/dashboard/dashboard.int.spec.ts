@@ -46,11 +46,18 @@ describe('dashboard widgets per member, against embedded PostgreSQL', () => {
     const removed = await call('DELETE', '/api/dashboard?id=alerts', user);
     expect(removed.status, removed.raw).toBe(200);
     expect((removed.body as DashboardChanged).message).toBe(dashboardMessages.removed('Alerts'));
-    expect(idsOf(removed.body)).toEqual(['accounts', 'usage', 'sync_jobs', 'recent_transfers']);
+    expect(idsOf(removed.body)).toEqual(['accounts', 'usage', 'sync_jobs', 'recent_transfers', 'analytics']);
 
     const added = await call('PUT', '/api/dashboard/create', user, { id: 'alerts', position: 0 });
     expect(added.status, added.raw).toBe(200);
-    expect(idsOf(added.body)).toEqual(['alerts', 'accounts', 'usage', 'sync_jobs', 'recent_transfers']);
+    expect(idsOf(added.body)).toEqual([
+      'alerts',
+      'accounts',
+      'usage',
+      'sync_jobs',
+      'recent_transfers',
+      'analytics',
+    ]);
 
     const reordered = await call('PUT', '/api/dashboard/createAll', user, {
       widgets: ['recent_transfers', 'accounts', 'alerts'],
@@ -75,7 +82,14 @@ describe('dashboard widgets per member, against embedded PostgreSQL', () => {
   it('adds a widget last when no position is given, and keeps an emptied dashboard empty', async () => {
     const added = await call('PUT', '/api/dashboard/create', owner, { id: 'usage' });
     // Already on the default layout: it moves to the end rather than appearing twice.
-    expect(idsOf(added.body)).toEqual(['accounts', 'sync_jobs', 'recent_transfers', 'alerts', 'usage']);
+    expect(idsOf(added.body)).toEqual([
+      'accounts',
+      'sync_jobs',
+      'recent_transfers',
+      'alerts',
+      'analytics',
+      'usage',
+    ]);
 
     const emptied = await call('PUT', '/api/dashboard/createAll', owner, { widgets: [] });
     expect(emptied.status, emptied.raw).toBe(200);

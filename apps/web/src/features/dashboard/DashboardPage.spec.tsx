@@ -5,6 +5,7 @@ import {
   DASHBOARD_WIDGETS,
   DASHBOARD_WIDGET_IDS,
   PROVIDER_NAMES,
+  analyticsReadMessages,
   dashboardMessages,
   syncMessages,
   type CloudAccountView,
@@ -582,10 +583,16 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     await waitFor(() => expect(regionNames()).not.toContain('Usage'));
     await user.click(screen.getByRole('button', { name: 'Move Alerts up' }));
     await waitFor(() =>
-      expect(regionNames()).toEqual(['Active Cloud Providers', 'Sync Jobs', 'Alerts', 'Recent Transfers']),
+      expect(regionNames()).toEqual([
+        'Active Cloud Providers',
+        'Sync Jobs',
+        'Alerts',
+        'Recent Transfers',
+        'Analytics',
+      ]),
     );
     await waitFor(() =>
-      expect(store.saved()).toEqual(['accounts', 'sync_jobs', 'alerts', 'recent_transfers']),
+      expect(store.saved()).toEqual(['accounts', 'sync_jobs', 'alerts', 'recent_transfers', 'analytics']),
     );
 
     await user.click(screen.getByRole('combobox', { name: 'Add a widget' }));
@@ -596,6 +603,7 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
         'Sync Jobs',
         'Alerts',
         'Recent Transfers',
+        'Analytics',
         'Usage',
       ]),
     );
@@ -607,7 +615,7 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
       expect.objectContaining({
         method: 'PUT',
         path: '/api/dashboard/createAll',
-        body: { widgets: ['accounts', 'sync_jobs', 'alerts', 'recent_transfers'] },
+        body: { widgets: ['accounts', 'sync_jobs', 'alerts', 'recent_transfers', 'analytics'] },
       }),
       expect.objectContaining({ method: 'PUT', path: '/api/dashboard/create', body: { id: 'usage' } }),
     ]);
@@ -622,6 +630,7 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
       'Sync Jobs',
       'Alerts',
       'Recent Transfers',
+      'Analytics',
       'Usage',
     ]);
   });
@@ -683,5 +692,59 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     expect(statistic('Estimated monthly cost')).toBe('$0.23');
     expect(await screen.findByText('Size limit reached')).toBeInTheDocument();
     expect(screen.getByText('logs is above 2 GB.')).toBeInTheDocument();
+  });
+
+  it('lists this month’s costliest analytics items for an organisation with the Analytics package', async () => {
+    const store = layoutServer(['analytics']);
+    stubDashboard(
+      { profile: buildProfile({ packages: [{ title: 'Analytics' }] }) },
+      {
+        ...store.handlers,
+        'GET /api/analytics/dashboard': {
+          status: 200,
+          body: [
+            {
+              cloud_account_id: '0b7d7c36-0000-4000-8000-000000000001',
+              product_name: 'AmazonS3',
+              usage_type: 'TimedStorage-ByteHrs',
+              total_cost: 812.5,
+              bucket_name: 'logs',
+              database_name: null,
+            },
+            {
+              cloud_account_id: '0b7d7c36-0000-4000-8000-000000000001',
+              product_name: 'AmazonRDS',
+              usage_type: 'InstanceUsage:db.t3.micro',
+              total_cost: 40.25,
+              bucket_name: null,
+              database_name: 'orders-db',
+            },
+          ],
+        },
+      },
+    );
+    renderAt('/dashboard');
+
+    const table = await screen.findByRole('table', { name: 'Costliest items this month' });
+    const s3 = (await within(table).findByText('TimedStorage-ByteHrs')).closest('tr') as HTMLElement;
+    expect(within(s3).getByText('S3')).toBeInTheDocument();
+    expect(within(s3).getByText('logs')).toBeInTheDocument();
+    expect(within(s3).getByText('$812.50')).toBeInTheDocument();
+    const rds = within(table).getByText('InstanceUsage:db.t3.micro').closest('tr') as HTMLElement;
+    expect(within(rds).getByText('Amazon RDS')).toBeInTheDocument();
+    expect(within(rds).getByText('orders-db')).toBeInTheDocument();
+    expect(within(rds).getByText('$40.25')).toBeInTheDocument();
+  });
+
+  it('offers the Analytics package instead, and asks for no analytics, without it', async () => {
+    const store = layoutServer(['analytics']);
+    const calls = stubDashboard({}, store.handlers);
+    const { user } = renderAt('/dashboard');
+
+    expect(await screen.findByText(analyticsReadMessages.packageRequired)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Subscribe to Analytics' }));
+    expect(await screen.findByRole('dialog', { name: 'Subscribe to Analytics' })).toBeInTheDocument();
+    expect(screen.queryByRole('table', { name: 'Costliest items this month' })).toBeNull();
+    expect(calls.some((call) => call.path.startsWith('/api/analytics'))).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import { AddAccountButton } from '../accounts/AddAccountButton.tsx';
 import { CloudAccountList } from '../accounts/CloudAccountList.tsx';
 import { DashboardSyncJobs } from '../sync/DashboardSyncJobs.tsx';
 import { AlertsWidget } from './AlertsWidget.tsx';
+import { AnalyticsWidget } from './AnalyticsWidget.tsx';
 import { RecentTransfers } from './RecentTransfers.tsx';
 import { UsageWidget } from './UsageWidget.tsx';
 import {
@@ -23,6 +24,7 @@ const WIDGETS: Record<DashboardWidgetId, () => ReactNode> = {
   sync_jobs: () => <DashboardSyncJobs />,
   recent_transfers: () => <RecentTransfers />,
   alerts: () => <AlertsWidget />,
+  analytics: () => <AnalyticsWidget />,
 };
 
 /** A widget while the layout is being arranged: its name and the buttons that move or remove it. */
@@ -74,7 +76,7 @@ function ArrangedWidget({
 
 /**
  * / and /dashboard — the Dashboard / Hybrid view (spec 000 §2): the member's own widgets (accounts with their
- * buckets, usage, sync jobs, recent transfers, alerts) in the order they chose (spec 000 §7 "Dashboard widgets").
+ * buckets, usage, sync jobs, recent transfers, alerts, analytics items) in the order they chose (spec 000 §7 "Dashboard widgets").
  * "Arrange" adds, removes and reorders them; each change is saved at once.
  */
 export function DashboardPage() {
