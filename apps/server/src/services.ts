@@ -25,7 +25,7 @@ import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
-import { ingestEngine } from './modules/analytics/ingest/engine.ts';
+import { createIngestEngine } from './modules/analytics/ingest/engine.ts';
 import { BucketsService } from './modules/cloud-accounts/buckets.service.ts';
 import { WasabiPartnerClient } from './modules/cloud-accounts/wasabi-partner.ts';
 import { AlertsRepo } from './modules/alerts/alerts.repo.ts';
@@ -166,7 +166,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     enqueueIngest(boss, analyticsRepo),
   );
   const analytics = new AnalyticsService(analyticsRepo, cloudAccountsRepo, enqueueIngest(boss, analyticsRepo));
-  const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
+  const analyticsIngest = new IngestRun(
+    analyticsRepo,
+    cloudAccountsRepo,
+    stores,
+    createIngestEngine({ threads: config.ANALYTICS_READ_THREADS }),
+    log,
+  );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
   const inventory = new BucketInventory(
     cloudAccountsRepo,

@@ -59,6 +59,19 @@ export class RollupAggregator {
     });
   }
 
+  /** Adds another aggregator's row of the same key (the reading threads' rows, merged: read-pool.ts). */
+  addRow(other: RollupRow): void {
+    const key = keyOf(other);
+    const row = this.#rows.get(key);
+    if (row) {
+      row.costNano += other.costNano;
+      row.usageAmount += other.usageAmount;
+      row.lineItems += other.lineItems;
+    } else {
+      this.#rows.set(key, { ...other });
+    }
+  }
+
   /** How many distinct keys (rows) it holds. */
   get size(): number {
     return this.#rows.size;
