@@ -156,7 +156,9 @@ export class IngestRun {
   /** Reads the period's files into rollups, stages them and swaps them in; answers the line items read. */
   async #replace(job: IngestJob, store: ObjectStore, bucket: string, period: ReportPeriod): Promise<number> {
     const rollups = this.engine.aggregateFiles
-      ? await this.engine.aggregateFiles(period.files, period.layout, (file) => this.#open(store, bucket, file))
+      ? await this.engine.aggregateFiles(period.files, period.layout, (file) =>
+          this.#open(store, bucket, file),
+        )
       : await this.engine.aggregate(this.#batches(store, bucket, period));
     try {
       const stagedId = await this.repo.stagePeriod(job.organizationId, job.accountId, period, rollups);

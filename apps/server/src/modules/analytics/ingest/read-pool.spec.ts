@@ -157,9 +157,14 @@ describe('aggregateFilesInThreads (a period read in worker threads)', () => {
       }
       return Readable.from(cut());
     };
-    await expect(aggregateFilesInThreads(files.map((f) => f.file), 'cur-legacy', broken, 2)).rejects.toThrow(
-      'cur/20260601-20260701/report-2.csv.gz: the file cannot be read (socket hang up)',
-    );
+    await expect(
+      aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        broken,
+        2,
+      ),
+    ).rejects.toThrow('cur/20260601-20260701/report-2.csv.gz: the file cannot be read (socket hang up)');
     expect(liveReadWorkers()).toBe(0);
 
     const unreadable: OpenReportFile = async (file) => {
@@ -168,8 +173,15 @@ describe('aggregateFilesInThreads (a period read in worker threads)', () => {
       return open(file);
     };
     await expect(
-      aggregateFilesInThreads(files.map((f) => f.file), 'cur-legacy', unreadable, 2),
-    ).rejects.toThrow('cur/20260601-20260701/report-3.csv.gz: the report file cannot be read (Access Denied)');
+      aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        unreadable,
+        2,
+      ),
+    ).rejects.toThrow(
+      'cur/20260601-20260701/report-3.csv.gz: the report file cannot be read (Access Denied)',
+    );
     expect(liveReadWorkers()).toBe(0);
   });
 });

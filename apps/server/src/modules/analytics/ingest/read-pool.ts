@@ -31,7 +31,7 @@ export type FromReadWorker =
 
 /**
  * Files of one period read at once when the configuration does not say (ANALYTICS_READ_THREADS): two, the cores
- * the issue's goal was measured on, and each thread adds ~90 MB to the process's peak (README "Engine").
+ * the issue's goal was measured on, and each thread adds ~70 MB to the process's peak (README "Engine").
  */
 export const DEFAULT_READ_THREADS = 2;
 
