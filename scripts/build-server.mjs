@@ -47,11 +47,20 @@ const externalPackages = {
 };
 
 /**
- * Bundles `entryPoints` (default: the server's main.ts) into `outdir` (default: apps/server/dist), ES modules
- * split at dynamic imports, with source maps beside them.
+ * The billing-report reading thread (modules/analytics/ingest/read-pool.ts) is an entry point of its own: a worker
+ * thread starts from a file, which read-pool.ts finds as `analytics-read-worker.js` beside its own chunk.
+ */
+export const analyticsReadWorkerEntry = {
+  in: path.join(root, 'apps/server/src/modules/analytics/ingest/read-worker.ts'),
+  out: 'analytics-read-worker',
+};
+
+/**
+ * Bundles `entryPoints` (default: the server's main.ts and the reading thread) into `outdir` (default:
+ * apps/server/dist), ES modules split at dynamic imports, with source maps beside them.
  */
 export async function bundleServer({
-  entryPoints = [path.join(root, 'apps/server/src/main.ts')],
+  entryPoints = [{ in: path.join(root, 'apps/server/src/main.ts'), out: 'main' }, analyticsReadWorkerEntry],
   outdir = serverDist,
 } = {}) {
   fs.rmSync(outdir, { recursive: true, force: true });

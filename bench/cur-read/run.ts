@@ -1,13 +1,16 @@
 // bench/cur-read: reading a month of billing report (issue 24) — a 5 000 000-line legacy Cost and Usage Report split
-// into gzip CSV files, as AWS delivers it — and folding it into daily rollup rows, by the two candidate engines:
-//   (b) the module's reader: zlib + csv-records streaming into the RollupAggregator (read-report.ts, aggregate.ts);
-//   (c) DuckDB (@duckdb/node-api) reading the same files with a GROUP BY to the same daily keys;
-// next to (a) `gzip -dc` of the same files to /dev/null, the bound. Each runs in its own child process, so its peak
-// RSS is its own. Goals: ingestion ≤ 2.0 × gzip -dc; peak RSS ≤ 300 MB.
-// The files come from a small generator of its own below (seeded, cached in bench/.data/cur-read); the realistic
-// report generator of issue 24 point 6 replaces it later.
+// into gzip CSV files, as AWS delivers it — and folding it into daily rollup rows:
+//   (b) the server's ingestion engine (modules/analytics/ingest/engine.ts) as the worker role runs it: bundled by
+//       scripts/build-server.mjs, started with the server's Node flags, its files read in worker threads
+//       (ANALYTICS_READ_THREADS, default 2) each with its own aggregator, merged at the end;
+//   (b1) the same engine with one thread (the files read one after the other in the process's own thread);
+//   (c) DuckDB (@duckdb/node-api) reading the same files with a GROUP BY to the same daily keys, when installed;
+// beside (a) `gzip -dc` of the same files to /dev/null, the bound. Each runs in its own child process, so its peak
+// RSS is its own. Goals: ingestion ≤ 2.0 × gzip -dc; peak RSS ≤ 300 MB. The machine is shared, so each round runs
+// gzip -dc just before and just after (b) and divides by their mean; CPU-seconds (all threads) are shown too.
+// The files come from a small generator of its own below (seeded, cached in bench/.data/cur-read).
 //
-//   npm run cur-read -w bench [-- --lines 5000000 --files 5 --rounds 3]
+//   npm run cur-read -w bench [-- --lines 5000000 --files 5 --rounds 3 --threads 2 --one-thread]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,11 +18,8 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
-import {
-  RollupAggregator,
-  aggregateLineItems,
-} from '@cumulo/server/src/modules/analytics/ingest/aggregate.ts';
-import { readLineItemBatches } from '@cumulo/server/src/modules/analytics/ingest/read-report.ts';
+import { DEFAULT_READ_THREADS } from '@cumulo/server/src/modules/analytics/ingest/read-pool.ts';
+import { analyticsReadWorkerEntry, bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 const TIME_RATIO_GOAL = 2.0;
 const RSS_GOAL_MB = 300;
@@ -29,6 +29,8 @@ const { values: options } = parseArgs({
     lines: { type: 'string', default: '5000000' },
     files: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
+    threads: { type: 'string', default: String(DEFAULT_READ_THREADS) },
+    'one-thread': { type: 'boolean', default: false },
     child: { type: 'string' },
   },
 });
@@ -47,6 +49,7 @@ if (
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = path.join(here, '../.data/cur-read', `${lines}-${fileCount}`);
+const engineDir = path.join(here, '../.data/cur-read-engine');
 
 const HEADER = [
   'identity/LineItemId',
@@ -198,32 +201,10 @@ async function ensureFiles(): Promise<string[]> {
 interface Measure {
   seconds: number;
   rssMb: number;
+  /** User + system CPU-seconds of every thread. */
+  cpuSeconds?: number;
   rows?: number;
   costNano?: string;
-}
-
-/** (b) in this process: the module's reader and aggregator over every file. */
-async function childRead(files: string[]): Promise<Measure> {
-  const started = performance.now();
-  const aggregator = new RollupAggregator();
-  for (const file of files) {
-    await aggregateLineItems(
-      readLineItemBatches(
-        fs.createReadStream(file),
-        { key: path.basename(file), format: 'csv.gz' },
-        'cur-legacy',
-      ),
-      aggregator,
-    );
-  }
-  let costNano = 0n;
-  for (const row of aggregator.rows()) costNano += row.costNano;
-  return {
-    seconds: (performance.now() - started) / 1000,
-    rssMb: process.resourceUsage().maxRSS / 1024,
-    rows: aggregator.size,
-    costNano: String(costNano),
-  };
 }
 
 /** The part of @duckdb/node-api the bench uses: DuckDB is not a dependency (see the analytics README, "Engine"). */
@@ -270,66 +251,92 @@ async function childDuckdb(files: string[]): Promise<Measure> {
   }
   connection.closeSync();
   instance.closeSync();
+  const cpu = process.cpuUsage();
   return {
     seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     rssMb: process.resourceUsage().maxRSS / 1024,
     rows: rows.length,
     costNano: String(costNano),
   };
 }
 
-function runChild(kind: 'read' | 'duckdb'): Promise<Measure> {
+/** The engine's child (engine-child.ts) bundled with the reading thread's entry, as the server's build does. */
+async function buildEngine(): Promise<string> {
+  await bundleServer({
+    entryPoints: [{ in: path.join(here, 'engine-child.ts'), out: 'engine-child' }, analyticsReadWorkerEntry],
+    outdir: engineDir,
+  });
+  return path.join(engineDir, 'engine-child.js');
+}
+
+function measureOf(out: string): Measure {
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Measure;
+}
+
+function spawnMeasure(name: string, args: string[]): Promise<Measure> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...process.execArgv,
-        fileURLToPath(import.meta.url),
-        '--lines',
-        String(lines),
-        '--files',
-        String(fileCount),
-        '--child',
-        kind,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code !== 0) reject(new Error(`${kind} exited ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Measure);
+      if (code !== 0) reject(new Error(`${name} exited ${code}`));
+      else resolve(measureOf(out));
     });
   });
 }
 
+/** (b) the bundled engine with `threads` reading threads, run with the server's Node flags. */
+const runEngine = (entry: string, files: string[], threads: number) =>
+  spawnMeasure('engine', [...serverNodeFlags, entry, String(threads), ...files]);
+
+/** (c) DuckDB in a child of this script. */
+const runDuckdb = () =>
+  spawnMeasure('duckdb', [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    '--lines',
+    String(lines),
+    '--files',
+    String(fileCount),
+    '--child',
+    'duckdb',
+  ]);
+
 /** (a) `gzip -dc` of every file to /dev/null under /usr/bin/time: seconds and peak RSS. */
 function gunzipBound(files: string[]): Promise<Measure> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', '%e %M', 'gzip', '-dc', ...files], {
+    const child = spawn('/usr/bin/time', ['-f', '%e %U %S %M', 'gzip', '-dc', ...files], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => {
-      const [seconds, kb] = err.trim().split('\n').pop()?.split(' ').map(Number) ?? [];
-      if (code !== 0 || seconds === undefined || kb === undefined)
+      const [seconds, user, system, kb] = err.trim().split('\n').pop()?.split(' ').map(Number) ?? [];
+      if (
+        code !== 0 ||
+        seconds === undefined ||
+        user === undefined ||
+        system === undefined ||
+        kb === undefined
+      )
         reject(new Error(`gzip -dc failed: ${err}`));
-      else resolve({ seconds, rssMb: kb / 1024 });
+      else resolve({ seconds, rssMb: kb / 1024, cpuSeconds: user + system });
     });
   });
 }
 
 async function main() {
-  if (options.child) {
-    const files = filePaths();
-    const measure = options.child === 'duckdb' ? await childDuckdb(files) : await childRead(files);
-    console.log(JSON.stringify(measure));
+  if (options.child === 'duckdb') {
+    console.log(JSON.stringify(await childDuckdb(filePaths())));
     return;
   }
+  const threads = Number(options.threads);
+  if (!Number.isInteger(threads) || threads < 1) throw new Error('bad --threads');
   const files = await ensureFiles();
+  const entry = await buildEngine();
   const bytes = files.reduce((sum, file) => sum + fs.statSync(file).size, 0);
   let duckdbAvailable = true;
   try {
@@ -341,26 +348,37 @@ async function main() {
     );
   }
   console.log(
-    `${lines} lines, ${fileCount} gzip CSV files, ${(bytes / 1e6).toFixed(0)} MB compressed; ${rounds} rounds`,
+    `${lines} lines, ${fileCount} gzip CSV files, ${(bytes / 1e6).toFixed(0)} MB compressed; ${rounds} rounds; ` +
+      `engine with ${threads} reading threads, Node flags ${serverNodeFlags.join(' ')}`,
   );
-  console.log('Noisy: the machine is shared; compare ratios within one run, not seconds across runs.');
+  console.log('Noisy: the machine is shared; compare ratios within one round, not seconds across runs.');
+  const ratios: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const bound = await gunzipBound(files);
-    const read = await runChild('read');
-    const duckdb = duckdbAvailable ? await runChild('duckdb') : undefined;
+    const before = await gunzipBound(files);
+    const engine = await runEngine(entry, files, threads);
+    const after = await gunzipBound(files);
+    const bound = (before.seconds + after.seconds) / 2;
+    const oneThread = options['one-thread'] ? await runEngine(entry, files, 1) : undefined;
+    const duckdb = duckdbAvailable ? await runDuckdb() : undefined;
     const show = (name: string, measure: Measure) =>
       console.log(
-        `round ${round} ${name.padEnd(24)} ${measure.seconds.toFixed(2).padStart(7)} s  ×${(measure.seconds / bound.seconds).toFixed(2)}  peak RSS ${measure.rssMb.toFixed(0).padStart(4)} MB` +
+        `round ${round} ${name.padEnd(26)} ${measure.seconds.toFixed(2).padStart(7)} s  ×${(measure.seconds / bound).toFixed(2)}` +
+          `  ${(measure.cpuSeconds ?? 0).toFixed(1).padStart(5)} CPU-s  peak RSS ${measure.rssMb.toFixed(0).padStart(4)} MB` +
           (measure.rows === undefined ? '' : `  ${measure.rows} rows, cost ${measure.costNano} n$`),
       );
-    show('(a) gzip -dc', bound);
-    show('(b) zlib + csv-records', read);
+    show('(a) gzip -dc, before', before);
+    show(`(b) engine, ${threads} threads`, engine);
+    show('(a) gzip -dc, after', after);
+    if (oneThread) show('(b1) engine, 1 thread', oneThread);
     if (duckdb) show('(c) duckdb', duckdb);
+    const ratio = engine.seconds / bound;
+    ratios.push(ratio);
     console.log(
-      `round ${round} goals (b): time ×${(read.seconds / bound.seconds).toFixed(2)} ≤ ${TIME_RATIO_GOAL} ${read.seconds / bound.seconds <= TIME_RATIO_GOAL ? 'met' : 'MISSED'}; ` +
-        `RSS ${read.rssMb.toFixed(0)} ≤ ${RSS_GOAL_MB} MB ${read.rssMb <= RSS_GOAL_MB ? 'met' : 'MISSED'}`,
+      `round ${round} goals (b): time ×${ratio.toFixed(2)} of gzip -dc ≤ ${TIME_RATIO_GOAL} ${ratio <= TIME_RATIO_GOAL ? 'met' : 'MISSED'}; ` +
+        `peak RSS ${engine.rssMb.toFixed(0)} ≤ ${RSS_GOAL_MB} MB ${engine.rssMb <= RSS_GOAL_MB ? 'met' : 'MISSED'}`,
     );
   }
+  console.log(`ratios of (b) to gzip -dc: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
 }
 
 await main();

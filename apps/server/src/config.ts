@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PROVIDER_NAMES } from '@cumulo/contract';
 import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
+import { DEFAULT_READ_THREADS } from './modules/analytics/ingest/read-pool.ts';
 import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
 import { DEFAULT_OUTAGE_SECONDS } from './modules/transfers/engine/outage.ts';
 import { parseAllowList } from './net/outbound-policy.ts';
@@ -85,6 +86,8 @@ export const configSchema = z.object({
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
   TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(DEFAULT_TRANSFER_MEMORY_MB),
+  /** Billing reports: files of one period read at once in worker threads (at most the cores; ~70 MB each). */
+  ANALYTICS_READ_THREADS: z.coerce.number().int().min(1).max(64).default(DEFAULT_READ_THREADS),
   /** Heap growth past live data before V8 collects, in percent (runtime/heap.ts); 0 keeps V8's own policy. */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(HEAP_GROWING_PERCENT),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */

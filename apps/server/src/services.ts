@@ -27,7 +27,7 @@ import { AnalyticsCostsRepo } from './modules/analytics/analytics-costs.repo.ts'
 import { AnalyticsCostsService } from './modules/analytics/analytics-costs.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
-import { ingestEngine } from './modules/analytics/ingest/engine.ts';
+import { createIngestEngine } from './modules/analytics/ingest/engine.ts';
 import { ResourcesRepo } from './modules/analytics/resources.repo.ts';
 import { ResourcesService } from './modules/analytics/resources.service.ts';
 import { awsResourceApis } from './modules/analytics/resource-api.ts';
@@ -182,7 +182,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     entitlements,
   );
-  const analyticsIngest = new IngestRun(analyticsRepo, cloudAccountsRepo, stores, ingestEngine, log);
+  const analyticsIngest = new IngestRun(
+    analyticsRepo,
+    cloudAccountsRepo,
+    stores,
+    createIngestEngine({ threads: config.ANALYTICS_READ_THREADS }),
+    log,
+  );
   const analyticsResources = new ResourcesService(
     analyticsResourcesRepo,
     cloudAccountsRepo,

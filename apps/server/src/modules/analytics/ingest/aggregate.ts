@@ -5,58 +5,104 @@
  */
 import type { LineItem, RollupKey, RollupRow } from './report-types.ts';
 
-/** The separator of a key's parts: a control character no report column holds. */
-const SEPARATOR = '\u0001';
+/** The key's texts, in the order of their ids in a row's key. */
+const PARTS = [
+  'day',
+  'usageAccountId',
+  'lineItemType',
+  'productCode',
+  'usageType',
+  'operation',
+  'region',
+  'resourceId',
+] as const satisfies readonly (keyof RollupKey)[];
 
-const keyOf = (item: RollupKey): string =>
-  [
-    item.day,
-    item.usageAccountId,
-    item.lineItemType,
-    item.productCode,
-    item.usageType,
-    item.operation,
-    item.region,
-    item.resourceId,
-  ].join(SEPARATOR);
+/**
+ * A copy of a text of its own: an item's fields are slices of a whole decompressed chunk, and a kept slice would
+ * keep that chunk alive for as long as the aggregator.
+ */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 export class RollupAggregator {
+  /** Each key part's texts, numbered as first seen (the texts themselves are kept once, copied). */
+  readonly #ids = PARTS.map(() => new Map<string, number>());
+  readonly #texts: string[][] = PARTS.map(() => []);
+  /** Rows by their parts' numbers, two UTF-16 units each: a 16-unit key instead of the ~100 of the texts. */
   readonly #rows = new Map<string, RollupRow>();
 
-  add(item: LineItem): void {
-    const key = keyOf(item);
-    const row = this.#rows.get(key);
-    if (row) {
-      row.costNano += item.costNano;
-      row.usageAmount += item.usageAmount;
-      row.lineItems += 1;
-      return;
+  #idOf(part: number, text: string): number {
+    const ids = this.#ids[part] as Map<string, number>;
+    let id = ids.get(text);
+    if (id === undefined) {
+      const own = ownCopy(text);
+      id = ids.size;
+      ids.set(own, id);
+      (this.#texts[part] as string[]).push(own);
     }
-    // The row's texts are taken from the key, not the item: an item's fields are slices of a whole decompressed
-    // chunk, and keeping one of them would keep that chunk alive for as long as the row.
-    const [
-      day = '',
-      usageAccountId = '',
-      lineItemType = '',
-      productCode = '',
-      usageType = '',
-      operation = '',
-      region = '',
-      resourceId = '',
-    ] = key.split(SEPARATOR);
-    this.#rows.set(key, {
-      usageAccountId,
-      day,
-      lineItemType,
-      productCode,
-      usageType,
-      operation,
-      region,
-      resourceId,
-      usageAmount: item.usageAmount,
-      costNano: item.costNano,
-      lineItems: 1,
-    });
+    return id;
+  }
+
+  #rowOf(key: RollupKey): RollupRow {
+    const day = this.#idOf(0, key.day);
+    const account = this.#idOf(1, key.usageAccountId);
+    const type = this.#idOf(2, key.lineItemType);
+    const product = this.#idOf(3, key.productCode);
+    const usageType = this.#idOf(4, key.usageType);
+    const operation = this.#idOf(5, key.operation);
+    const region = this.#idOf(6, key.region);
+    const resource = this.#idOf(7, key.resourceId);
+    const id = String.fromCharCode(
+      day & 0xffff,
+      day >>> 16,
+      account & 0xffff,
+      account >>> 16,
+      type & 0xffff,
+      type >>> 16,
+      product & 0xffff,
+      product >>> 16,
+      usageType & 0xffff,
+      usageType >>> 16,
+      operation & 0xffff,
+      operation >>> 16,
+      region & 0xffff,
+      region >>> 16,
+      resource & 0xffff,
+      resource >>> 16,
+    );
+    let row = this.#rows.get(id);
+    if (row === undefined) {
+      const text = (part: number, index: number) => this.#texts[part]?.[index] ?? '';
+      row = {
+        day: text(0, day),
+        usageAccountId: text(1, account),
+        lineItemType: text(2, type),
+        productCode: text(3, product),
+        usageType: text(4, usageType),
+        operation: text(5, operation),
+        region: text(6, region),
+        resourceId: text(7, resource),
+        usageAmount: 0,
+        costNano: 0n,
+        lineItems: 0,
+      };
+      this.#rows.set(id, row);
+    }
+    return row;
+  }
+
+  add(item: LineItem): void {
+    const row = this.#rowOf(item);
+    row.costNano += item.costNano;
+    row.usageAmount += item.usageAmount;
+    row.lineItems += 1;
+  }
+
+  /** Adds another aggregator's row of the same key (the reading threads' rows, merged: read-pool.ts). */
+  addRow(other: RollupRow): void {
+    const row = this.#rowOf(other);
+    row.costNano += other.costNano;
+    row.usageAmount += other.usageAmount;
+    row.lineItems += other.lineItems;
   }
 
   /** How many distinct keys (rows) it holds. */

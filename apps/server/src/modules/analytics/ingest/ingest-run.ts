@@ -6,6 +6,7 @@ import type { CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
 import type { AnalyticsRepo, RunOutcome } from '../analytics.repo.ts';
 import { billingLocation, discoverReportPeriods } from './discover.ts';
+import type { OpenReportFile } from './read-pool.ts';
 import {
   ReportError,
   type LineItem,
@@ -27,9 +28,21 @@ export type ReadLineItemBatches = (
 /** Folds a period's line items into its daily rollup rows (memory: one row per distinct key, not per line). */
 export type AggregateLineItems = (batches: AsyncIterable<readonly LineItem[]>) => Promise<RollupRow[]>;
 
+/**
+ * Folds a period's files into its rollup rows, reading them itself (engine.ts: several files at once in worker
+ * threads); `open` gives a file's bytes and fails with a ReportError naming it.
+ */
+export type AggregateReportFiles = (
+  files: readonly ReportFile[],
+  layout: ReportLayout,
+  open: OpenReportFile,
+) => Promise<RollupRow[]>;
+
 export interface IngestEngine {
   readLineItemBatches: ReadLineItemBatches;
   aggregate: AggregateLineItems;
+  /** When present, a period is read through it rather than through readLineItemBatches and aggregate here. */
+  aggregateFiles?: AggregateReportFiles;
 }
 
 export interface IngestJob {
@@ -142,7 +155,11 @@ export class IngestRun {
 
   /** Reads the period's files into rollups, stages them and swaps them in; answers the line items read. */
   async #replace(job: IngestJob, store: ObjectStore, bucket: string, period: ReportPeriod): Promise<number> {
-    const rollups = await this.engine.aggregate(this.#batches(store, bucket, period));
+    const rollups = this.engine.aggregateFiles
+      ? await this.engine.aggregateFiles(period.files, period.layout, (file) =>
+          this.#open(store, bucket, file),
+        )
+      : await this.engine.aggregate(this.#batches(store, bucket, period));
     try {
       const stagedId = await this.repo.stagePeriod(job.organizationId, job.accountId, period, rollups);
       await this.repo.swapPeriod(job.organizationId, job.accountId, stagedId);
@@ -160,19 +177,23 @@ export class IngestRun {
     period: ReportPeriod,
   ): AsyncIterable<readonly LineItem[]> {
     for (const file of period.files) {
-      let stream: Readable;
-      try {
-        stream = await store.read(bucket, file.key);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new ReportError(`the report file cannot be read (${reason})`, file.key);
-      }
+      const stream = await this.#open(store, bucket, file);
       try {
         yield* this.engine.readLineItemBatches(stream, file, period.layout);
       } finally {
         // A reader that stopped early (a bad line) leaves the rest of the download unread: release its socket.
         stream.destroy();
       }
+    }
+  }
+
+  /** A report file's bytes; an object that cannot be read fails as that file. */
+  async #open(store: ObjectStore, bucket: string, file: ReportFile): Promise<Readable> {
+    try {
+      return await store.read(bucket, file.key);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ReportError(`the report file cannot be read (${reason})`, file.key);
     }
   }
 }

@@ -415,6 +415,25 @@ describe('parseNanoDollars (exact money of billing reports)', () => {
     for (const bad of ['abc', '1,5', '.', '-', '1e', '0x10', '1.2.3', 'NaN'])
       expect(parseNanoDollars(bad), bad).toBeUndefined();
   });
+
+  it('is exact for plain decimals of every length, around the 15 digits a Number holds', () => {
+    let state = 7;
+    const next = (limit: number) => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state % limit;
+    };
+    for (let index = 0; index < 20_000; index++) {
+      const whole = Array.from({ length: next(9) }, () => next(10)).join('');
+      const fraction = Array.from({ length: next(14) }, () => next(10)).join('');
+      const negative = next(2) === 0;
+      const text = `${negative ? '-' : ''}${whole || '0'}${fraction ? `.${fraction}` : ''}`;
+      // The reference in BigInt alone: digits × 10^9 ÷ 10^decimals, half away from zero.
+      const scaled = BigInt(`${whole}${fraction}` || '0') * 10n ** 9n;
+      const divisor = 10n ** BigInt(fraction.length);
+      const magnitude = scaled / divisor + ((scaled % divisor) * 2n >= divisor ? 1n : 0n);
+      expect(parseNanoDollars(text), text).toBe(negative ? -magnitude : magnitude);
+    }
+  });
 });
 
 describe('RollupAggregator (daily rollups of line items)', () => {

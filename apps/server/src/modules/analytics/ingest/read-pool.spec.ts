@@ -1,0 +1,187 @@
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { RollupAggregator, aggregateLineItems } from './aggregate.ts';
+import { aggregateFilesInThreads, liveReadWorkers, type OpenReportFile } from './read-pool.ts';
+import { readLineItemBatches } from './read-report.ts';
+import { ReportError, type ReportFile, type RollupRow } from './report-types.ts';
+
+const HEADER = [
+  'identity/LineItemId',
+  'lineItem/UsageAccountId',
+  'lineItem/LineItemType',
+  'lineItem/UsageStartDate',
+  'lineItem/ProductCode',
+  'lineItem/UsageType',
+  'lineItem/Operation',
+  'lineItem/ResourceId',
+  'lineItem/UsageAmount',
+  'lineItem/UnblendedCost',
+  'lineItem/LineItemDescription',
+  'product/region',
+].join(',');
+const TYPES = ['Usage', 'Usage', 'Usage', 'Credit', 'Tax', 'Fee'];
+
+/** A seeded month's file: every file shares keys with the others (same days, buckets), so merging matters. */
+function csvText(seed: number, lines: number, badLine?: number): string {
+  let state = seed;
+  const next = (limit: number) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state % limit;
+  };
+  const rows = [HEADER];
+  for (let index = 0; index < lines; index++) {
+    const day = String(1 + next(30)).padStart(2, '0');
+    const type = TYPES[next(TYPES.length)] ?? 'Usage';
+    const sign = type === 'Credit' ? '-' : '';
+    // Ten decimals: each line rounds at the nano-dollar, so a float sum would drift from the exact one.
+    const cost = `${sign}${next(100)}.${String(next(1_000_000_000)).padStart(9, '0')}${next(10)}`;
+    const resource = next(5) === 0 ? '' : `bucket-${next(40)}`;
+    // Line numbers count the header as line 1.
+    const costText = index + 2 === badLine ? 'abc' : cost;
+    rows.push(
+      `li-${seed}-${index},11112222333${next(3)},${type},2026-06-${day}T0${next(10)}:00:00Z,AmazonS3,` +
+        `TimedStorage-ByteHrs,StandardStorage,${resource},${next(1000) / 8},${costText},"$0.023 per GB-Mo, first 50 TB",us-east-1`,
+    );
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+interface TestFile {
+  file: ReportFile;
+  bytes: Buffer;
+}
+
+const gzipFile = (index: number, lines: number, badLine?: number): TestFile => ({
+  file: { key: `cur/20260601-20260701/report-${index}.csv.gz`, format: 'csv.gz' },
+  bytes: zlib.gzipSync(csvText(index, lines, badLine)),
+});
+const plainFile = (index: number, lines: number): TestFile => ({
+  file: { key: `cur/20260601-20260701/report-${index}.csv`, format: 'csv' },
+  bytes: Buffer.from(csvText(index, lines)),
+});
+
+/** Opens the test files as a download would deliver them: in chunks of 16 KB. */
+const opener =
+  (files: TestFile[]): OpenReportFile =>
+  async (file) => {
+    const bytes = files.find((f) => f.file.key === file.key)?.bytes ?? Buffer.alloc(0);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 16384) }, (_, index) =>
+      bytes.subarray(index * 16384, (index + 1) * 16384),
+    );
+    return Readable.from(chunks, { objectMode: false });
+  };
+
+/** The rows of one aggregator fed every file in this thread, as before the pool. */
+async function oneThread(files: TestFile[]): Promise<RollupRow[]> {
+  const aggregator = new RollupAggregator();
+  const open = opener(files);
+  for (const { file } of files)
+    await aggregateLineItems(readLineItemBatches(await open(file), file, 'cur-legacy'), aggregator);
+  return [...aggregator.rows()];
+}
+
+const keyed = (rows: RollupRow[]) =>
+  new Map(
+    rows.map((row) => [
+      [
+        row.day,
+        row.usageAccountId,
+        row.lineItemType,
+        row.productCode,
+        row.usageType,
+        row.operation,
+        row.region,
+        row.resourceId,
+      ].join('|'),
+      row,
+    ]),
+  );
+
+describe('aggregateFilesInThreads (a period read in worker threads)', () => {
+  it('merges the files read in threads into the rows one thread makes, to the nano-dollar', async () => {
+    const files = [gzipFile(1, 6000), gzipFile(2, 5000), plainFile(3, 4000), gzipFile(4, 3000)];
+    const expected = keyed(await oneThread(files));
+    for (const threads of [2, 3]) {
+      const rows = await aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        opener(files),
+        threads,
+      );
+      const got = keyed(rows);
+      expect(got.size).toBe(expected.size);
+      for (const [key, row] of expected) {
+        const merged = got.get(key);
+        expect(merged?.costNano, key).toBe(row.costNano);
+        expect(merged?.lineItems, key).toBe(row.lineItems);
+        expect(merged?.usageAmount ?? Number.NaN).toBeCloseTo(row.usageAmount, 6);
+      }
+      expect(rows.reduce((sum, row) => sum + row.lineItems, 0)).toBe(18_000);
+      expect(liveReadWorkers()).toBe(0);
+    }
+    // Credits stay their own rows, never netted into usage.
+    expect([...expected.values()].some((row) => row.lineItemType === 'Credit' && row.costNano < 0n)).toBe(
+      true,
+    );
+  });
+
+  it('fails the period with the bad file and line, and ends every thread', async () => {
+    const files = [gzipFile(1, 3000), gzipFile(2, 3000), gzipFile(3, 3000, 2345), gzipFile(4, 3000)];
+    const failure = aggregateFilesInThreads(
+      files.map((f) => f.file),
+      'cur-legacy',
+      opener(files),
+      2,
+    );
+    await expect(failure).rejects.toThrow(
+      new ReportError(`the cost 'abc' is not a number`, 'cur/20260601-20260701/report-3.csv.gz', 2345),
+    );
+    await expect(failure).rejects.toMatchObject({
+      file: 'cur/20260601-20260701/report-3.csv.gz',
+      line: 2345,
+    });
+    await expect(failure).rejects.toBeInstanceOf(ReportError);
+    expect(liveReadWorkers()).toBe(0);
+  });
+
+  it('fails with the file when its download breaks or cannot start, and ends every thread', async () => {
+    const files = [gzipFile(1, 3000), gzipFile(2, 3000), gzipFile(3, 3000)];
+    const open = opener(files);
+    const broken: OpenReportFile = async (file) => {
+      if (!file.key.endsWith('report-2.csv.gz')) return open(file);
+      const bytes = files[1]?.bytes ?? Buffer.alloc(0);
+      async function* cut() {
+        yield bytes.subarray(0, 4096);
+        throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      }
+      return Readable.from(cut());
+    };
+    await expect(
+      aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        broken,
+        2,
+      ),
+    ).rejects.toThrow('cur/20260601-20260701/report-2.csv.gz: the file cannot be read (socket hang up)');
+    expect(liveReadWorkers()).toBe(0);
+
+    const unreadable: OpenReportFile = async (file) => {
+      if (file.key.endsWith('report-3.csv.gz'))
+        throw new ReportError('the report file cannot be read (Access Denied)', file.key);
+      return open(file);
+    };
+    await expect(
+      aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        unreadable,
+        2,
+      ),
+    ).rejects.toThrow(
+      'cur/20260601-20260701/report-3.csv.gz: the report file cannot be read (Access Denied)',
+    );
+    expect(liveReadWorkers()).toBe(0);
+  });
+});
