@@ -53,6 +53,8 @@ export function DetailDrillDown({
           aria-label={Noun}
           placeholder={`Select ${noun}`}
           style={{ minWidth: 220 }}
+          showSearch
+          optionFilterProp="label"
           value={resourceName}
           onChange={(name) => {
             setResourceName(name);
@@ -64,6 +66,8 @@ export function DetailDrillDown({
           aria-label="Usage type"
           placeholder="Select usage type"
           style={{ minWidth: 220 }}
+          showSearch
+          optionFilterProp="label"
           disabled={!resource}
           value={usageTypeName}
           onChange={setUsageTypeName}
