@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { formatUsd } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
@@ -18,6 +20,8 @@ const now = new Date();
 const monthOf = (date: Date) => date.toISOString().slice(0, 7);
 const CURRENT = monthOf(now);
 const PREVIOUS = monthOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)));
+/** Where the screenshots go for a person to look at (git-ignored with the rest of e2e/.tmp). */
+const SCREENS = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp', 'screens');
 const usd = (nano: bigint | undefined) => formatUsd(Number(nano ?? 0n) / 1e9);
 
 /** The latest ingestion run said in words on the page: waits (reloading) until one has finished. */
@@ -112,8 +116,10 @@ test('a generated year of billing reports shows its totals on /analytics and /an
     await expect(products).toContainText('S3');
     await expect(products).toContainText(usd(current.byProduct.AmazonS3));
     await expect(products).toContainText(usd(current.byProduct.AmazonEFS));
+    await page.screenshot({ path: `${SCREENS}/analytics-storage-products.png`, fullPage: true });
     await page.getByRole('button', { name: 'Back' }).click();
     await expect(page.getByRole('list', { name: 'Categories' })).toBeVisible();
+    await page.screenshot({ path: `${SCREENS}/analytics-overview.png`, fullPage: true });
   });
 
   await test.step('another month through the filters', async () => {
@@ -208,6 +214,7 @@ test('a generated year of billing reports shows its totals on /analytics and /an
     await expect(
       page.getByRole('region', { name: `Operations of ${billedBucket} · ${usageType}` }),
     ).toContainText(usd(sum(bucketRows.filter((row) => row.usageType === usageType))));
+    await page.screenshot({ path: `${SCREENS}/analytics-old-bucket-cost.png`, fullPage: true });
     await page.getByRole('button', { name: 'Clear Filter' }).click();
     await expect(page.getByRole('region', { name: 'Usage types of all buckets' })).toContainText(
       usd(sum(s3Rows)),
