@@ -15,7 +15,6 @@ import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
 import type { AsyncBuffer } from 'hyparquet';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
-import type { CsvRecord } from './csv-records.ts';
 import { CsvRecordSplitter, CsvSyntaxError } from './csv-records.ts';
 import { nanoDollarsOfNumber, parseNanoDollars } from './money.ts';
 import type { LineItem, ReportFile, ReportLayout } from './report-types.ts';
@@ -220,31 +219,32 @@ async function* readCsvLineItemBatches(
   const decoder = new StringDecoder('utf8');
   const splitter = new CsvRecordSplitter();
   let header: { index: ColumnIndex; columns: number } | undefined;
-  const lineItemsOf = (records: CsvRecord[]): LineItem[] => {
-    const items: LineItem[] = [];
-    for (const { fields, line } of records) {
-      if (header === undefined) {
-        header = { index: columnIndexOf(fields, file, layout), columns: fields.length };
-        splitter.keepOnly(new Set(Object.values(header.index)));
-        continue;
-      }
-      if (fields.length !== header.columns) {
-        throw new ReportError(
-          `the line has ${fields.length} columns where the header has ${header.columns}`,
-          file.key,
-          line,
-        );
-      }
-      items.push(lineItemOf(fields, header.index, file, line));
+  let items: LineItem[] = [];
+  const take = (fields: readonly string[], count: number, line: number): void => {
+    if (header === undefined) {
+      header = { index: columnIndexOf(fields.slice(0, count), file, layout), columns: count };
+      splitter.keepOnly(new Set(Object.values(header.index)));
+      return;
     }
-    return items;
+    if (count !== header.columns) {
+      throw new ReportError(
+        `the line has ${count} columns where the header has ${header.columns}`,
+        file.key,
+        line,
+      );
+    }
+    items.push(lineItemOf(fields, header.index, file, line));
   };
   try {
     for await (const chunk of bytes as AsyncIterable<Buffer>) {
-      const items = lineItemsOf(splitter.push(decoder.write(chunk)));
-      if (items.length > 0) yield items;
+      splitter.push(decoder.write(chunk), take);
+      if (items.length > 0) {
+        yield items;
+        items = [];
+      }
     }
-    const items = lineItemsOf(splitter.push(decoder.end()).concat(splitter.end()));
+    splitter.push(decoder.end(), take);
+    splitter.end(take);
     if (items.length > 0) yield items;
   } catch (error) {
     if (error instanceof CsvSyntaxError) throw new ReportError(error.message, file.key, error.line);
