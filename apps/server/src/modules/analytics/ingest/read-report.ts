@@ -9,6 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isAscii } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -208,6 +209,18 @@ function csvBytesOf(stream: Readable, file: ReportFile): Readable {
   return stream;
 }
 
+/**
+ * A chunk's text. Reports are nearly all ASCII, which is its own Latin-1 text: a copy, against UTF-8 decoding at a
+ * sixth of a reading thread's time (bench/cur-read: ~7 % of its CPU). A chunk with any other byte is decoded as
+ * UTF-8, a character cut at a chunk's end completed by the next; `end()` first flushes such a cut character (as
+ * U+FFFD, as write() would) before an ASCII chunk.
+ */
+function textOfChunk(decoder: StringDecoder, chunk: Buffer): string {
+  if (!isAscii(chunk)) return decoder.write(chunk);
+  const cut = decoder.end();
+  return cut === '' ? chunk.toString('latin1') : cut + chunk.toString('latin1');
+}
+
 async function* readCsvLineItemBatches(
   stream: Readable,
   file: ReportFile,
@@ -237,7 +250,7 @@ async function* readCsvLineItemBatches(
   };
   try {
     for await (const chunk of bytes as AsyncIterable<Buffer>) {
-      splitter.push(decoder.write(chunk), take);
+      splitter.push(textOfChunk(decoder, chunk), take);
       if (items.length > 0) {
         yield items;
         items = [];
