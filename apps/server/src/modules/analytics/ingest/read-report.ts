@@ -69,12 +69,28 @@ function columnIndexOf(header: readonly string[], file: ReportFile, layout: Repo
 
 const UTC_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z$/;
 
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/**
+ * `YYYY-MM-DDTHH:MM:SSZ`, the form of nearly every legacy report line, checked without the regular expression
+ * (one per line): the same answer as UTC_STAMP for this form, which takes every other one.
+ */
+function isPlainUtcStamp(value: string): boolean {
+  if (value.length !== 20 || value.charCodeAt(19) !== 90) return false;
+  for (let at = 0; at < 19; at++) {
+    const code = value.charCodeAt(at);
+    const expected = at === 4 || at === 7 ? 45 : at === 10 ? 84 : at === 13 || at === 16 ? 58 : -1;
+    if (expected < 0 ? !isDigit(code) : code !== expected) return false;
+  }
+  return true;
+}
+
 /** 'YYYY-MM-DD' in UTC of a report's usage start: AWS writes UTC (`…Z`); a stamp with an offset is converted. */
 function dayOf(value: unknown): string | undefined {
   if (value instanceof Date)
     return Number.isNaN(value.getTime()) ? undefined : value.toISOString().slice(0, 10);
   if (typeof value !== 'string') return undefined;
-  if (UTC_STAMP.test(value)) return value.slice(0, 10);
+  if (isPlainUtcStamp(value) || UTC_STAMP.test(value)) return value.slice(0, 10);
   // A stamp without a zone is UTC too (CUR 2.0 CSV writes `2024-01-01 00:00:00`).
   const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value.replace(' ', 'T')}Z`;
   const time = Date.parse(zoned.replace(' ', 'T'));
