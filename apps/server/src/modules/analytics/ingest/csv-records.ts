@@ -110,11 +110,14 @@ export class CsvRecordSplitter {
           )
             extraLines++;
           if (kept) fields[count] = value;
+          // A line of only `""` is one empty field: blank, as an unquoted empty line, if the line ends here.
+          blank = count === 0 && closed === position + 1;
           count++;
           position = closed + 1;
           if (lineEnd >= 0 && lineEnd < position) lineEnd = text.indexOf('\n', position);
           const next = text.charCodeAt(position);
           if (next === COMMA) {
+            blank = false;
             position++;
             continue;
           }
