@@ -51,24 +51,29 @@ export class RollupAggregator {
     const operation = this.#idOf(5, key.operation);
     const region = this.#idOf(6, key.region);
     const resource = this.#idOf(7, key.resourceId);
-    const id = String.fromCharCode(
-      day & 0xffff,
-      day >>> 16,
-      account & 0xffff,
-      account >>> 16,
-      type & 0xffff,
-      type >>> 16,
-      product & 0xffff,
-      product >>> 16,
-      usageType & 0xffff,
-      usageType >>> 16,
-      operation & 0xffff,
-      operation >>> 16,
-      region & 0xffff,
-      region >>> 16,
-      resource & 0xffff,
-      resource >>> 16,
-    );
+    // Ids below 0xffff (nearly always: a month has far fewer texts per part) take one UTF-16 unit each, larger ones
+    // two; the lengths differ (8 or 16), so the two forms never meet.
+    const id =
+      (day | account | type | product | usageType | operation | region | resource) < 0xffff
+        ? String.fromCharCode(day, account, type, product, usageType, operation, region, resource)
+        : String.fromCharCode(
+            day & 0xffff,
+            day >>> 16,
+            account & 0xffff,
+            account >>> 16,
+            type & 0xffff,
+            type >>> 16,
+            product & 0xffff,
+            product >>> 16,
+            usageType & 0xffff,
+            usageType >>> 16,
+            operation & 0xffff,
+            operation >>> 16,
+            region & 0xffff,
+            region >>> 16,
+            resource & 0xffff,
+            resource >>> 16,
+          );
     let row = this.#rows.get(id);
     if (row === undefined) {
       const text = (part: number, index: number) => this.#texts[part]?.[index] ?? '';

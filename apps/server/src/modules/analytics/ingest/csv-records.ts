@@ -20,18 +20,24 @@ export class CsvSyntaxError extends Error {
   }
 }
 
-export interface CsvRecord {
-  fields: string[];
-  /** The 1-based line the record starts on. */
-  line: number;
-}
+/**
+ * Takes one record: its fields' texts in `fields[0 … count - 1]` (a column not kept reads as whatever the array
+ * held, so only kept columns may be read) and the 1-based line it starts on. The array is the splitter's own and
+ * is overwritten by the next record: copy what must outlive the call.
+ */
+export type CsvRecordSink = (fields: readonly string[], count: number, line: number) => void;
 
 export class CsvRecordSplitter {
   #pending = '';
   #line = 1;
   #first = true;
-  /** Which columns are cut out of the text; the others are counted but left as '' (most of a report's 100+). */
+  /** Which columns are cut out of the text; the others are counted but not cut (most of a report's 100+). */
   #keep: boolean[] | undefined;
+  /**
+   * One array for every record, not one per line: at millions of lines a report's per-line arrays were a good part
+   * of a reading thread's garbage collection (bench/cur-read).
+   */
+  readonly #fields: string[] = [];
 
   /** From now on, cut out only these columns' text (the header has been read). */
   keepOnly(columns: ReadonlySet<number>): void {
@@ -39,40 +45,42 @@ export class CsvRecordSplitter {
     for (const column of columns) if (column >= 0) this.#keep[column] = true;
   }
 
-  /** The complete records of the text so far; an incomplete last record waits for the next chunk. */
-  push(chunk: string): CsvRecord[] {
+  /** Hands `sink` the complete records of the text so far; an incomplete last record waits for the next chunk. */
+  push(chunk: string, sink: CsvRecordSink): void {
     let text = this.#pending + chunk;
     if (this.#first && text.length > 0) {
       this.#first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    const records: CsvRecord[] = [];
-    const consumed = this.#split(text, false, records);
-    this.#pending = text.slice(consumed);
-    return records;
-  }
-
-  /** The last record, at the end of the input. */
-  end(): CsvRecord[] {
-    const records: CsvRecord[] = [];
-    this.#split(this.#pending, true, records);
     this.#pending = '';
-    return records;
+    const consumed = this.#split(text, false, sink);
+    this.#pending = text.slice(consumed);
   }
 
-  #split(text: string, final: boolean, records: CsvRecord[]): number {
+  /** Hands `sink` the last record, at the end of the input. */
+  end(sink: CsvRecordSink): void {
+    const text = this.#pending;
+    this.#pending = '';
+    this.#split(text, true, sink);
+  }
+
+  #split(text: string, final: boolean, sink: CsvRecordSink): number {
     let position = 0;
     const length = text.length;
+    const fields = this.#fields;
     while (position < length) {
+      // Read per record: the header's record sets it (keepOnly) for the records after it in the same chunk.
+      const keep = this.#keep;
       const start = position;
       const startLine = this.#line;
-      const fields: string[] = [];
-      const keep = this.#keep;
+      let count = 0;
       let lineEnd = text.indexOf('\n', position);
       let extraLines = 0;
       let complete = false;
+      let blank = false;
       for (;;) {
         if (text.charCodeAt(position) === QUOTE) {
+          const kept = keep === undefined || keep[count] === true;
           let value = '';
           let from = position + 1;
           let closed = -1;
@@ -80,13 +88,13 @@ export class CsvRecordSplitter {
             const quote = text.indexOf('"', from);
             if (quote < 0) break;
             if (text.charCodeAt(quote + 1) === QUOTE) {
-              value += text.slice(from, quote + 1);
+              if (kept) value += text.slice(from, quote + 1);
               from = quote + 2;
               continue;
             }
             // A quote at the very end of the chunk may be the first of a doubled pair: wait for more text.
             if (quote + 1 >= length && !final) break;
-            value += text.slice(from, quote);
+            if (kept) value += text.slice(from, quote);
             closed = quote;
             break;
           }
@@ -94,12 +102,22 @@ export class CsvRecordSplitter {
             if (final) throw new CsvSyntaxError('a quoted field is not closed', startLine);
             return start;
           }
-          for (let at = value.indexOf('\n'); at >= 0; at = value.indexOf('\n', at + 1)) extraLines++;
-          fields.push(value);
+          // Line breaks inside the quotes still count towards the next records' line numbers.
+          for (
+            let at = text.indexOf('\n', position + 1);
+            at >= 0 && at < closed;
+            at = text.indexOf('\n', at + 1)
+          )
+            extraLines++;
+          if (kept) fields[count] = value;
+          // A line of only `""` is one empty field: blank, as an unquoted empty line, if the line ends here.
+          blank = count === 0 && closed === position + 1;
+          count++;
           position = closed + 1;
           if (lineEnd >= 0 && lineEnd < position) lineEnd = text.indexOf('\n', position);
           const next = text.charCodeAt(position);
           if (next === COMMA) {
+            blank = false;
             position++;
             continue;
           }
@@ -124,24 +142,23 @@ export class CsvRecordSplitter {
         const end = lineEnd < 0 ? length : lineEnd;
         const comma = text.indexOf(',', position);
         if (comma >= 0 && comma < end) {
-          fields.push(keep === undefined || keep[fields.length] === true ? text.slice(position, comma) : '');
+          if (keep === undefined || keep[count] === true) fields[count] = text.slice(position, comma);
+          count++;
           position = comma + 1;
           continue;
         }
-        fields.push(
-          keep === undefined || keep[fields.length] === true
-            ? text.slice(position, end > position && text.charCodeAt(end - 1) === CR ? end - 1 : end)
-            : '',
-        );
+        const last = end > position && text.charCodeAt(end - 1) === CR ? end - 1 : end;
+        if (keep === undefined || keep[count] === true) fields[count] = text.slice(position, last);
+        // A blank line is no record.
+        blank = count === 0 && last === position;
+        count++;
         position = end + 1;
         complete = true;
         break;
       }
       if (!complete) return start;
       this.#line += 1 + extraLines;
-      // A blank line is no record.
-      if (fields.length === 1 && fields[0] === '') continue;
-      records.push({ fields, line: startLine });
+      if (!blank) sink(fields, count, startLine);
     }
     return Math.min(position, length);
   }

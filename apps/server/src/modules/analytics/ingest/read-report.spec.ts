@@ -195,6 +195,36 @@ describe('readLineItems (billing report reader, issue 24)', () => {
     ]);
   });
 
+  it('reads UTF-8 text whose characters straddle chunks, beside ASCII-only chunks', async () => {
+    const resource = 'bücket-é€𝄞-ñ';
+    const text = csvOf('cur-legacy', [
+      { resource, operation: 'Öp' },
+      { resource: 'plain-ascii-bucket-name' },
+    ]);
+    // Every chunk size cuts some multi-byte character and leaves other chunks all ASCII.
+    for (const chunk of [1, 2, 3, 5, 7]) {
+      const items: LineItem[] = [];
+      for await (const item of readLineItems(streamOf(Buffer.from(text), chunk), fileOf('csv'), 'cur-legacy'))
+        items.push(item);
+      expect(
+        items.map((item) => [item.resourceId, item.operation]),
+        `${chunk}-byte chunks`,
+      ).toEqual([
+        [resource, 'Öp'],
+        ['plain-ascii-bucket-name', 'StandardStorage'],
+      ]);
+    }
+    // A character cut short by an ASCII chunk reads as U+FFFD, as a UTF-8 decoder writes it.
+    const cut = Buffer.concat([
+      Buffer.from(csvOf('cur-legacy', []).trimEnd() + '\n'),
+      Buffer.from('id-0,111122223333,2026-06-01T00:00:00Z,Usage,AmazonS3,T,Op,us-east-1,b'),
+      Buffer.from('é').subarray(0, 1),
+      Buffer.from('x,1,0.5,storage\n'),
+    ]);
+    const [item] = await itemsOf(cut, fileOf('csv'));
+    expect(item?.resourceId).toBe('b\ufffdx');
+  });
+
   it('takes the day of the usage start in UTC, across midnight and month ends', async () => {
     const starts = [
       '2026-06-30T23:59:59Z',
