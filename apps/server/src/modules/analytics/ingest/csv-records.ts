@@ -29,8 +29,8 @@ export type CsvRecordSink = (fields: readonly string[], count: number, line: num
 
 export class CsvRecordSplitter {
   #pending = '';
-  #line = 1;
-  #first = true;
+  #line: number;
+  #first: boolean;
   /** Which columns are cut out of the text; the others are counted but not cut (most of a report's 100+). */
   #keep: boolean[] | undefined;
   /**
@@ -38,6 +38,15 @@ export class CsvRecordSplitter {
    * of a reading thread's garbage collection (bench/cur-read).
    */
   readonly #fields: string[] = [];
+
+  /**
+   * `firstLine`: the physical line the text starts on, for a piece cut from the middle of a file (read-pool.ts);
+   * only a file's start (line 1) may begin with a byte order mark.
+   */
+  constructor(firstLine = 1) {
+    this.#line = firstLine;
+    this.#first = firstLine === 1;
+  }
 
   /** From now on, cut out only these columns' text (the header has been read). */
   keepOnly(columns: ReadonlySet<number>): void {

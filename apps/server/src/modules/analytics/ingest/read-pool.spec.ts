@@ -22,8 +22,11 @@ const HEADER = [
 ].join(',');
 const TYPES = ['Usage', 'Usage', 'Usage', 'Credit', 'Tax', 'Fee'];
 
-/** A seeded month's file: every file shares keys with the others (same days, buckets), so merging matters. */
-function csvText(seed: number, lines: number, badLine?: number): string {
+/**
+ * A seeded month's file: every file shares keys with the others (same days, buckets), so merging matters. With
+ * `quirks`, every seventh description holds a line break and a doubled quote, and one cost is quoted.
+ */
+function csvText(seed: number, lines: number, badLine?: number, quirks = false): string {
   let state = seed;
   const next = (limit: number) => {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
@@ -38,10 +41,12 @@ function csvText(seed: number, lines: number, badLine?: number): string {
     const cost = `${sign}${next(100)}.${String(next(1_000_000_000)).padStart(9, '0')}${next(10)}`;
     const resource = next(5) === 0 ? '' : `bucket-${next(40)}`;
     // Line numbers count the header as line 1.
-    const costText = index + 2 === badLine ? 'abc' : cost;
+    const costText = index + 2 === badLine ? 'abc' : quirks && index % 11 === 0 ? `"${cost}"` : cost;
+    const description =
+      quirks && index % 7 === 0 ? '"$0.023 per GB-Mo,\n ""first"" 50 TB"' : '"$0.023 per GB-Mo, first 50 TB"';
     rows.push(
       `li-${seed}-${index},11112222333${next(3)},${type},2026-06-${day}T0${next(10)}:00:00Z,AmazonS3,` +
-        `TimedStorage-ByteHrs,StandardStorage,${resource},${next(1000) / 8},${costText},"$0.023 per GB-Mo, first 50 TB",us-east-1`,
+        `TimedStorage-ByteHrs,StandardStorage,${resource},${next(1000) / 8},${costText},${description},us-east-1`,
     );
   }
   return `${rows.join('\n')}\n`;
@@ -55,6 +60,10 @@ interface TestFile {
 const gzipFile = (index: number, lines: number, badLine?: number): TestFile => ({
   file: { key: `cur/20260601-20260701/report-${index}.csv.gz`, format: 'csv.gz' },
   bytes: zlib.gzipSync(csvText(index, lines, badLine)),
+});
+const quirkyGzipFile = (index: number, lines: number, badLine?: number): TestFile => ({
+  file: { key: `cur/20260601-20260701/report-${index}.csv.gz`, format: 'csv.gz' },
+  bytes: zlib.gzipSync(csvText(index, lines, badLine, true)),
 });
 const plainFile = (index: number, lines: number): TestFile => ({
   file: { key: `cur/20260601-20260701/report-${index}.csv`, format: 'csv' },
@@ -71,6 +80,14 @@ const opener =
     );
     return Readable.from(chunks, { objectMode: false });
   };
+
+/** The error of reading the files in this thread, as before the pool. */
+async function oneThreadFailure(files: TestFile[]): Promise<unknown> {
+  return oneThread(files).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
 
 /** The rows of one aggregator fed every file in this thread, as before the pool. */
 async function oneThread(files: TestFile[]): Promise<RollupRow[]> {
@@ -183,5 +200,82 @@ describe('aggregateFilesInThreads (a period read in worker threads)', () => {
       'cur/20260601-20260701/report-3.csv.gz: the report file cannot be read (Access Denied)',
     );
     expect(liveReadWorkers()).toBe(0);
+  });
+
+  it('splits one file between two threads at line ends outside quotes: the one-thread rows exactly', async () => {
+    // Pieces of ~4 KB: the 20 000-line file is cut in hundreds of places, some next to quoted line breaks.
+    const files = [quirkyGzipFile(1, 20_000)];
+    const expected = keyed(await oneThread(files));
+    const rows = await aggregateFilesInThreads(
+      files.map((f) => f.file),
+      'cur-legacy',
+      opener(files),
+      2,
+      { pieceBytes: 4096 },
+    );
+    const got = keyed(rows);
+    expect(got.size).toBe(expected.size);
+    for (const [key, row] of expected) {
+      expect(got.get(key)?.costNano, key).toBe(row.costNano);
+      expect(got.get(key)?.lineItems, key).toBe(row.lineItems);
+    }
+    expect(rows.reduce((sum, row) => sum + row.lineItems, 0)).toBe(20_000);
+    expect(liveReadWorkers()).toBe(0);
+  });
+
+  it('names the physical line of a bad line deep in a split file, quoted line breaks before it counted', async () => {
+    const files = [gzipFile(1, 3000), quirkyGzipFile(2, 20_000, 17_001), gzipFile(3, 3000)];
+    // Every seventh line before it spans two physical lines: 17 001 lines in, it is line 19 430.
+    const physical = 17_001 + Math.ceil((17_001 - 1) / 7);
+    const bad = new ReportError(
+      `the cost 'abc' is not a number`,
+      'cur/20260601-20260701/report-2.csv.gz',
+      physical,
+    );
+    expect(await oneThreadFailure(files)).toEqual(bad);
+    const failure = aggregateFilesInThreads(
+      files.map((f) => f.file),
+      'cur-legacy',
+      opener(files),
+      2,
+      { pieceBytes: 4096 },
+    );
+    await expect(failure).rejects.toThrow(bad);
+    await expect(failure).rejects.toMatchObject({ file: bad.file, line: physical });
+    expect(liveReadWorkers()).toBe(0);
+  });
+
+  it('fails a split file that is truncated, not gzip, or ends inside quotes, as one thread does', async () => {
+    const whole = gzipFile(1, 20_000);
+    const cases: [TestFile, string][] = [
+      [
+        { file: whole.file, bytes: whole.bytes.subarray(0, Math.floor(whole.bytes.length / 2)) },
+        'the file is truncated',
+      ],
+      [{ file: whole.file, bytes: Buffer.from(csvText(1, 2000)) }, 'the file is not valid compressed data'],
+      [
+        { file: whole.file, bytes: zlib.gzipSync(`${csvText(1, 20_000)}li-x,1,Usage,"unclosed\n`) },
+        'a quoted field is not closed',
+      ],
+    ];
+    for (const [file, reason] of cases) {
+      const files = [gzipFile(2, 3000), file];
+      const expected = await oneThreadFailure(files);
+      expect(expected).toBeInstanceOf(ReportError);
+      expect((expected as Error).message).toContain(reason);
+      const failure = aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        opener(files),
+        2,
+        { pieceBytes: 4096 },
+      );
+      await expect(failure).rejects.toThrow(expected as Error);
+      await expect(failure).rejects.toMatchObject({
+        file: (expected as ReportError).file,
+        line: (expected as ReportError).line,
+      });
+      expect(liveReadWorkers()).toBe(0);
+    }
   });
 });

@@ -143,7 +143,7 @@ function lineItemOf(row: readonly unknown[], index: ColumnIndex, file: ReportFil
 }
 
 /** What a decompressor's failure means to the user: the file is cut short or is not what its name says. */
-function readFailure(error: unknown, file: ReportFile): ReportError {
+export function readFailure(error: unknown, file: ReportFile): ReportError {
   if (error instanceof ReportError) return error;
   const code = (error as { code?: string }).code;
   const reason =
@@ -283,6 +283,65 @@ async function* readCsvLineItemBatches(
     stream.destroy();
   }
   if (header === undefined) throw new ReportError('the file has no header line', file.key);
+}
+
+/**
+ * Reads the pieces of one CSV file that read-pool.ts cut from its decompressed text at line ends outside quoted
+ * fields, in any order and in any thread: each piece is parsed on its own, from the physical line it starts on,
+ * with the columns of the file's header line (given once, as its bytes). The same items and the same errors (file
+ * and line) as readLineItemBatches on the whole file.
+ */
+export class CsvPieceReader {
+  readonly #file: ReportFile;
+  readonly #index: ColumnIndex;
+  readonly #columns: number;
+  readonly #keep: Set<number>;
+
+  constructor(headerBytes: Buffer, file: ReportFile, layout: ReportLayout) {
+    this.#file = file;
+    let header: { index: ColumnIndex; columns: number } | undefined;
+    const splitter = new CsvRecordSplitter();
+    const take = (fields: readonly string[], count: number): void => {
+      header ??= { index: columnIndexOf(fields.slice(0, count), file, layout), columns: count };
+    };
+    try {
+      splitter.push(headerBytes.toString('utf8'), take);
+      splitter.end(take);
+    } catch (error) {
+      if (error instanceof CsvSyntaxError) throw new ReportError(error.message, file.key, error.line);
+      throw error;
+    }
+    if (header === undefined) throw new ReportError('the file has no header line', file.key);
+    this.#index = header.index;
+    this.#columns = header.columns;
+    this.#keep = new Set(Object.values(header.index));
+  }
+
+  /** Hands `add` the line items of one piece, whose first byte starts physical line `firstLine`. */
+  read(bytes: Buffer, firstLine: number, add: (item: LineItem) => void): void {
+    const splitter = new CsvRecordSplitter(firstLine);
+    splitter.keepOnly(this.#keep);
+    const file = this.#file;
+    const index = this.#index;
+    const columns = this.#columns;
+    const take = (fields: readonly string[], count: number, line: number): void => {
+      if (count !== columns)
+        throw new ReportError(
+          `the line has ${count} columns where the header has ${columns}`,
+          file.key,
+          line,
+        );
+      add(lineItemOf(fields, index, file, line));
+    };
+    try {
+      // A piece ends at a line end, so no UTF-8 character is cut: one decoding, as a whole file's chunks are.
+      splitter.push(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'), take);
+      splitter.end(take);
+    } catch (error) {
+      if (error instanceof CsvSyntaxError) throw new ReportError(error.message, file.key, error.line);
+      throw error;
+    }
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
 import { RollupAggregator } from './aggregate.ts';
-import { readLineItemBatches } from './read-report.ts';
+import { CsvPieceReader, readLineItemBatches } from './read-report.ts';
 import { ReportError } from './report-types.ts';
 import type { FromReadWorker, ToReadWorker } from './read-pool.ts';
 
@@ -18,6 +18,10 @@ const port = parentPort;
 if (!port) throw new Error('read-worker.ts runs only as a worker thread of read-pool.ts');
 
 const aggregator = new RollupAggregator();
+/** Split reading: the reader of the file whose pieces come now (its header's columns); none after a failure. */
+let pieces: CsvPieceReader | undefined;
+let failed = false;
+const add = aggregator.add.bind(aggregator);
 /** The file being read: its bytes' stream, and what hands it the next chunk the pool sent. */
 let source: { bytes: Readable; receive: (chunk: Buffer | null) => void } | undefined;
 const post = (message: FromReadWorker) => port.postMessage(message);
@@ -54,6 +58,24 @@ port.on('message', (message: ToReadWorker) => {
       // The object's download failed in the main thread: the reader reports it as it would in one thread.
       source?.bytes.destroy(Object.assign(new Error(message.message), { code: message.code }));
       return;
+    case 'header':
+      if (failed) return;
+      try {
+        pieces = new CsvPieceReader(Buffer.from(message.bytes), message.file, message.layout);
+      } catch (error) {
+        fail(error);
+      }
+      return;
+    case 'piece':
+      if (failed || pieces === undefined) return;
+      try {
+        const bytes = message.bytes;
+        pieces.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), message.firstLine, add);
+        post({ type: 'parsed' });
+      } catch (error) {
+        fail(error);
+      }
+      return;
     case 'finish':
       post({ type: 'rows', rows: [...aggregator.rows()] });
       return;
@@ -66,10 +88,16 @@ async function readFile(bytes: Readable, message: Extract<ToReadWorker, { type: 
       for (const item of batch) aggregator.add(item);
     post({ type: 'done' });
   } catch (error) {
-    post(
-      error instanceof ReportError
-        ? { type: 'error', report: { message: error.message, file: error.file, line: error.line } }
-        : { type: 'error', message: error instanceof Error ? error.message : String(error) },
-    );
+    fail(error);
   }
+}
+
+function fail(error: unknown): void {
+  failed = true;
+  pieces = undefined;
+  post(
+    error instanceof ReportError
+      ? { type: 'error', report: { message: error.message, file: error.file, line: error.line } }
+      : { type: 'error', message: error instanceof Error ? error.message : String(error) },
+  );
 }
