@@ -65,18 +65,22 @@ const quirkyGzipFile = (index: number, lines: number, badLine?: number): TestFil
   file: { key: `cur/20260601-20260701/report-${index}.csv.gz`, format: 'csv.gz' },
   bytes: zlib.gzipSync(csvText(index, lines, badLine, true)),
 });
+const quirkyPlainFile = (index: number, lines: number, badLine?: number): TestFile => ({
+  file: { key: `cur/20260601-20260701/report-${index}.csv`, format: 'csv' },
+  bytes: Buffer.from(csvText(index, lines, badLine, true)),
+});
 const plainFile = (index: number, lines: number): TestFile => ({
   file: { key: `cur/20260601-20260701/report-${index}.csv`, format: 'csv' },
   bytes: Buffer.from(csvText(index, lines)),
 });
 
-/** Opens the test files as a download would deliver them: in chunks of 16 KB. */
+/** Opens the test files as a download would deliver them: in chunks of 16 KB (or `chunkBytes`). */
 const opener =
-  (files: TestFile[]): OpenReportFile =>
+  (files: TestFile[], chunkBytes = 16384): OpenReportFile =>
   async (file) => {
     const bytes = files.find((f) => f.file.key === file.key)?.bytes ?? Buffer.alloc(0);
-    const chunks = Array.from({ length: Math.ceil(bytes.length / 16384) }, (_, index) =>
-      bytes.subarray(index * 16384, (index + 1) * 16384),
+    const chunks = Array.from({ length: Math.ceil(bytes.length / chunkBytes) }, (_, index) =>
+      bytes.subarray(index * chunkBytes, (index + 1) * chunkBytes),
     );
     return Readable.from(chunks, { objectMode: false });
   };
@@ -203,46 +207,53 @@ describe('aggregateFilesInThreads (a period read in worker threads)', () => {
   });
 
   it('splits one file between two threads at line ends outside quotes: the one-thread rows exactly', async () => {
-    // Pieces of ~4 KB: the 20 000-line file is cut in hundreds of places, some next to quoted line breaks.
-    const files = [quirkyGzipFile(1, 20_000)];
-    const expected = keyed(await oneThread(files));
-    const rows = await aggregateFilesInThreads(
-      files.map((f) => f.file),
-      'cur-legacy',
-      opener(files),
-      2,
-      { pieceBytes: 4096 },
-    );
-    const got = keyed(rows);
-    expect(got.size).toBe(expected.size);
-    for (const [key, row] of expected) {
-      expect(got.get(key)?.costNano, key).toBe(row.costNano);
-      expect(got.get(key)?.lineItems, key).toBe(row.lineItems);
+    // A gzip file in pieces of at least 4 KB; a plain one delivered 997 bytes at a time and cut after every
+    // delivery, so that some deliveries end inside a quoted line break: thousands of cuts.
+    for (const [file, chunkBytes, pieceBytes] of [
+      [quirkyGzipFile(1, 20_000), 16384, 4096],
+      [quirkyPlainFile(1, 20_000), 997, 1],
+    ] as const) {
+      const files = [file];
+      const expected = keyed(await oneThread(files));
+      const rows = await aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        opener(files, chunkBytes),
+        2,
+        { pieceBytes },
+      );
+      const got = keyed(rows);
+      expect(got.size).toBe(expected.size);
+      for (const [key, row] of expected) {
+        expect(got.get(key)?.costNano, key).toBe(row.costNano);
+        expect(got.get(key)?.lineItems, key).toBe(row.lineItems);
+      }
+      expect(rows.reduce((sum, row) => sum + row.lineItems, 0)).toBe(20_000);
+      expect(liveReadWorkers()).toBe(0);
     }
-    expect(rows.reduce((sum, row) => sum + row.lineItems, 0)).toBe(20_000);
-    expect(liveReadWorkers()).toBe(0);
   });
 
   it('names the physical line of a bad line deep in a split file, quoted line breaks before it counted', async () => {
-    const files = [gzipFile(1, 3000), quirkyGzipFile(2, 20_000, 17_001), gzipFile(3, 3000)];
     // Every seventh line before it spans two physical lines: 17 001 lines in, it is line 19 430.
     const physical = 17_001 + Math.ceil((17_001 - 1) / 7);
-    const bad = new ReportError(
-      `the cost 'abc' is not a number`,
-      'cur/20260601-20260701/report-2.csv.gz',
-      physical,
-    );
-    expect(await oneThreadFailure(files)).toEqual(bad);
-    const failure = aggregateFilesInThreads(
-      files.map((f) => f.file),
-      'cur-legacy',
-      opener(files),
-      2,
-      { pieceBytes: 4096 },
-    );
-    await expect(failure).rejects.toThrow(bad);
-    await expect(failure).rejects.toMatchObject({ file: bad.file, line: physical });
-    expect(liveReadWorkers()).toBe(0);
+    for (const [split, chunkBytes, pieceBytes] of [
+      [quirkyGzipFile(2, 20_000, 17_001), 16384, 4096],
+      [quirkyPlainFile(2, 20_000, 17_001), 997, 1],
+    ] as const) {
+      const files = [gzipFile(1, 3000), split, gzipFile(3, 3000)];
+      const bad = new ReportError(`the cost 'abc' is not a number`, split.file.key, physical);
+      expect(await oneThreadFailure(files)).toEqual(bad);
+      const failure = aggregateFilesInThreads(
+        files.map((f) => f.file),
+        'cur-legacy',
+        opener(files, chunkBytes),
+        2,
+        { pieceBytes },
+      );
+      await expect(failure).rejects.toThrow(bad);
+      await expect(failure).rejects.toMatchObject({ file: bad.file, line: physical });
+      expect(liveReadWorkers()).toBe(0);
+    }
   });
 
   it('fails a split file that is truncated, not gzip, or ends inside quotes, as one thread does', async () => {
