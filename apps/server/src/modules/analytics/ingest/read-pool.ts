@@ -1,6 +1,8 @@
 /**
- * Reads a period's report files in worker threads (issue 24's ingestion speed): AWS splits a month into several
- * numbered files, so up to `threads` files are read at once, each thread (read-worker.ts) with the module's reader
+ * Reads a period's report files in worker threads (issue 24's ingestion speed). Gzip and plain CSV are read split
+ * (aggregatePiecesInThreads, below): the main thread gunzips and cuts the text into pieces that any thread parses.
+ * Zip and Parquet files are read whole, one per thread: AWS splits a month into several numbered files, so up to
+ * `threads` files are read at once, each thread (read-worker.ts) with the module's reader
  * and its own RollupAggregator, and their rows are merged here at the end (bigint costs added exactly). The main
  * thread reads each object through the caller's `open` (the account's ObjectStore) and hands its bytes to the
  * thread that asked for them, one chunk at a time, so a file is streamed as it is in one thread. The first error
@@ -188,7 +190,9 @@ export async function aggregateFilesInThreads(
   /** Split reading's piece size (PIECE_BYTES); the tests make it small to cut a small file in many places. */
   { pieceBytes = PIECE_BYTES }: { pieceBytes?: number } = {},
 ): Promise<RollupRow[]> {
-  if (threads > 1 && files.every((file) => file.format === 'csv.gz' || file.format === 'csv'))
+  // A single file smaller than a piece would be one piece anyway: one thread reads it whole.
+  const small = files.length === 1 && (files[0]?.size ?? Number.POSITIVE_INFINITY) < pieceBytes;
+  if (threads > 1 && !small && files.every((file) => file.format === 'csv.gz' || file.format === 'csv'))
     return aggregatePiecesInThreads(files, layout, open, threads, pieceBytes);
   const queue = [...files];
   const merged = new RollupAggregator();
