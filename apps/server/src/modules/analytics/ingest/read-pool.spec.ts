@@ -289,4 +289,28 @@ describe('aggregateFilesInThreads (a period read in worker threads)', () => {
       expect(liveReadWorkers()).toBe(0);
     }
   });
+
+  it('fails a quoted field that runs on for 64 pieces at its line, without reading the rest of the file', async () => {
+    const text = `${csvText(1, 200)}li-x,1,Usage,"${'x'.repeat(4_000_000)}\n`;
+    const file: TestFile = {
+      file: { key: 'cur/20260601-20260701/report-9.csv', format: 'csv' },
+      bytes: Buffer.from(text),
+    };
+    const expected = await oneThreadFailure([file]);
+    expect((expected as Error).message).toContain('a quoted field is not closed');
+    let served = 0;
+    const counting: OpenReportFile = async (opened) =>
+      (await opener([file])(opened)).on('data', (chunk: Buffer) => {
+        served += chunk.length;
+      });
+    const failure = aggregateFilesInThreads([file.file], 'cur-legacy', counting, 2, { pieceBytes: 4096 });
+    await expect(failure).rejects.toMatchObject({
+      file: file.file.key,
+      line: (expected as ReportError).line,
+    });
+    await expect(failure).rejects.toThrow('a quoted field is not closed');
+    // Failed once the open field passed 64 pieces (256 KB here), not after holding all 4 MB of it.
+    expect(served).toBeLessThan(1_000_000);
+    expect(liveReadWorkers()).toBe(0);
+  });
 });

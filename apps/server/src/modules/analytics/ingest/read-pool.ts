@@ -224,6 +224,12 @@ export async function aggregateFilesInThreads(
 const PIECE_BYTES = 1024 * 1024;
 /** Pieces handed to a thread ahead of the one it parses, so it never waits for the main thread. */
 const PIECES_AHEAD = 2;
+/**
+ * How far past a piece's size the text may run without a line end outside quotes before the file is failed: a
+ * quoted field never closed would otherwise be held whole (and copied again at each chunk) until the file ends.
+ * No AWS report has a field near this size.
+ */
+const UNCUT_PIECES = 64;
 /** The same zlib chunk as the one-thread reader (read-report.ts GUNZIP_CHUNK). */
 const GUNZIP_CHUNK = 256 * 1024;
 const LF = 0x0a;
@@ -387,6 +393,15 @@ async function cutFiles(
         const bytes = ownCopy(held);
         const cut = lastCut(bytes, bytes.length);
         if (cut < 0) {
+          if (bytes.length > pieceBytes * UNCUT_PIECES) {
+            // The text's last quote opens the field still open (parity is odd): its line is the one to name.
+            const opened = bytes.lastIndexOf(QUOTE);
+            throw new ReportError(
+              'a quoted field is not closed',
+              file.key,
+              line + linesIn(bytes.subarray(0, Math.max(opened, 0))),
+            );
+          }
           held = [bytes];
           continue;
         }
