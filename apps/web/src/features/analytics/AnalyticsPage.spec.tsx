@@ -341,13 +341,21 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
       ],
       runs: [run({ state: 'failed', error, rows: 0 }), run({ id: '5b0c3a1e-0000-4000-8000-00000000b000' })],
     });
-    renderAt('/analytics');
+    const { user } = renderAt('/analytics');
     const status = await screen.findByRole('status', { name: 'Billing report ingestion' });
     await waitFor(() => expect(status).toHaveTextContent(error));
     expect(status).toHaveTextContent('Reading the billing reports failed');
     expect(
       screen.getByText('The keys cannot read the billing bucket cur-reports: Access Denied'),
     ).toBeInTheDocument();
+
+    // Every run is kept in view, not only the latest: what started it and how it ended.
+    await user.click(screen.getByRole('button', { name: /Run history/ }));
+    const history = await screen.findByRole('table', { name: 'Billing report runs' });
+    const rows = within(history).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent(error);
+    expect(rows[1]).toHaveTextContent('Billing reports read');
   });
 
   it('spins while a run is under way and does not offer a second Refresh meanwhile', async () => {

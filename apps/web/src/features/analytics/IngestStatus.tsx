@@ -1,16 +1,18 @@
-import { Alert, App, Button, Flex, Spin, Typography } from 'antd';
-import { ReloadOutlined } from '@ant-design/icons';
+import { useState } from 'react';
+import { Alert, App, Button, Flex, Modal, Spin, Table, Typography } from 'antd';
+import { HistoryOutlined, ReloadOutlined } from '@ant-design/icons';
 import {
   ACTIONS,
   analyticsMessages,
   roleMay,
+  type AnalyticsRunView,
   type CloudAccountView,
   type UserProfile,
 } from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { useIngestRuns, useRefreshAnalytics } from './analytics-api.ts';
-import { analyticsTexts, runSummary } from './analytics-texts.ts';
+import { analyticsTexts, runSummary, TRIGGER_TEXTS } from './analytics-texts.ts';
 
 /** Whether the member may read an account's reports again now: the server's own rule (Owner, Admin; ACL on). */
 export function mayRefresh(profile: UserProfile | undefined): boolean {
@@ -71,8 +73,52 @@ export function IngestStatus({ account }: { account: CloudAccountView }) {
             <Typography.Text type="secondary">{analyticsTexts.neverRead}</Typography.Text>
           )}
         </div>
+        {runs.data && runs.data.length > 0 && <RunHistory account={account} runs={runs.data} />}
       </Flex>
       {account.billing_error && <Alert type="warning" showIcon title={account.billing_error} />}
     </Flex>
+  );
+}
+
+/** Every run of the account the server keeps (its last 50), newest first: what started it, when, and its outcome. */
+function RunHistory({ account, runs }: { account: CloudAccountView; runs: AnalyticsRunView[] }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button type="link" icon={<HistoryOutlined aria-hidden />} onClick={() => setOpen(true)}>
+        Run history
+      </Button>
+      <Modal
+        title={`Billing report runs of ${account.name}`}
+        open={open}
+        onCancel={() => setOpen(false)}
+        footer={null}
+        width={880}
+      >
+        <Table<AnalyticsRunView>
+          size="small"
+          aria-label="Billing report runs"
+          rowKey="id"
+          dataSource={runs}
+          pagination={runs.length > 10 ? { pageSize: 10 } : false}
+          columns={[
+            {
+              title: 'Started by',
+              dataIndex: 'trigger',
+              render: (trigger: AnalyticsRunView['trigger']) => TRIGGER_TEXTS[trigger],
+            },
+            {
+              title: 'Outcome',
+              key: 'outcome',
+              render: (_, run) => (
+                <Typography.Text type={run.state === 'failed' ? 'danger' : undefined}>
+                  {runSummary(run)}
+                </Typography.Text>
+              ),
+            },
+          ]}
+        />
+      </Modal>
+    </>
   );
 }

@@ -24,6 +24,14 @@ export const analyticsTexts = {
   stateFromReport: "From the billing report: usage on the month's last day of data",
 } as const;
 
+/** What started a run, in words (GET /analytics/runs `trigger`). */
+export const TRIGGER_TEXTS: Record<AnalyticsRunView['trigger'], string> = {
+  connect: 'Account connected',
+  billing_bucket_saved: 'Billing bucket saved',
+  manual: 'Refresh',
+  schedule: 'Every 6 hours',
+};
+
 /** The latest ingestion run in words (issue 24: each run and its outcome is visible in the product). */
 export function runSummary(run: AnalyticsRunView): string {
   switch (run.state) {
