@@ -32,7 +32,8 @@ export function CostBarChart({
       accessibilityLayer
     >
       <CartesianGrid strokeDasharray="3 3" vertical={false} />
-      <XAxis dataKey="name" interval={0} />
+      {/* Slanted, so long names (Infrastructure, a product code) never run into each other. */}
+      <XAxis dataKey="name" interval={0} angle={-30} textAnchor="end" height={72} tick={{ fontSize: 12 }} />
       <YAxis tickFormatter={(value: number) => formatUsd(value, 0)} width={80} />
       <Tooltip formatter={(value) => formatUsd(Number(value))} />
       <Bar
