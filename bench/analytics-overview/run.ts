@@ -23,6 +23,7 @@ import type { RollupRow } from '@cumulo/server/src/modules/analytics/ingest/repo
 import type { CostScope } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
 import { AnalyticsCostsRepo } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
+import { signedInBenchMember } from '../shared/bench-member.ts';
 
 const GOAL_MS = 100;
 const WARM_UP = 5;
@@ -228,17 +229,7 @@ const { app, services } = await buildApp({
 await app.ready();
 
 try {
-  const email = `bench.${randomBytes(3).toString('hex')}@example.com`;
-  const password = 'Bench#mark7';
-  await services.identity.signup(
-    { email, password, first_name: 'Bench', last_name: 'Mark' },
-    { ip: '127.0.0.1' },
-  );
-  await db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
-  const login = await services.identity.login(email, password, { ip: '127.0.0.1' });
-  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
-  const principal = await services.auth.verifyBearer(login.jwtToken);
-  if (!principal) throw new Error('bench sign-in failed');
+  const { principal, token } = await signedInBenchMember(services, db);
   const organizationId = principal.organizationId;
   const account = await services.cloudAccountsRepo.insert({
     organizationId,
@@ -290,7 +281,7 @@ try {
   const first = await app.inject({
     method: 'GET',
     url,
-    headers: { authorization: `Bearer ${login.jwtToken}` },
+    headers: { authorization: `Bearer ${token}` },
   });
   if (first.statusCode !== 200) throw new Error(`GET ${url} answered ${first.statusCode}: ${first.body}`);
   const overview = first.json<{ monthly_actual: number; trend: unknown[]; categories: unknown[] }>();
@@ -326,7 +317,7 @@ try {
           and day < (${monthStart}::date + interval '1 month')
         group by 1`),
     ]);
-  const headers = { authorization: `Bearer ${login.jwtToken}` };
+  const headers = { authorization: `Bearer ${token}` };
   const results: Array<{ api: number; sql: number; daily: number }> = [];
   for (let round = 1; round <= rounds; round++) {
     const api = p50(await timed(() => app.inject({ method: 'GET', url, headers })));

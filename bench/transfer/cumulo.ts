@@ -19,6 +19,7 @@ import type { Principal } from '@cumulo/server/src/http/auth.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { cpuMeter, cpuSecondsOf, cpuSecondsOfNamed } from '../shared/proc-cpu.ts';
 import { settleDisk } from '../shared/settle.ts';
+import { signedInBenchMember } from '../shared/bench-member.ts';
 import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 export interface WorkerSettings {
@@ -210,17 +211,7 @@ export class CumuloBench {
 
 /** A new member with their own organisation, signed in, who confirmed the transfer charge. */
 async function signUpOrganization(services: ReturnType<typeof buildServices>, db: Db): Promise<Principal> {
-  const email = `bench.${randomBytes(3).toString('hex')}@example.com`;
-  const password = 'Bench#mark7';
-  await services.identity.signup(
-    { email, password, first_name: 'Bench', last_name: 'Mark' },
-    { ip: '127.0.0.1' },
-  );
-  await db.pool.query('update users set email_verified_at = now() where email = $1', [email]);
-  const login = await services.identity.login(email, password, { ip: '127.0.0.1' });
-  if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
-  const principal = await services.auth.verifyBearer(login.jwtToken);
-  if (!principal) throw new Error('bench sign-in failed');
+  const { principal } = await signedInBenchMember(services, db);
   await db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     principal.organizationId,
   ]);
