@@ -25,6 +25,9 @@ export const AUDIT_ENTITIES = [
   'Subscription',
   'Organization',
   'Budget',
+  'Budget alert',
+  'Product',
+  'Finance settings',
 ] as const;
 export type AuditEntity = (typeof AUDIT_ENTITIES)[number];
 

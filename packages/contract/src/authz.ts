@@ -105,6 +105,12 @@ export const ACTIONS = {
     refusal: authzMessages.othersShare,
   }),
   'chat.configure': rule(APPROVERS, 'sharing', "set or remove the organisation's chat webhook"),
+  'finance.budget': rule(EVERY_MEMBER, 'finance', 'set a budget or add a custom product (Finance)'),
+  'finance.manage': rule(
+    APPROVERS,
+    'finance',
+    'set or delete a budget alert, change the finance settings (who gets alerts and the activity digest)',
+  ),
   'alert.manage': rule(APPROVERS, null, 'create or delete a size or cost alert'),
   'organization.confirmCharges': rule(['Owner'], null, 'confirm the c2c, ftX or Wasabi charge', {
     refusal: transferMessages.ownerConfirms,

@@ -25,3 +25,4 @@ export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';
 export * from './analytics.ts';
+export * from './finance.ts';

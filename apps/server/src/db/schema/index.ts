@@ -12,3 +12,4 @@ export * from './access.ts';
 export * from './billing.ts';
 export * from './audit.ts';
 export * from './analytics.ts';
+export * from './finance.ts';

@@ -42,6 +42,12 @@ export interface PeriodHeld {
   ingestedAt: string | null;
 }
 
+export interface AccountMonthSum extends MonthProductSum {
+  cloudAccountId: string;
+  /** 'YYYY-MM' */
+  month: string;
+}
+
 export interface DashboardSum {
   cloudAccountId: string;
   productCode: string;
@@ -170,6 +176,49 @@ export class AnalyticsCostsRepo {
       select ${isoText(sql`max(finished_at)`)} as finished_at from ${analyticsIngestRuns}
       where organization_id = ${organizationId} and cloud_account_id = ${accountId} and state = 'succeeded'`);
     return result.rows[0]?.finished_at ?? null;
+  }
+
+  /**
+   * Finance's actuals (issue 25): each month from `from` to `to` ('YYYY-MM', inclusive) per account, product code and
+   * line-item type, with the month's last day of data, over one account or all of the organisation's.
+   */
+  async monthsByAccountProduct(
+    scope: Pick<CostScope, 'organizationId' | 'accountId'>,
+    from: string,
+    to: string,
+  ): Promise<AccountMonthSum[]> {
+    const full: CostScope = { ...scope, usageAccountId: null };
+    const result = await this.orm.execute<{
+      cloud_account_id: string;
+      month: string;
+      product_code: string;
+      line_item_type: string;
+      cost_nano: string;
+      last_day: string;
+    }>(sql`
+      ${chosenPeriods(full)}
+      select m.cloud_account_id, m.month, m.product_code, m.line_item_type, sum(m.cost_nano)::text as cost_nano,
+        max(m.last_day)::text as last_day
+      from ${analyticsMonthlyCosts} m join chosen c on c.id = m.period_id
+      where m.organization_id = ${scope.organizationId} and m.month between ${from} and ${to}
+        ${accountFilter(full)}
+      group by m.cloud_account_id, m.month, m.product_code, m.line_item_type`);
+    return result.rows.map((row) => ({
+      cloudAccountId: row.cloud_account_id,
+      month: row.month,
+      productCode: row.product_code,
+      lineItemType: row.line_item_type,
+      costNano: BigInt(row.cost_nano),
+      lastDay: row.last_day,
+    }));
+  }
+
+  /** The accounts of the organisation with at least one current report period. */
+  async accountsWithReports(organizationId: string): Promise<Set<string>> {
+    const result = await this.orm.execute<{ cloud_account_id: string }>(sql`
+      select distinct cloud_account_id from ${analyticsReportPeriods}
+      where organization_id = ${organizationId} and current`);
+    return new Set(result.rows.map((row) => row.cloud_account_id));
   }
 
   /**
