@@ -38,6 +38,7 @@ import { analyticsResourcesRoutes } from './modules/analytics/resources.routes.t
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
+import { financeAlertsRoutes } from './modules/finance/finance-alerts.routes.ts';
 import { buildServices, type AppDeps, type Services } from './services.ts';
 
 export { buildServices, type AppDeps, type Services };
@@ -151,6 +152,9 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(analyticsResourcesRoutes(services.analyticsResources, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
+      await api.register(
+        financeAlertsRoutes(services.financeAlerts, services.financeSettings, services.auth),
+      );
       await api.register(
         billingRoutes(
           {

@@ -75,6 +75,13 @@ import { BillingRequests } from './modules/billing/billing-requests.service.ts';
 import { BillingRoll } from './modules/billing/billing-roll.service.ts';
 import { GatewayWebhooks } from './modules/billing/billing-webhooks.service.ts';
 import { buildGateway } from './modules/billing/gateways/build-gateway.ts';
+import { FinanceActuals } from './modules/finance/actuals.ts';
+import { FinanceAlertsRepo } from './modules/finance/finance-alerts.repo.ts';
+import { FinanceAlertsService } from './modules/finance/finance-alerts.service.ts';
+import { FinanceSettingsRepo } from './modules/finance/finance-settings.repo.ts';
+import { FinanceSettingsService } from './modules/finance/finance-settings.service.ts';
+import { FinanceDigest } from './modules/finance/finance-digest.ts';
+import { enqueueFinanceEvaluation } from './modules/finance/finance.jobs.ts';
 
 export interface AppDeps {
   config: Config;
@@ -337,7 +344,23 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     (message) => publish(db.pool, message),
   );
-  const audit = new AuditService(new AuditRepo(db.orm));
+  const auditRepo = new AuditRepo(db.orm);
+  const audit = new AuditService(auditRepo);
+  const financeSettingsRepo = new FinanceSettingsRepo(db.orm);
+  const financeSettings = new FinanceSettingsService(financeSettingsRepo, entitlements);
+  const financeAlerts = new FinanceAlertsService(
+    new FinanceAlertsRepo(db.orm),
+    financeSettingsRepo,
+    cloudAccountsRepo,
+    new FinanceActuals(new AnalyticsCostsRepo(db.orm)),
+    entitlements,
+    (notice) => alerts.bell(notice),
+    mail,
+    enqueueFinanceEvaluation(boss),
+    config.PUBLIC_URL,
+    log,
+  );
+  const financeDigest = new FinanceDigest(financeSettingsRepo, auditRepo, mail, config.PUBLIC_URL, log);
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
@@ -364,6 +387,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     organizations,
     members,
     audit,
+    financeAlerts,
+    financeSettings,
+    financeDigest,
     access,
     dashboard,
     costs,

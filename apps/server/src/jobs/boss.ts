@@ -12,6 +12,10 @@ export const QUEUES = {
   analyticsSweep: 'analytics.sweep',
   alertsCheck: 'alerts.check',
   alertsSweep: 'alerts.sweep',
+  /** Compares one organisation's budget alerts with its budgets; keyed by organisation (after every ingestion). */
+  financeEvaluate: 'finance.evaluate',
+  /** Hourly: sends every audit digest that is due (and retries the ones that failed). */
+  financeDigest: 'finance.digest',
   uploadsSweep: 'uploads.sweep',
   /** One job per batch and worker slot: plans the batch if needed, then claims and copies items until none is left. */
   transfersBatch: 'transfers.batch',
@@ -63,6 +67,15 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // Evaluations of one organisation pile up behind each other after ingestions: one waits, one runs.
+  [QUEUES.financeEvaluate]: {
+    policy: 'stately',
+    expireInSeconds: 15 * MINUTE,
+    retryLimit: 3,
+    retryBackoff: true,
+  },
+  // One hourly check at a time; the digest rows make a second one harmless anyway.
+  [QUEUES.financeDigest]: { policy: 'singleton', expireInSeconds: 30 * MINUTE },
   [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.transfersBatch]: {
     policy: 'standard',

@@ -9,6 +9,7 @@ import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
 import { registerSyncJobs } from '../modules/sync/sync.jobs.ts';
 import { registerBillingJobs } from '../modules/billing/billing.jobs.ts';
 import { registerAnalyticsJobs } from '../modules/analytics/analytics.jobs.ts';
+import { enqueueFinanceEvaluation, registerFinanceJobs } from '../modules/finance/finance.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
 export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
@@ -21,7 +22,15 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     schedule,
     enqueueAlertCheck(boss),
   );
-  await registerAnalyticsJobs(boss, services.analyticsIngest, services.analyticsRepo, log, schedule);
+  await registerAnalyticsJobs(
+    boss,
+    services.analyticsIngest,
+    services.analyticsRepo,
+    log,
+    schedule,
+    enqueueFinanceEvaluation(boss),
+  );
+  await registerFinanceJobs(boss, services.financeAlerts, services.financeDigest, log, schedule);
   await registerAlertJobs(boss, services.alerts, services.alertsRepo, log, schedule);
   await registerUploadJobs(boss, services.uploads, log, schedule);
   await registerTransferJobs(

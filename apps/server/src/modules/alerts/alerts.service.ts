@@ -197,7 +197,7 @@ export class AlertsService {
     organizationId: string;
     title: string;
     description: string;
-    status: 'error' | 'warning' | 'normal';
+    status: 'error' | 'warning' | 'normal' | 'alerts';
     link?: string;
     /** Every member by default; 'owners' for what only an Owner can act on (a member's billing request). */
     audience?: 'members' | 'owners';

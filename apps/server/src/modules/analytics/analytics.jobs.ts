@@ -24,10 +24,14 @@ export async function registerAnalyticsJobs(
   repo: AnalyticsRepo,
   log: Logger,
   schedule: boolean,
+  /** After a run finishes: the organisation's budget alerts compare the new actuals (modules/finance). */
+  afterIngest: (organizationId: string) => Promise<void> = async () => {},
 ) {
   await boss.work<IngestJob>(QUEUES.analyticsIngest, async ([job]) => {
     if (!job) return;
-    return ingest.run(job.data);
+    const result = await ingest.run(job.data);
+    await afterIngest(job.data.organizationId);
+    return result;
   });
   await boss.work(QUEUES.analyticsSweep, async () => {
     const enqueue = enqueueIngest(boss, repo);
