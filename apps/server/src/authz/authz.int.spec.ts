@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACTIONS,
+  FINANCE_SETTINGS_DEFAULTS,
   ROLE_ID,
   SYNC_DELETE_GUARD,
   syncCycleStarted,
@@ -406,6 +407,39 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await count('alerts')).toBe(1);
     await allowed('alert.manage', 'Admin', 'DELETE', `/api/notifications/${id}`);
     expect(await count('alerts')).toBe(0);
+  });
+
+  it('a User neither sets nor deletes budget alerts nor changes the finance settings; an Admin does', async () => {
+    // The Finance package granted in SQL: this replays who may act, not how a package is bought.
+    await server.db.pool.query(
+      `insert into subscriptions (organization_id, kind, product_handle, period, state, price_cents, gateway,
+         current_period_start, current_period_end)
+       values ($1, 'package', 'finance', 'monthly', 'active', 0, 'manual', now(), now() + interval '30 days')
+       on conflict do nothing`,
+      [owner.principal.organizationId],
+    );
+    const year = new Date().getUTCFullYear();
+    const alert = {
+      cloud: awsId,
+      product: 'Total',
+      actual_alert_percent: 80,
+      forecast_alert_percent: null,
+      start: `${year}-12-01`,
+      end: `${year}-12-01`,
+    };
+    await refused('finance.manage', 'User', 'POST', '/api/finance/alerts', alert);
+    expect(await count('finance_alerts')).toBe(0);
+    const saved = await allowed('finance.manage', 'Admin', 'POST', '/api/finance/alerts', alert);
+    const id = (saved.body as { alert: { id: string } }).alert.id;
+    await refused('finance.manage', 'User', 'DELETE', `/api/finance/alerts/${id}`);
+    expect(await count('finance_alerts')).toBe(1);
+    await allowed('finance.manage', 'Admin', 'DELETE', `/api/finance/alerts/${id}`);
+    expect(await count('finance_alerts')).toBe(0);
+    const settings = { ...FINANCE_SETTINGS_DEFAULTS, alert_emails: ['budget@example.com'] };
+    await refused('finance.manage', 'User', 'PUT', '/api/finance/settings', settings);
+    expect(await count('finance_settings')).toBe(0);
+    await allowed('finance.manage', 'Admin', 'PUT', '/api/finance/settings', settings);
+    expect(await count('finance_settings')).toBe(1);
   });
 
   it('a User neither connects, changes nor removes accounts, nor creates buckets; an Admin does', async () => {
