@@ -11,10 +11,15 @@ import {
   type NotificationItem,
 } from '@cumulo/contract';
 import { S3RVER_KEY, startS3rver } from '@cumulo/storage/testing';
+import type { PgBoss } from 'pg-boss';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
 import { AnalyticsCostsRepo } from '../analytics/analytics-costs.repo.ts';
+import { registerAnalyticsJobs } from '../analytics/analytics.jobs.ts';
+import type { AnalyticsRepo } from '../analytics/analytics.repo.ts';
+import type { IngestRun } from '../analytics/ingest/ingest-run.ts';
+import { QUEUES } from '../../jobs/boss.ts';
 import { AuditRepo } from '../audit/audit.repo.ts';
 import { FinanceActuals } from './actuals.ts';
 import { FinanceAlertsRepo } from './finance-alerts.repo.ts';
@@ -533,6 +538,30 @@ describe('budget alert evaluation (AWS Budgets: once per month and kind, on the 
       { month: '2031-05-01', kind: 'actual', value_cents: 80000, budget_cents: 100000, percent: 80 },
       { month: '2031-06-01', kind: 'forecast', value_cents: 330000, budget_cents: 300000, percent: 100 },
     ]);
+  });
+});
+
+describe('evaluated after every ingestion', () => {
+  it('the analytics ingest handler queues an evaluation of the organisation once its run is over', async () => {
+    const handlers = new Map<string, (jobs: unknown[]) => Promise<unknown>>();
+    const boss = {
+      work: async (name: string, ...rest: unknown[]) => {
+        handlers.set(name, rest.at(-1) as (jobs: unknown[]) => Promise<unknown>);
+      },
+    } as unknown as PgBoss;
+    const steps: string[] = [];
+    const ingest = {
+      run: async () => {
+        steps.push('ingest');
+        return undefined;
+      },
+    } as unknown as IngestRun;
+    await registerAnalyticsJobs(boss, ingest, {} as AnalyticsRepo, log, false, async (organizationId) => {
+      steps.push(`evaluate ${organizationId}`);
+    });
+    const job = { data: { organizationId: 'org-1', accountId: 'account-1', trigger: 'schedule' } };
+    await handlers.get(QUEUES.analyticsIngest)?.([job]);
+    expect(steps).toEqual(['ingest', 'evaluate org-1']);
   });
 });
 
