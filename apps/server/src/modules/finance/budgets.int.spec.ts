@@ -267,6 +267,28 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
     });
   });
 
+  it('writes two saves of one year at once one after the other: never a mixed year, each audit entry true', async () => {
+    const saves = await Promise.all(
+      [1200, 2400].map((amount) =>
+        putBudget({ label: 'AmazonEC2', amount, flag: 'yearly', month: `${NEXT_YEAR}-01` }),
+      ),
+    );
+    expect(saves.map((res) => res.status)).toEqual([200, 200]);
+    const months = budgetsOf((await view(NEXT_YEAR, 'AmazonEC2')).rows);
+    expect([Array<number>(12).fill(10_000), Array<number>(12).fill(20_000)]).toContainEqual(months);
+    const { rows } = await server.db.pool.query<{
+      type: string;
+      changes: { initial: string | null; value: string }[];
+    }>("select type, changes from audits where entity = 'Budget' and resource = $1 order by id", [
+      `AmazonEC2 budget of My AWS, ${NEXT_YEAR}`,
+    ]);
+    expect(rows.map((row) => row.type)).toEqual(['Added', 'Modified']);
+    const [first, second] = rows.map((row) => row.changes[0]);
+    expect(first?.initial).toBeNull();
+    expect(second?.initial).toBe(first?.value);
+    expect(second?.value).toBe((((months[0] ?? 0) * 12) / 100).toFixed(2));
+  });
+
   it('edits one month inline and leaves the others; a monthly save needs its month', async () => {
     const edited = await putBudget({
       label: 'Total',

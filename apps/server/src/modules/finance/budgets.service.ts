@@ -18,7 +18,7 @@ import { authorize, requireService } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { csvCell } from '../audit/audit.service.ts';
-import { changesOf, recordAudit } from '../audit/audit.writer.ts';
+import { changesOf, recordAudit, type AuditEvent } from '../audit/audit.writer.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { centsOf, type ActualsTable, type FinanceActuals } from './actuals.ts';
@@ -124,31 +124,10 @@ export class BudgetsService {
         (row) => row.label === label,
       );
       await tx.setMonths(principal.organizationId, account.id, label, spread, principal.userId);
-      const after = new Map(held.map((row) => [row.month, row.cents]));
-      for (const month of spread) after.set(month.month, month.cents);
-      const before = sumOrNull(held.map((row) => row.cents));
-      const resource =
-        body.flag === 'yearly'
-          ? `${label} budget of ${account.name}, ${year}`
-          : `${label} budget of ${account.name}, ${spread[0]?.month ?? year}`;
       await recordAudit(tx.orm, principal, {
         entity: 'Budget',
-        type: held.length === 0 ? 'Added' : 'Modified',
-        resource,
         resourceId: account.id,
-        changes:
-          body.flag === 'yearly'
-            ? changesOf(
-                { yearly_budget: shown(before) },
-                {
-                  yearly_budget: shown(sumOrNull([...after.values()])),
-                  months: `${months[0]}..${months.at(-1)}`,
-                },
-              )
-            : changesOf(
-                { budget: shown(held.find((row) => row.month === spread[0]?.month)?.cents ?? null) },
-                { budget: shown(cents) },
-              ),
+        ...budgetChangeOf(body.flag, `${label} budget of ${account.name}`, held, spread),
       });
     });
     return { message: financeMessages.budgetUpdated };
@@ -405,6 +384,41 @@ export class BudgetsService {
     if (!months) throw rangeError();
     return months;
   }
+}
+
+/**
+ * What the trail says of a budget save: a yearly save, the year's old and new totals and the months it replaced
+ * ('AmazonS3 budget of My AWS, 2026'); a monthly one, the month's old and new amount ('…, 2026-03').
+ */
+function budgetChangeOf(
+  flag: PutBudgetBody['flag'],
+  name: string,
+  held: readonly BudgetMonth[],
+  spread: readonly MonthCents[],
+): Pick<AuditEvent, 'type' | 'resource' | 'changes'> {
+  const first = spread[0]?.month ?? '';
+  if (flag === 'monthly') {
+    const before = held.find((row) => row.month === first)?.cents ?? null;
+    return {
+      type: before === null ? 'Added' : 'Modified',
+      resource: `${name}, ${first}`,
+      changes: changesOf({ budget: shown(before) }, { budget: shown(spread[0]?.cents ?? null) }),
+    };
+  }
+  const after = new Map(held.map((row) => [row.month, row.cents]));
+  for (const month of spread) after.set(month.month, month.cents);
+  const before = sumOrNull(held.map((row) => row.cents));
+  return {
+    type: before === null ? 'Added' : 'Modified',
+    resource: `${name}, ${first.slice(0, 4)}`,
+    changes: changesOf(
+      { yearly_budget: shown(before) },
+      {
+        yearly_budget: shown(sumOrNull([...after.values()])),
+        months: `${first}..${spread.at(-1)?.month ?? first}`,
+      },
+    ),
+  };
 }
 
 const productOf = (row: ProductRow): FinanceProduct => ({
