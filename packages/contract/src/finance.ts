@@ -101,6 +101,8 @@ export function parseBudgetInput(typed: string): number | null {
 
 const budgetAmount = z
   .number({ error: financeMessages.invalidBudget })
+  .min(0, financeMessages.invalidBudget)
+  .max(BUDGET_MAX, financeMessages.invalidBudget)
   .refine(isBudgetAmount, { message: financeMessages.invalidBudget });
 
 /**
