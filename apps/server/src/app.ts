@@ -35,6 +35,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { analyticsResourcesRoutes } from './modules/analytics/resources.routes.ts';
+import { budgetsRoutes } from './modules/finance/budgets.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
@@ -150,6 +151,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(analyticsRoutes(services.analytics, services.analyticsCosts, services.auth));
       await api.register(analyticsResourcesRoutes(services.analyticsResources, services.auth));
+      await api.register(budgetsRoutes(services.budgets, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
       await api.register(

@@ -26,6 +26,9 @@ import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { AnalyticsCostsRepo } from './modules/analytics/analytics-costs.repo.ts';
 import { AnalyticsCostsService } from './modules/analytics/analytics-costs.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
+import { FinanceActuals } from './modules/finance/actuals.ts';
+import { BudgetsRepo } from './modules/finance/budgets.repo.ts';
+import { BudgetsService } from './modules/finance/budgets.service.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
 import { createIngestEngine } from './modules/analytics/ingest/engine.ts';
 import { ResourcesRepo } from './modules/analytics/resources.repo.ts';
@@ -75,7 +78,6 @@ import { BillingRequests } from './modules/billing/billing-requests.service.ts';
 import { BillingRoll } from './modules/billing/billing-roll.service.ts';
 import { GatewayWebhooks } from './modules/billing/billing-webhooks.service.ts';
 import { buildGateway } from './modules/billing/gateways/build-gateway.ts';
-import { FinanceActuals } from './modules/finance/actuals.ts';
 import { FinanceAlertsRepo } from './modules/finance/finance-alerts.repo.ts';
 import { FinanceAlertsService } from './modules/finance/finance-alerts.service.ts';
 import { FinanceSettingsRepo } from './modules/finance/finance-settings.repo.ts';
@@ -184,9 +186,13 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     enqueueIngest(boss, analyticsRepo),
   );
-  const analyticsCosts = new AnalyticsCostsService(
-    new AnalyticsCostsRepo(db.orm),
+  const analyticsCostsRepo = new AnalyticsCostsRepo(db.orm);
+  const analyticsCosts = new AnalyticsCostsService(analyticsCostsRepo, cloudAccountsRepo, entitlements);
+  const financeActuals = new FinanceActuals(analyticsCostsRepo);
+  const budgets = new BudgetsService(
+    new BudgetsRepo(db.orm),
     cloudAccountsRepo,
+    financeActuals,
     entitlements,
   );
   const analyticsIngest = new IngestRun(
@@ -352,7 +358,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     new FinanceAlertsRepo(db.orm),
     financeSettingsRepo,
     cloudAccountsRepo,
-    new FinanceActuals(new AnalyticsCostsRepo(db.orm)),
+    financeActuals,
     entitlements,
     (notice) => alerts.bell(notice),
     mail,
@@ -414,6 +420,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     analytics,
     analyticsRepo,
     analyticsCosts,
+    financeActuals,
+    budgets,
     analyticsIngest,
     analyticsResources,
     buckets,

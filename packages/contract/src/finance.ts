@@ -63,6 +63,8 @@ export const financeMessages = {
   tooManyEmails: `Enter at most ${FINANCE_EMAILS_MAX} e-mail addresses.`,
   productExists: (name: string) => `A product named ${name} already exists.`,
   productReserved: `${BUDGET_TOTAL_LABEL} is the name of a cloud's own budget: choose another name.`,
+  unknownLabel: (label: string) =>
+    `${label} is not a product: choose ${BUDGET_TOTAL_LABEL}, a product of the billing reports or a custom product.`,
   budgetRange: 'The end month must not be before the start month, and both must be in one year.',
   monthRequired: 'Choose the month of this budget.',
   noReports: 'No billing reports for this account: actual costs come from AWS Cost and Usage Reports.',
@@ -99,6 +101,8 @@ export function parseBudgetInput(typed: string): number | null {
 
 const budgetAmount = z
   .number({ error: financeMessages.invalidBudget })
+  .min(0, financeMessages.invalidBudget)
+  .max(BUDGET_MAX, financeMessages.invalidBudget)
   .refine(isBudgetAmount, { message: financeMessages.invalidBudget });
 
 /**

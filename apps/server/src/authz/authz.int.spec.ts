@@ -3,6 +3,7 @@ import {
   ACTIONS,
   FINANCE_SETTINGS_DEFAULTS,
   ROLE_ID,
+  accessMessages,
   SYNC_DELETE_GUARD,
   syncCycleStarted,
   syncJobSaved,
@@ -568,6 +569,44 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await count('user_access_levels', 'enabled is not null')).toBe(0);
     await allowed('access.role', 'Admin', 'PUT', roleUrl, { role_access_level: { enabled: true } });
     await allowed('access.user', 'Admin', 'PUT', memberUrl, { user_access_level: { enabled: true } });
+  });
+
+  it('every member with the finance ACL sets budgets and adds products; one whose finance ACL is off is refused', async () => {
+    // The Finance package as a customer buys it: the Owner's card (the billing.change replay may have added it).
+    if ((await count('payment_profiles')) === 0)
+      await server.db.pool.query(
+        `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type,
+           last4, expiration_month, expiration_year, is_default)
+         values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
+        [owner.principal.organizationId],
+      );
+    const bought = await call('POST', '/api/billing/subscriptions/', owner, { product_handle: 'finance' });
+    expect(bought.status, bought.raw).toBe(201);
+    const budget = { cloud: awsId, label: 'Total', amount: 1200, flag: 'yearly' };
+    await allowed('finance.budget', 'User', 'PUT', '/api/finance/budget', budget);
+    await allowed('finance.budget', 'Admin', 'PUT', '/api/finance/budget', { ...budget, amount: 2400 });
+    await allowed('finance.budget', 'User', 'POST', '/api/finance/products', { name: 'Backups' });
+    const budgets = async () =>
+      (await server.db.pool.query('select sum(amount_cents)::int as cents from finance_budgets')).rows;
+    expect(await budgets()).toEqual([{ cents: 240_000 }]);
+
+    const acls = (await call('GET', `/api/user_access_levels/user_acls/${user.principal.userId}`, admin))
+      .body as UserAcl[];
+    const finance = acls.find((acl) => acl.service === 'finance');
+    if (!finance) throw new Error('no finance ACL');
+    const aclUrl = `/api/user_access_levels/${finance.id}`;
+    expect((await call('PUT', aclUrl, admin, { user_access_level: { enabled: false } })).status).toBe(200);
+    for (const [method, url, body] of [
+      ['PUT', '/api/finance/budget', budget],
+      ['POST', '/api/finance/products', { name: 'Archive' }],
+    ] as const) {
+      const res = await call(method, url, user, body);
+      expect(res.status, `${method} ${url}: ${res.raw}`).toBe(403);
+      expect(res.body).toMatchObject({ code: 'SERVICE_OFF', message: accessMessages.serviceOff('finance') });
+    }
+    expect(await budgets()).toEqual([{ cents: 240_000 }]);
+    expect(await count('finance_products')).toBe(1);
+    expect((await call('PUT', aclUrl, admin, { user_access_level: { enabled: null } })).status).toBe(200);
   });
 
   it('replayed every action of the table as a User and as an Admin', () => {
