@@ -146,6 +146,9 @@ const AnalyticsPage = lazy(() =>
 const AnalyticsOldPage = lazy(() =>
   import('../features/analytics/old/AnalyticsOldPage.tsx').then((m) => ({ default: m.AnalyticsOldPage })),
 );
+const FinancePage = lazy(() =>
+  import('../features/finance/FinancePage.tsx').then((m) => ({ default: m.FinancePage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -261,7 +264,14 @@ export const appRoutes: RouteObject[] = [
                   </RequirePackage>
                 ),
               },
-              paid('finance', 'Finance', 'finance'),
+              {
+                path: 'finance',
+                element: (
+                  <RequirePackage pkg="finance">
+                    <FinancePage />
+                  </RequirePackage>
+                ),
+              },
               { path: 'logs', element: <LogsPage /> },
               soon('userList', 'Users'),
               soon('usageDetail', 'Usage Detail'),

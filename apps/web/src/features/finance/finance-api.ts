@@ -65,8 +65,9 @@ export const useBudgetAlerts = (enabled = true) =>
 /** GET /finance/settings. */
 export const useFinanceSettings = () => useFinanceCall('/finance/settings', financeSettings, {});
 
-/** PUT /finance/budget: a month, or a yearly amount spread over its months. */
-export const usePutBudget = () => useFinanceWrite((body: PutBudgetBody) => api.put('/finance/budget', body));
+/** PUT /finance/budget: a month, or a yearly amount spread over its months (silent: the table toasts a refusal). */
+export const usePutBudget = () =>
+  useFinanceWrite((body: PutBudgetBody) => api.put('/finance/budget', body, { silent: true }));
 
 /** POST /finance/products: a custom product. */
 export const useCreateProduct = () =>
