@@ -179,6 +179,8 @@ export const budgetTreeQuery = z.object({ year: yearNumber });
 /** Spec 002 §3 "Tree node": the organisation's clouds, each with its products, for one year. */
 export interface TreeNode {
   cloud: string | null;
+  /** The budget label the node stands for: `Total` on a cloud, the product code or custom name below it. */
+  label: string;
   title: string;
   /** The year's budget (null: none set). */
   value: number | null;
@@ -189,6 +191,7 @@ export interface TreeNode {
 export const treeNode: z.ZodType<TreeNode> = z.lazy(() =>
   z.object({
     cloud: z.string().nullable(),
+    label: z.string(),
     title: z.string(),
     value: z.number().nullable(),
     actual: z.number(),

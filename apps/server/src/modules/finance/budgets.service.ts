@@ -214,11 +214,13 @@ export class BudgetsService {
         const labels = [...new Set([...book.productLabels(account.id), ...table.productCodes(account.id)])];
         return {
           cloud: account.id,
+          label: BUDGET_TOTAL_LABEL,
           title: account.name,
           ...yearOf(account.id, BUDGET_TOTAL_LABEL),
           children: labels
             .map((label) => ({
               cloud: account.id,
+              label,
               title: budgetLabelOf(label),
               ...yearOf(account.id, label),
               budget_warning: false,

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { Alert, Empty, Spin, Tree, Typography, type TreeDataNode } from 'antd';
 import { WarningOutlined } from '@ant-design/icons';
-import { BUDGET_TOTAL_LABEL, budgetLabelOf, financeMessages, type TreeNode } from '@cumulo/contract';
+import { BUDGET_TOTAL_LABEL, financeMessages, type TreeNode } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { useBudgetTree } from './finance-api.ts';
 import { useFinanceFormat } from './useFinanceFormat.ts';
@@ -35,16 +35,14 @@ export function BudgetTree({
       const cloud = node.cloud ?? parentCloud;
       if (cloud === null) return null;
       // A cloud's node stands for its own budget (Total); its children are its products.
-      const selection = { cloud, label: parentCloud === null ? BUDGET_TOTAL_LABEL : node.title };
+      const selection = { cloud, label: node.label };
       const key = keyOf(selection);
       found.set(key, selection);
       return {
         key,
         title: (
           <span>
-            <Typography.Text strong={parentCloud === null}>
-              {parentCloud === null ? node.title : budgetLabelOf(node.title)}
-            </Typography.Text>{' '}
+            <Typography.Text strong={parentCloud === null}>{node.title}</Typography.Text>{' '}
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {money(node.actual)} of {money(node.value)}
             </Typography.Text>

@@ -67,15 +67,32 @@ function hierarchical(extra: Partial<BudgetHierarchical> = {}): BudgetHierarchic
 const tree: TreeNode[] = [
   {
     cloud: AWS_ID,
+    label: 'Total',
     title: 'Production AWS',
     value: 12000,
     actual: 4803,
     budget_warning: true,
     children: [
-      { cloud: AWS_ID, title: 'AmazonS3', value: 4000, actual: 1200, budget_warning: false, children: [] },
+      {
+        cloud: AWS_ID,
+        label: 'AmazonS3',
+        title: 'S3',
+        value: 4000,
+        actual: 1200,
+        budget_warning: false,
+        children: [],
+      },
     ],
   },
-  { cloud: WASABI_ID, title: 'Archive Wasabi', value: null, actual: 0, budget_warning: false, children: [] },
+  {
+    cloud: WASABI_ID,
+    label: 'Total',
+    title: 'Archive Wasabi',
+    value: null,
+    actual: 0,
+    budget_warning: false,
+    children: [],
+  },
 ];
 
 const settings = (extra: Partial<FinanceSettings> = {}): FinanceSettings => ({

@@ -18,6 +18,7 @@ import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { saveTextFile } from '../transfers/save-text-file.ts';
 import { BudgetTable } from './BudgetTable.tsx';
+import { FinanceActions } from './FinanceActions.tsx';
 import { BudgetTree } from './BudgetTree.tsx';
 import { FinanceFilters, useFinanceFilters, type FinanceFilterState } from './FinanceFilters.tsx';
 import { fetchBudgetCsv, useBudgetHierarchical } from './finance-api.ts';
@@ -52,7 +53,7 @@ export function FinancePage() {
           Finance
         </Typography.Title>
         <Space wrap>
-          {/* FinanceActions (Notifications, Set Preferences, Logs, Add product) goes here: <FinanceActions cloud={cloud} product={label} /> */}
+          <FinanceActions cloud={cloud} product={label} />
           {cloud && <ExportCsvButton cloud={cloud} year={filters.year} label={label} />}
         </Space>
       </Flex>

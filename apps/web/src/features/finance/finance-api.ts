@@ -71,19 +71,19 @@ export const usePutBudget = () =>
 
 /** POST /finance/products: a custom product. */
 export const useCreateProduct = () =>
-  useFinanceWrite((body: CreateProductBody) => api.post('/finance/products', body));
+  useFinanceWrite((body: CreateProductBody) => api.post('/finance/products', body, { silent: true }));
 
 /** POST /finance/alerts: set (create or replace) the alert of a cloud and product. */
 export const useSetBudgetAlert = () =>
-  useFinanceWrite((body: SetBudgetAlertBody) => api.post('/finance/alerts', body));
+  useFinanceWrite((body: SetBudgetAlertBody) => api.post('/finance/alerts', body, { silent: true }));
 
 /** DELETE /finance/alerts/{id}. */
 export const useDeleteBudgetAlert = () =>
-  useFinanceWrite((id: string) => api.delete(`/finance/alerts/${encodeURIComponent(id)}`));
+  useFinanceWrite((id: string) => api.delete(`/finance/alerts/${encodeURIComponent(id)}`, { silent: true }));
 
 /** PUT /finance/settings. */
 export const useSaveFinanceSettings = () =>
-  useFinanceWrite((body: FinanceSettingsBody) => api.put('/finance/settings', body));
+  useFinanceWrite((body: FinanceSettingsBody) => api.put('/finance/settings', body, { silent: true }));
 
 /**
  * GET /finance/budget.csv through the authenticated API (bearer header), with the byte order mark spreadsheets need
