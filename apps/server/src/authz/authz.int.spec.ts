@@ -580,8 +580,9 @@ describe('authorization of every changing call, as User and as Admin (real API, 
          values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
         [owner.principal.organizationId],
       );
+    // The finance.manage replay may have granted the package already.
     const bought = await call('POST', '/api/billing/subscriptions/', owner, { product_handle: 'finance' });
-    expect(bought.status, bought.raw).toBe(201);
+    if (bought.status !== 201) expect(bought.raw).toContain('already holds this package');
     const budget = { cloud: awsId, label: 'Total', amount: 1200, flag: 'yearly' };
     await allowed('finance.budget', 'User', 'PUT', '/api/finance/budget', budget);
     await allowed('finance.budget', 'Admin', 'PUT', '/api/finance/budget', { ...budget, amount: 2400 });

@@ -354,9 +354,18 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
     expect(node?.budget_warning).toBe(false);
     expect(node?.value).toBe(1000);
     expect(node?.children.filter((child) => child.value !== null)).toEqual([
-      { cloud: awsId, title: 'Backups', value: 400, actual: 0, budget_warning: false, children: [] },
       {
         cloud: awsId,
+        label: 'Backups',
+        title: 'Backups',
+        value: 400,
+        actual: 0,
+        budget_warning: false,
+        children: [],
+      },
+      {
+        cloud: awsId,
+        label: 'AmazonS3',
         title: 'S3',
         value: 600,
         actual: expect.any(Number),
@@ -436,12 +445,21 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
     expect(tree.map((node) => node.title)).toEqual(['Lab Blob', 'My AWS']);
     expect(tree[0]).toEqual({
       cloud: blobId,
+      label: 'Total',
       title: 'Lab Blob',
       value: 500,
       actual: 0,
       budget_warning: false,
       children: [
-        { cloud: blobId, title: 'Backups', value: 500, actual: 0, budget_warning: false, children: [] },
+        {
+          cloud: blobId,
+          label: 'Backups',
+          title: 'Backups',
+          value: 500,
+          actual: 0,
+          budget_warning: false,
+          children: [],
+        },
       ],
     });
     const aws = tree[1];
