@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { bucketNameMessages } from '@cumulo/contract';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testing';
-import { mailDir } from './mail.ts';
+import { mailsTo } from './mail.ts';
 import { connectAccount, submitAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
 import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
@@ -129,15 +127,6 @@ test('connect S3 and Azure accounts, see real sizes, filter, compare, remove', a
 });
 
 /** Every mail to `to` whose subject starts with `prefix`. */
-function mailsTo(to: string, prefix: string): string[] {
-  return fs
-    .readdirSync(mailDir)
-    .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as { to: string[]; raw: string })
-    .filter((m) => m.to.includes(to))
-    .map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? '')
-    .filter((subject) => subject.startsWith(prefix));
-}
-
 test('create a bucket in an AWS account, set a size alert on it, and be told once when the data passes it', async ({
   page,
 }) => {

@@ -5,6 +5,7 @@ import { formatUsd } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { CurReportGenerator, objectStoreSink, type PeriodTotals } from '@cumulo/server/test/cur/generator.ts';
 import { fillCardForm } from './billing.ts';
+import { connectAwsWithBillingBucket } from './cloud-accounts.ts';
 import { pick } from './selects.ts';
 import { expect, test } from './fixtures.ts';
 import { signedInOwner } from './session.ts';
@@ -77,16 +78,7 @@ test('a generated year of billing reports shows its totals on /analytics and /an
   });
 
   await test.step('connecting the aws account with its billing bucket starts the ingestion', async () => {
-    await page.goto('/addProvider/aws');
-    await page.getByLabel('Name', { exact: true }).fill(ACCOUNT);
-    await page.getByLabel('Access Key', { exact: true }).fill(S3RVER_KEY);
-    await page.getByLabel('Secret Key', { exact: true }).fill(S3RVER_KEY);
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByLabel('Billing bucket').click();
-    await page.getByTitle(bucket).click();
-    await page.getByRole('button', { name: 'Save and Connect' }).click();
-    const modal = page.getByRole('dialog', { name: 'Connecting to Billing Bucket' });
-    await modal.getByRole('button', { name: 'Go To Cloud Page' }).click();
+    await connectAwsWithBillingBucket(page, ACCOUNT, S3RVER_KEY, bucket);
     await latestRun(page, '/analytics', /Billing reports read .*: [\d,]+ rows, 12 periods replaced/);
   });
 

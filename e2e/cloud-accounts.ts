@@ -19,3 +19,18 @@ export async function connectAccount(page: Page, provider: string, fields: Recor
   if (provider === 'aws') await page.getByRole('button', { name: 'Skip this Step' }).click();
   await expect(page).toHaveURL(/\/$/);
 }
+
+/**
+ * Connects an aws account through the screens with its billing bucket chosen in the third step, which starts the
+ * first reading of its billing reports, and leaves the connecting dialog.
+ */
+export async function connectAwsWithBillingBucket(page: Page, name: string, key: string, bucket: string) {
+  await submitAccount(page, 'aws', { Name: name, 'Access Key': key, 'Secret Key': key });
+  await page.getByLabel('Billing bucket').click();
+  await page.getByTitle(bucket).click();
+  await page.getByRole('button', { name: 'Save and Connect' }).click();
+  await page
+    .getByRole('dialog', { name: 'Connecting to Billing Bucket' })
+    .getByRole('button', { name: 'Go To Cloud Page' })
+    .click();
+}

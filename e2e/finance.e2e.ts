@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
@@ -7,8 +6,9 @@ import { FINANCE_SETTINGS_DEFAULTS, formatFinanceAmount } from '@cumulo/contract
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { CurReportGenerator, objectStoreSink, type ReportSink } from '@cumulo/server/test/cur/generator.ts';
 import { fillCardForm } from './billing.ts';
+import { connectAwsWithBillingBucket } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
-import { mailDir } from './mail.ts';
+import { mailsTo } from './mail.ts';
 import { signedInOwner } from './session.ts';
 import { s3rverStore } from './stores.ts';
 
@@ -50,16 +50,6 @@ const nullSink: ReportSink = {
     return bytes;
   },
 };
-
-function mailsTo(to: string, prefix: string): string[] {
-  return fs
-    .readdirSync(mailDir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as { to: string[]; raw: string })
-    .filter((m) => m.to.includes(to))
-    .map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? '')
-    .filter((subject) => subject.startsWith(prefix));
-}
 
 /** The table row of one month. */
 const monthRow = (page: Page, month: string) =>
@@ -137,18 +127,7 @@ test('budgets for a cloud and two products, the mismatch warning, and an 80 % al
   });
 
   await test.step('an aws account with its billing bucket: the year so far is read', async () => {
-    await page.goto('/addProvider/aws');
-    await page.getByLabel('Name', { exact: true }).fill(ACCOUNT);
-    await page.getByLabel('Access Key', { exact: true }).fill(S3RVER_KEY);
-    await page.getByLabel('Secret Key', { exact: true }).fill(S3RVER_KEY);
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByLabel('Billing bucket').click();
-    await page.getByTitle(bucket).click();
-    await page.getByRole('button', { name: 'Save and Connect' }).click();
-    await page
-      .getByRole('dialog', { name: 'Connecting to Billing Bucket' })
-      .getByRole('button', { name: 'Go To Cloud Page' })
-      .click();
+    await connectAwsWithBillingBucket(page, ACCOUNT, S3RVER_KEY, bucket);
     await page.goto('/finance');
     await expect(page.getByRole('heading', { name: 'Finance' })).toBeVisible();
     if (earlier.length > 0) {

@@ -51,3 +51,14 @@ export function mailCount(to: string): number {
     .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
     .filter((m) => m.to.includes(to)).length;
 }
+
+/** The subjects of the mails `to` received that start with `prefix`. */
+export function mailsTo(to: string, prefix: string): string[] {
+  return fs
+    .readdirSync(mailDir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(mailDir, f), 'utf8')) as SavedMail)
+    .filter((m) => m.to.includes(to))
+    .map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1]?.trim() ?? '')
+    .filter((subject) => subject.startsWith(prefix));
+}

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import type { PackageHandle } from '@cumulo/contract';
 import type { Principal } from '../src/http/auth.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -174,6 +175,29 @@ export async function signedInMember(
   const principal = await server.services.auth.verifyBearer(login.jwtToken);
   if (!principal) throw new Error('token did not verify');
   return { email, token: login.jwtToken, principal };
+}
+
+/** A card on file, written as the billing service keeps one (brand, last 4, expiry): what a purchase needs. */
+export async function putCardOnFile(server: TestServer, organizationId: string) {
+  await server.db.pool.query(
+    `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type, last4,
+       expiration_month, expiration_year, is_default)
+     values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
+    [organizationId],
+  );
+}
+
+/** Gives the member's organisation a paid package as a customer buys it: a card on file, then the subscription. */
+export async function buyPackage(
+  server: TestServer,
+  member: { token: string; principal: Principal },
+  handle: PackageHandle,
+) {
+  await putCardOnFile(server, member.principal.organizationId);
+  const res = await callApi(server, 'POST', '/api/billing/subscriptions/', member.token, {
+    product_handle: handle,
+  });
+  if (res.status !== 201) throw new Error(`buying ${handle} answered ${res.status}: ${res.raw}`);
 }
 
 /** One API call through Fastify's inject, with the bearer; the body parsed when there is one. */

@@ -18,7 +18,13 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { AppError } from '../http/errors.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
+import {
+  callApi,
+  putCardOnFile,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../test/harness.ts';
 
 /**
  * Every row of the authorization table (README "Authorization") replayed through the API on the real web role,
@@ -573,13 +579,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
 
   it('every member with the finance ACL sets budgets and adds products; one whose finance ACL is off is refused', async () => {
     // The Finance package as a customer buys it: the Owner's card (the billing.change replay may have added it).
-    if ((await count('payment_profiles')) === 0)
-      await server.db.pool.query(
-        `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type,
-           last4, expiration_month, expiration_year, is_default)
-         values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
-        [owner.principal.organizationId],
-      );
+    if ((await count('payment_profiles')) === 0) await putCardOnFile(server, owner.principal.organizationId);
     // The finance.manage replay may have granted the package already.
     const bought = await call('POST', '/api/billing/subscriptions/', owner, { product_handle: 'finance' });
     if (bought.status !== 201) expect(bought.raw).toContain('already holds this package');

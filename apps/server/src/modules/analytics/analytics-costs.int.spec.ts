@@ -20,7 +20,13 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  buyPackage,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import {
   CurReportGenerator,
   objectStoreSink,
@@ -79,20 +85,6 @@ const expectedOf = (month: string) => {
   if (!totals?.rollups) throw new Error(`the generator wrote no ${month}`);
   return { totals, rollups: totals.rollups };
 };
-
-/** Gives the organisation the Analytics package as a customer buys it: a card on file, then the subscription. */
-async function buyAnalytics(member: Member) {
-  await server.db.pool.query(
-    `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type, last4,
-       expiration_month, expiration_year, is_default)
-     values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
-    [member.principal.organizationId],
-  );
-  const res = await callApi(server, 'POST', '/api/billing/subscriptions/', member.token, {
-    product_handle: 'analytics',
-  });
-  expect(res.status, res.raw).toBe(201);
-}
 
 async function connectAws(name: string, bucket: string) {
   const connected = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
@@ -169,7 +161,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
-  await buyAnalytics(owner);
+  await buyPackage(server, owner, 'analytics');
   s3 = new S3ObjectStore({
     provider: 'aws',
     accessKeyId: S3RVER_KEY,
@@ -492,7 +484,7 @@ describe('who may read the analytics calls (real PostgreSQL)', () => {
 
   it("answers 404 for another organisation's account", async () => {
     const stranger = await signedInMember(server, 'stranger');
-    await buyAnalytics(stranger);
+    await buyPackage(server, stranger, 'analytics');
     for (const url of calls(awsId))
       expect((await callApi(server, 'GET', url, stranger.token)).status, url).toBe(404);
     expect(await get<DashboardAnalyticsItem[]>('/api/analytics/dashboard', stranger)).toEqual([]);

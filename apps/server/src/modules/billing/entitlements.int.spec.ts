@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLANS, TRIAL_QUOTAS, billingMessages, formatBytes } from '@cumulo/contract';
 import { registerErrorHandler } from '../../http/error-handler.ts';
-import { signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { putCardOnFile, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { QuotaExceeded } from './entitlements.ts';
 
 const GiB = 1024 ** 3;
@@ -14,16 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-/** A card on file, written as the billing service keeps one (brand, last 4, expiry). */
-async function putCardOnFile(organizationId: string) {
-  await server.db.pool.query(
-    `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type, last4,
-       expiration_month, expiration_year, is_default)
-     values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
-    [organizationId],
-  );
-}
 
 async function counterOf(organizationId: string, quota: string, period: string) {
   const { rows } = await server.db.pool.query<{ used: string; reserved: string }>(
@@ -128,7 +118,7 @@ describe('entitlements against embedded PostgreSQL', () => {
     await expect(entitlements.reserve(org, 'c2c', 'transfer:huge', 600 * GiB)).rejects.toBeInstanceOf(
       QuotaExceeded,
     );
-    await putCardOnFile(org);
+    await putCardOnFile(server, org);
     await entitlements.reserve(org, 'c2c', 'transfer:huge', 600 * GiB);
     const month = new Date().toISOString().slice(0, 7);
     expect(await counterOf(org, 'c2c', month)).toEqual({ used: 0, reserved: 600 * GiB });

@@ -13,7 +13,13 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  buyPackage,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { CurReportGenerator, objectStoreSink } from '../../../test/cur/generator.ts';
 import { ingestEngine } from '../analytics/ingest/engine.ts';
 import { IngestRun, type IngestJob } from '../analytics/ingest/ingest-run.ts';
@@ -108,20 +114,6 @@ function actualNano(month: string, productCode: string | null = null): bigint {
   return productCode === null ? totals.costNano : (totals.byProduct[productCode] ?? 0n);
 }
 
-/** Gives the organisation the Finance package as a customer buys it: a card on file, then the subscription. */
-async function buyFinance(member: Member) {
-  await server.db.pool.query(
-    `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type, last4,
-       expiration_month, expiration_year, is_default)
-     values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
-    [member.principal.organizationId],
-  );
-  const res = await callApi(server, 'POST', '/api/billing/subscriptions/', member.token, {
-    product_handle: 'finance',
-  });
-  expect(res.status, res.raw).toBe(201);
-}
-
 async function deliverCurrentMonth(bucket: string) {
   const next = `${shift(CURRENT, 1).replace('-', '')}01`;
   const folder = `cur/daily/${CURRENT.replace('-', '')}01-${next}`;
@@ -145,7 +137,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
-  await buyFinance(owner);
+  await buyPackage(server, owner, 'finance');
   s3 = new S3ObjectStore({
     provider: 'aws',
     accessKeyId: S3RVER_KEY,
@@ -614,7 +606,7 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
 
   it("answers 404 for another organisation's cloud and writes nothing there", async () => {
     const stranger = await signedInMember(server, 'stranger');
-    await buyFinance(stranger);
+    await buyPackage(server, stranger, 'finance');
     const budgets = await count('finance_budgets');
     const put = await putBudget({ label: 'Total', amount: 1, flag: 'yearly' }, stranger);
     expect(put.status, put.raw).toBe(404);

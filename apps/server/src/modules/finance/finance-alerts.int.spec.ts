@@ -12,7 +12,13 @@ import {
 } from '@cumulo/contract';
 import { S3RVER_KEY, startS3rver } from '@cumulo/storage/testing';
 import type { PgBoss } from 'pg-boss';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  buyPackage,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import type { OutgoingMail } from '../../mail/mail.service.ts';
 import { AnalyticsCostsRepo } from '../analytics/analytics-costs.repo.ts';
@@ -51,17 +57,6 @@ const YEAR = new Date().getUTCFullYear();
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, member: Member, body?: unknown) =>
   callApi(server, method, url, member.token, body);
-
-async function buyFinance(member: Member) {
-  await server.db.pool.query(
-    `insert into payment_profiles (organization_id, gateway, gateway_ref, first_name, last_name, card_type, last4,
-       expiration_month, expiration_year, is_default)
-     values ($1, 'manual', 'manual_test', 'Ada', 'Test', 'visa', '1111', 12, 2099, true)`,
-    [member.principal.organizationId],
-  );
-  const res = await call('POST', '/api/billing/subscriptions/', member, { product_handle: 'finance' });
-  expect(res.status, res.raw).toBe(201);
-}
 
 async function connectAws(member: Member, name: string) {
   const res = await call('POST', '/api/cloudaccount/insert', member, {
@@ -169,8 +164,8 @@ beforeAll(async () => {
   owner = await signedInMember(server, 'owner');
   user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
   stranger = await signedInMember(server, 'stranger');
-  await buyFinance(owner);
-  await buyFinance(stranger);
+  await buyPackage(server, owner, 'finance');
+  await buyPackage(server, stranger, 'finance');
   awsId = await connectAws(owner, 'Lab AWS');
 }, 60_000);
 afterAll(async () => {
@@ -592,7 +587,7 @@ describe('the audit digest (hourly check, injected clock)', () => {
 
   beforeAll(async () => {
     digester = await signedInMember(server, 'digester');
-    await buyFinance(digester);
+    await buyPackage(server, digester, 'finance');
     await entry('before-the-day', '2031-03-02T23:59:59Z');
     await entry('monday-early', '2031-03-03T00:00:00Z');
     await entry('monday-late', '2031-03-03T23:59:59Z');
