@@ -411,7 +411,7 @@ describe('finance settings', () => {
 });
 
 describe('budget alert evaluation (AWS Budgets: once per month and kind, on the first crossing)', () => {
-  const s3Title = financeMessages.crossedTitle('AmazonS3 on Lab AWS');
+  const s3Title = financeMessages.crossedTitle('S3 on Lab AWS');
   const totalTitle = financeMessages.crossedTitle('Total on Lab AWS');
 
   beforeAll(async () => {
@@ -454,7 +454,7 @@ describe('budget alert evaluation (AWS Budgets: once per month and kind, on the 
       status: 'alerts',
       title: s3Title,
       description:
-        'Actual spending of AmazonS3 on Lab AWS for 2031-03 is $850.00, 85 % of the $1,000.00 budget (alert at 80 %)',
+        'Actual spending of S3 on Lab AWS for 2031-03 is $850.00, 85 % of the $1,000.00 budget (alert at 80 %)',
       link: '/finance',
     });
     await server.mail.waitFor('budget@example.com', s3Title);
@@ -487,7 +487,7 @@ describe('budget alert evaluation (AWS Budgets: once per month and kind, on the 
     const bells = await budgetBells();
     expect(bells).toHaveLength(2);
     expect(bells[0]?.description).toBe(
-      'Actual spending of AmazonS3 on Lab AWS for 2031-05 is $800.00, 80 % of the $1,000.00 budget (alert at 80 %)',
+      'Actual spending of S3 on Lab AWS for 2031-05 is $800.00, 80 % of the $1,000.00 budget (alert at 80 %)',
     );
     await server.mail.waitFor('cfo@example.com', s3Title);
     await expect.poll(() => mailsTitled(s3Title).length).toBe(4);

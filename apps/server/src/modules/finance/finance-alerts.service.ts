@@ -265,7 +265,7 @@ export class FinanceAlertsService {
     crossing: { kind: FiringKind; cents: number; percent: number; budget: number },
     alertEmails: readonly string[],
   ) {
-    const scope = `${alert.label} on ${accountName}`;
+    const scope = `${budgetLabelOf(alert.label)} on ${accountName}`;
     const title = financeMessages.crossedTitle(scope);
     const share = Math.floor((crossing.cents * 100) / crossing.budget);
     const description =
