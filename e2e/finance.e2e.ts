@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
@@ -9,6 +10,7 @@ import { fillCardForm } from './billing.ts';
 import { connectAwsWithBillingBucket } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
 import { mailsTo } from './mail.ts';
+import { pick } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { s3rverStore } from './stores.ts';
 
@@ -173,6 +175,34 @@ test('budgets for a cloud and two products, the mismatch warning, and an 80 % al
       await expect(row).toContainText(money(actual));
     }
     await page.screenshot({ path: `${SCREENS}/finance-budget-versus-actual.png`, fullPage: true });
+  });
+
+  await test.step('S3 drawn beside the total, a product chosen in the tree, and the table as CSV', async () => {
+    await pick(page, 'Compare with', 'S3');
+    const chart = page.getByRole('figure', { name: 'Budget versus actual chart' });
+    await expect(chart).toContainText('S3 actual');
+    await expect(chart).toContainText('S3 budget');
+    await page.screenshot({ path: `${SCREENS}/finance-compare.png`, fullPage: true });
+
+    const tree = page.getByRole('tree', { name: 'Budgets by cloud' });
+    await tree.getByText('EC2', { exact: true }).click();
+    await expect(page.getByRole('region', { name: 'Budget chart' })).toContainText(`${ACCOUNT} · EC2 · `);
+    await expect(monthRow(page, CURRENT)).toContainText(money(ec2Monthly));
+    await tree.getByText(ACCOUNT, { exact: true }).click();
+    await expect(page.getByRole('region', { name: 'Budget chart' })).toContainText(`${ACCOUNT} · Total · `);
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = fs.readFileSync((await (await download).path()) ?? '', 'utf8');
+    const lines = csv
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe('month,budget,actual,forecast,difference,percent used');
+    expect(lines).toHaveLength(13);
+    expect(lines.find((line) => line.startsWith(`${CURRENT},`))).toMatch(
+      new RegExp(`^${CURRENT},${monthly}\\.00,`),
+    );
   });
 
   await test.step('the alert e-mails and an 80 % actual alert on the cloud', async () => {
