@@ -65,6 +65,10 @@ import { MembersService } from './modules/members/members.service.ts';
 import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
 import { DashboardService } from './modules/dashboard/dashboard.service.ts';
 import { CostsService } from './modules/transfers/costs.service.ts';
+import { EncodingRepo } from './modules/encoding/encoding.repo.ts';
+import { EncodingService } from './modules/encoding/encoding.service.ts';
+import { EncodingRunner } from './modules/encoding/encoding-runner.ts';
+import { enqueueEncoding } from './modules/encoding/encoding.jobs.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
 import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
@@ -369,6 +373,24 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const financeDigest = new FinanceDigest(financeSettingsRepo, auditRepo, mail, config.PUBLIC_URL, log);
   const dashboard = new DashboardService(new DashboardRepo(db.orm));
   const costs = new CostsService(cloudAccountsRepo);
+  const encodingRepo = new EncodingRepo(db.orm);
+  const encoding = new EncodingService(
+    encodingRepo,
+    cloudAccountsRepo,
+    stores,
+    entitlements,
+    enqueueEncoding(boss),
+    (message) => publish(db.pool, message),
+  );
+  const encodingRunner = new EncodingRunner(
+    encodingRepo,
+    cloudAccountsRepo,
+    stores,
+    entitlements,
+    (row) => encoding.publishJob(row),
+    log,
+    { pollMs: 500 },
+  );
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   const sync = new SyncService(
     new SyncJobsRepo(db.orm),
@@ -399,6 +421,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     access,
     dashboard,
     costs,
+    encoding,
+    encodingRunner,
     c2c,
     objects,
     mail,

@@ -14,6 +14,7 @@ export const AUDIT_ENTITIES = [
   'Share',
   'Chat webhook',
   'Transfer',
+  'Encoding job',
   'Upload',
   'Sync job',
   'User',

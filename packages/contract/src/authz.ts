@@ -37,6 +37,7 @@ export const authzMessages = {
   othersTransfer: 'Only an Owner or an Admin can change a transfer another member started.',
   othersShare: 'Only an Owner or an Admin can revoke a link another member shared.',
   othersUpload: 'Only an Owner or an Admin can stop an upload another member started.',
+  othersEncoding: 'Only an Owner or an Admin can cancel or remove an encoding job another member started.',
   bucketConfig: "Only an Owner or an Admin can change a bucket's configuration.",
   objectDelete: 'Only an Owner or an Admin can delete objects.',
 } as const;
@@ -79,6 +80,11 @@ export const ACTIONS = {
   'transfer.manage': rule(APPROVERS, 'transfers', 'cancel a transfer or retry its failed files', {
     creatorMay: true,
     refusal: authzMessages.othersTransfer,
+  }),
+  'encoding.start': rule(EVERY_MEMBER, 'encoding', 'encode files with presets (each preset one job)'),
+  'encoding.manage': rule(APPROVERS, 'encoding', 'cancel an encoding job or remove an ended one', {
+    creatorMay: true,
+    refusal: authzMessages.othersEncoding,
   }),
   'sync.create': rule(
     EVERY_MEMBER,

@@ -36,6 +36,8 @@ export const mediaMessages = {
   unknownPreset: (category: string, preset: string) => `There is no preset ${preset} in ${category}.`,
   notMedia: (path: string) => `${path} is not a video or audio file Cumulo can read.`,
   sourceGone: (path: string, reason: string) => `${path} could not be read: ${reason}`,
+  /** The reason of `sourceGone` when the store answers that there is no such object. */
+  objectMissing: 'the object does not exist',
   tooManyItems: `Encode at most ${ENCODE_ITEMS_MAX} files at once.`,
   tooManyPresets: `Choose at most ${ENCODE_PRESETS_MAX} presets for one file.`,
   notCancellable: 'Only a job that is waiting or running can be cancelled.',

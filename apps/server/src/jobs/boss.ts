@@ -27,6 +27,8 @@ export const QUEUES = {
   syncCycle: 'sync.cycle',
   /** Re-queues cycles left without a job, moves cycles whose batch finished on, purges expired quarantine. */
   syncSweep: 'sync.sweep',
+  /** Encodes one source with one preset (an `encoding_jobs` row); grouped by organisation. */
+  encodingJob: 'encoding.job',
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
@@ -104,6 +106,17 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // An encode the user just asked for should start now; a long film may take hours, its heartbeat says it lives.
+  // A retry (its worker died) starts the job over and writes the same keys.
+  [QUEUES.encodingJob]: {
+    policy: 'standard',
+    notify: true,
+    expireInSeconds: 12 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 2,
+    retryDelay: 5,
+    retryBackoff: true,
+  },
   // One roll at a time is enough (a daily cron); a failed roll is retried, and rolling twice changes nothing.
   [QUEUES.billingRoll]: {
     policy: 'singleton',
@@ -123,6 +136,8 @@ export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QUEUES.alertsCheck]: 2,
   [QUEUES.transfersBatch]: 8,
   [QUEUES.syncCycle]: 4,
+  // ffmpeg is CPU-bound: two encodes per worker process.
+  [QUEUES.encodingJob]: 2,
 };
 
 /**

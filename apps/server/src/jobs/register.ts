@@ -7,6 +7,7 @@ import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.j
 import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
 import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
 import { registerSyncJobs } from '../modules/sync/sync.jobs.ts';
+import { registerEncodingJobs } from '../modules/encoding/encoding.jobs.ts';
 import { registerBillingJobs } from '../modules/billing/billing.jobs.ts';
 import { registerAnalyticsJobs } from '../modules/analytics/analytics.jobs.ts';
 import { enqueueFinanceEvaluation, registerFinanceJobs } from '../modules/finance/finance.jobs.ts';
@@ -47,5 +48,6 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     schedule,
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
+  await registerEncodingJobs(boss, services.encodingRunner, log);
   await registerBillingJobs(boss, services.billingRoll, log, schedule);
 }
