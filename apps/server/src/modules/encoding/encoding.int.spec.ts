@@ -1,0 +1,369 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ROLE_ID,
+  TRIAL_QUOTAS,
+  authzMessages,
+  billingMessages,
+  mediaMessages,
+  type EncodingJob,
+  type EncodingJobStatus,
+  type EncodingPresets,
+} from '@cumulo/contract';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
+import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { EVENTS_CHANNEL } from '../../realtime/events.ts';
+import { ENCODING_EVENT } from './encoding.service.ts';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+/**
+ * Encoding with presets end to end: the real API and worker roles on embedded PostgreSQL, s3rver as the store, and
+ * the real ffmpeg reading the source through its signed URL.
+ */
+const run = promisify(execFile);
+type Member = Awaited<ReturnType<typeof signedInMember>>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+let server: TestServer;
+let s3rver: S3rverServer;
+let s3: S3ObjectStore;
+let owner: Member;
+let user: Member;
+let stranger: Member;
+let awsId: string;
+let strangerAwsId: string;
+let workDir: string;
+let listener: pg.Client;
+/** The `encoding.job` events published on the realtime bus. */
+const events: EncodingJob[] = [];
+
+const call = (method: Method, url: string, member: Member, body?: unknown) =>
+  callApi(server, method, url, member.token, body);
+
+const connectAws = async (member: Member, name: string) => {
+  const res = await call('POST', '/api/cloudaccount/insert', member, {
+    cloudType: 1,
+    name,
+    accessKey: S3RVER_KEY,
+    secretKey: S3RVER_KEY,
+  });
+  expect(res.status, res.raw).toBe(201);
+  return (res.body as { id: string }).id;
+};
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function keysOf(bucket: string, prefix = ''): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const page of s3.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
+  return keys.sort();
+}
+
+/** A tiny test clip (testsrc2 and a sine) of `seconds` at `size`, as an MP4 with its index first. */
+async function clip(name: string, seconds: number, size: string): Promise<Buffer> {
+  const file = path.join(workDir, name);
+  await run('ffmpeg', [
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25`],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=440', '-t', String(seconds)],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
+    ...['-movflags', '+faststart', file],
+  ]);
+  return fs.readFile(file);
+}
+
+const encodeItem = (
+  source: string,
+  presets: Array<[string, string]>,
+  destination = 'renders',
+  folder = 'out/',
+) => ({
+  source: { cloud_account_id: awsId, bucket_name: 'media', path: source },
+  presets: presets.map(([category, preset]) => ({
+    category,
+    preset,
+    destination: { cloud_account_id: awsId, bucket_name: destination, path: folder },
+  })),
+});
+
+async function job(id: string, member: Member = owner): Promise<EncodingJob> {
+  const res = await call('GET', `/api/encoding/jobs/${id}`, member);
+  expect(res.status, res.raw).toBe(200);
+  return res.body as EncodingJob;
+}
+
+/** Polls a job until `done` says so, keeping every status and progress it passed through. */
+async function watch(id: string, done: (job: EncodingJob) => boolean, timeoutMs = 60_000) {
+  const seen: Array<{ status: EncodingJobStatus; progress: number }> = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const current = await job(id);
+    const last = seen.at(-1);
+    if (!last || last.status !== current.status || last.progress !== current.progress) {
+      seen.push({ status: current.status, progress: current.progress });
+    }
+    if (done(current)) return { job: current, seen };
+    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(seen)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ended = (j: EncodingJob) => ['Finished', 'Stopped', 'Error'].includes(j.status);
+
+async function encode(member: Member, body: unknown) {
+  const res = await call('POST', '/api/encoding/encode', member, body);
+  expect(res.status, res.raw).toBe(200);
+  const answer = res.body as { message: string; jobs: EncodingJob[] };
+  expect(answer.message).toBe(mediaMessages.queued);
+  return answer.jobs;
+}
+
+beforeAll(async () => {
+  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-encoding-test-'));
+  s3rver = await startS3rver();
+  server = await startTestServer(
+    { PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) },
+    undefined,
+    {
+      jobs: true,
+    },
+  );
+  owner = await signedInMember(server, 'owner');
+  user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
+  stranger = await signedInMember(server, 'stranger');
+  listener = new pg.Client({ connectionString: server.databaseUrl });
+  await listener.connect();
+  listener.on('notification', (message) => {
+    const event = JSON.parse(message.payload ?? '{}') as { type?: string; data?: EncodingJob };
+    if (event.type === ENCODING_EVENT && event.data) events.push(event.data);
+  });
+  await listener.query(`listen ${EVENTS_CHANNEL}`);
+  awsId = await connectAws(owner, 'Media AWS');
+  strangerAwsId = await connectAws(stranger, 'Other AWS');
+  s3 = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver.endpoint,
+    region: 'us-east-1',
+  });
+  await s3.createBucket('media');
+  await s3.createBucket('renders');
+  const [small, long] = await Promise.all([clip('small.mp4', 4, '640x360'), clip('long.mp4', 40, '640x360')]);
+  await s3.write('media', 'clips/small.mp4', small, { contentType: 'video/mp4' });
+  await s3.write('media', 'clips/long.mp4', long, { contentType: 'video/mp4' });
+  await s3.write('media', 'notes.txt', Buffer.from('not a video, only words\n'.repeat(50)));
+}, 120_000);
+
+afterAll(async () => {
+  await listener?.end();
+  await s3?.close();
+  await server?.stop();
+  await s3rver?.stop();
+  if (workDir) await fs.rm(workDir, { recursive: true, force: true });
+});
+
+describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
+  it('lists the preset catalogue by category', async () => {
+    const res = await call('GET', '/api/encoding/presets', user);
+    expect(res.status).toBe(200);
+    const { transcode_presets } = res.body as EncodingPresets;
+    expect(transcode_presets.map((c) => c.category)).toEqual(['MP4', 'HLS', 'Audio', 'Images']);
+    const names = transcode_presets.flatMap((c) => c.presets.map((p) => p.name));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'MP4 H.264/AAC 1080p',
+        'MP4 H.264/AAC 480p',
+        'HLS ladder 720p/480p/360p',
+        'Thumbnail',
+      ]),
+    );
+  });
+
+  it('encodes a clip to a 480p MP4 and a thumbnail, New → Processing → Finished, readable outputs in the bucket', async () => {
+    const jobs = await encode(user, [
+      encodeItem('clips/small.mp4', [
+        ['MP4', 'MP4 H.264/AAC 480p'],
+        ['Images', 'Thumbnail'],
+      ]),
+    ]);
+    expect(jobs.map((j) => [j.status, j.progress])).toEqual([
+      ['New', 0],
+      ['New', 0],
+    ]);
+    const [mp4Job, thumbJob] = jobs as [EncodingJob, EncodingJob];
+    const mp4 = await watch(mp4Job.id, ended);
+    expect(mp4.job.status, mp4.job.error ?? '').toBe('Finished');
+    expect(mp4.job.progress).toBe(100);
+    expect(mp4.job.finished).not.toBeNull();
+    expect(mp4.job.outputs).toEqual(['out/small-480p.mp4']);
+    // The realtime bus told its way: Processing with rising progress, then Finished at 100.
+    const told = events.filter((e) => e.id === mp4Job.id).map((e) => [e.status, e.progress] as const);
+    expect(told[0]).toEqual(['Processing', 0]);
+    expect(told.at(-1)).toEqual(['Finished', 100]);
+    const percents = told.map(([, progress]) => progress);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    const thumb = await watch(thumbJob.id, ended);
+    expect(thumb.job.status, thumb.job.error ?? '').toBe('Finished');
+    expect(thumb.job.outputs).toEqual(['out/small-thumbnail.jpg']);
+    expect(await keysOf('renders', 'out/')).toEqual(['out/small-480p.mp4', 'out/small-thumbnail.jpg']);
+
+    const local = path.join(workDir, 'out.mp4');
+    await fs.writeFile(local, await readAll(await s3.read('renders', 'out/small-480p.mp4')));
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', local]);
+    const streams = (JSON.parse(stdout) as { streams: Array<{ codec_name: string; height?: number }> })
+      .streams;
+    expect(streams.map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
+    expect(streams.find((s) => s.codec_name === 'h264')?.height).toBe(480);
+    const jpeg = await readAll(await s3.read('renders', 'out/small-thumbnail.jpg'));
+    expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+
+    // Listed with the organisation's jobs; a finished job can be removed, and says so in the audit trail.
+    const list = await call('GET', '/api/encoding/jobs', owner);
+    expect((list.body as EncodingJob[]).map((j) => j.id)).toEqual(
+      expect.arrayContaining([mp4Job.id, thumbJob.id]),
+    );
+    expect((await call('DELETE', `/api/encoding/jobs/${thumbJob.id}`, user)).status).toBe(200);
+    expect((await call('GET', `/api/encoding/jobs/${thumbJob.id}`, owner)).status).toBe(404);
+    const { rows } = await server.db.pool.query<{ type: string }>(
+      `select type from audits where entity = 'Encoding job' and resource_id = $1 order by created_at`,
+      [thumbJob.id],
+    );
+    expect(rows.map((r) => r.type)).toEqual(['Added', 'Deleted']);
+  }, 90_000);
+
+  it('a running HLS job is cancelled (ffmpeg killed, no output left); a waiting one too; a source deleted before its job runs ends in Error', async () => {
+    const [hls] = (await encode(owner, [
+      encodeItem('clips/long.mp4', [['HLS', 'HLS ladder 720p/480p/360p']], 'renders', 'hls/'),
+    ])) as [EncodingJob];
+    const [big] = (await encode(owner, [
+      encodeItem('clips/long.mp4', [['MP4', 'MP4 H.264/AAC 1080p']], 'renders', 'big/'),
+    ])) as [EncodingJob];
+    const running = await watch(hls.id, (j) => j.status === 'Processing' && j.progress > 0);
+    expect(running.job.progress).toBeLessThan(100);
+    // The progress rises while it runs.
+    const later = await watch(hls.id, (j) => j.progress > running.job.progress || ended(j));
+    expect(later.job.status).toBe('Processing');
+    expect((await watch(big.id, (j) => j.status !== 'New')).job.status).toBe('Processing');
+
+    // Both of the organisation's encoding slots are taken: these wait, New.
+    await s3.write('media', 'clips/doomed.mp4', await fs.readFile(path.join(workDir, 'small.mp4')));
+    const [doomed] = (await encode(owner, [encodeItem('clips/doomed.mp4', [['Images', 'Thumbnail']])])) as [
+      EncodingJob,
+    ];
+    const [waiting] = (await encode(user, [encodeItem('clips/small.mp4', [['Images', 'Sprite sheet']])])) as [
+      EncodingJob,
+    ];
+    await s3.deleteMany('media', ['clips/doomed.mp4']);
+    expect((await job(doomed.id)).status).toBe('New');
+    expect((await call('POST', `/api/encoding/cancel/${waiting.id}`, user)).body).toEqual({
+      message: mediaMessages.cancelled,
+    });
+    expect((await job(waiting.id)).status).toBe('Stopped');
+
+    // A User may not cancel another member's job.
+    const refused = await call('POST', `/api/encoding/cancel/${hls.id}`, user);
+    expect(refused.status).toBe(403);
+    expect((refused.body as { message: string }).message).toBe(authzMessages.othersEncoding);
+    // Nor may another organisation see or touch it.
+    expect((await call('POST', `/api/encoding/cancel/${hls.id}`, stranger)).status).toBe(404);
+    expect((await call('GET', `/api/encoding/jobs/${hls.id}`, stranger)).status).toBe(404);
+    expect((await call('DELETE', `/api/encoding/jobs/${hls.id}`, stranger)).status).toBe(404);
+    const notRemovable = await call('DELETE', `/api/encoding/jobs/${hls.id}`, owner);
+    expect(notRemovable.status).toBe(400);
+    expect(notRemovable.body).toMatchObject({ message: mediaMessages.notRemovable });
+
+    for (const id of [hls.id, big.id]) {
+      expect((await call('POST', `/api/encoding/cancel/${id}`, owner)).body).toEqual({
+        message: mediaMessages.cancelled,
+      });
+    }
+    for (const id of [hls.id, big.id]) {
+      const stopped = await watch(id, ended);
+      expect(stopped.job.status).toBe('Stopped');
+      expect(stopped.job.outputs).toEqual([]);
+    }
+    const again = await call('POST', `/api/encoding/cancel/${hls.id}`, owner);
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ message: mediaMessages.notCancellable });
+
+    // The slots free up: the job whose source was deleted runs and names it.
+    const gone = await watch(doomed.id, ended);
+    expect(gone.job.status).toBe('Error');
+    expect(gone.job.error).toBe(mediaMessages.sourceGone('clips/doomed.mp4', mediaMessages.objectMissing));
+    // The workers noticed the cancels, killed ffmpeg, and nothing of the ladder or the film reached the bucket.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await keysOf('renders', 'hls/')).toEqual([]);
+    expect(await keysOf('renders', 'big/')).toEqual([]);
+    const { stdout } = await run('ps', ['-eo', 'args']).catch(() => ({ stdout: '' }));
+    expect(stdout).not.toContain('long-hls');
+  }, 120_000);
+
+  it('a source that is not media ends the job in Error with notMedia', async () => {
+    const [text] = (await encode(owner, [encodeItem('notes.txt', [['MP4', 'MP4 H.264/AAC 480p']])])) as [
+      EncodingJob,
+    ];
+    const notMedia = await watch(text.id, ended);
+    expect(notMedia.job.status).toBe('Error');
+    expect(notMedia.job.error).toBe(mediaMessages.notMedia('notes.txt'));
+  }, 60_000);
+
+  it('refuses unknown presets, missing sources, other organisations and what passes the encoding quota', async () => {
+    const unknown = await call('POST', '/api/encoding/encode', owner, [
+      encodeItem('clips/small.mp4', [['MP4', 'MP4 8K']]),
+    ]);
+    expect(unknown.status).toBe(400);
+    expect((unknown.body as { message: string }).message).toBe(mediaMessages.unknownPreset('MP4', 'MP4 8K'));
+
+    const missing = await call('POST', '/api/encoding/encode', owner, [
+      encodeItem('clips/none.mp4', [['MP4', 'MP4 H.264/AAC 480p']]),
+    ]);
+    expect(missing.status).toBe(404);
+
+    // Another organisation's account, as source or as destination, is not found.
+    const foreignSource = encodeItem('clips/small.mp4', [['MP4', 'MP4 H.264/AAC 480p']]);
+    foreignSource.source.cloud_account_id = strangerAwsId;
+    expect((await call('POST', '/api/encoding/encode', owner, [foreignSource])).status).toBe(404);
+    const foreignDestination = encodeItem('clips/small.mp4', [['MP4', 'MP4 H.264/AAC 480p']]);
+    for (const preset of foreignDestination.presets) preset.destination.cloud_account_id = strangerAwsId;
+    expect((await call('POST', '/api/encoding/encode', owner, [foreignDestination])).status).toBe(404);
+    expect((await call('GET', '/api/encoding/jobs', stranger)).body).toEqual([]);
+
+    // In trial: what is left of the encoding quota is less than the source × its two presets.
+    const { size } = (await s3.stat('media', 'clips/small.mp4')) ?? { size: 0 };
+    const organizationId = owner.principal.organizationId;
+    const left = (await server.services.entitlements.remaining(organizationId, 'encoding')).remaining;
+    await server.services.entitlements.reserve(
+      organizationId,
+      'encoding',
+      'test:fill',
+      left - Math.round(size * 1.5),
+    );
+    const jobsBefore = ((await call('GET', '/api/encoding/jobs', owner)).body as EncodingJob[]).length;
+    const overQuota = await call('POST', '/api/encoding/encode', owner, [
+      encodeItem('clips/small.mp4', [
+        ['MP4', 'MP4 H.264/AAC 480p'],
+        ['MP4', 'MP4 H.264/AAC 720p'],
+      ]),
+    ]);
+    expect(overQuota.status).toBe(403);
+    expect((overQuota.body as { title: string }).title).toBe(billingMessages.encodingQuotaTitle);
+    expect(((await call('GET', '/api/encoding/jobs', owner)).body as EncodingJob[]).length).toBe(jobsBefore);
+    // The refused request held nothing: one preset still fits.
+    expect(TRIAL_QUOTAS.encoding).toBeGreaterThan(size);
+    const [fits] = (await encode(owner, [
+      encodeItem('clips/small.mp4', [['Audio', 'AAC 128 kb/s']], 'renders', 'audio/'),
+    ])) as [EncodingJob];
+    const audio = await watch(fits.id, ended);
+    expect(audio.job.status, audio.job.error ?? '').toBe('Finished');
+    expect(await keysOf('renders', 'audio/')).toEqual(['audio/small-aac.m4a']);
+  }, 60_000);
+});
