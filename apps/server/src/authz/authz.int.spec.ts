@@ -376,6 +376,36 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     await allowed('upload.abort', 'User', 'DELETE', `/api/transfers/uploads/${usersSession}`);
   });
 
+  it('every member encodes; a User cancels and removes only their own encoding jobs', async () => {
+    await seed('films', ['clip.mp4']);
+    const item = {
+      source: { cloud_account_id: awsId, bucket_name: 'films', path: 'clip.mp4' },
+      presets: [
+        {
+          category: 'Images',
+          preset: 'Thumbnail',
+          destination: { cloud_account_id: awsId, bucket_name: 'films', path: 'thumbs/' },
+        },
+      ],
+    };
+    const start = async (role: RoleTitle) => {
+      const res = await allowed('encoding.start', role, 'POST', '/api/encoding/encode', [item]);
+      return (res.body as { jobs: Array<{ id: string }> }).jobs[0]?.id ?? '';
+    };
+    const statusOf = async (id: string) =>
+      (await server.db.pool.query('select status from encoding_jobs where id = $1', [id])).rows[0];
+    const adminsJob = await start('Admin');
+    const usersJob = await start('User');
+    await refused('encoding.manage', 'User', 'POST', `/api/encoding/cancel/${adminsJob}`);
+    expect(await statusOf(adminsJob)).toEqual({ status: 'New' });
+    await allowed('encoding.manage', 'User', 'POST', `/api/encoding/cancel/${usersJob}`);
+    await allowed('encoding.manage', 'Admin', 'POST', `/api/encoding/cancel/${adminsJob}`);
+    expect(await statusOf(adminsJob)).toEqual({ status: 'Stopped' });
+    await refused('encoding.manage', 'User', 'DELETE', `/api/encoding/jobs/${adminsJob}`);
+    await allowed('encoding.manage', 'User', 'DELETE', `/api/encoding/jobs/${usersJob}`);
+    expect(await statusOf(usersJob)).toBeUndefined();
+  });
+
   it("a User shares and revokes only their own links; the chat webhook is an Owner's or Admin's", async () => {
     await seed('shared', ['report.csv']);
     const share = {

@@ -316,6 +316,42 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     expect(notMedia.job.error).toBe(mediaMessages.notMedia('notes.txt'));
   }, 60_000);
 
+  it('writes the HLS ladder under a folder with its master playlist, and a sprite sheet with its WebVTT index', async () => {
+    const jobs = await encode(owner, [
+      encodeItem(
+        'clips/small.mp4',
+        [
+          ['HLS', 'HLS ladder 720p/480p/360p'],
+          ['Images', 'Sprite sheet'],
+        ],
+        'renders',
+        'ladder/',
+      ),
+    ]);
+    for (const created of jobs) {
+      const done = await watch(created.id, ended);
+      expect(done.job.status, done.job.error ?? '').toBe('Finished');
+    }
+    const keys = await keysOf('renders', 'ladder/');
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'ladder/small-hls/master.m3u8',
+        'ladder/small-hls/720p.m3u8',
+        'ladder/small-hls/480p.m3u8',
+        'ladder/small-hls/360p.m3u8',
+        'ladder/small-sprite.jpg',
+        'ladder/small-sprite.vtt',
+      ]),
+    );
+    expect(keys.some((key) => /^ladder\/small-hls\/360p_\d{3}\.ts$/.test(key))).toBe(true);
+    const master = (await readAll(await s3.read('renders', 'ladder/small-hls/master.m3u8'))).toString();
+    expect(master).toContain('#EXT-X-STREAM-INF');
+    expect(master).toContain('720p.m3u8');
+    const vtt = (await readAll(await s3.read('renders', 'ladder/small-sprite.vtt'))).toString();
+    expect(vtt.startsWith('WEBVTT')).toBe(true);
+    expect(vtt).toContain('00:00:00.000 --> 00:00:01.000\nsmall-sprite.jpg#xywh=0,0,160,90');
+  }, 60_000);
+
   it('refuses unknown presets, missing sources, other organisations and what passes the encoding quota', async () => {
     const unknown = await call('POST', '/api/encoding/encode', owner, [
       encodeItem('clips/small.mp4', [['MP4', 'MP4 8K']]),
