@@ -62,6 +62,16 @@ async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The ffmpeg processes still alive whose command line names `output` (Linux /proc). */
+async function ffmpegsWriting(output: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.startsWith('ffmpeg') && cmdline.includes(output)) found.push(pid);
+  }
+  return found;
+}
+
 async function keysOf(bucket: string, prefix = ''): Promise<string[]> {
   const keys: string[] = [];
   for await (const page of s3.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
@@ -157,7 +167,7 @@ beforeAll(async () => {
   });
   await s3.createBucket('media');
   await s3.createBucket('renders');
-  const [small, long] = await Promise.all([clip('small.mp4', 4, '640x360'), clip('long.mp4', 40, '640x360')]);
+  const [small, long] = await Promise.all([clip('small.mp4', 4, '640x360'), clip('long.mp4', 60, '640x360')]);
   await s3.write('media', 'clips/small.mp4', small, { contentType: 'video/mp4' });
   await s3.write('media', 'clips/long.mp4', long, { contentType: 'video/mp4' });
   await s3.write('media', 'notes.txt', Buffer.from('not a video, only words\n'.repeat(50)));
@@ -252,6 +262,7 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     // The progress rises while it runs.
     const later = await watch(hls.id, (j) => j.progress > running.job.progress || ended(j));
     expect(later.job.status).toBe('Processing');
+    expect(await ffmpegsWriting('long-hls')).toHaveLength(1);
     expect((await watch(big.id, (j) => j.status !== 'New')).job.status).toBe('Processing');
 
     // Both of the organisation's encoding slots are taken: these wait, New.
@@ -303,8 +314,8 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await keysOf('renders', 'hls/')).toEqual([]);
     expect(await keysOf('renders', 'big/')).toEqual([]);
-    const { stdout } = await run('ps', ['-eo', 'args']).catch(() => ({ stdout: '' }));
-    expect(stdout).not.toContain('long-hls');
+    expect(await ffmpegsWriting('long-hls')).toEqual([]);
+    expect(await ffmpegsWriting('long-1080p')).toEqual([]);
   }, 120_000);
 
   it('a source that is not media ends the job in Error with notMedia', async () => {
@@ -358,6 +369,16 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     ]);
     expect(unknown.status).toBe(400);
     expect((unknown.body as { message: string }).message).toBe(mediaMessages.unknownPreset('MP4', 'MP4 8K'));
+
+    // Bad input is a 400 in words, never a 5xx.
+    const nul = await call('POST', '/api/encoding/encode', owner, [
+      encodeItem('clips/\u0000.mp4', [['MP4', 'MP4 H.264/AAC 480p']]),
+    ]);
+    expect(nul.status).toBe(400);
+    expect((await call('POST', '/api/encoding/encode', owner, [])).body).toMatchObject({
+      message: mediaMessages.fileRequired,
+    });
+    expect((await call('GET', '/api/encoding/jobs/not-an-id', owner)).status).toBe(400);
 
     const missing = await call('POST', '/api/encoding/encode', owner, [
       encodeItem('clips/none.mp4', [['MP4', 'MP4 H.264/AAC 480p']]),
