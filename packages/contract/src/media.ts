@@ -12,6 +12,11 @@ export const ENCODING_PRICE_PER_GB = 0.5;
 /** The job list keeps at most this many finished jobs in view and polls every second (spec 001 §4, §9). */
 export const ENCODING_FINISHED_KEPT = 20;
 export const ENCODING_POLL_MS = 1000;
+/** Realtime events on /rm, to members with the encoding ACL. */
+export const ENCODING_EVENTS = {
+  /** data: `EncodingJob` — a job changed status or progress (progress at most every 500 ms per job). */
+  job: 'encoding.job',
+} as const;
 /** How long a signed URL an encode or a probe reads its source through lives: a job never outlives it by more. */
 export const MEDIA_SOURCE_URL_MINUTES = 60;
 /** The most items and presets one encode request takes. */

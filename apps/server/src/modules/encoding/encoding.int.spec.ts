@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ENCODING_EVENTS,
   ROLE_ID,
   TRIAL_QUOTAS,
   authzMessages,
@@ -18,7 +19,6 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { EVENTS_CHANNEL } from '../../realtime/events.ts';
-import { ENCODING_EVENT } from './encoding.service.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 /**
@@ -153,7 +153,7 @@ beforeAll(async () => {
   await listener.connect();
   listener.on('notification', (message) => {
     const event = JSON.parse(message.payload ?? '{}') as { type?: string; data?: EncodingJob };
-    if (event.type === ENCODING_EVENT && event.data) events.push(event.data);
+    if (event.type === ENCODING_EVENTS.job && event.data) events.push(event.data);
   });
   await listener.query(`listen ${EVENTS_CHANNEL}`);
   awsId = await connectAws(owner, 'Media AWS');

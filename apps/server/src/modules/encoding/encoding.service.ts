@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ENCODING_EVENTS,
   ENCODING_FINISHED_KEPT,
   mediaMessages,
   type EncodeBody,
@@ -30,9 +31,6 @@ export interface EncodingCaller extends Actor {
 
 /** Queues the worker job of one encoding job (ids only; grouped by organisation for fairness). */
 export type EnqueueEncoding = (job: { id: string; organizationId: string }) => Promise<void>;
-
-/** The realtime event of a job whose status or progress changed (members with the encoding ACL receive it). */
-export const ENCODING_EVENT = 'encoding.job';
 
 /** The quota reservation of one job: its source's bytes, settled when it ends. */
 export const encodingQuotaRef = (jobId: string) => `encoding:${jobId}`;
@@ -187,7 +185,7 @@ export class EncodingService {
     await this.publish({
       organizationId: row.organizationId,
       service: 'encoding',
-      type: ENCODING_EVENT,
+      type: ENCODING_EVENTS.job,
       data: toEncodingJob(row),
     });
   }
