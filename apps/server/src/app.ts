@@ -27,6 +27,7 @@ import { cloudAccountsRoutes } from './modules/cloud-accounts/cloud-accounts.rou
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
 import { objectsRoutes } from './modules/objects/objects.routes.ts';
+import { mediaRoutes } from './modules/media/media.routes.ts';
 import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
 import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
@@ -144,6 +145,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
         ),
       );
       await api.register(objectsRoutes(services.objects, services.auth));
+      await api.register(mediaRoutes(services.media, services.auth));
       await api.register(sharingRoutes(services.sharing, services.auth));
       await api.register(transfersRoutes(services.transfers, services.auth));
       await api.register(organizationsRoutes(services.organizations, services.auth));

@@ -43,6 +43,9 @@ import { UploadsRepo } from './modules/uploads/uploads.repo.ts';
 import { UploadsService } from './modules/uploads/uploads.service.ts';
 import { BucketConfigService } from './modules/uploads/bucket-config.service.ts';
 import { ObjectsService } from './modules/objects/objects.service.ts';
+import { MediaRepo } from './modules/media/media.repo.ts';
+import { MediaService } from './modules/media/media.service.ts';
+import { Ffprobe } from './modules/media/ffprobe.ts';
 import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
@@ -242,8 +245,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     outbound,
   );
-  const objects = new ObjectsService(cloudAccountsRepo, stores, log, (actor, event) =>
-    recordAudit(db.orm, actor, event),
+  const mediaRepo = new MediaRepo(db.orm);
+  const media = new MediaService(mediaRepo, cloudAccountsRepo, stores, new Ffprobe(), log);
+  const objects = new ObjectsService(
+    cloudAccountsRepo,
+    stores,
+    log,
+    (actor, event) => recordAudit(db.orm, actor, event),
+    // A deleted object's custom metadata and kept probe go with it.
+    (account, bucket, keys) => mediaRepo.forgetObjects(account.organizationId, account.id, bucket, keys),
   );
   const uploads = new UploadsService(
     new UploadsRepo(db.orm),
@@ -425,6 +435,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     encodingRunner,
     c2c,
     objects,
+    media,
+    mediaRepo,
     mail,
     sharing,
     alerts,

@@ -10,6 +10,7 @@ export const AUDIT_ENTITIES = [
   'Cloud account',
   'Bucket',
   'Object',
+  'Metadata',
   'Alert',
   'Share',
   'Chat webhook',

@@ -63,6 +63,7 @@ export const ACTIONS = {
     refusal: authzMessages.objectDelete,
   }),
   'object.createFolder': rule(EVERY_MEMBER, null, 'create a folder (an empty object)'),
+  'metadata.manage': rule(EVERY_MEMBER, null, "add or delete a file's custom metadata (media info)"),
   'upload.start': rule(EVERY_MEMBER, 'uploads', 'upload files directly to a bucket, report an upload'),
   'upload.abort': rule(APPROVERS, 'uploads', 'abort an upload session', {
     creatorMay: true,

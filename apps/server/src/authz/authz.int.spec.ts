@@ -350,6 +350,19 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await keysOf('objects')).toEqual(['a/', 'u/']);
   });
 
+  it("every member adds and deletes a file's custom metadata", async () => {
+    await seed('described', ['clip.mp4']);
+    const target = { cloud_account_id: awsId, bucket_name: 'described', path: 'clip.mp4' };
+    const add = async (role: 'User' | 'Admin', name: string) =>
+      (await allowed('metadata.manage', role, 'POST', '/api/metadata/add', { ...target, name, value: 'v' }))
+        .body as { id: string };
+    const users = await add('User', 'By user');
+    const admins = await add('Admin', 'By admin');
+    await allowed('metadata.manage', 'User', 'DELETE', `/api/metadata/${admins.id}`);
+    await allowed('metadata.manage', 'Admin', 'DELETE', `/api/metadata/${users.id}`);
+    expect(await count('media_metadata')).toBe(0);
+  });
+
   it("a User uploads but aborts only their own upload sessions; an Admin anyone's", async () => {
     await s3.createBucket('uploads');
     const begin = async (member: Member, key: string) => {

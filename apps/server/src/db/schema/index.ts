@@ -14,3 +14,4 @@ export * from './audit.ts';
 export * from './analytics.ts';
 export * from './finance.ts';
 export * from './encoding.ts';
+export * from './media.ts';

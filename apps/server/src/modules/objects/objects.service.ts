@@ -46,6 +46,8 @@ type Accounts = Pick<CloudAccountsRepo, 'find' | 'list' | 'bucketsOf'>;
 /** Writes one audit entry (recordAudit on the database): objects are the provider's, there is no row to join. */
 type RecordAudit = (actor: AuditActor, event: AuditEvent) => Promise<void>;
 type Stores = Pick<StoreRegistry, 'storeFor'>;
+/** Forgets what Cumulo keeps of deleted keys (media info's kept probe, custom metadata: MediaRepo.forgetObjects). */
+type ForgetObjects = (account: CloudAccountRow, bucket: string, keys: string[]) => Promise<void>;
 
 /** A folder path as listed: '' for the root, otherwise ending with '/' (keys may hold '//', so no collapsing). */
 export function folderPrefix(path: string): string {
@@ -62,6 +64,7 @@ export class ObjectsService {
     private readonly stores: Stores,
     private readonly log: Logger,
     private readonly recordAudit: RecordAudit,
+    private readonly forgetObjects: ForgetObjects = async () => {},
   ) {}
 
   /**
@@ -152,6 +155,7 @@ export class ObjectsService {
       if (keys.length === 0) return;
       const result = await store.deleteMany(bucket, keys);
       deleted += result.deleted.length;
+      await this.forgetObjects(account, bucket, result.deleted);
       failures.push(...result.errors);
     };
     try {

@@ -1,0 +1,335 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  mediaMessages,
+  objectMessages,
+  type MediaInfo,
+  type MediaPlayback,
+  type MetadataEntry,
+} from '@cumulo/contract';
+import { S3ObjectStore } from '@cumulo/storage/adapters';
+import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+
+/**
+ * Media info, playback and custom metadata through the real API on embedded PostgreSQL, s3rver and the real
+ * ffprobe, with clips made by ffmpeg's test sources.
+ */
+type Member = Awaited<ReturnType<typeof signedInMember>>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+let server: TestServer;
+let s3rver: S3rverServer;
+let s3: S3ObjectStore;
+let owner: Member;
+let stranger: Member;
+let awsId: string;
+let strangersAwsId: string;
+let workDir: string;
+let clip: Buffer;
+let smallClip: Buffer;
+
+const BUCKET = 'media';
+const call = (method: Method, url: string, member: Member, body?: unknown) =>
+  callApi(server, method, url, member.token, body);
+const query = (accountId: string, key: string) =>
+  `cloud_account_id=${accountId}&bucket_name=${BUCKET}&path=${encodeURIComponent(key)}`;
+
+/** A clip from ffmpeg's test sources: `seconds` of testsrc2 at `size` with a stereo 440 Hz tone, MP4 faststart. */
+async function makeClip(name: string, size: string, seconds: number): Promise<Buffer> {
+  const file = path.join(workDir, name);
+  await promisify(execFile)('ffmpeg', [
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25`],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', String(seconds)],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-ac', '2'],
+    ...['-movflags', '+faststart', file],
+  ]);
+  return fs.readFile(file);
+}
+
+async function rows(table: string): Promise<number> {
+  const { rows: found } = await server.db.pool.query<{ count: string }>(`select count(*) from ${table}`);
+  return Number(found[0]?.count);
+}
+
+beforeAll(async () => {
+  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-media-'));
+  s3rver = await startS3rver();
+  server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
+  owner = await signedInMember(server, 'owner');
+  stranger = await signedInMember(server, 'stranger');
+  const connect = async (member: Member, name: string) => {
+    const res = await call('POST', '/api/cloudaccount/insert', member, {
+      cloudType: 1,
+      name,
+      accessKey: S3RVER_KEY,
+      secretKey: S3RVER_KEY,
+    });
+    expect(res.status, res.raw).toBe(201);
+    return (res.body as { id: string }).id;
+  };
+  awsId = await connect(owner, 'Media AWS');
+  strangersAwsId = await connect(stranger, 'Stranger AWS');
+  s3 = new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint: s3rver.endpoint,
+    region: 'us-east-1',
+  });
+  await s3.createBucket(BUCKET);
+  [clip, smallClip] = await Promise.all([
+    makeClip('clip.mp4', '320x240', 3),
+    makeClip('small.mp4', '160x120', 2),
+  ]);
+  await s3.write(BUCKET, 'clips/clip.mp4', clip, {
+    contentType: 'video/mp4',
+    metadata: { origin: 'lab' },
+  });
+  await s3.write(BUCKET, 'notes.txt', Buffer.from('Shot list\n1. wide\n2. close-up\n'), {
+    contentType: 'text/plain',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await s3?.close();
+  await server?.stop();
+  await s3rver?.stop();
+  if (workDir) await fs.rm(workDir, { recursive: true, force: true });
+});
+
+describe('media info, playback and custom metadata (real API, s3rver, ffprobe, PostgreSQL)', () => {
+  it('answers what the clip is, probes each version of it once, and probes again after an overwrite', async () => {
+    const probe = vi.spyOn(server.services.media.ffprobe, 'probe');
+    const url = `/api/media/info?${query(awsId, 'clips/clip.mp4')}`;
+    const first = await call('GET', url, owner);
+    expect(first.status, first.raw).toBe(200);
+    const info = first.body as MediaInfo;
+    expect(info.general).toMatchObject({ size: clip.length, stream_count: 2 });
+    expect(String(info.general.format_name)).toContain('mp4');
+    expect(Number(info.general.duration)).toBeCloseTo(3, 0);
+    expect(info.video).toHaveLength(1);
+    expect(info.video[0]).toMatchObject({
+      codec: 'h264',
+      width: 320,
+      height: 240,
+      frame_rate: 25,
+      pixel_format: 'yuv420p',
+    });
+    expect(info.audio).toHaveLength(1);
+    expect(info.audio[0]).toMatchObject({
+      codec: 'aac',
+      channels: 2,
+      channel_layout: 'stereo',
+      sample_rate: 44100,
+    });
+    expect(info.s3_metadata).toMatchObject({
+      content_type: 'video/mp4',
+      size: clip.length,
+      'metadata.origin': 'lab',
+    });
+    expect(typeof info.s3_metadata.etag).toBe('string');
+    expect(info.metadata).toEqual([]);
+    expect(probe).toHaveBeenCalledTimes(1);
+    // ffprobe read a short-lived signed URL of the object, not the bucket with the account's keys.
+    expect(probe.mock.calls[0]?.[0]).toMatch(/\/media\/clips\/clip\.mp4\?.*X-Amz-Signature=/);
+    expect(probe.mock.calls[0]?.[0]).toContain('X-Amz-Expires=3600');
+
+    const second = await call('GET', url, owner);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(info);
+    expect(probe).toHaveBeenCalledTimes(1);
+
+    await s3.write(BUCKET, 'clips/clip.mp4', smallClip, { contentType: 'video/mp4' });
+    const overwritten = await call('GET', url, owner);
+    expect(overwritten.status, overwritten.raw).toBe(200);
+    expect(probe).toHaveBeenCalledTimes(2);
+    const small = overwritten.body as MediaInfo;
+    expect(small.video[0]).toMatchObject({ width: 160, height: 120 });
+    expect(Number(small.general.duration)).toBeCloseTo(2, 0);
+    expect(small.general.size).toBe(smallClip.length);
+    expect(await rows('media_probes')).toBe(1);
+    await s3.write(BUCKET, 'clips/clip.mp4', clip, { contentType: 'video/mp4' });
+    probe.mockRestore();
+  });
+
+  it('answers a text file with the not-media message, and a missing object with 404 in words', async () => {
+    const probe = vi.spyOn(server.services.media.ffprobe, 'probe');
+    for (let read = 0; read < 2; read++) {
+      const res = await call('GET', `/api/media/info?${query(awsId, 'notes.txt')}`, owner);
+      expect(res.status, res.raw).toBe(400);
+      expect((res.body as { message: string }).message).toBe(mediaMessages.notMedia('notes.txt'));
+    }
+    // "Not media" is kept per version too.
+    expect(probe).toHaveBeenCalledTimes(1);
+    probe.mockRestore();
+
+    for (const call_ of ['info', 'play']) {
+      const res = await call('GET', `/api/media/${call_}?${query(awsId, 'clips/gone.mp4')}`, owner);
+      expect(res.status, res.raw).toBe(404);
+      expect((res.body as { message: string }).message).toBe(objectMessages.objectMissing('clips/gone.mp4'));
+    }
+  });
+
+  it('adds, lists and deletes custom metadata, refusing a second entry of the same name', async () => {
+    const location = { cloud_account_id: awsId, bucket_name: BUCKET, path: 'clips/clip.mp4' };
+    const added = await call('POST', '/api/metadata/add', owner, {
+      ...location,
+      name: ' Scene ',
+      value: 'Opening',
+    });
+    expect(added.status, added.raw).toBe(201);
+    const entry = added.body as MetadataEntry;
+    expect(entry).toMatchObject({
+      name: 'Scene',
+      value: 'Opening',
+      category: 'Custom',
+      cloud: awsId,
+      storage: BUCKET,
+      path: 'clips/clip.mp4',
+    });
+    const again = await call('POST', '/api/metadata/add', owner, {
+      ...location,
+      name: 'Scene',
+      value: 'Other',
+    });
+    expect(again.status).toBe(400);
+    expect((again.body as { message: string }).message).toBe(mediaMessages.metadataExists('Scene'));
+    const second = await call('POST', '/api/metadata/add', owner, { ...location, name: 'Reel', value: '7' });
+    expect(second.status).toBe(201);
+
+    const all = await call('GET', `/api/metadata/all?${query(awsId, 'clips/clip.mp4')}`, owner);
+    expect(all.status).toBe(200);
+    expect((all.body as MetadataEntry[]).map((e) => [e.name, e.value])).toEqual([
+      ['Scene', 'Opening'],
+      ['Reel', '7'],
+    ]);
+    const info = await call('GET', `/api/media/info?${query(awsId, 'clips/clip.mp4')}`, owner);
+    expect((info.body as MediaInfo).metadata).toEqual(all.body);
+
+    const missing = await call('POST', '/api/metadata/add', owner, {
+      ...location,
+      path: 'nope.mp4',
+      name: 'a',
+      value: 'b',
+    });
+    expect(missing.status).toBe(404);
+
+    const deleted = await call('DELETE', `/api/metadata/${entry.id}`, owner);
+    expect(deleted.status, deleted.raw).toBe(200);
+    expect((await call('DELETE', `/api/metadata/${entry.id}`, owner)).status).toBe(404);
+    const left = await call('GET', `/api/metadata/all?${query(awsId, 'clips/clip.mp4')}`, owner);
+    expect((left.body as MetadataEntry[]).map((e) => e.name)).toEqual(['Reel']);
+
+    const { rows: audits } = await server.db.pool.query<{ type: string; resource: string }>(
+      `select type, resource from audits where entity = 'Metadata' order by created_at`,
+    );
+    expect(audits).toEqual([
+      { type: 'Added', resource: `${BUCKET}/clips/clip.mp4: Scene` },
+      { type: 'Added', resource: `${BUCKET}/clips/clip.mp4: Reel` },
+      { type: 'Deleted', resource: `${BUCKET}/clips/clip.mp4: Scene` },
+    ]);
+  });
+
+  it('plays the clip from a signed URL that serves its bytes; a playlist plays as HLS', async () => {
+    const res = await call('GET', `/api/media/play?${query(awsId, 'clips/clip.mp4')}`, owner);
+    expect(res.status, res.raw).toBe(200);
+    const playback = res.body as MediaPlayback;
+    expect(playback.kind).toBe('file');
+    const minutes = (Date.parse(playback.expires_at) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(55);
+    expect(minutes).toBeLessThanOrEqual(60);
+    const fetched = await fetch(playback.url);
+    expect(fetched.status).toBe(200);
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(clip)).toBe(true);
+
+    await s3.write(BUCKET, 'hls/master.m3u8', Buffer.from('#EXTM3U\n'), {
+      contentType: 'application/vnd.apple.mpegurl',
+    });
+    const hls = await call('GET', `/api/media/play?${query(awsId, 'hls/master.m3u8')}`, owner);
+    expect((hls.body as MediaPlayback).kind).toBe('hls');
+  });
+
+  it("answers 404 for another organisation's account and entries, and changes nothing of them", async () => {
+    const ownEntry = await call('POST', '/api/metadata/add', owner, {
+      cloud_account_id: awsId,
+      bucket_name: BUCKET,
+      path: 'clips/clip.mp4',
+      name: 'Owner only',
+      value: 'x',
+    });
+    expect(ownEntry.status).toBe(201);
+    const id = (ownEntry.body as MetadataEntry).id;
+    for (const url of [
+      `/api/media/info?${query(awsId, 'clips/clip.mp4')}`,
+      `/api/media/play?${query(awsId, 'clips/clip.mp4')}`,
+      `/api/metadata/all?${query(awsId, 'clips/clip.mp4')}`,
+    ]) {
+      expect((await call('GET', url, stranger)).status, url).toBe(404);
+    }
+    const add = await call('POST', '/api/metadata/add', stranger, {
+      cloud_account_id: awsId,
+      bucket_name: BUCKET,
+      path: 'clips/clip.mp4',
+      name: 'Intruder',
+      value: 'x',
+    });
+    expect(add.status).toBe(404);
+    expect((await call('DELETE', `/api/metadata/${id}`, stranger)).status).toBe(404);
+    // The stranger's own account on the same bucket sees none of the owner's entries.
+    const theirs = await call(
+      'GET',
+      `/api/metadata/all?${query(strangersAwsId, 'clips/clip.mp4')}`,
+      stranger,
+    );
+    expect(theirs.body).toEqual([]);
+    const mine = await call('GET', `/api/metadata/all?${query(awsId, 'clips/clip.mp4')}`, owner);
+    expect((mine.body as MetadataEntry[]).map((e) => e.name)).toEqual(['Reel', 'Owner only']);
+  });
+
+  it('refuses bad input with 400, never a 5xx', async () => {
+    const base = {
+      cloud_account_id: awsId,
+      bucket_name: BUCKET,
+      path: 'clips/clip.mp4',
+      name: 'n',
+      value: 'v',
+    };
+    for (const body of [
+      { ...base, path: 'clips/\u0000clip.mp4' },
+      { ...base, name: 'bad\uD800name' },
+      { ...base, value: 'v'.repeat(2000) },
+      { ...base, name: '   ' },
+      { ...base, cloud_account_id: 'not-a-uuid' },
+    ]) {
+      const res = await call('POST', '/api/metadata/add', owner, body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    }
+    for (const url of [
+      `/api/media/info?cloud_account_id=${awsId}&bucket_name=${BUCKET}&path=a%00b.mp4`,
+      `/api/media/play?cloud_account_id=${awsId}&bucket_name=${BUCKET}&path=`,
+      `/api/metadata/all?cloud_account_id=${awsId}&bucket_name=${BUCKET}&path=${'p'.repeat(2000)}`,
+    ]) {
+      expect((await call('GET', url, owner)).status, url).toBe(400);
+    }
+    expect((await call('DELETE', '/api/metadata/not-a-uuid', owner)).status).toBe(400);
+  });
+
+  it("a deleted object's custom metadata and kept probe go with it", async () => {
+    expect(await rows('media_metadata')).toBeGreaterThan(0);
+    const res = await call('DELETE', '/api/transfers/delete_object', owner, {
+      cloud_account_id: awsId,
+      bucket_name: BUCKET,
+      paths: ['clips/'],
+    });
+    expect(res.status, res.raw).toBe(200);
+    const { rows: left } = await server.db.pool.query(
+      `select path from media_metadata union all select path from media_probes where path like 'clips/%'`,
+    );
+    expect(left).toEqual([]);
+  });
+});

@@ -1,0 +1,229 @@
+import {
+  MEDIA_SOURCE_URL_MINUTES,
+  mediaMessages,
+  objectMessages,
+  type AddMetadataBody,
+  type MediaInfo,
+  type MediaLocation,
+  type MediaPlayback,
+  type MetadataEntry,
+} from '@cumulo/contract';
+import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import { authorize } from '../../authz/policy.ts';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, badRequest, notFound } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import { changesOf, recordAudit } from '../audit/audit.writer.ts';
+import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import type { Ffprobe } from './ffprobe.ts';
+import type { MediaRepo, MetadataRow, ObjectRef, ObjectVersion } from './media.repo.ts';
+
+type Accounts = Pick<CloudAccountsRepo, 'find'>;
+type Stores = Pick<StoreRegistry, 'storeFor'>;
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { cause?: { code?: string } }).cause?.code === '23505' ||
+  (error as { code?: string }).code === '23505';
+
+/** How a source is read and played: signed URLs that live MEDIA_SOURCE_URL_MINUTES. */
+const URL_SECONDS = MEDIA_SOURCE_URL_MINUTES * 60;
+
+/**
+ * Media info, playback and custom metadata of one object (issue 26 point 3; spec 001 §3 "Metadata entry", §7
+ * "metadata add/delete/all"). Objects are read through a short-lived signed URL of their account's store; what
+ * ffprobe found is kept per object version (MediaRepo), custom metadata in PostgreSQL.
+ */
+export class MediaService {
+  constructor(
+    private readonly repo: MediaRepo,
+    private readonly accounts: Accounts,
+    private readonly stores: Stores,
+    /** Public so tests can watch whether a read probed. */
+    readonly ffprobe: Pick<Ffprobe, 'probe'>,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * GET /media/info: the object's sections. Not media → 400 mediaMessages.notMedia (the modal shows that message,
+   * and nothing else of a file that has no media sections); a missing object → 404.
+   */
+  async info(principal: Principal, location: MediaLocation): Promise<MediaInfo> {
+    const { account, ref } = await this.#object(principal, location);
+    const { store, stat } = await this.#stat(account, location);
+    const at = versionOf(stat);
+    let kept = await this.repo.probeOf(ref, at);
+    if (!kept) {
+      const url = await this.#sign(store, location);
+      const outcome = await this.ffprobe.probe(url);
+      if (outcome.kind === 'unreadable') {
+        this.log.warn(
+          { accountId: account.id, bucket: location.bucket_name, reason: outcome.reason },
+          'probe failed',
+        );
+        throw new AppError(502, 'PROBE_FAILED', mediaMessages.sourceGone(location.path, outcome.reason));
+      }
+      kept = { sections: outcome.kind === 'media' ? outcome.sections : null };
+      await this.repo.keepProbe(ref, at, kept.sections);
+    }
+    if (!kept.sections) throw badRequest(mediaMessages.notMedia(location.path));
+    const metadata = await this.repo.metadataOf(ref);
+    return { ...kept.sections, s3_metadata: storeSection(stat), metadata: metadata.map(entryOf) };
+  }
+
+  /** GET /media/play: a signed GET of the object; a playlist (.m3u8) plays through hls.js, anything else directly. */
+  async play(principal: Principal, location: MediaLocation): Promise<MediaPlayback> {
+    const { account } = await this.#object(principal, location);
+    const { store } = await this.#stat(account, location);
+    const expiresAt = new Date(Date.now() + URL_SECONDS * 1000);
+    return {
+      url: await this.#sign(store, location),
+      kind: /\.m3u8$/i.test(location.path) ? 'hls' : 'file',
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  /** GET /metadata/all: the object's custom entries, oldest first (the object itself is not read). */
+  async metadata(principal: Principal, location: MediaLocation): Promise<MetadataEntry[]> {
+    const { ref } = await this.#object(principal, location);
+    return (await this.repo.metadataOf(ref)).map(entryOf);
+  }
+
+  /** POST /metadata/add: one Custom entry; a second entry of the same name on the same object is refused. */
+  async addMetadata(principal: Principal, body: AddMetadataBody): Promise<MetadataEntry> {
+    authorize(principal, 'metadata.manage');
+    const { account, ref } = await this.#object(principal, body);
+    // Entries describe an object that exists: a typo in the path must not leave entries nobody sees.
+    await this.#stat(account, body);
+    try {
+      const row = await this.repo.transaction(async (tx) => {
+        const added = await tx.addMetadata(ref, {
+          name: body.name,
+          value: body.value,
+          createdBy: principal.userId,
+        });
+        await recordAudit(tx.orm, principal, {
+          entity: 'Metadata',
+          type: 'Added',
+          resource: `${body.bucket_name}/${body.path}: ${body.name}`,
+          resourceId: added.id,
+          changes: changesOf(null, auditedOf(added, account)),
+        });
+        return added;
+      });
+      return entryOf(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw badRequest(mediaMessages.metadataExists(body.name));
+      throw error;
+    }
+  }
+
+  /** DELETE /metadata/{id}: any member removes an entry of their organisation; another's answers 404. */
+  async deleteMetadata(principal: Principal, id: string): Promise<MetadataEntry> {
+    authorize(principal, 'metadata.manage');
+    const row = await this.repo.transaction(async (tx) => {
+      const deleted = await tx.deleteMetadata(principal.organizationId, id);
+      if (!deleted) return undefined;
+      const account = await this.accounts.find(principal.organizationId, deleted.cloudAccountId);
+      await recordAudit(tx.orm, principal, {
+        entity: 'Metadata',
+        type: 'Deleted',
+        resource: `${deleted.bucketName}/${deleted.path}: ${deleted.name}`,
+        resourceId: deleted.id,
+        changes: changesOf(auditedOf(deleted, account), null),
+      });
+      return deleted;
+    });
+    if (!row) throw notFound();
+    return entryOf(row);
+  }
+
+  /** The caller's account (another organisation's answers 404) and the object's key in the tables. */
+  async #object(
+    principal: Principal,
+    location: MediaLocation,
+  ): Promise<{ account: CloudAccountRow; ref: ObjectRef }> {
+    const account = await this.accounts.find(principal.organizationId, location.cloud_account_id);
+    if (!account) throw notFound();
+    return {
+      account,
+      ref: {
+        organizationId: principal.organizationId,
+        cloudAccountId: account.id,
+        bucketName: location.bucket_name,
+        path: location.path,
+      },
+    };
+  }
+
+  async #stat(account: CloudAccountRow, location: MediaLocation) {
+    const store = await this.stores.storeFor(account);
+    let stat: ObjectInfo | null;
+    try {
+      stat = await store.stat(location.bucket_name, location.path);
+    } catch (error) {
+      throw this.#providerFailure(error, location.bucket_name);
+    }
+    if (!stat) throw notFound(objectMessages.objectMissing(location.path));
+    return { store, stat };
+  }
+
+  async #sign(store: Awaited<ReturnType<Stores['storeFor']>>, location: MediaLocation): Promise<string> {
+    try {
+      return await store.signedUrl(location.bucket_name, location.path, {
+        method: 'GET',
+        expiresInSeconds: URL_SECONDS,
+      });
+    } catch (error) {
+      throw this.#providerFailure(error, location.bucket_name);
+    }
+  }
+
+  #providerFailure(error: unknown, bucket: string) {
+    if (error instanceof StorageError && error.code === 'BucketNotFound') {
+      return notFound(`The bucket ${bucket} does not exist in this account.`);
+    }
+    if (error instanceof AppError) return error;
+    return providerError(error);
+  }
+}
+
+/**
+ * Which bytes a probe read: the ETag (the last-modified time where a provider gives none) with the size. An
+ * overwrite changes the ETag, or at least the time, so the next read probes again.
+ */
+function versionOf(stat: ObjectInfo): ObjectVersion {
+  return { version: stat.etag ?? stat.lastModified?.toISOString() ?? '', size: stat.size };
+}
+
+/** The store's own answer about the object (its HEAD), user metadata as `metadata.<name>`. */
+function storeSection(stat: ObjectInfo): Record<string, string | number> {
+  const section: Record<string, string | number> = { size: stat.size };
+  if (stat.contentType) section.content_type = stat.contentType;
+  if (stat.lastModified) section.last_modified = stat.lastModified.toISOString();
+  if (stat.etag) section.etag = stat.etag;
+  const headers = stat.contentHeaders ?? {};
+  if (headers.cacheControl) section.cache_control = headers.cacheControl;
+  if (headers.contentDisposition) section.content_disposition = headers.contentDisposition;
+  if (headers.contentEncoding) section.content_encoding = headers.contentEncoding;
+  if (headers.contentLanguage) section.content_language = headers.contentLanguage;
+  for (const [name, value] of Object.entries(stat.metadata)) section[`metadata.${name}`] = value;
+  return section;
+}
+
+function entryOf(row: MetadataRow): MetadataEntry {
+  return {
+    id: row.id,
+    name: row.name,
+    value: row.value,
+    category: 'Custom',
+    cloud: row.cloudAccountId,
+    storage: row.bucketName,
+    path: row.path,
+  };
+}
+
+function auditedOf(row: MetadataRow, account: CloudAccountRow | undefined) {
+  return { name: row.name, value: row.value, path: `${row.bucketName}/${row.path}`, account: account?.name };
+}
