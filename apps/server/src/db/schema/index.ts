@@ -13,3 +13,4 @@ export * from './billing.ts';
 export * from './audit.ts';
 export * from './analytics.ts';
 export * from './finance.ts';
+export * from './search.ts';
