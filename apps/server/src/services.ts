@@ -20,6 +20,9 @@ import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.se
 import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
 import { OutboundPolicy, parseAllowList } from './net/outbound-policy.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
+import { SearchIndex } from './modules/search/search-index.ts';
+import { SearchRepo } from './modules/search/search.repo.ts';
+import { SearchService } from './modules/search/search.service.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
@@ -212,11 +215,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
+  const searchRepo = new SearchRepo(db.orm);
+  const searchIndex = new SearchIndex(searchRepo, log);
+  const search = new SearchService(searchRepo, entitlements);
   const inventory = new BucketInventory(
     cloudAccountsRepo,
     stores,
     (message) => publish(db.pool, message),
     log,
+    searchIndex,
   );
   const alertsRepo = new AlertsRepo(db.orm);
   const alerts = new AlertsService(
@@ -238,8 +245,12 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     outbound,
   );
-  const objects = new ObjectsService(cloudAccountsRepo, stores, log, (actor, event) =>
-    recordAudit(db.orm, actor, event),
+  const objects = new ObjectsService(
+    cloudAccountsRepo,
+    stores,
+    log,
+    (actor, event) => recordAudit(db.orm, actor, event),
+    searchIndex,
   );
   const uploads = new UploadsService(
     new UploadsRepo(db.orm),
@@ -248,6 +259,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     secrets,
     log,
     entitlements,
+    searchIndex,
   );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
@@ -426,6 +438,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     analyticsResources,
     buckets,
     inventory,
+    searchIndex,
+    search,
   };
 }
 

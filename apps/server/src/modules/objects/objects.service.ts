@@ -20,6 +20,7 @@ import {
   type SearchResult,
 } from '@cumulo/contract';
 import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import type { SearchIndex } from '../search/search-index.ts';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, badRequest, notFound } from '../../http/errors.ts';
@@ -62,6 +63,8 @@ export class ObjectsService {
     private readonly stores: Stores,
     private readonly log: Logger,
     private readonly recordAudit: RecordAudit,
+    /** The media-search index: a deleted object leaves it. */
+    private readonly searchIndex?: Pick<SearchIndex, 'removeObjects'>,
   ) {}
 
   /**
@@ -152,6 +155,7 @@ export class ObjectsService {
       if (keys.length === 0) return;
       const result = await store.deleteMany(bucket, keys);
       deleted += result.deleted.length;
+      await this.searchIndex?.removeObjects(principal.organizationId, account.id, bucket, result.deleted);
       failures.push(...result.errors);
     };
     try {
