@@ -151,13 +151,18 @@ export class SearchRepo {
 
   /** One page of matches, most relevant first, then by name; `total` on every row is the count of all matches. */
   async search(where: SQL, relevance: SQL, limit: number): Promise<SearchRow[]> {
-    const result = await this.orm.execute<SearchRow>(sql`
-      select o.cloud_account_id, a.name as project_name, o.bucket, o.key, o.name, o.prefix, o.size, o.content_type,
-        o.last_modified, o.user_metadata, o.custom_metadata, o.media_info, count(*) over () as total
-      from search_objects o join cloud_accounts a on a.id = o.cloud_account_id
-      where ${where}
-      order by ${relevance} desc, o.name, o.key, o.bucket
-      limit ${limit}`);
+    const result = await this.orm.execute<SearchRow>(searchStatement(where, relevance, limit));
     return result.rows;
   }
+}
+
+/** The statement of `SearchRepo.search`, apart so bench/media-search times exactly it. */
+export function searchStatement(where: SQL, relevance: SQL, limit: number): SQL {
+  return sql`
+    select o.cloud_account_id, a.name as project_name, o.bucket, o.key, o.name, o.prefix, o.size, o.content_type,
+      o.last_modified, o.user_metadata, o.custom_metadata, o.media_info, count(*) over () as total
+    from search_objects o join cloud_accounts a on a.id = o.cloud_account_id
+    where ${where}
+    order by ${relevance} desc, o.name, o.key, o.bucket
+    limit ${limit}`;
 }
