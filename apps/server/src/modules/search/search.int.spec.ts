@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaSearchMessages, type MediaSearchAnswer, type MediaSearchRequest } from '@cumulo/contract';
+import {
+  ROLE_ID,
+  mediaSearchMessages,
+  type MediaSearchAnswer,
+  type MediaSearchRequest,
+  type UserAcl,
+} from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import {
@@ -284,12 +290,30 @@ describe('media search over the index the inventory filled', () => {
     );
   });
 
-  it('refuses an organisation without the LiteMAM package (403 PACKAGE_REQUIRED)', async () => {
+  it('refuses an organisation without the LiteMAM package, and a member whose media search ACL is off (403)', async () => {
     const unpaid = await signedInMember(server, 'unpaid');
     const res = await search({ keyword: 'beach' }, unpaid.token);
     expect(res).toMatchObject({
       status: 403,
       body: { code: 'PACKAGE_REQUIRED', message: mediaSearchMessages.packageRequired },
+    });
+    const user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
+    expect(await keysOf({ keyword: 'holiday_beach' }, user.token)).toEqual(['clips/holiday_beach.mp4']);
+    const acls = await callApi(
+      server,
+      'GET',
+      `/api/user_access_levels/user_acls/${user.principal.userId}`,
+      owner.token,
+    );
+    const acl = (acls.body as UserAcl[]).find((a) => a.service === 'media_search');
+    if (!acl) throw new Error('no media_search ACL');
+    const off = await callApi(server, 'PUT', `/api/user_access_levels/${acl.id}`, owner.token, {
+      user_access_level: { enabled: false },
+    });
+    expect(off.status, off.raw).toBe(200);
+    expect(await search({ keyword: 'beach' }, user.token)).toMatchObject({
+      status: 403,
+      body: { code: 'SERVICE_OFF' },
     });
   });
 
