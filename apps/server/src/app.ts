@@ -37,6 +37,7 @@ import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { analyticsResourcesRoutes } from './modules/analytics/resources.routes.ts';
 import { budgetsRoutes } from './modules/finance/budgets.routes.ts';
+import { searchRoutes } from './modules/search/search.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { encodingRoutes } from './modules/encoding/encoding.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       );
       await api.register(objectsRoutes(services.objects, services.auth));
       await api.register(mediaRoutes(services.media, services.auth));
+      await api.register(searchRoutes(services.search, services.auth));
       await api.register(sharingRoutes(services.sharing, services.auth));
       await api.register(transfersRoutes(services.transfers, services.auth));
       await api.register(organizationsRoutes(services.organizations, services.auth));

@@ -20,6 +20,9 @@ import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.se
 import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
 import { OutboundPolicy, parseAllowList } from './net/outbound-policy.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
+import { SearchIndex } from './modules/search/search-index.ts';
+import { SearchRepo } from './modules/search/search.repo.ts';
+import { SearchService } from './modules/search/search.service.ts';
 import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
@@ -219,11 +222,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const buckets = new BucketsService(cloudAccountsRepo, stores, enqueueInventory(boss), log);
+  const searchRepo = new SearchRepo(db.orm);
+  const searchIndex = new SearchIndex(searchRepo, log);
+  const search = new SearchService(searchRepo, entitlements);
   const inventory = new BucketInventory(
     cloudAccountsRepo,
     stores,
     (message) => publish(db.pool, message),
     log,
+    searchIndex,
   );
   const alertsRepo = new AlertsRepo(db.orm);
   const alerts = new AlertsService(
@@ -252,8 +259,11 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     stores,
     log,
     (actor, event) => recordAudit(db.orm, actor, event),
-    // A deleted object's custom metadata and kept probe go with it.
-    (account, bucket, keys) => mediaRepo.forgetObjects(account.organizationId, account.id, bucket, keys),
+    // A deleted object leaves its custom metadata, its kept probe and the media-search index.
+    async (account, bucket, keys) => {
+      await mediaRepo.forgetObjects(account.organizationId, account.id, bucket, keys);
+      await searchIndex.removeObjects(account.organizationId, account.id, bucket, keys);
+    },
   );
   const uploads = new UploadsService(
     new UploadsRepo(db.orm),
@@ -262,6 +272,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     secrets,
     log,
     entitlements,
+    searchIndex,
   );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
@@ -462,6 +473,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     analyticsResources,
     buckets,
     inventory,
+    searchIndex,
+    search,
   };
 }
 

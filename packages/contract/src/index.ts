@@ -27,3 +27,4 @@ export * from './audit.ts';
 export * from './analytics.ts';
 export * from './finance.ts';
 export * from './media.ts';
+export * from './media-search.ts';

@@ -15,3 +15,4 @@ export * from './analytics.ts';
 export * from './finance.ts';
 export * from './encoding.ts';
 export * from './media.ts';
+export * from './search.ts';

@@ -1,5 +1,6 @@
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
+import type { SearchIndex } from '../search/search-index.ts';
 import type { CloudAccountsRepo } from './cloud-accounts.repo.ts';
 import type { StoreRegistry } from './store-registry.ts';
 
@@ -19,6 +20,8 @@ export class BucketInventory {
     private readonly registry: StoreRegistry,
     private readonly publish: (message: BusMessage) => Promise<void>,
     private readonly log: Logger,
+    /** The media-search index: each walked bucket's rows are replaced with what the walk saw. */
+    private readonly searchIndex?: Pick<SearchIndex, 'replaceBucket'>,
   ) {}
 
   async run(
@@ -52,8 +55,10 @@ export class BucketInventory {
       let objects = 0;
       let bytes = 0;
       let savedAt = Date.now();
+      const indexed = await this.searchIndex?.replaceBucket(organizationId, accountId, bucket.name);
       try {
         for await (const page of store.list(bucket.name, { pageSize: PAGE_SIZE })) {
+          await indexed?.add(page.objects);
           objects += page.objects.length;
           for (const object of page.objects) bytes += object.size;
           if (Date.now() - savedAt > PROGRESS_EVERY_MS) {
@@ -71,6 +76,7 @@ export class BucketInventory {
           totalBytes: bytes,
           inventoriedAt: new Date(),
         });
+        await indexed?.finish();
         await this.#notify(organizationId, accountId, bucket.name, 'done', objects, bytes);
         totals.objects += objects;
         totals.bytes += bytes;

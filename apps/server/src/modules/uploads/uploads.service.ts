@@ -29,6 +29,7 @@ import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import type { UploadSessionRow, UploadsRepo } from './uploads.repo.ts';
+import type { SearchIndex } from '../search/search-index.ts';
 
 /** How long a signed part URL stays valid: enough for a slow 5 GiB part, short enough to be useless if leaked. */
 export const SIGNED_PART_SECONDS = 60 * 60;
@@ -106,6 +107,8 @@ export class UploadsService {
     private readonly log: Logger,
     /** Direct uploads count against their quota (README "Quota"); absent: nothing is metered. */
     private readonly entitlements?: Entitlements,
+    /** The media-search index: a completed upload enters it. */
+    private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects'>,
   ) {}
 
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
@@ -392,6 +395,21 @@ export class UploadsService {
     await this.repo.finishMany(completed, 'complete');
     const ended = new Set(completed);
     await this.#settleEnded(sessions.filter((session) => ended.has(session.id)));
+    for (const session of sessions.filter((s) => ended.has(s.id))) {
+      await this.searchIndex?.upsertObjects(
+        principal.organizationId,
+        session.cloudAccountId,
+        session.bucketName,
+        [
+          {
+            key: session.objectKey,
+            size: session.size,
+            lastModified: null,
+            contentType: session.contentType,
+          },
+        ],
+      );
+    }
     return {
       files: sessions.map((session) => ({
         session_id: session.id,
@@ -539,6 +557,12 @@ export class UploadsService {
     }
     if (await this.repo.finish(session.id, 'complete'))
       await this.#settleSession(session, handle, object.size);
+    await this.searchIndex?.upsertObjects(
+      principal.organizationId,
+      session.cloudAccountId,
+      session.bucketName,
+      [object],
+    );
     return { key: session.objectKey, size: object.size, etag: etag ?? object.etag };
   }
 
