@@ -7,23 +7,16 @@
 // them, for the record of why the monthly rollup exists, the same month and trend summed from the daily rows.
 //
 //   npm run analytics-overview -w bench [-- --rows 30000 --calls 30 --rounds 3]
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
-import { loadConfig } from '@cumulo/server/src/config.ts';
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { openDb, runMigrations } from '@cumulo/server/src/db/client.ts';
-import { startEmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
-import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildApp } from '@cumulo/server/src/app.ts';
 import { analyticsDailyCosts } from '@cumulo/server/src/db/schema/index.ts';
 import type { RollupRow } from '@cumulo/server/src/modules/analytics/ingest/report-types.ts';
 import type { CostScope } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
 import { AnalyticsCostsRepo } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { signedInBenchMember } from '../shared/bench-member.ts';
+import { p50, startBenchApp, timedCalls } from '../shared/bench-app.ts';
 
 const GOAL_MS = 100;
 const WARM_UP = 5;
@@ -179,54 +172,7 @@ function monthRows(month: string, seed: number): RollupRow[] {
   return rows;
 }
 
-const p50 = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
-};
-
-async function timed(run: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < WARM_UP; i++) await run();
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    await run();
-    times.push(performance.now() - started);
-  }
-  return times;
-}
-
-fs.rmSync(dataDir, { recursive: true, force: true });
-fs.mkdirSync(dataDir, { recursive: true });
-const log = createLogger('warn');
-const pg = await startEmbeddedPostgres({
-  dataDir: path.join(dataDir, 'postgres'),
-  port: 0,
-  database: 'cumulo',
-  log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
-});
-const masterKey = randomBytes(32);
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  DATABASE_URL: pg.url,
-  MASTER_KEY: masterKey.toString('base64'),
-  PUBLIC_URL: 'http://cumulo.bench',
-  LOG_LEVEL: 'warn',
-  // The overview is a paid screen's call; the bench's organisation holds every package.
-  BILLING_ENTITLE_ALL: 'true',
-});
-const db = openDb(pg.url, 5);
-await runMigrations(db);
-const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
-const { app, services } = await buildApp({
-  config,
-  db,
-  boss,
-  log,
-  masterKey,
-  databaseUrl: pg.url,
-  webDist: null,
-});
-await app.ready();
+const { app, services, db, close } = await startBenchApp(dataDir);
 
 try {
   const { principal, token } = await signedInBenchMember(services, db);
@@ -320,9 +266,9 @@ try {
   const headers = { authorization: `Bearer ${token}` };
   const results: Array<{ api: number; sql: number; daily: number }> = [];
   for (let round = 1; round <= rounds; round++) {
-    const api = p50(await timed(() => app.inject({ method: 'GET', url, headers })));
-    const direct = p50(await timed(overviewSql));
-    const daily = p50(await timed(dailySql));
+    const api = p50(await timedCalls(() => app.inject({ method: 'GET', url, headers }), WARM_UP, calls));
+    const direct = p50(await timedCalls(overviewSql, WARM_UP, calls));
+    const daily = p50(await timedCalls(dailySql, WARM_UP, calls));
     results.push({ api, sql: direct, daily });
     console.log(
       `  round ${round}: GET /analytics ${api.toFixed(1)} ms (goal ≤ ${GOAL_MS}: ${api <= GOAL_MS ? 'met' : 'NOT met'})` +
@@ -335,9 +281,5 @@ try {
     `analytics-overview: worst round p50 ${worst.toFixed(1)} ms, goal ≤ ${GOAL_MS} ms: ${worst <= GOAL_MS ? 'met' : 'NOT met'}`,
   );
 } finally {
-  await app.close();
-  services.mail.close();
-  await boss.stop({ graceful: false });
-  await db.close();
-  await pg.stop();
+  await close();
 }

@@ -8,18 +8,10 @@
 // sequential scan the index spares.
 //
 //   npm run media-search -w bench [-- --objects 1000000 --calls 15 --rounds 3]
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { mediaSearchBody } from '@cumulo/contract';
-import { loadConfig } from '@cumulo/server/src/config.ts';
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { openDb, runMigrations } from '@cumulo/server/src/db/client.ts';
-import { startEmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
-import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildApp } from '@cumulo/server/src/app.ts';
 import {
   SearchRepo,
   searchStatement,
@@ -28,6 +20,7 @@ import {
 import { searchSql } from '@cumulo/server/src/modules/search/search-query.ts';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { signedInBenchMember } from '../shared/bench-member.ts';
+import { p50, startBenchApp, timedCalls } from '../shared/bench-app.ts';
 
 const INDEX_GOAL_S = 60;
 const RATIO_GOAL = 0.05;
@@ -109,53 +102,7 @@ function objectAt(index: number): IndexedObject {
   };
 }
 
-const p50 = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
-};
-async function timed(work: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < WARM_UP; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const start = performance.now();
-    await work();
-    times.push(performance.now() - start);
-  }
-  return times;
-}
-
-fs.rmSync(dataDir, { recursive: true, force: true });
-fs.mkdirSync(dataDir, { recursive: true });
-const log = createLogger('warn');
-const pg = await startEmbeddedPostgres({
-  dataDir: path.join(dataDir, 'postgres'),
-  port: 0,
-  database: 'cumulo',
-  log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
-});
-const masterKey = randomBytes(32);
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  DATABASE_URL: pg.url,
-  MASTER_KEY: masterKey.toString('base64'),
-  PUBLIC_URL: 'http://cumulo.bench',
-  LOG_LEVEL: 'warn',
-  // Media search is a paid screen's call; the bench's organisation holds every package.
-  BILLING_ENTITLE_ALL: 'true',
-});
-const db = openDb(pg.url, 5);
-await runMigrations(db);
-const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
-const { app, services } = await buildApp({
-  config,
-  db,
-  boss,
-  log,
-  masterKey,
-  databaseUrl: pg.url,
-  webDist: null,
-});
-await app.ready();
+const { app, services, db, close } = await startBenchApp(dataDir);
 
 try {
   const { principal, token } = await signedInBenchMember(services, db);
@@ -233,9 +180,9 @@ try {
   };
   const ratios: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const api = p50(await timed(viaApi));
-    const withIndex = p50(await timed(indexed));
-    const scan = p50(await timed(sequential));
+    const api = p50(await timedCalls(viaApi, WARM_UP, calls));
+    const withIndex = p50(await timedCalls(indexed, WARM_UP, calls));
+    const scan = p50(await timedCalls(sequential, WARM_UP, calls));
     const ratio = withIndex / scan;
     ratios.push(ratio);
     console.log(
@@ -250,9 +197,5 @@ try {
       `${indexSeconds <= INDEX_GOAL_S && worst <= RATIO_GOAL ? 'met' : 'NOT met'}`,
   );
 } finally {
-  await app.close();
-  services.mail.close();
-  await boss.stop({ graceful: false });
-  await db.close();
-  await pg.stop();
+  await close();
 }
