@@ -74,7 +74,7 @@ import { CostsService } from './modules/transfers/costs.service.ts';
 import { EncodingRepo } from './modules/encoding/encoding.repo.ts';
 import { EncodingService } from './modules/encoding/encoding.service.ts';
 import { EncodingRunner } from './modules/encoding/encoding-runner.ts';
-import { enqueueEncoding } from './modules/encoding/encoding.jobs.ts';
+import { encodingQueueState, enqueueEncoding, sweepEncodingJobs } from './modules/encoding/encoding.jobs.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
 import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
@@ -412,6 +412,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     { pollMs: 500 },
   );
+  const encodingSweep = (now?: Date) =>
+    sweepEncodingJobs(encodingRepo, encodingRunner, encodingQueueState(boss), enqueueEncoding(boss), now);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   const sync = new SyncService(
     new SyncJobsRepo(db.orm),
@@ -444,6 +446,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     costs,
     encoding,
     encodingRunner,
+    encodingSweep,
     c2c,
     objects,
     media,

@@ -45,6 +45,8 @@ export const mediaMessages = {
   objectMissing: 'the object does not exist',
   tooManyItems: `Encode at most ${ENCODE_ITEMS_MAX} files at once.`,
   tooManyPresets: `Choose at most ${ENCODE_PRESETS_MAX} presets for one file.`,
+  workerLost:
+    'The worker encoding this file stopped before it finished, three times. Start the encode again.',
   notCancellable: 'Only a job that is waiting or running can be cancelled.',
   notRemovable: 'A job that is waiting or running must be cancelled before it is removed.',
   metadataNameRequired: 'Enter a name for the metadata.',

@@ -29,6 +29,8 @@ export const QUEUES = {
   syncSweep: 'sync.sweep',
   /** Encodes one source with one preset (an `encoding_jobs` row); grouped by organisation. */
   encodingJob: 'encoding.job',
+  /** Every five minutes: ends the encoding jobs whose queue job ran out of retries, re-sends the ones never sent. */
+  encodingSweep: 'encoding.sweep',
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
@@ -117,6 +119,7 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelay: 5,
     retryBackoff: true,
   },
+  [QUEUES.encodingSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
   // One roll at a time is enough (a daily cron); a failed roll is retried, and rolling twice changes nothing.
   [QUEUES.billingRoll]: {
     policy: 'singleton',

@@ -48,6 +48,6 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
     schedule,
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
-  await registerEncodingJobs(boss, services.encodingRunner, log);
+  await registerEncodingJobs(boss, services.encodingRunner, () => services.encodingSweep(), log, schedule);
   await registerBillingJobs(boss, services.billingRoll, log, schedule);
 }

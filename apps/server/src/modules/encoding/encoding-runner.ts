@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MEDIA_SOURCE_URL_MINUTES, mediaMessages } from '@cumulo/contract';
+import { mediaMessages } from '@cumulo/contract';
 import { StorageError, type ObjectStore } from '@cumulo/storage';
 import type { Logger } from '../../logger.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
@@ -12,6 +12,7 @@ import type { EncodingJobRow, EncodingRepo } from './encoding.repo.ts';
 import { encodingQuotaRef, usedBytesOf } from './encoding.service.ts';
 import { encode, probe, type FfmpegProgress } from './ffmpeg.ts';
 import { findPreset } from './presets.ts';
+import { openSourceRelay, type SourceRelay } from './source-relay.ts';
 
 export interface RunnerOptions {
   /** How often a running job looks at its row for a cancel, and writes its progress at most. */
@@ -95,9 +96,22 @@ export class EncodingRunner {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
-    // Whatever ended the job (it may have been a cancel the API settled already), its quota is settled once.
-    const ended = await this.repo.findById(job.id);
-    if (ended && ended.status !== 'Processing') {
+    await this.#settle(job.id);
+  }
+
+  /**
+   * Ends a live job whose queue job will never run again (the sweep: its worker died on every try) with `reason`,
+   * and settles its quota. A job that ended meanwhile stays as it is.
+   */
+  async abandon(jobId: string, reason: string): Promise<void> {
+    await this.#publish(await this.repo.fail(jobId, reason));
+    await this.#settle(jobId);
+  }
+
+  /** Whatever ended the job (it may have been a cancel the API settled already), its quota is settled once. */
+  async #settle(jobId: string) {
+    const ended = await this.repo.findById(jobId);
+    if (ended && ended.status !== 'Processing' && ended.status !== 'New') {
       await this.entitlements.settle(
         ended.organizationId,
         'encoding',
@@ -116,24 +130,27 @@ export class EncodingRunner {
       throw new JobEnded(mediaMessages.sourceGone(job.sourcePath, mediaMessages.objectMissing));
     }
     const source = await this.stores.storeFor(sourceAccount);
-    if (!(await source.stat(job.sourceBucket, job.sourcePath))) {
-      throw new JobEnded(mediaMessages.sourceGone(job.sourcePath, mediaMessages.objectMissing));
-    }
-    const url = await source.signedUrl(job.sourceBucket, job.sourcePath, {
-      method: 'GET',
-      expiresInSeconds: MEDIA_SOURCE_URL_MINUTES * 60,
-    });
-    const media = await probe(url);
-    const readable = media && (preset.needs === 'video' ? media.hasVideo : media.hasAudio);
-    if (!media || !readable) throw new JobEnded(mediaMessages.notMedia(job.sourcePath));
+    const info = await source.stat(job.sourceBucket, job.sourcePath);
+    if (!info) throw new JobEnded(mediaMessages.sourceGone(job.sourcePath, mediaMessages.objectMissing));
+    // ffprobe and ffmpeg read the source through a loopback relay that lives as long as this job (source-relay.ts).
+    const relay = await openSourceRelay(source, job.sourceBucket, job.sourcePath, info.size);
+    try {
+      const media = await probe(relay.url);
+      if (!media && relay.lastError()) {
+        throw new JobEnded(mediaMessages.sourceGone(job.sourcePath, relay.lastError() ?? ''));
+      }
+      const readable = media && (preset.needs === 'video' ? media.hasVideo : media.hasAudio);
+      if (!media || !readable) throw new JobEnded(mediaMessages.notMedia(job.sourcePath));
 
-    const base = `${sourceBaseName(job.sourcePath)}-${preset.slug}`;
-    const target = { dir, base };
-    // HLS writes its playlists and segments in a folder of this name.
-    await fs.mkdir(path.join(dir, base), { recursive: true });
-    await this.#ffmpeg(job, url, preset.args(media, target), media.duration);
-    for (const extra of preset.extras?.(media, target) ?? []) {
-      await fs.writeFile(path.join(dir, extra.name), extra.body);
+      const target = { dir, base: `${sourceBaseName(job.sourcePath)}-${preset.slug}` };
+      // HLS writes its playlists and segments in a folder of this name.
+      await fs.mkdir(path.join(dir, target.base), { recursive: true });
+      await this.#ffmpeg(job, relay, preset.args(media, target), media.duration);
+      for (const extra of preset.extras?.(media, target) ?? []) {
+        await fs.writeFile(path.join(dir, extra.name), extra.body);
+      }
+    } finally {
+      await relay.close();
     }
 
     const destination = await this.stores.storeFor(destinationAccount);
@@ -156,10 +173,10 @@ export class EncodingRunner {
   }
 
   /** Runs ffmpeg, writing progress at most every `pollMs` and killing it once the row says it was cancelled. */
-  async #ffmpeg(job: EncodingJobRow, url: string, args: string[], duration: number): Promise<void> {
+  async #ffmpeg(job: EncodingJobRow, relay: SourceRelay, args: string[], duration: number): Promise<void> {
     let latest: FfmpegProgress | null = null;
     let written = -1;
-    const run = encode(url, args, duration, (progress) => (latest = progress));
+    const run = encode(relay.url, args, duration, (progress) => (latest = progress));
     let cancelled = false;
     let busy = false;
     const timer = setInterval(() => {
@@ -182,8 +199,9 @@ export class EncodingRunner {
       const result = await run.done;
       if (cancelled || result.outcome === 'killed') throw new JobEnded(null);
       if (result.outcome === 'failed') {
-        // ffmpeg names its input in its errors: the signed URL is a credential, the user knows the path.
-        const reason = result.reason.replace(/\b(?:https?):\/\/\S+/g, job.sourcePath);
+        // The store's words when a read failed (the source was deleted mid-job); otherwise ffmpeg's, where it
+        // names its input by the relay's address, which means nothing to the user: the path does.
+        const reason = relay.lastError() ?? result.reason.replace(/\b(?:https?):\/\/\S+/g, job.sourcePath);
         throw new JobEnded(mediaMessages.sourceGone(job.sourcePath, reason));
       }
     } finally {

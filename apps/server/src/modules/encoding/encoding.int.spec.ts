@@ -19,6 +19,7 @@ import {
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { EVENTS_CHANNEL } from '../../realtime/events.ts';
+import { openSourceRelay } from './source-relay.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 
 /**
@@ -62,12 +63,12 @@ async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The ffmpeg processes still alive whose command line names `output` (Linux /proc). */
+/** The command lines of the ffmpeg processes still alive that name `output` (Linux /proc). */
 async function ffmpegsWriting(output: string): Promise<string[]> {
   const found: string[] = [];
   for (const pid of (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
     const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith('ffmpeg') && cmdline.includes(output)) found.push(pid);
+    if (cmdline.startsWith('ffmpeg') && cmdline.includes(output)) found.push(cmdline.replaceAll('\0', ' '));
   }
   return found;
 }
@@ -262,7 +263,11 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     // The progress rises while it runs.
     const later = await watch(hls.id, (j) => j.progress > running.job.progress || ended(j));
     expect(later.job.status).toBe('Processing');
-    expect(await ffmpegsWriting('long-hls')).toHaveLength(1);
+    const [commandLine = ''] = await ffmpegsWriting('long-hls');
+    // ffmpeg reads a loopback address of the worker: no key, no signed URL of the provider on its command line.
+    expect(commandLine).toMatch(/-i http:\/\/127\.0\.0\.1:\d+\/[\w-]{43}\/long\.mp4 /);
+    expect(commandLine).not.toContain(S3RVER_KEY);
+    expect(commandLine).not.toMatch(/X-Amz|Signature/i);
     expect((await watch(big.id, (j) => j.status !== 'New')).job.status).toBe('Processing');
 
     // Both of the organisation's encoding slots are taken: these wait, New.
@@ -318,6 +323,41 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     expect(await ffmpegsWriting('long-1080p')).toEqual([]);
   }, 120_000);
 
+  it("the source relay answers ranges of the object while the job runs, and the store's words once it is gone", async () => {
+    const bytes = await fs.readFile(path.join(workDir, 'small.mp4'));
+    await s3.write('media', 'clips/relayed.mp4', bytes);
+    const relay = await openSourceRelay(s3, 'media', 'clips/relayed.mp4', bytes.length);
+    try {
+      const head = await fetch(relay.url, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+      expect(head.headers.get('accept-ranges')).toBe('bytes');
+      const middle = await fetch(relay.url, { headers: { range: 'bytes=100-199' } });
+      expect(middle.status).toBe(206);
+      expect(middle.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`);
+      expect(Buffer.from(await middle.arrayBuffer())).toEqual(bytes.subarray(100, 200));
+      const tail = await fetch(relay.url, { headers: { range: 'bytes=-16' } });
+      expect(Buffer.from(await tail.arrayBuffer())).toEqual(bytes.subarray(bytes.length - 16));
+      expect((await fetch(relay.url, { headers: { range: `bytes=${bytes.length}-` } })).status).toBe(416);
+      const whole = await fetch(relay.url);
+      expect(Buffer.from(await whole.arrayBuffer())).toEqual(bytes);
+      // Another path on the same port (a guessed or stale token) reads nothing.
+      const other = relay.url.replace(/\/[\w-]{43}\//, `/${'A'.repeat(43)}/`);
+      expect((await fetch(other)).status).toBe(404);
+
+      expect(relay.lastError()).toBeNull();
+      await s3.deleteMany('media', ['clips/relayed.mp4']);
+      const gone = await fetch(relay.url, { headers: { range: 'bytes=0-99' } });
+      expect(gone.status).toBe(502);
+      expect(relay.lastError()).toBeTruthy();
+      expect(await gone.text()).toBe(relay.lastError());
+    } finally {
+      await relay.close();
+    }
+    // Closed with its job: the address answers nothing any more.
+    await expect(fetch(relay.url)).rejects.toThrow();
+  });
+
   it('a source that is not media ends the job in Error with notMedia', async () => {
     const [text] = (await encode(owner, [encodeItem('notes.txt', [['MP4', 'MP4 H.264/AAC 480p']])])) as [
       EncodingJob,
@@ -361,6 +401,45 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     const vtt = (await readAll(await s3.read('renders', 'ladder/small-sprite.vtt'))).toString();
     expect(vtt.startsWith('WEBVTT')).toBe(true);
     expect(vtt).toContain('00:00:00.000 --> 00:00:01.000\nsmall-sprite.jpg#xywh=0,0,160,90');
+  }, 60_000);
+
+  it('the sweep ends a job whose queue job can no longer run, and sends a job that was never sent', async () => {
+    const [template] = (await encode(owner, [encodeItem('clips/small.mp4', [['Images', 'Thumbnail']])])) as [
+      EncodingJob,
+    ];
+    await watch(template.id, ended);
+    // Rows as a crash leaves them: one Processing whose worker died on every try (the queue keeps no job that may
+    // run it), one New whose send never happened (the process stopped right after the rows' commit).
+    const copy = async (status: EncodingJobStatus, folder: string) => {
+      const { rows } = await listener.query<{ id: string }>(
+        `insert into encoding_jobs (organization_id, user_id, source_cloud_account_id, source_bucket, source_path,
+           source_size, destination_cloud_account_id, destination_bucket, destination_path, category, preset, status,
+           created_at, started_at)
+         select organization_id, user_id, source_cloud_account_id, source_bucket, source_path, source_size,
+           destination_cloud_account_id, destination_bucket, $2, category, preset, $3, now() - interval '10 minutes',
+           case when $3 = 'Processing' then now() - interval '9 minutes' end
+         from encoding_jobs where id = $1 returning id`,
+        [template.id, folder, status],
+      );
+      return rows[0]?.id ?? '';
+    };
+    const dead = await copy('Processing', 'dead/');
+    const lost = await copy('New', 'lost/');
+    // A job asked for just now is left alone, whatever its queue says.
+    const [fresh] = (await encode(owner, [
+      encodeItem('clips/small.mp4', [['Images', 'Thumbnail']], 'renders', 'fresh/'),
+    ])) as [EncodingJob];
+
+    expect(await server.services.encodingSweep()).toEqual({ abandoned: 1, resent: 1 });
+    const abandoned = await job(dead);
+    expect(abandoned.status).toBe('Error');
+    expect(abandoned.error).toBe(mediaMessages.workerLost);
+    const resent = await watch(lost, ended);
+    expect(resent.job.status, resent.job.error ?? '').toBe('Finished');
+    expect(await keysOf('renders', 'lost/')).toEqual(['lost/small-thumbnail.jpg']);
+    expect((await watch(fresh.id, ended)).job.status).toBe('Finished');
+    // Nothing is left to sweep.
+    expect(await server.services.encodingSweep()).toEqual({ abandoned: 0, resent: 0 });
   }, 60_000);
 
   it('refuses unknown presets, missing sources, other organisations and what passes the encoding quota', async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { EncodingJobStatus } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import { encodingJobs } from '../../db/schema/index.ts';
@@ -122,6 +122,21 @@ export class EncodingRepo {
       )
       .returning();
     return row;
+  }
+
+  /** Jobs New since before `before`, or Processing since before it: the sweep asks the queue about them. */
+  async liveSince(before: Date, limit: number): Promise<EncodingJobRow[]> {
+    return this.orm
+      .select()
+      .from(encodingJobs)
+      .where(
+        or(
+          and(eq(encodingJobs.status, 'New'), lt(encodingJobs.createdAt, before)),
+          and(eq(encodingJobs.status, 'Processing'), lt(encodingJobs.startedAt, before)),
+        ),
+      )
+      .orderBy(encodingJobs.createdAt)
+      .limit(limit);
   }
 
   /** Deletes an ended job; false when it is live (or gone). */
