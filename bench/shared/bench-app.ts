@@ -11,9 +11,9 @@ import { buildApp } from '@cumulo/server/src/app.ts';
 /**
  * The whole server in-process on a fresh embedded PostgreSQL in `dataDir` (emptied first), for benches that time
  * the server's own calls. The bench's organisation holds every package (BILLING_ENTITLE_ALL): the timed calls are
- * paid screens' calls. `close()` stops everything.
+ * paid screens' calls. `env` adds settings (e.g. PROVIDER_ENDPOINTS). `close()` stops everything.
  */
-export async function startBenchApp(dataDir: string) {
+export async function startBenchApp(dataDir: string, env: Record<string, string> = {}) {
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
   const log = createLogger('warn');
@@ -31,6 +31,7 @@ export async function startBenchApp(dataDir: string) {
     PUBLIC_URL: 'http://cumulo.bench',
     LOG_LEVEL: 'warn',
     BILLING_ENTITLE_ALL: 'true',
+    ...env,
   });
   const db = openDb(pg.url, 5);
   await runMigrations(db);
