@@ -111,7 +111,6 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
         options={(category?.presets ?? []).map((preset) => ({
           value: preset.name,
           label: preset.name,
-          title: preset.description,
         }))}
         onChange={(value: string) => onChange({ ...draft, preset: value })}
       />
