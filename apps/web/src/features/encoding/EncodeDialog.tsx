@@ -97,7 +97,7 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
       <Select
         aria-label="Category"
         placeholder="Category"
-        style={{ width: 120 }}
+        style={{ width: 110 }}
         value={draft.category}
         options={catalogue.map((candidate) => ({ value: candidate.category, label: candidate.category }))}
         onChange={(value: string) => onChange({ ...draft, category: value, preset: undefined })}
@@ -105,7 +105,7 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
       <Select
         aria-label="Preset"
         placeholder="Preset"
-        style={{ width: 220 }}
+        style={{ width: 210 }}
         disabled={!category}
         value={draft.preset}
         options={(category?.presets ?? []).map((preset) => ({
@@ -117,7 +117,7 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
       <Select
         aria-label="Destination account"
         placeholder="Destination account"
-        style={{ width: 200 }}
+        style={{ width: 180 }}
         showSearch={{ optionFilterProp: 'label' }}
         value={account?.id}
         options={accounts.map((candidate) => ({ value: candidate.id, label: candidate.name }))}
@@ -126,7 +126,7 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
       <Select
         aria-label="Destination bucket"
         placeholder="Destination bucket"
-        style={{ width: 200 }}
+        style={{ width: 180 }}
         showSearch={{ optionFilterProp: 'label' }}
         disabled={!account}
         value={account ? draft.bucket : undefined}
@@ -139,7 +139,7 @@ function PresetRow({ draft, label, catalogue, accounts, onChange, onRemove }: Pr
       <Input
         aria-label="Destination folder"
         placeholder="Folder (optional)"
-        style={{ width: 180 }}
+        style={{ width: 160 }}
         value={draft.folder}
         onChange={(event) => onChange({ ...draft, folder: event.target.value })}
       />
