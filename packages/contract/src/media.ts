@@ -123,6 +123,8 @@ export const encodingJob = z.object({
   destination: z.object({ cloud_account_id: z.string(), bucket_name: z.string(), path: z.string() }),
   /** The keys the job wrote (the playlist and segments of HLS, one file otherwise); empty until it finished. */
   outputs: z.array(z.string()),
+  /** The member who started it (null once that member is gone): a User may cancel and remove only these. */
+  created_by: z.string().nullable(),
   created_at: z.string(),
 });
 export type EncodingJob = z.infer<typeof encodingJob>;

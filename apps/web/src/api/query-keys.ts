@@ -63,4 +63,7 @@ export const queryKeys = {
   syncJobs: (kind: 'sync' | 'replication' | 'all') => ['sync', 'jobs', kind] as const,
   /** One job's cycles, newest first; the prefix ['sync', 'cycles'] covers every job. */
   syncCycles: (syncJobId: string) => ['sync', 'cycles', syncJobId] as const,
+  /** Encoding (issue 26): the preset catalogue and the organisation's job list. */
+  encodingPresets: ['encoding', 'presets'] as const,
+  encodingJobs: ['encoding', 'jobs'] as const,
 };

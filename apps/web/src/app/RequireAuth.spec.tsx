@@ -82,7 +82,7 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
 
   it.each([
     ['/wbrstatus', 'Wasabi Migration Status'],
-    ['/encoding', 'Encoding Jobs'],
+    ['/awstboard', 'AWS Transfer Status'],
     ['/usageDetail', 'Usage Detail'],
   ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {
     localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');

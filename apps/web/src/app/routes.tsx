@@ -149,6 +149,9 @@ const AnalyticsOldPage = lazy(() =>
 const FinancePage = lazy(() =>
   import('../features/finance/FinancePage.tsx').then((m) => ({ default: m.FinancePage })),
 );
+const EncodingPage = lazy(() =>
+  import('../features/encoding/EncodingPage.tsx').then((m) => ({ default: m.EncodingPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -240,7 +243,7 @@ export const appRoutes: RouteObject[] = [
                   </RequireWasabiAccess>
                 ),
               },
-              soon('encoding', 'Encoding Jobs'),
+              { path: 'encoding', element: <EncodingPage /> },
               paid('hybrik', 'Hybrik Encoding', 'hybrik'),
               { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
               soon('wbrstatus', 'Wasabi Migration Status'),

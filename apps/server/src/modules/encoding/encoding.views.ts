@@ -23,6 +23,7 @@ export function toEncodingJob(row: EncodingJobRow): EncodingJob {
       path: row.destinationPath,
     },
     outputs: row.outputs,
+    created_by: row.userId,
     created_at: row.createdAt.toISOString(),
   };
 }

@@ -234,6 +234,22 @@ describe('BucketBrowser (the network is stubbed with vi.stubGlobal fetch)', () =
     );
   });
 
+  it('opens the encode dialog for the selected files from the selection bar', async () => {
+    stubBrowserApi({
+      'GET /api/encoding/presets': { status: 200, body: { transcode_presets: [] } },
+    });
+    const { user } = renderBrowser();
+
+    const row = (await screen.findByText('clip.mp4')).closest('.ant-table-row');
+    if (!(row instanceof HTMLElement)) throw new Error('no row for clip.mp4');
+    expect(screen.queryByRole('button', { name: /Encode/ })).toBeNull();
+    await user.click(within(row).getByRole('checkbox'));
+    await user.click(screen.getByRole('button', { name: /Encode/ }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('Encode', { selector: '.ant-modal-title' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('group', { name: 'Preset 1 of clip.mp4' })).toBeInTheDocument();
+  });
+
   it('searches the folder by name after the typing pauses', async () => {
     const calls = stubBrowserApi({
       'POST /api/search': {

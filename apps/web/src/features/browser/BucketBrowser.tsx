@@ -23,6 +23,7 @@ import {
   PlayCircleOutlined,
   ReloadOutlined,
   ShareAltOutlined,
+  VideoCameraOutlined,
 } from '@ant-design/icons';
 import {
   DISPLAY_NAME_MAX,
@@ -37,6 +38,7 @@ import { ByteSize } from '../../ui/ByteSize.tsx';
 import { DateText } from '../../ui/DateText.tsx';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import { useProfile } from '../profile/useProfile.ts';
+import { EncodeDialog } from '../encoding/EncodeDialog.tsx';
 import {
   fetchDownloadLinks,
   useDeleteObjects,
@@ -196,6 +198,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
   const selectedFiles = selectedRows.filter((row) => row.type === FS_FILE_TYPE.file);
 
   const [folderModalOpen, setFolderModalOpen] = useState(false);
+  const [encoding, setEncoding] = useState<BrowserFile[] | null>(null);
   const resetBucket = useResetBucket();
   const reload = () => void resetBucket(accountId, bucket);
   const firstRefresh = useRef(refreshToken);
@@ -424,6 +427,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 Share
               </Button>
             ) : null}
+            {selectedFiles.length > 0 && profile.data?.acl.services.encoding !== false ? (
+              <Button icon={<VideoCameraOutlined />} onClick={() => setEncoding(selectedFiles.map(fileOf))}>
+                Encode
+              </Button>
+            ) : null}
           </>
         )}
       </Space>
@@ -475,6 +483,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
         onClose={() => setFolderModalOpen(false)}
         onCreated={reload}
       />
+      {encoding ? <EncodeDialog files={encoding} onClose={() => setEncoding(null)} /> : null}
     </Space>
   );
 }
