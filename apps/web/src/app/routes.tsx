@@ -149,6 +149,9 @@ const AnalyticsOldPage = lazy(() =>
 const FinancePage = lazy(() =>
   import('../features/finance/FinancePage.tsx').then((m) => ({ default: m.FinancePage })),
 );
+const MediaSearchPage = lazy(() =>
+  import('../features/media-search/MediaSearchPage.tsx').then((m) => ({ default: m.MediaSearchPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -269,6 +272,14 @@ export const appRoutes: RouteObject[] = [
                 element: (
                   <RequirePackage pkg="finance">
                     <FinancePage />
+                  </RequirePackage>
+                ),
+              },
+              {
+                path: 'mediasearch',
+                element: (
+                  <RequirePackage pkg="litemam">
+                    <MediaSearchPage />
                   </RequirePackage>
                 ),
               },
