@@ -253,7 +253,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     outbound,
   );
   const mediaRepo = new MediaRepo(db.orm);
-  const media = new MediaService(mediaRepo, cloudAccountsRepo, stores, new Ffprobe(), log);
+  const media = new MediaService(mediaRepo, cloudAccountsRepo, stores, new Ffprobe(), log, searchIndex);
   const objects = new ObjectsService(
     cloudAccountsRepo,
     stores,
@@ -294,6 +294,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     enqueueInventory(boss),
     (notice) => alerts.bell(notice),
     transferQuota,
+    searchIndex,
   );
   const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
   const transferCopier = {
@@ -329,6 +330,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       await transfers.noticeFailure(batchId);
       await syncCycles.onBatchFinished(batchId);
       await transfers.recountChangedBuckets(batchId);
+      await transfers.indexChangedObjects(batchId);
     },
     transferCopier,
     {
@@ -411,6 +413,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (row) => encoding.publishJob(row),
     log,
     { pollMs: 500 },
+    searchIndex,
   );
   const encodingSweep = (now?: Date) =>
     sweepEncodingJobs(encodingRepo, encodingRunner, encodingQueueState(boss), enqueueEncoding(boss), now);

@@ -16,6 +16,10 @@ export const MEDIA_SEARCH_KEYWORD_MAX = 255;
 /** The longest filter value, and the most filters one search carries: more is refused as unsafe, not cut. */
 export const MEDIA_SEARCH_VALUE_MAX = 256;
 export const MEDIA_SEARCH_FILTERS_MAX = 10;
+/** Spec 001 §9: the search box waits this long after the last keystroke before it searches. */
+export const MEDIA_SEARCH_DEBOUNCE_MS = 500;
+/** The /mediasearch screen's title (the spec names no route or title). */
+export const MEDIA_SEARCH_TITLE = 'Media Search';
 /** The most cloud accounts one search names. */
 export const MEDIA_SEARCH_ACCOUNTS_MAX = 100;
 
@@ -66,7 +70,46 @@ export const mediaSearchMessages = {
   numberField: (field: string) =>
     `${field} is not a number: compare it with match, contains or their opposites.`,
   numberOnly: (comparator: string) => `'${comparator}' compares numbers: enter digits only.`,
+  /* The screen (spec 001 §2 "Media search"): its quoted texts as written, the rest ours. */
+  noFileSelected: 'No file selected',
+  selectFile: 'Select a file to see metadata',
+  filesSelected: (count: number) => `${count} files selected`,
+  resultCount: (count: number) => `${count} ${count === 1 ? 'file' : 'files'} found`,
+  noVideo:
+    'This file has no video stream, or it was never probed: open its media info in the bucket browser.',
+  noAudio:
+    'This file has no audio stream, or it was never probed: open its media info in the bucket browser.',
+  playFailed: 'The video could not be opened. Please try again.',
 } as const;
+
+/**
+ * An advanced filter as typed (spec 001 §5): valid only when key, comparator and value are all non-empty. A key
+ * that is neither a field nor `metadata.<name>` names metadata (`client` → `metadata.client`); a value of digits
+ * only becomes a number.
+ */
+export function mediaSearchStatement(draft: {
+  key: string;
+  comparator: string;
+  value: string;
+}): MediaSearchRequestFilter | null {
+  const key = draft.key.trim();
+  const value = draft.value.trim();
+  if (key === '' || draft.comparator === '' || value === '') return null;
+  const known = (MEDIA_SEARCH_FIELDS as readonly string[]).includes(key) || key.startsWith('metadata.');
+  return {
+    type: 'statement',
+    field: known ? key : `metadata.${key.toLowerCase()}`,
+    comparator: draft.comparator as MediaSearchComparator,
+    value: mediaSearchValue(value),
+  };
+}
+/** A filter as a request carries it. */
+export type MediaSearchRequestFilter = {
+  type: 'statement';
+  field: string;
+  comparator: MediaSearchComparator;
+  value: string | number;
+};
 
 /** §5: "all-digit values become numbers"; anything else stays text. */
 export function mediaSearchValue(value: string): string | number {

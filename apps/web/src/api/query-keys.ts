@@ -37,6 +37,8 @@ export const queryKeys = {
   /** Cost and usage analytics (issue 24): every key starts with 'analytics', so a refresh invalidates them all. */
   analytics: ['analytics'] as const,
   analyticsCall: (path: string, query: object) => ['analytics', path, query] as const,
+  /** Media search (issue 26): one answer per request body. */
+  mediaSearch: (body: object) => ['media-search', body] as const,
   /** Finance (issue 25): every key starts with 'finance', so a budget saved refreshes every view of it. */
   finance: ['finance'] as const,
   financeCall: (path: string, query: object) => ['finance', path, query] as const,

@@ -152,6 +152,9 @@ const FinancePage = lazy(() =>
 const EncodingPage = lazy(() =>
   import('../features/encoding/EncodingPage.tsx').then((m) => ({ default: m.EncodingPage })),
 );
+const MediaSearchPage = lazy(() =>
+  import('../features/media-search/MediaSearchPage.tsx').then((m) => ({ default: m.MediaSearchPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -272,6 +275,14 @@ export const appRoutes: RouteObject[] = [
                 element: (
                   <RequirePackage pkg="finance">
                     <FinancePage />
+                  </RequirePackage>
+                ),
+              },
+              {
+                path: 'mediasearch',
+                element: (
+                  <RequirePackage pkg="litemam">
+                    <MediaSearchPage />
                   </RequirePackage>
                 ),
               },

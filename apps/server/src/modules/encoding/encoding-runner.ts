@@ -8,6 +8,7 @@ import type { Logger } from '../../logger.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import type { IndexableObject, SearchIndex } from '../search/search-index.ts';
 import type { EncodingJobRow, EncodingRepo } from './encoding.repo.ts';
 import { encodingQuotaRef, usedBytesOf } from './encoding.service.ts';
 import { encode, probe, type FfmpegProgress } from './ffmpeg.ts';
@@ -72,6 +73,8 @@ export class EncodingRunner {
     private readonly publishJob: (row: EncodingJobRow) => Promise<void>,
     private readonly log: Logger,
     private readonly options: RunnerOptions,
+    /** The media-search index: a finished job's outputs enter it (search README "Fresh"). */
+    private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects'>,
   ) {}
 
   async run(jobId: string): Promise<void> {
@@ -155,6 +158,7 @@ export class EncodingRunner {
 
     const destination = await this.stores.storeFor(destinationAccount);
     written.destination = destination;
+    const outputs: IndexableObject[] = [];
     for (const file of await filesUnder(dir)) {
       if ((await this.repo.statusOf(job.id)) !== 'Processing') throw new JobEnded(null);
       const key = `${job.destinationPath}${file}`;
@@ -166,9 +170,21 @@ export class EncodingRunner {
         contentType: CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
       });
       written.keys.push(key);
+      outputs.push({
+        key,
+        size,
+        lastModified: new Date(),
+        contentType: CONTENT_TYPES[path.extname(file)] ?? null,
+      });
     }
     const finished = await this.repo.finish(job.id, written.keys);
     if (!finished) throw new JobEnded(null);
+    await this.searchIndex?.upsertObjects(
+      job.organizationId,
+      job.destinationCloudAccountId,
+      job.destinationBucket,
+      outputs,
+    );
     await this.publishJob(finished);
   }
 

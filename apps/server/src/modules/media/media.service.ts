@@ -17,6 +17,7 @@ import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
+import { indexedMediaInfo, type SearchIndex } from '../search/search-index.ts';
 import type { Ffprobe } from './ffprobe.ts';
 import type { MediaRepo, MetadataRow, ObjectRef, ObjectVersion } from './media.repo.ts';
 
@@ -43,6 +44,8 @@ export class MediaService {
     /** Public so tests can watch whether a read probed. */
     readonly ffprobe: Pick<Ffprobe, 'probe'>,
     private readonly log: Logger,
+    /** The media-search index: a probe's sections and the custom metadata make the object findable by them. */
+    private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects' | 'setCustomMetadata' | 'setMediaInfo'>,
   ) {}
 
   /**
@@ -66,6 +69,16 @@ export class MediaService {
       }
       kept = { sections: outcome.kind === 'media' ? outcome.sections : null };
       await this.repo.keepProbe(ref, at, kept.sections);
+      if (kept.sections) {
+        await this.searchIndex?.upsertObjects(ref.organizationId, account.id, ref.bucketName, [stat]);
+        await this.searchIndex?.setMediaInfo(
+          ref.organizationId,
+          account.id,
+          ref.bucketName,
+          ref.path,
+          indexedMediaInfo(kept.sections),
+        );
+      }
     }
     if (!kept.sections) throw badRequest(mediaMessages.notMedia(location.path));
     const metadata = await this.repo.metadataOf(ref);
@@ -95,7 +108,7 @@ export class MediaService {
     authorize(principal, 'metadata.manage');
     const { account, ref } = await this.#object(principal, body);
     // Entries describe an object that exists: a typo in the path must not leave entries nobody sees.
-    await this.#stat(account, body);
+    const { stat } = await this.#stat(account, body);
     try {
       const row = await this.repo.transaction(async (tx) => {
         const added = await tx.addMetadata(ref, {
@@ -112,6 +125,8 @@ export class MediaService {
         });
         return added;
       });
+      await this.searchIndex?.upsertObjects(ref.organizationId, account.id, ref.bucketName, [stat]);
+      await this.#indexCustom(ref);
       return entryOf(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw badRequest(mediaMessages.metadataExists(body.name));
@@ -136,7 +151,31 @@ export class MediaService {
       return deleted;
     });
     if (!row) throw notFound();
+    await this.#indexCustom({
+      organizationId: principal.organizationId,
+      cloudAccountId: row.cloudAccountId,
+      bucketName: row.bucketName,
+      path: row.path,
+    });
     return entryOf(row);
+  }
+
+  /** The object's custom entries as the index keeps them, read after the change so that it ends as the table is. */
+  async #indexCustom(ref: ObjectRef): Promise<void> {
+    if (!this.searchIndex) return;
+    try {
+      const entries = await this.repo.metadataOf(ref);
+      await this.searchIndex.setCustomMetadata(
+        ref.organizationId,
+        ref.cloudAccountId,
+        ref.bucketName,
+        ref.path,
+        Object.fromEntries(entries.map((entry) => [entry.name, entry.value])),
+      );
+    } catch (error) {
+      // The entry is saved: the index is a copy, and a later change of the object's entries writes it again.
+      this.log.warn({ err: error, bucket: ref.bucketName }, 'media search index custom metadata not read');
+    }
   }
 
   /** The caller's account (another organisation's answers 404) and the object's key in the tables. */

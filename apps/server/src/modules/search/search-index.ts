@@ -1,6 +1,6 @@
 import type { ObjectInfo } from '@cumulo/storage';
 import type { Logger } from '../../logger.ts';
-import type { SearchRepo } from './search.repo.ts';
+import type { CopiedObject, SearchRepo } from './search.repo.ts';
 
 /** What the index needs of an object: a listing's or a stat's `ObjectInfo` fits; metadata absent is unknown. */
 export type IndexableObject = Pick<ObjectInfo, 'key' | 'size' | 'lastModified' | 'contentType'> & {
@@ -31,6 +31,21 @@ export class SearchIndex {
     );
   }
 
+  /**
+   * Objects a transfer, sync or replication batch copied (one statement per call: the transfers hook passes a page
+   * of its items), with what the index knows of their sources.
+   */
+  async recordCopies(
+    organizationId: string,
+    destination: { accountId: string; bucket: string },
+    source: { accountId: string; bucket: string } | null,
+    copies: CopiedObject[],
+  ) {
+    await this.#quietly('copies', destination.bucket, () =>
+      this.repo.upsertCopies(organizationId, destination, source, copies),
+    );
+  }
+
   async removeObjects(organizationId: string, accountId: string, bucket: string, keys: string[]) {
     await this.#quietly('remove', bucket, () => this.repo.remove(organizationId, accountId, bucket, keys));
   }
@@ -50,7 +65,9 @@ export class SearchIndex {
     key: string,
     metadata: Record<string, string>,
   ) {
-    await this.repo.setMetadata(organizationId, accountId, bucket, key, 'custom_metadata', metadata);
+    await this.#quietly('custom metadata', bucket, () =>
+      this.repo.setMetadata(organizationId, accountId, bucket, key, 'custom_metadata', metadata),
+    );
   }
 
   async setMediaInfo(
@@ -60,7 +77,9 @@ export class SearchIndex {
     key: string,
     info: Record<string, unknown> | null,
   ) {
-    await this.repo.setMetadata(organizationId, accountId, bucket, key, 'media_info', info);
+    await this.#quietly('media info', bucket, () =>
+      this.repo.setMetadata(organizationId, accountId, bucket, key, 'media_info', info),
+    );
   }
 
   /**
@@ -114,4 +133,16 @@ function indexed(object: IndexableObject) {
     contentType: object.contentType,
     userMetadata: object.metadata && Object.keys(object.metadata).length > 0 ? object.metadata : undefined,
   };
+}
+
+/**
+ * A probe's sections as the index keeps them: the container's `general`, and the first video and first audio stream
+ * as `video` and `audio`, so that `metadata.video.codec` names the clip's video codec (a filter path has no index).
+ */
+export function indexedMediaInfo(sections: {
+  general: Record<string, unknown>;
+  video: Array<Record<string, unknown>>;
+  audio: Array<Record<string, unknown>>;
+}): Record<string, unknown> {
+  return { general: sections.general, video: sections.video[0] ?? {}, audio: sections.audio[0] ?? {} };
 }

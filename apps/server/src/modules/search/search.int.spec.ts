@@ -1,8 +1,17 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BATCH_STATUS,
   ROLE_ID,
   mediaSearchMessages,
+  type EncodingJob,
   type MediaSearchAnswer,
+  type MetadataEntry,
+  type TransferStarted,
   type MediaSearchRequest,
   type UserAcl,
 } from '@cumulo/contract';
@@ -332,5 +341,146 @@ describe('media search over the index the inventory filled', () => {
     expect(await keysOf({ keyword: 'theme' })).toEqual([]);
     // The other organisation's rows of the same bucket stay.
     expect(await keysOf({ keyword: 'theme' }, other.token)).toEqual(['audio/theme_song.mp3']);
+  });
+});
+
+/**
+ * The other parts' hooks (search README "Fresh"): media info (the real ffprobe), custom metadata, the transfer
+ * engine (run here in this process, as a worker runs its job) and the encoding runner (the real ffmpeg).
+ */
+describe('the index kept fresh by probes, custom metadata, transfers and encodes', () => {
+  const SRC = 'hooks-src';
+  const CLIP = 'reels/teaser.mp4';
+  const inBucket = (bucket: string, body: object = {}) => ({
+    keyword: '',
+    ...body,
+    config: { bucket, limit: 20 as const },
+  });
+  const resultsOf = async (body: MediaSearchRequest) => {
+    const res = await search(body);
+    expect(res.status, res.raw).toBe(200);
+    return (res.body as MediaSearchAnswer).results;
+  };
+  const location = { cloud_account_id: '', bucket_name: SRC, path: CLIP };
+
+  /** Starts a transfer and runs its batch to the end in this process (no worker role here). */
+  const transferred = async (body: Record<string, unknown>) => {
+    const res = await callApi(server, 'POST', '/api/transfer/transfer', owner.token, body);
+    expect(res.status, res.raw).toBe(200);
+    const { batch } = res.body as TransferStarted;
+    await server.services.transferExecutor.run(batch.id);
+    const status = await server.services.transfersRepo.statusOf(batch.id);
+    expect(status).toBe(BATCH_STATUS.completed);
+  };
+
+  beforeAll(async () => {
+    location.cloud_account_id = awsId;
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-search-test-'));
+    const file = path.join(dir, 'teaser.mp4');
+    await promisify(execFile)('ffmpeg', [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25'],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
+      ...['-movflags', '+faststart', file],
+    ]);
+    const body = await fs.readFile(file);
+    await fs.rm(dir, { recursive: true, force: true });
+    for (const bucket of [SRC, 'hooks-dst', 'hooks-moved']) await s3.createBucket(bucket);
+    await s3.write(SRC, CLIP, body, { size: body.length, contentType: 'video/mp4' });
+    await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
+      owner.principal.organizationId,
+    ]);
+  }, 60_000);
+
+  it('a probed clip enters the index with its media info, filterable by metadata.video.codec', async () => {
+    // Never walked: the probe's own stat puts the object in the index.
+    expect(await resultsOf(inBucket(SRC))).toEqual([]);
+    const info = await callApi(
+      server,
+      'GET',
+      `/api/media/info?${new URLSearchParams(location).toString()}`,
+      owner.token,
+    );
+    expect(info.status, info.raw).toBe(200);
+    const [clip] = await resultsOf(inBucket(SRC, filter('metadata.video.codec', 'match', 'h264')));
+    expect(clip).toMatchObject({
+      key: CLIP,
+      metadata: { content_type: 'video/mp4', media_info: { video: { codec: 'h264', width: 320 } } },
+    });
+    expect(await resultsOf(inBucket(SRC, filter('metadata.audio.codec', 'match', 'h264')))).toEqual([]);
+  });
+
+  it('a custom metadata value finds its file by keyword and by metadata.<name>, until it is deleted', async () => {
+    const added = await callApi(server, 'POST', '/api/metadata/add', owner.token, {
+      ...location,
+      name: 'client',
+      value: 'Aurora Films',
+    });
+    expect(added.status, added.raw).toBe(201);
+    expect((await resultsOf({ keyword: 'aurora' })).map((r) => r.key)).toEqual([CLIP]);
+    const [found] = await resultsOf(inBucket(SRC, filter('metadata.client', 'contains', 'films')));
+    expect(found?.metadata.custom).toEqual({ client: 'Aurora Films' });
+    // Adding the entry kept the media info the probe recorded.
+    expect(found?.metadata.media_info).toMatchObject({ video: { codec: 'h264' } });
+    const removed = await callApi(
+      server,
+      'DELETE',
+      `/api/metadata/${(added.body as MetadataEntry).id}`,
+      owner.token,
+    );
+    expect(removed.status, removed.raw).toBe(200);
+    expect(await resultsOf({ keyword: 'aurora' })).toEqual([]);
+    expect(await resultsOf(inBucket(SRC, filter('metadata.client', 'contains', 'films')))).toEqual([]);
+  });
+
+  it("a transfer's copies are findable at the destination with their source's type and media info; a move's sources leave", async () => {
+    await transferred({
+      sourceCloudAccountId: awsId,
+      sourceBucket: SRC,
+      sourcePath: 'reels/',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'hooks-dst',
+    });
+    const [copy] = await resultsOf(inBucket('hooks-dst', { keyword: 'teaser' }));
+    expect(copy).toMatchObject({
+      bucket_name: 'hooks-dst',
+      metadata: { content_type: 'video/mp4', media_info: { video: { codec: 'h264' } } },
+    });
+    expect(copy?.metadata.last_modified).not.toBeNull();
+    const copiedKey = copy?.key ?? '';
+    await transferred({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'hooks-dst',
+      sourcePath: '',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'hooks-moved',
+      operation: 'move',
+    });
+    expect(await resultsOf(inBucket('hooks-dst'))).toEqual([]);
+    expect((await resultsOf(inBucket('hooks-moved', { keyword: 'teaser' }))).map((r) => r.key)).toEqual([
+      copiedKey,
+    ]);
+  });
+
+  it("an encode's outputs enter the index when the job finishes", async () => {
+    const res = await callApi(server, 'POST', '/api/encoding/encode', owner.token, [
+      {
+        source: location,
+        presets: [
+          {
+            category: 'Images',
+            preset: 'Thumbnail',
+            destination: { cloud_account_id: awsId, bucket_name: 'hooks-dst', path: 'thumbs/' },
+          },
+        ],
+      },
+    ]);
+    expect(res.status, res.raw).toBe(200);
+    const [job] = (res.body as { jobs: EncodingJob[] }).jobs;
+    if (!job) throw new Error('no encoding job');
+    await server.services.encodingRunner.run(job.id);
+    expect(await resultsOf(inBucket('hooks-dst', { keyword: 'thumbnail' }))).toMatchObject([
+      { key: 'thumbs/teaser-thumbnail.jpg', metadata: { content_type: 'image/jpeg' } },
+    ]);
   });
 });

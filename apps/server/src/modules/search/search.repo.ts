@@ -10,6 +10,14 @@ export interface IndexedObject {
   userMetadata?: Record<string, string>;
 }
 
+/** A copied object: its key at the destination, the key it was copied from, what was written. */
+export interface CopiedObject {
+  key: string;
+  sourceKey: string;
+  size: number;
+  lastModified: Date | null;
+}
+
 /** A row of a search answer. */
 export type SearchRow = {
   cloud_account_id: string;
@@ -100,6 +108,57 @@ export class SearchRepo {
         last_modified = coalesce(excluded.last_modified, o.last_modified),
         user_metadata = coalesce(excluded.user_metadata, o.user_metadata),
         media_info = case when o.size = excluded.size then o.media_info end,
+        seen_at = greatest(o.seen_at, excluded.seen_at)`);
+  }
+
+  /**
+   * Inserts or refreshes copies in one multi-row statement, like `upsert`: each copy takes the content type, user
+   * metadata and (same size, so the same bytes) media info its source has in the index, as a copy carries them.
+   * `source` null: the copies came from no indexed bucket (the local agent).
+   */
+  async upsertCopies(
+    organizationId: string,
+    destination: { accountId: string; bucket: string },
+    source: { accountId: string; bucket: string } | null,
+    copies: CopiedObject[],
+  ): Promise<void> {
+    if (copies.length === 0) return;
+    const keys: string[] = [];
+    const sourceKeys: string[] = [];
+    const names: string[] = [];
+    const prefixes: string[] = [];
+    const sizes: number[] = [];
+    const extensions: string[] = [];
+    const modified: Array<string | null> = [];
+    for (const copy of copies) {
+      const { name, prefix } = splitKey(copy.key);
+      keys.push(copy.key);
+      sourceKeys.push(copy.sourceKey);
+      names.push(name);
+      prefixes.push(prefix);
+      sizes.push(copy.size);
+      extensions.push(extensionOf(name));
+      modified.push(copy.lastModified ? copy.lastModified.toISOString() : null);
+    }
+    await this.orm.execute(sql`
+      insert into search_objects as o (organization_id, cloud_account_id, bucket, key, name, prefix, size,
+        content_type, extension, last_modified, user_metadata, media_info, seen_at)
+      select ${organizationId}::uuid, ${destination.accountId}::uuid, ${destination.bucket}, u.key, u.name, u.prefix,
+        u.size, s.content_type, u.extension, u.last_modified, s.user_metadata,
+        case when s.size = u.size then s.media_info end, now()
+      from unnest(${sql.param(keys)}::text[], ${sql.param(sourceKeys)}::text[], ${sql.param(names)}::text[],
+        ${sql.param(prefixes)}::text[], ${sql.param(sizes)}::bigint[], ${sql.param(extensions)}::text[],
+        ${sql.param(modified)}::timestamptz[])
+        as u(key, source_key, name, prefix, size, extension, last_modified)
+      left join search_objects s on s.organization_id = ${organizationId}
+        and s.cloud_account_id = ${source?.accountId ?? null}::uuid and s.bucket = ${source?.bucket ?? null}
+        and s.key = u.source_key
+      on conflict (organization_id, cloud_account_id, bucket, key) do update set
+        size = excluded.size,
+        content_type = coalesce(excluded.content_type, o.content_type),
+        last_modified = coalesce(excluded.last_modified, o.last_modified),
+        user_metadata = coalesce(excluded.user_metadata, o.user_metadata),
+        media_info = coalesce(excluded.media_info, case when o.size = excluded.size then o.media_info end),
         seen_at = greatest(o.seen_at, excluded.seen_at)`);
   }
 

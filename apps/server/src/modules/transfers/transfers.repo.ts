@@ -23,6 +23,17 @@ export type BatchView = BatchRow & {
   syncDeleted: number;
 };
 
+/** An item an ended batch copied (`copied`) or whose source it deleted (`sourceDeleted`). */
+export interface ChangedItem {
+  id: number;
+  sourceKey: string;
+  destinationKey: string;
+  size: number;
+  copied: boolean;
+  sourceDeleted: boolean;
+  finishedAt: Date | null;
+}
+
 /** A planned object, before it has an id. */
 export interface PlannedItem {
   sourceKey: string;
@@ -394,6 +405,36 @@ export class TransfersRepo {
       where b.id = ${batchId} and exists (select 1 from item)
       returning (select count(*) from item) as failed`);
     return num(result.rows[0]?.failed);
+  }
+
+  /**
+   * One page of what an ended batch changed, after item `afterId` in id order: the objects it copied and those whose
+   * source it deleted (a move). The media-search index learns them a page, one statement, at a time.
+   */
+  async changedItemsPage(batchId: string, afterId: number, limit: number): Promise<ChangedItem[]> {
+    const result = await this.orm.execute<{
+      id: string;
+      source_key: string;
+      destination_key: string;
+      size: string;
+      copied: boolean;
+      source_deleted: boolean;
+      finished_at: string | null;
+    }>(sql`
+      select id, source_key, destination_key, size, status = 'done' as copied, source_deleted, finished_at
+      from transfer_items
+      where batch_id = ${batchId} and id > ${afterId} and (status = 'done' or source_deleted)
+      order by id
+      limit ${limit}`);
+    return result.rows.map((row) => ({
+      id: num(row.id),
+      sourceKey: row.source_key,
+      destinationKey: row.destination_key,
+      size: num(row.size),
+      copied: row.copied,
+      sourceDeleted: row.source_deleted,
+      finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+    }));
   }
 
   /**

@@ -19,11 +19,12 @@ import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import type { SearchIndex } from '../search/search-index.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from './engine/keys.ts';
 import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
 import type { TransferQuota } from './transfer-quota.ts';
-import type { BatchRow, BatchView, TransfersRepo } from './transfers.repo.ts';
+import type { BatchRow, BatchView, ChangedItem, TransfersRepo } from './transfers.repo.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
@@ -69,6 +70,8 @@ const LIVE_FILES = 20;
 /** Selected keys whose sizes are asked for before a transfer is accepted (the quota check); the rest wait for planning. */
 const SIZED_SELECTION = 100;
 const SIZE_CONCURRENCY = 8;
+/** Items read, and objects written to the media-search index, per statement once a batch ended. */
+const INDEX_PAGE = 1000;
 const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.failed] as number[];
 
 /** A transfer as its audit entries name it: from where to where. */
@@ -92,6 +95,8 @@ export class TransfersService {
     private readonly bell: (notice: BatchFailureNotice) => Promise<void> = async () => undefined,
     /** The c2c quota (README "Quota"). */
     private readonly quota?: TransferQuota,
+    /** The media-search index, told what an ended batch copied and deleted. */
+    private readonly searchIndex?: Pick<SearchIndex, 'recordCopies' | 'removeObjects'>,
   ) {}
 
   async start(caller: TransferCaller, request: TransferRequest): Promise<TransferStarted> {
@@ -347,6 +352,57 @@ export class TransfersService {
       await this.recount({ organizationId: batch.organizationId, ...target }).catch((error: unknown) =>
         this.log.warn({ err: error, batchId, ...target }, 'bucket recount not queued'),
       );
+    }
+  }
+
+  /**
+   * After a batch ended, the media-search index learns what it changed: the objects it copied enter it at the
+   * destination (with what the index knew of their sources), the sources a move deleted leave it. A page of items
+   * is one read and one statement each way, so a batch of a million objects costs a thousand of each, once, at its
+   * end, never in the copy path. Best-effort: the index logs what it could not write and the next walk repairs it.
+   */
+  async indexChangedObjects(batchId: string): Promise<void> {
+    if (!this.searchIndex) return;
+    try {
+      const batch = await this.repo.findForEngine(batchId);
+      if (!batch || !FINISHED.includes(batch.status)) return;
+      const source = batch.sourceCloudAccountId
+        ? { accountId: batch.sourceCloudAccountId, bucket: batch.sourceBucket }
+        : null;
+      const destination = batch.destinationCloudAccountId
+        ? { accountId: batch.destinationCloudAccountId, bucket: batch.destinationBucket }
+        : null;
+      let afterId = 0;
+      let page: ChangedItem[];
+      do {
+        page = await this.repo.changedItemsPage(batchId, afterId, INDEX_PAGE);
+        afterId = page.at(-1)?.id ?? afterId;
+        const copies = page.filter((item) => item.copied);
+        if (destination && copies.length > 0) {
+          await this.searchIndex.recordCopies(
+            batch.organizationId,
+            destination,
+            source,
+            copies.map((item) => ({
+              key: item.destinationKey,
+              sourceKey: item.sourceKey,
+              size: item.size,
+              lastModified: item.finishedAt,
+            })),
+          );
+        }
+        const deleted = page.filter((item) => item.sourceDeleted).map((item) => item.sourceKey);
+        if (source && deleted.length > 0) {
+          await this.searchIndex.removeObjects(
+            batch.organizationId,
+            source.accountId,
+            source.bucket,
+            deleted,
+          );
+        }
+      } while (page.length === INDEX_PAGE);
+    } catch (error) {
+      this.log.warn({ err: error, batchId }, 'media search index not told what the batch changed');
     }
   }
 
