@@ -19,6 +19,9 @@ export const ENCODING_EVENTS = {
 } as const;
 /** How long a signed URL an encode or a probe reads its source through lives: a job never outlives it by more. */
 export const MEDIA_SOURCE_URL_MINUTES = 60;
+/** The floating video player's smallest window (spec 001 §2 Dialogs: "minimum size 100x50"), in CSS pixels. */
+export const PLAYER_MIN_WIDTH = 100;
+export const PLAYER_MIN_HEIGHT = 50;
 /** The largest HLS playlist the playback proxy reads and rewrites (a 24 h VOD of 1 s segments is about 2 MB). */
 export const MEDIA_PLAYLIST_MAX_BYTES = 4 * 1024 * 1024;
 /** The most items and presets one encode request takes. */
