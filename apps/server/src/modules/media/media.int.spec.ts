@@ -271,6 +271,15 @@ describe('media info, playback and custom metadata (real API, s3rver, ffprobe, P
     expect(fetched.status).toBe(200);
     expect(Buffer.from(await fetched.arrayBuffer()).equals(clip)).toBe(true);
 
+    // The page may play it: the CSP lets media come from the stores, and hls.js feed a blob: MediaSource.
+    const page = await server.app.inject({ method: 'GET', url: '/api/health' });
+    const directives = String(page.headers['content-security-policy']).split(';');
+    const mediaSrc = directives.find((d) => d.trim().startsWith('media-src'));
+    expect(mediaSrc?.trim().split(/\s+/)).toEqual(
+      expect.arrayContaining(["'self'", 'blob:', 'https:', s3rver.endpoint]),
+    );
+    expect(directives.find((d) => d.trim().startsWith('worker-src'))?.trim()).toBe("worker-src 'self' blob:");
+
     await s3.write(BUCKET, 'hls/master.m3u8', Buffer.from('#EXTM3U\n'), {
       contentType: 'application/vnd.apple.mpegurl',
     });
