@@ -74,6 +74,10 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
         // SAS, GCS sessions): every https store, plus the endpoints PROVIDER_ENDPOINTS points at (plain http in
         // tests and private deployments).
         connectSrc: ["'self'", 'ws:', 'wss:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],
+        // The floating player plays a signed GET of the store (<video src>), or HLS through hls.js, which feeds
+        // the video a blob: MediaSource and fetches segments under connect-src; its transmuxer is a blob: worker.
+        mediaSrc: ["'self'", 'blob:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],
+        workerSrc: ["'self'", 'blob:'],
         fontSrc: ["'self'", 'data:'],
         objectSrc: ["'none'"],
         frameAncestors: ["'none'"],

@@ -49,6 +49,7 @@ import { ObjectsService } from './modules/objects/objects.service.ts';
 import { MediaRepo } from './modules/media/media.repo.ts';
 import { MediaService } from './modules/media/media.service.ts';
 import { Ffprobe } from './modules/media/ffprobe.ts';
+import { PlaybackTokens } from './modules/media/playback-token.ts';
 import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
@@ -253,7 +254,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     outbound,
   );
   const mediaRepo = new MediaRepo(db.orm);
-  const media = new MediaService(mediaRepo, cloudAccountsRepo, stores, new Ffprobe(), log, searchIndex);
+  const media = new MediaService(
+    mediaRepo,
+    cloudAccountsRepo,
+    stores,
+    new Ffprobe(),
+    log,
+    new PlaybackTokens(deriveKey(masterKey, 'media-playback-tokens')),
+    searchIndex,
+  );
   const objects = new ObjectsService(
     cloudAccountsRepo,
     stores,

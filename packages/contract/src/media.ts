@@ -19,6 +19,11 @@ export const ENCODING_EVENTS = {
 } as const;
 /** How long a signed URL an encode or a probe reads its source through lives: a job never outlives it by more. */
 export const MEDIA_SOURCE_URL_MINUTES = 60;
+/** The floating video player's smallest window (spec 001 §2 Dialogs: "minimum size 100x50"), in CSS pixels. */
+export const PLAYER_MIN_WIDTH = 100;
+export const PLAYER_MIN_HEIGHT = 50;
+/** The largest HLS playlist the playback proxy reads and rewrites (a 24 h VOD of 1 s segments is about 2 MB). */
+export const MEDIA_PLAYLIST_MAX_BYTES = 4 * 1024 * 1024;
 /** The most items and presets one encode request takes. */
 export const ENCODE_ITEMS_MAX = 100;
 export const ENCODE_PRESETS_MAX = 20;
@@ -51,6 +56,9 @@ export const mediaMessages = {
   notRemovable: 'A job that is waiting or running must be cancelled before it is removed.',
   metadataNameRequired: 'Enter a name for the metadata.',
   metadataExists: (name: string) => `This file already has metadata named ${name}.`,
+  playbackExpired: 'This playback link has expired; press Play again.',
+  playlistTooLarge: (path: string) =>
+    `${path} is larger than ${MEDIA_PLAYLIST_MAX_BYTES / 1024 / 1024} MB, too large for a playlist.`,
 } as const;
 
 const bucketText = text({ trim: true, max: 255 }).min(1, mediaMessages.destinationRequired);
@@ -176,7 +184,11 @@ export type AddMetadataBody = z.infer<typeof addMetadataBody>;
 /** GET /metadata/all?cloud_account_id&bucket_name&path. */
 export const metadataQuery = mediaLocation;
 
-/** GET /media/play?cloud_account_id&bucket_name&path: a short-lived signed URL and how to play it. */
+/**
+ * GET /media/play?cloud_account_id&bucket_name&path: a short-lived URL and how to play it. `file`: a signed GET of
+ * the object. `hls` (a .m3u8): a path of this API (`/api/media/hls/{token}/{name}`) that serves the playlist with
+ * its segments signed, so a folder in a private bucket plays; both live MEDIA_SOURCE_URL_MINUTES.
+ */
 export const mediaPlayback = z.object({
   url: z.string(),
   kind: z.enum(['hls', 'file']),

@@ -54,8 +54,6 @@ export const objectMessages = {
   objectMissing: (path: string) => `${path} does not exist (any more).`,
   storageIdInvalid: 'The storage id must read "{cloudAccountId}/{bucketName}".',
   keywordRequired: 'Enter something to search for.',
-  mediaInfoSoon: 'Media info arrives with the media issue; nothing is read from the file yet.',
-  playSoon: 'Video play arrives with the media issue; download the file to watch it meanwhile.',
 } as const;
 
 /**

@@ -34,6 +34,9 @@ export const queryKeys = {
   folderContent: (storageId: string, path: string) => ['storage-content', storageId, path] as const,
   objectSearch: (storageId: string, path: string, keyword: string) =>
     ['storage-content', storageId, path, 'search', keyword] as const,
+  /** Media info of one object (GET /media/info); the prefix ['media-info'] covers every object. */
+  mediaInfo: (accountId: string, bucket: string, path: string) =>
+    ['media-info', accountId, bucket, path] as const,
   /** Cost and usage analytics (issue 24): every key starts with 'analytics', so a refresh invalidates them all. */
   analytics: ['analytics'] as const,
   analyticsCall: (path: string, query: object) => ['analytics', path, query] as const,

@@ -27,6 +27,7 @@ import { NotificationBell } from '../features/notifications/NotificationBell.tsx
 import { TransferIndicator } from '../features/transfers/TransferIndicator.tsx';
 import { useLiveTransferFeed } from '../features/transfers/live-transfers.ts';
 import { useSignOut } from '../features/auth/useSignOut.ts';
+import { PlayerProvider } from '../features/media/PlayerProvider.tsx';
 import { PageSpinner } from '../ui/PageSpinner.tsx';
 
 const SIGN_OUT_KEY = 'sign-out';
@@ -54,6 +55,15 @@ function selectedKey(pathname: string, entries: NavEntry[]): string {
 
 /** The frame of every signed-in page: menu, greeting, notification bell (spec 002 §2 "Other shared UI"). */
 export function AppLayout() {
+  // The floating video player outlives page changes, so it is held here rather than by a page.
+  return (
+    <PlayerProvider>
+      <AppFrame />
+    </PlayerProvider>
+  );
+}
+
+function AppFrame() {
   const { data: profile } = useProfile();
   const { pathname } = useLocation();
   const signOut = useSignOut();

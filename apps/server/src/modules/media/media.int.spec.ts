@@ -51,6 +51,30 @@ async function makeClip(name: string, size: string, seconds: number): Promise<Bu
   return fs.readFile(file);
 }
 
+/**
+ * An HLS folder made from `source` without encoding: a master playlist over one variant in v0/ of fMP4 segments
+ * (so the variant names its init section in EXT-X-MAP). Answers the files by their key under the folder.
+ */
+async function makeHlsFolder(source: string, name: string): Promise<Map<string, Buffer>> {
+  const dir = path.join(workDir, name);
+  await promisify(execFile)('ffmpeg', [
+    ...['-v', 'error', '-y', '-i', path.join(workDir, source), '-map', '0:v', '-map', '0:a', '-c', 'copy'],
+    ...['-f', 'hls', '-hls_time', '1', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4'],
+    ...['-var_stream_map', 'v:0,a:0', '-master_pl_name', 'master.m3u8'],
+    ...['-hls_segment_filename', path.join(dir, 'v%v', 'seg%d.m4s'), path.join(dir, 'v%v', 'index.m3u8')],
+  ]);
+  const files = new Map<string, Buffer>();
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(dir, file).split(path.sep).join('/'), await fs.readFile(file));
+  }
+  return files;
+}
+
+/** A request without any Authorization header, as hls.js makes it. */
+const anonymous = (url: string) => server.app.inject({ method: 'GET', url });
+
 async function rows(table: string): Promise<number> {
   const { rows: found } = await server.db.pool.query<{ count: string }>(`select count(*) from ${table}`);
   return Number(found[0]?.count);
@@ -247,11 +271,96 @@ describe('media info, playback and custom metadata (real API, s3rver, ffprobe, P
     expect(fetched.status).toBe(200);
     expect(Buffer.from(await fetched.arrayBuffer()).equals(clip)).toBe(true);
 
+    // The page may play it: the CSP lets media come from the stores, and hls.js feed a blob: MediaSource.
+    const page = await server.app.inject({ method: 'GET', url: '/api/health' });
+    const directives = String(page.headers['content-security-policy']).split(';');
+    const mediaSrc = directives.find((d) => d.trim().startsWith('media-src'));
+    expect(mediaSrc?.trim().split(/\s+/)).toEqual(
+      expect.arrayContaining(["'self'", 'blob:', 'https:', s3rver.endpoint]),
+    );
+    expect(directives.find((d) => d.trim().startsWith('worker-src'))?.trim()).toBe("worker-src 'self' blob:");
+
     await s3.write(BUCKET, 'hls/master.m3u8', Buffer.from('#EXTM3U\n'), {
       contentType: 'application/vnd.apple.mpegurl',
     });
     const hls = await call('GET', `/api/media/play?${query(awsId, 'hls/master.m3u8')}`, owner);
     expect((hls.body as MediaPlayback).kind).toBe('hls');
+  });
+
+  it('plays an HLS folder of a private bucket through the playlist proxy: variants proxied, segments signed', async () => {
+    const folder = await makeHlsFolder('small.mp4', 'ep1');
+    for (const [key, bytes] of folder) await s3.write(BUCKET, `shows/ep1/${key}`, bytes);
+    await s3.write(BUCKET, 'shows/ep2/index.m3u8', Buffer.from('#EXTM3U\n#EXT-X-ENDLIST\n'));
+
+    const res = await call('GET', `/api/media/play?${query(awsId, 'shows/ep1/master.m3u8')}`, owner);
+    expect(res.status, res.raw).toBe(200);
+    const playback = res.body as MediaPlayback;
+    expect(playback.kind).toBe('hls');
+    expect(playback.url).toMatch(/^\/api\/media\/hls\/[\w-]+\.[\w-]+\/master\.m3u8$/);
+    const token = playback.url.split('/')[4] ?? '';
+
+    const master = await anonymous(playback.url);
+    expect(master.statusCode, master.body).toBe(200);
+    expect(master.headers['content-type']).toContain('application/vnd.apple.mpegurl');
+    expect(master.headers['cache-control']).toBe('no-store');
+    const variantUrl = master.body.split('\n').find((line) => line && !line.startsWith('#'));
+    expect(variantUrl).toBe(`/api/media/hls/${token}/v0/index.m3u8`);
+
+    const variant = await anonymous(variantUrl ?? '');
+    expect(variant.statusCode, variant.body).toBe(200);
+    const init = /#EXT-X-MAP:URI="([^"]+)"/.exec(variant.body)?.[1] ?? '';
+    const segments = variant.body.split('\n').filter((line) => line && !line.startsWith('#'));
+    expect(segments.length).toBeGreaterThan(0);
+    for (const [uri, key] of [[init, 'v0/init.mp4'], ...segments.map((s, i) => [s, `v0/seg${i}.m4s`])]) {
+      // A signed GET of the store: the bucket is private, and no byte of the video passes through Cumulo.
+      expect(uri).toMatch(new RegExp(`/${BUCKET}/shows/ep1/${key}\\?.*X-Amz-Signature=`));
+      const fetched = await fetch(uri ?? '');
+      expect(fetched.status, key).toBe(200);
+      expect(Buffer.from(await fetched.arrayBuffer()).equals(folder.get(key ?? '') ?? Buffer.alloc(0))).toBe(
+        true,
+      );
+    }
+
+    // Only playlists under the token's folder: a segment, a sibling folder, steps out of it → 404.
+    const base = `/api/media/hls/${token}`;
+    for (const outside of [
+      `${base}/v0/init.mp4`,
+      `${base}/..%2Fep2%2Findex.m3u8`,
+      `${base}/%2e%2e/ep2/index.m3u8`,
+      `${base}/v0//index.m3u8`,
+      `${base}/v0/missing.m3u8`,
+    ]) {
+      expect((await anonymous(outside)).statusCode, outside).toBe(404);
+    }
+    // A token changed by one character, or another's signature on it, opens nothing.
+    const [body = '', mac = ''] = token.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), f: 'shows/' }),
+    ).toString('base64url');
+    for (const tampered of [`${forged}.${mac}`, `${body}.${mac.slice(0, -2)}AA`, 'nonsense']) {
+      expect((await anonymous(`/api/media/hls/${tampered}/master.m3u8`)).statusCode, tampered).toBe(404);
+    }
+    // Once its minutes are over the link says so.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61 * 60_000);
+    const expired = await anonymous(playback.url);
+    vi.useRealTimers();
+    expect(expired.statusCode).toBe(403);
+    expect((expired.json() as { message: string }).message).toBe(mediaMessages.playbackExpired);
+
+    // Another organisation's token, for its own account on the same bucket, reads only its own folder.
+    await s3.write(BUCKET, 'shows/theirs/index.m3u8', Buffer.from('#EXTM3U\n#EXT-X-ENDLIST\n'));
+    const theirs = await call(
+      'GET',
+      `/api/media/play?${query(strangersAwsId, 'shows/theirs/index.m3u8')}`,
+      stranger,
+    );
+    const theirUrl = (theirs.body as MediaPlayback).url;
+    expect((await anonymous(theirUrl)).statusCode).toBe(200);
+    const theirBase = theirUrl.slice(0, theirUrl.lastIndexOf('/'));
+    for (const outside of [`${theirBase}/..%2Fep1%2Fmaster.m3u8`, `${theirBase}/%2E%2E/ep1/master.m3u8`]) {
+      expect((await anonymous(outside)).statusCode, outside).toBe(404);
+    }
   });
 
   it("answers 404 for another organisation's account and entries, and changes nothing of them", async () => {

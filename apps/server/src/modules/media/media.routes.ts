@@ -7,6 +7,7 @@ import {
   mediaPlayback,
   metadataEntry,
   metadataQuery,
+  text,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { MediaService } from './media.service.ts';
@@ -38,6 +39,25 @@ export function mediaRoutes(service: MediaService, auth: AuthService): FastifyPl
       '/media/play',
       { ...member, schema: { tags, querystring: mediaInfoQuery, response: { 200: mediaPlayback } } },
       async (request) => service.play(principalOf(request), request.query),
+    );
+
+    // Public: hls.js fetches playlists without our Authorization header, so the signed token in the path is the
+    // capability (playback-token.ts); segments are signed GETs of the store, never served through here.
+    app.get(
+      '/media/hls/:token/*',
+      {
+        schema: {
+          tags,
+          security: [],
+          description:
+            'An HLS playlist of the folder the token grants, its variants pointing back here and its segments signed; 404 outside the folder, 403 once expired.',
+          params: z.object({ token: text({ max: 4096 }), '*': text({ max: 1024 }) }),
+        },
+      },
+      async (request, reply) => {
+        const playlist = await service.hlsPlaylist(request.params.token, request.params['*']);
+        return reply.type('application/vnd.apple.mpegurl').header('cache-control', 'no-store').send(playlist);
+      },
     );
 
     app.get(

@@ -1,4 +1,5 @@
 import {
+  MEDIA_PLAYLIST_MAX_BYTES,
   MEDIA_SOURCE_URL_MINUTES,
   mediaMessages,
   objectMessages,
@@ -11,7 +12,7 @@ import {
 import { StorageError, type ObjectInfo } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
-import { AppError, badRequest, notFound } from '../../http/errors.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
@@ -19,10 +20,16 @@ import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { indexedMediaInfo, type SearchIndex } from '../search/search-index.ts';
 import type { Ffprobe } from './ffprobe.ts';
+import { PLAYLIST_KEY, keyInFolder, rewritePlaylist } from './hls-playlist.ts';
 import type { MediaRepo, MetadataRow, ObjectRef, ObjectVersion } from './media.repo.ts';
+import type { PlaybackGrant, PlaybackTokens } from './playback-token.ts';
 
 type Accounts = Pick<CloudAccountsRepo, 'find'>;
 type Stores = Pick<StoreRegistry, 'storeFor'>;
+type Store = Awaited<ReturnType<Stores['storeFor']>>;
+
+/** Where the playback proxy answers (media.routes.ts under /api): root-relative, so any host name of ours works. */
+const HLS_PROXY_PATH = '/api/media/hls';
 
 const isUniqueViolation = (error: unknown) =>
   (error as { cause?: { code?: string } }).cause?.code === '23505' ||
@@ -44,6 +51,7 @@ export class MediaService {
     /** Public so tests can watch whether a read probed. */
     readonly ffprobe: Pick<Ffprobe, 'probe'>,
     private readonly log: Logger,
+    private readonly tokens: PlaybackTokens,
     /** The media-search index: a probe's sections and the custom metadata make the object findable by them. */
     private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects' | 'setCustomMetadata' | 'setMediaInfo'>,
   ) {}
@@ -85,16 +93,62 @@ export class MediaService {
     return { ...kept.sections, s3_metadata: storeSection(stat), metadata: metadata.map(entryOf) };
   }
 
-  /** GET /media/play: a signed GET of the object; a playlist (.m3u8) plays through hls.js, anything else directly. */
+  /**
+   * GET /media/play: a file plays from a signed GET of the object; a playlist (.m3u8) through the proxy below,
+   * with a token for its folder, as hls.js cannot send our Authorization header and a private bucket serves no
+   * segment unsigned.
+   */
   async play(principal: Principal, location: MediaLocation): Promise<MediaPlayback> {
     const { account } = await this.#object(principal, location);
     const { store } = await this.#stat(account, location);
     const expiresAt = new Date(Date.now() + URL_SECONDS * 1000);
+    if (PLAYLIST_KEY.test(location.path)) {
+      const folder = location.path.slice(0, location.path.lastIndexOf('/') + 1);
+      const token = this.tokens.sign({
+        organizationId: principal.organizationId,
+        cloudAccountId: account.id,
+        bucket: location.bucket_name,
+        folder,
+        expiresAt,
+      });
+      return {
+        url: proxyUrl(token, location.path.slice(folder.length)),
+        kind: 'hls',
+        expires_at: expiresAt.toISOString(),
+      };
+    }
     return {
       url: await this.#sign(store, location),
-      kind: /\.m3u8$/i.test(location.path) ? 'hls' : 'file',
+      kind: 'file',
       expires_at: expiresAt.toISOString(),
     };
+  }
+
+  /**
+   * GET /media/hls/{token}/{path} (public; the token is the capability): the playlist at `path` under the token's
+   * folder, its variant playlists pointing back here with the same token and everything else signed. A tampered
+   * token, a path outside the folder or not a playlist → 404; an expired token → 403.
+   */
+  async hlsPlaylist(token: string, relative: string): Promise<string> {
+    const opened = this.tokens.open(token);
+    if (opened.kind === 'expired') throw forbidden(mediaMessages.playbackExpired);
+    if (opened.kind === 'invalid') throw notFound();
+    const { grant } = opened;
+    const key = keyInFolder(grant.folder, relative);
+    if (key === null || !PLAYLIST_KEY.test(key)) throw notFound();
+    // The account may have been removed since the token was made: its keys are gone with it.
+    const account = await this.accounts.find(grant.organizationId, grant.cloudAccountId);
+    if (!account) throw notFound();
+    const store = await this.stores.storeFor(account);
+    const location = { cloud_account_id: account.id, bucket_name: grant.bucket, path: key };
+    const playlist = await this.#readPlaylist(store, location);
+    if (!playlist.trimStart().startsWith('#EXTM3U')) throw badRequest(mediaMessages.notMedia(key));
+    return rewritePlaylist(playlist, {
+      playlistKey: key,
+      folder: grant.folder,
+      proxyUrl: (variant) => proxyUrl(token, variant.slice(grant.folder.length)),
+      sign: (segment) => this.#sign(store, { ...location, path: segment }, secondsLeft(grant)),
+    });
   }
 
   /** GET /metadata/all: the object's custom entries, oldest first (the object itself is not read). */
@@ -208,15 +262,39 @@ export class MediaService {
     return { store, stat };
   }
 
-  async #sign(store: Awaited<ReturnType<Stores['storeFor']>>, location: MediaLocation): Promise<string> {
+  async #sign(store: Store, location: MediaLocation, seconds = URL_SECONDS): Promise<string> {
     try {
       return await store.signedUrl(location.bucket_name, location.path, {
         method: 'GET',
-        expiresInSeconds: URL_SECONDS,
+        expiresInSeconds: seconds,
       });
     } catch (error) {
       throw this.#providerFailure(error, location.bucket_name);
     }
+  }
+
+  /** The playlist's text, refused above MEDIA_PLAYLIST_MAX_BYTES without reading the rest. */
+  async #readPlaylist(store: Store, location: MediaLocation): Promise<string> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    try {
+      const body = await store.read(location.bucket_name, location.path);
+      for await (const chunk of body) {
+        const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+        bytes += buffer.length;
+        if (bytes > MEDIA_PLAYLIST_MAX_BYTES) {
+          body.destroy();
+          throw badRequest(mediaMessages.playlistTooLarge(location.path));
+        }
+        chunks.push(buffer);
+      }
+    } catch (error) {
+      if (error instanceof StorageError && error.code === 'ObjectNotFound') {
+        throw notFound(objectMessages.objectMissing(location.path));
+      }
+      throw this.#providerFailure(error, location.bucket_name);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   #providerFailure(error: unknown, bucket: string) {
@@ -249,6 +327,19 @@ function storeSection(stat: ObjectInfo): Record<string, string | number> {
   if (headers.contentLanguage) section.content_language = headers.contentLanguage;
   for (const [name, value] of Object.entries(stat.metadata)) section[`metadata.${name}`] = value;
   return section;
+}
+
+/** A proxy URL: the token, then the key under the token's folder with each segment encoded. */
+function proxyUrl(token: string, relative: string): string {
+  return `${HLS_PROXY_PATH}/${token}/${relative.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * How long a segment's signed URL lives: what is left of the token, so no URL the proxy hands out outlives the
+ * playback it was made for (at least a minute, so a playlist read just before expiry still starts).
+ */
+function secondsLeft(grant: PlaybackGrant): number {
+  return Math.max(60, Math.floor((grant.expiresAt.getTime() - Date.now()) / 1000));
 }
 
 function entryOf(row: MetadataRow): MetadataEntry {

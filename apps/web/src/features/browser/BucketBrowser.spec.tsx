@@ -12,6 +12,7 @@ import {
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
+import { PlayerProvider } from '../media/PlayerProvider.tsx';
 import { BucketBrowser, type BrowserFile, type BrowserLocation } from './BucketBrowser.tsx';
 
 const ACCOUNT_ID = '6f1c2a80-2d59-4c1e-9b7a-0d3a1c8e5b01';
@@ -123,12 +124,15 @@ function Host() {
     bucket: 'photos',
     path: '',
   });
+  // The signed-in layout holds the floating player that the Play action opens.
   return (
-    <BucketBrowser
-      location={location}
-      onLocationChange={setLocation}
-      onShare={(files) => shared.push(files)}
-    />
+    <PlayerProvider>
+      <BucketBrowser
+        location={location}
+        onLocationChange={setLocation}
+        onShare={(files) => shared.push(files)}
+      />
+    </PlayerProvider>
   );
 }
 
@@ -187,9 +191,51 @@ describe('BucketBrowser (the network is stubbed with vi.stubGlobal fetch)', () =
     expect(shared).toEqual([
       [{ accountId: ACCOUNT_ID, bucket: 'photos', path: 'clip.mp4', name: 'clip.mp4', size: 2048 }],
     ]);
+  });
 
-    await user.click(screen.getByRole('button', { name: 'Media info of clip.mp4' }));
-    expect(await screen.findByText(objectMessages.mediaInfoSoon)).toBeInTheDocument();
+  it("opens a file's media info in the modal and plays it in the floating player", async () => {
+    const calls = stubBrowserApi({
+      'GET /api/media/info': {
+        status: 200,
+        body: {
+          general: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: 3 },
+          video: [{ codec: 'h264' }],
+          audio: [],
+          s3_metadata: { size: 2048 },
+          metadata: [],
+        },
+      },
+      'GET /api/media/play': {
+        status: 200,
+        body: {
+          url: 'http://store.test/photos/clip.mp4?X-Amz-Signature=abc',
+          kind: 'file',
+          expires_at: '2030-01-01T00:00:00.000Z',
+        },
+      },
+    });
+    const { user } = renderBrowser();
+
+    await user.click(await screen.findByRole('button', { name: 'Media info of clip.mp4' }));
+    // Under test antd gives every id the value 'test-id', so the dialog's aria-labelledby may name another
+    // element of this page: the modal is found by its title instead.
+    const info = (await screen.findByText('Media info: clip.mp4')).closest('.ant-modal');
+    if (!(info instanceof HTMLElement)) throw new Error('no media-info modal');
+    expect(await within(info).findByText('3.00 s')).toBeInTheDocument();
+    const asked = calls.find((call) => call.path === '/api/media/info');
+    expect(Object.fromEntries(new URLSearchParams(asked?.search))).toEqual({
+      cloud_account_id: ACCOUNT_ID,
+      bucket_name: 'photos',
+      path: 'clip.mp4',
+    });
+    await user.click(within(info).getByRole('button', { name: 'Close' }));
+
+    await user.click(screen.getByRole('button', { name: 'Play clip.mp4' }));
+    const player = await screen.findByRole('dialog', { name: 'Video player: clip.mp4' });
+    expect(player.querySelector('video')).toHaveAttribute(
+      'src',
+      'http://store.test/photos/clip.mp4?X-Amz-Signature=abc',
+    );
   });
 
   it('deletes the selected rows after confirmation, and creates a folder with a cleaned name', async () => {

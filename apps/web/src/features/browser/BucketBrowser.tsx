@@ -37,6 +37,9 @@ import { ApiError, describeError } from '../../api/client.ts';
 import { ByteSize } from '../../ui/ByteSize.tsx';
 import { DateText } from '../../ui/DateText.tsx';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { MediaInfoModal } from '../media/MediaInfoModal.tsx';
+import type { MediaTarget } from '../media/media-api.ts';
+import { usePlayer } from '../media/usePlayer.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { EncodeDialog } from '../encoding/EncodeDialog.tsx';
 import {
@@ -270,7 +273,14 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
     });
   };
 
-  const showPlaceholder = (title: string, content: string) => modal.info({ title, content });
+  const player = usePlayer();
+  const [mediaInfoOf, setMediaInfoOf] = useState<MediaTarget | null>(null);
+  const mediaTargetOf = (row: BrowserRow): MediaTarget => ({
+    cloud_account_id: accountId,
+    bucket_name: bucket,
+    path: row.key,
+    name: row.name,
+  });
 
   const onScroll = (event: UIEvent<HTMLDivElement>) => {
     const { scrollTop, scrollHeight, clientHeight } = event.currentTarget;
@@ -364,7 +374,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 size="small"
                 aria-label={`Media info of ${row.name}`}
                 icon={<InfoCircleOutlined />}
-                onClick={() => showPlaceholder('Media info', objectMessages.mediaInfoSoon)}
+                onClick={() => setMediaInfoOf(mediaTargetOf(row))}
               />
             </Tooltip>
             <Tooltip title="Play">
@@ -373,7 +383,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 size="small"
                 aria-label={`Play ${row.name}`}
                 icon={<PlayCircleOutlined />}
-                onClick={() => showPlaceholder('Video play', objectMessages.playSoon)}
+                onClick={() => void player.play(mediaTargetOf(row))}
               />
             </Tooltip>
           </Space>
@@ -484,6 +494,7 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
         onCreated={reload}
       />
       {encoding ? <EncodeDialog files={encoding} onClose={() => setEncoding(null)} /> : null}
+      <MediaInfoModal target={mediaInfoOf} onClose={() => setMediaInfoOf(null)} />
     </Space>
   );
 }

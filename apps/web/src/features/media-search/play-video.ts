@@ -1,7 +1,8 @@
-import { createContext, useContext } from 'react';
+import { useContext } from 'react';
 import { App } from 'antd';
 import { mediaSearchMessages, type MediaLocation } from '@cumulo/contract';
 import { ApiError } from '../../api/client.ts';
+import { PlayerContext } from '../media/usePlayer.ts';
 import { fetchPlayback } from './media-search-api.ts';
 
 /** A file the preview pane asks to play. */
@@ -10,17 +11,22 @@ export interface PlayableFile extends MediaLocation {
 }
 
 /**
- * Who plays a video from the media-search preview. The app's floating player (issue 26 point 3) provides it by
- * wrapping the page in `<PlayVideoContext value={…}>`; without one, the fallback below opens the signed URL of
- * GET /media/play in a new tab, where the browser's own player shows an MP4.
+ * The play action of the preview pane: the app's floating player (PlayerProvider in AppLayout, issue 26 point 3);
+ * outside it (a page rendered alone), the signed URL of GET /media/play in a new tab, where the browser's own
+ * player shows an MP4.
  */
-export const PlayVideoContext = createContext<((file: PlayableFile) => void) | null>(null);
-
-/** The play action of the preview pane: the provided player, else a new tab. */
 export function usePlayVideo(): (file: PlayableFile) => void {
-  const provided = useContext(PlayVideoContext);
+  const player = useContext(PlayerContext);
   const { message } = App.useApp();
-  if (provided) return provided;
+  if (player) {
+    return (file) =>
+      void player.play({
+        cloud_account_id: file.cloud_account_id,
+        bucket_name: file.bucket_name,
+        path: file.path,
+        name: file.name,
+      });
+  }
   return (file) => {
     // Opened now, in the click, so no pop-up blocker refuses it; it is pointed at the URL once that is signed.
     const tab = window.open('about:blank', '_blank');
