@@ -87,6 +87,12 @@ export const ACTIONS = {
     creatorMay: true,
     refusal: authzMessages.othersEncoding,
   }),
+  'hybrik.run': rule(EVERY_MEMBER, 'encoding', 'run a Hybrik profile on a file (one profile job)'),
+  'hybrik.manage': rule(
+    APPROVERS,
+    'encoding',
+    'upload or delete a Hybrik profile, set the profiles and output bucket',
+  ),
   'sync.create': rule(
     EVERY_MEMBER,
     'sync',
