@@ -29,6 +29,8 @@ export const QUEUES = {
   syncSweep: 'sync.sweep',
   /** Encodes one source with one preset (an `encoding_jobs` row); grouped by organisation. */
   encodingJob: 'encoding.job',
+  /** Runs one Hybrik profile job (a `hybrik_jobs` row: source, transcodes, copies); grouped by organisation. */
+  hybrikJob: 'hybrik.job',
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
@@ -117,6 +119,16 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelay: 5,
     retryBackoff: true,
   },
+  // A profile job is an encode with more outputs: the same policy.
+  [QUEUES.hybrikJob]: {
+    policy: 'standard',
+    notify: true,
+    expireInSeconds: 12 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 2,
+    retryDelay: 5,
+    retryBackoff: true,
+  },
   // One roll at a time is enough (a daily cron); a failed roll is retried, and rolling twice changes nothing.
   [QUEUES.billingRoll]: {
     policy: 'singleton',
@@ -138,6 +150,7 @@ export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QUEUES.syncCycle]: 4,
   // ffmpeg is CPU-bound: two encodes per worker process.
   [QUEUES.encodingJob]: 2,
+  [QUEUES.hybrikJob]: 2,
 };
 
 /**
