@@ -15,6 +15,7 @@ import {
   SyncOutlined,
   TeamOutlined,
   UnorderedListOutlined,
+  VideoCameraOutlined,
 } from '@ant-design/icons';
 import { Link, Outlet, useLocation } from 'react-router';
 import { USER_TYPE_ALL_PROVIDERS, type AccessService } from '@cumulo/contract';
@@ -84,6 +85,7 @@ export function AppLayout() {
         service: 'transfers',
       },
       { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined />, service: 'sharing' },
+      { path: '/hybrik', label: 'Hybrik', icon: <VideoCameraOutlined />, service: 'encoding' },
       { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined />, service: 'analytics' },
       { path: '/finance', label: 'Finance', icon: <DollarOutlined />, service: 'finance' },
       { path: '/logs', label: 'Logs', icon: <AuditOutlined /> },

@@ -1,6 +1,5 @@
 import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
-import type { PackageHandle } from '@cumulo/contract';
 import { RequireAuth, type SignedOutHandle } from './RequireAuth.tsx';
 import { RootShell } from './RootShell.tsx';
 import { RouteErrorPage } from './RouteErrorPage.tsx';
@@ -149,6 +148,9 @@ const AnalyticsOldPage = lazy(() =>
 const FinancePage = lazy(() =>
   import('../features/finance/FinancePage.tsx').then((m) => ({ default: m.FinancePage })),
 );
+const HybrikPage = lazy(() =>
+  import('../features/hybrik/HybrikPage.tsx').then((m) => ({ default: m.HybrikPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -156,18 +158,6 @@ const WasabiConfirmGate = lazy(() =>
 
 function soon(path: string, title: string): RouteObject {
   return { path, element: <ComingSoon title={title} /> };
-}
-
-/** A screen sold as a package (spec 002 §2, §6): the subscription modal until the organisation holds it. */
-function paid(path: string, title: string, pkg: PackageHandle): RouteObject {
-  return {
-    path,
-    element: (
-      <RequirePackage pkg={pkg}>
-        <ComingSoon title={title} />
-      </RequirePackage>
-    ),
-  };
 }
 
 const ADMINS = ['Owner', 'Admin'] as const;
@@ -241,7 +231,14 @@ export const appRoutes: RouteObject[] = [
                 ),
               },
               soon('encoding', 'Encoding Jobs'),
-              paid('hybrik', 'Hybrik Encoding', 'hybrik'),
+              {
+                path: 'hybrik',
+                element: (
+                  <RequirePackage pkg="hybrik">
+                    <HybrikPage />
+                  </RequirePackage>
+                ),
+              },
               { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
               soon('wbrstatus', 'Wasabi Migration Status'),
               soon('awstboard', 'AWS Transfer Status'),

@@ -23,6 +23,7 @@ import {
   PlayCircleOutlined,
   ReloadOutlined,
   ShareAltOutlined,
+  VideoCameraOutlined,
 } from '@ant-design/icons';
 import {
   DISPLAY_NAME_MAX,
@@ -36,6 +37,8 @@ import { ApiError, describeError } from '../../api/client.ts';
 import { ByteSize } from '../../ui/ByteSize.tsx';
 import { DateText } from '../../ui/DateText.tsx';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { holdsPackage } from '../billing/billing-api.ts';
+import { HybrikEncodeDialog } from '../hybrik/HybrikEncodeDialog.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 import {
   fetchDownloadLinks,
@@ -196,6 +199,8 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
   const selectedFiles = selectedRows.filter((row) => row.type === FS_FILE_TYPE.file);
 
   const [folderModalOpen, setFolderModalOpen] = useState(false);
+  const [hybrikOpen, setHybrikOpen] = useState(false);
+  const mayHybrik = profile.data ? holdsPackage(profile.data, 'Hybrik') : false;
   const resetBucket = useResetBucket();
   const reload = () => void resetBucket(accountId, bucket);
   const firstRefresh = useRef(refreshToken);
@@ -419,6 +424,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 Download
               </Button>
             ) : null}
+            {mayHybrik && selectedFiles.length > 0 ? (
+              <Button icon={<VideoCameraOutlined />} onClick={() => setHybrikOpen(true)}>
+                Transcode (Hybrik)
+              </Button>
+            ) : null}
             {onShare && selectedFiles.length > 0 ? (
               <Button icon={<ShareAltOutlined />} onClick={() => onShare(selectedFiles.map(fileOf))}>
                 Share
@@ -474,6 +484,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
         parentPath={path}
         onClose={() => setFolderModalOpen(false)}
         onCreated={reload}
+      />
+      <HybrikEncodeDialog
+        open={hybrikOpen}
+        files={selectedFiles.map(fileOf)}
+        onClose={() => setHybrikOpen(false)}
       />
     </Space>
   );
