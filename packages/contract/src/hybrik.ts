@@ -21,8 +21,6 @@ export const HYBRIK_ELEMENT_KINDS = ['source', 'transcode', 'copy'] as const;
 export const HYBRIK_CONTAINERS = ['mp4', 'mov', 'mkv', 'webm', 'mpegts', 'hls', 'mp3', 'm4a'] as const;
 export const HYBRIK_VIDEO_CODECS = ['h264', 'h265', 'hevc', 'vp9'] as const;
 export const HYBRIK_AUDIO_CODECS = ['aac', 'heaac_v1', 'heaac_v2', 'mp3', 'opus'] as const;
-/** The file-pattern placeholders a target or copy may use (Hybrik's names). */
-export const HYBRIK_PLACEHOLDERS = ['{source_basename}', '{source_extension}', '{default_extension}', '%s'];
 
 export const hybrikMessages = {
   /* Spec 001 §5 and §8, as written. */
@@ -39,7 +37,6 @@ export const hybrikMessages = {
   packageRequired: 'Profile jobs need the Hybrik package. Subscribe to it on the pricing page.',
   profileDeleted: 'Profile deleted.',
   jobCancelled: 'Job cancelled.',
-  notCancellable: 'Only a queued or active job can be cancelled.',
   fileRequired: 'Choose a JSON profile file to upload.',
   notJson: (reason: string) => `The file is not valid JSON: ${reason}`,
   settingsRequired: 'Choose the output bucket in Settings first: profiles are kept there.',

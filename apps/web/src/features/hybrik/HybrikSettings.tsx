@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { App, Alert, Button, Card, Input, Popconfirm, Space, Table, Typography, Upload } from 'antd';
 import { DeleteOutlined, UploadOutlined } from '@ant-design/icons';
-import { ACTIONS, hybrikMessages, type HybrikProfile } from '@cumulo/contract';
+import { hybrikMessages, roleMay, type HybrikProfile } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
@@ -22,7 +22,7 @@ const manageRefusal = 'Only an Owner or an Admin can change the output bucket or
 export function HybrikSettings() {
   const { message, modal } = App.useApp();
   const role = useProfile().data?.role.title;
-  const mayManage = ACTIONS['hybrik.manage'].roles.some((allowed) => allowed === role);
+  const mayManage = role !== undefined && roleMay(role, 'hybrik.manage');
   const accounts = useCloudAccounts();
   const settings = useHybrikSettings();
   const profiles = useHybrikProfiles();
