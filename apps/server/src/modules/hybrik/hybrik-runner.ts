@@ -16,7 +16,7 @@ import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { encode, probe, type FfmpegProgress } from '../encoding/ffmpeg.ts';
 import type { HybrikJobRow, HybrikRepo } from './hybrik.repo.ts';
-import { contentTypeOf, defaultExtension, fileName, targetArgs } from './hybrik-targets.ts';
+import { contentTypeOf, fileName, targetArgs, targetFileName } from './hybrik-targets.ts';
 
 export interface HybrikRunnerOptions {
   /** How often a running job writes its progress at most. */
@@ -117,14 +117,13 @@ export class HybrikRunner {
         const folder = this.#folder(element.location ?? plan.definitions.destination, element.uid);
         const elementDir = path.join(dir, `${made.size}`);
         await fs.mkdir(elementDir, { recursive: true });
-        const args = element.targets.flatMap((target) => {
-          const name = fileName(target.file_pattern, job.sourcePath, defaultExtension(target));
-          return targetArgs(target, elementDir, name);
-        });
-        for (const target of element.targets) {
-          const name = fileName(target.file_pattern, job.sourcePath, defaultExtension(target));
+        const names = element.targets.map((target) => targetFileName(target, job.sourcePath));
+        for (const name of names) {
           await fs.mkdir(path.dirname(path.join(elementDir, name)), { recursive: true });
         }
+        const args = element.targets.flatMap((target, index) =>
+          targetArgs(target, elementDir, names[index] ?? ''),
+        );
         await this.#ffmpeg(
           job,
           url,

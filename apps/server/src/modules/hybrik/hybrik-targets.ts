@@ -13,10 +13,13 @@ const CONTAINERS: Record<string, { extension: string; format: string }> = {
   m4a: { extension: 'm4a', format: 'ipod' },
 };
 
+// x265 logs its own statistics to stderr whatever ffmpeg's -v says; a failure's last line must be ffmpeg's.
+const X265_QUIET = ['-x265-params', 'log-level=error'];
+
 const VIDEO_ENCODERS: Record<string, string[]> = {
   h264: ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
-  h265: ['-c:v', 'libx265', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-tag:v', 'hvc1'],
-  hevc: ['-c:v', 'libx265', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-tag:v', 'hvc1'],
+  h265: ['-c:v', 'libx265', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-tag:v', 'hvc1', ...X265_QUIET],
+  hevc: ['-c:v', 'libx265', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-tag:v', 'hvc1', ...X265_QUIET],
   vp9: ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8'],
 };
 
@@ -55,6 +58,12 @@ export function fileName(pattern: string, sourceKey: string, defaultExtension: s
 
 export function defaultExtension(target: HybrikTarget): string {
   return CONTAINERS[target.container.kind]?.extension ?? 'bin';
+}
+
+/** A target's output file: its pattern filled in; an HLS playlist always ends with .m3u8, as players expect. */
+export function targetFileName(target: HybrikTarget, sourceKey: string): string {
+  const name = fileName(target.file_pattern, sourceKey, defaultExtension(target));
+  return target.container.kind === 'hls' && !name.endsWith('.m3u8') ? `${name}.m3u8` : name;
 }
 
 /**
