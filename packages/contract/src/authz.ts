@@ -38,6 +38,7 @@ export const authzMessages = {
   othersShare: 'Only an Owner or an Admin can revoke a link another member shared.',
   othersUpload: 'Only an Owner or an Admin can stop an upload another member started.',
   othersEncoding: 'Only an Owner or an Admin can cancel or remove an encoding job another member started.',
+  othersHybrikJob: 'Only an Owner or an Admin can cancel a Hybrik job another member started.',
   bucketConfig: "Only an Owner or an Admin can change a bucket's configuration.",
   objectDelete: 'Only an Owner or an Admin can delete objects.',
 } as const;
@@ -93,6 +94,10 @@ export const ACTIONS = {
     'encoding',
     'upload or delete a Hybrik profile, set the profiles and output bucket',
   ),
+  'hybrik.cancel': rule(APPROVERS, 'encoding', 'cancel a queued or active Hybrik job', {
+    creatorMay: true,
+    refusal: authzMessages.othersHybrikJob,
+  }),
   'sync.create': rule(
     EVERY_MEMBER,
     'sync',

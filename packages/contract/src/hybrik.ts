@@ -37,6 +37,9 @@ export const hybrikMessages = {
   packageRequired: 'Profile jobs need the Hybrik package. Subscribe to it on the pricing page.',
   profileDeleted: 'Profile deleted.',
   jobCancelled: 'Job cancelled.',
+  /** The error a cancelled job shows in the Failed Jobs tab. */
+  cancelledError: 'The job was cancelled.',
+  notCancellable: 'Only a queued or active job can be cancelled.',
   fileRequired: 'Choose a JSON profile file to upload.',
   notJson: (reason: string) => `The file is not valid JSON: ${reason}`,
   settingsRequired: 'Choose the output bucket in Settings first: profiles are kept there.',

@@ -705,9 +705,18 @@ describe('authorization of every changing call, as User and as Admin (real API, 
       cloud_account_id: awsId,
       definitions: { source: 's3://hybrik-out/in.mp4' },
     };
-    await allowed('hybrik.run', 'User', 'POST', '/api/hybrik/jobs', job);
-    await allowed('hybrik.run', 'Admin', 'POST', '/api/hybrik/jobs', job);
+    const usersJob = (await allowed('hybrik.run', 'User', 'POST', '/api/hybrik/jobs', job)).body as {
+      job: { id: string };
+    };
+    const adminsJob = (await allowed('hybrik.run', 'Admin', 'POST', '/api/hybrik/jobs', job)).body as {
+      job: { id: string };
+    };
     expect(await count('hybrik_jobs')).toBe(2);
+    await refused('hybrik.cancel', 'User', 'POST', `/api/hybrik/jobs/${adminsJob.job.id}/cancel`);
+    expect(await count('hybrik_jobs', "status = 'queued'")).toBe(2);
+    await allowed('hybrik.cancel', 'User', 'POST', `/api/hybrik/jobs/${usersJob.job.id}/cancel`);
+    await allowed('hybrik.cancel', 'Admin', 'POST', `/api/hybrik/jobs/${adminsJob.job.id}/cancel`);
+    expect(await count('hybrik_jobs', "status = 'failed'")).toBe(2);
     await refused('hybrik.manage', 'User', 'DELETE', `/api/hybrik/profiles/${profileId}`);
     expect(await count('hybrik_profiles')).toBe(1);
     await allowed('hybrik.manage', 'Admin', 'DELETE', `/api/hybrik/profiles/${profileId}`);

@@ -72,7 +72,8 @@ export class HybrikRunner {
     const written: WrittenObject[] = [];
     try {
       await this.#work(job, dir, written);
-      await this.repo.complete(job.id, written.map(urlOf));
+      // Completed only while active: a job cancelled meanwhile keeps its cancel and loses what it wrote.
+      if (!(await this.repo.complete(job.id, written.map(urlOf)))) await this.#discard(job, written);
     } catch (error) {
       const reason = error instanceof JobFailed || error instanceof StorageError ? error.message : null;
       if (reason === null) throw error;
@@ -140,7 +141,7 @@ export class HybrikRunner {
         made.set(element.uid, files);
         const store = storeOf(folder.bucket);
         for (const file of files) {
-          await this.#upload(store, folder.bucket, `${folder.key}${file.name}`, file.local, written);
+          await this.#upload(job, store, folder.bucket, `${folder.key}${file.name}`, file.local, written);
         }
       } else {
         await this.#copy(job, plan, element, made, storeOf, source, sourceInfo.size, written);
@@ -185,7 +186,7 @@ export class HybrikRunner {
             element.filePattern && files?.length === 1
               ? fileName(element.filePattern, job.sourcePath, path.extname(file.name).slice(1))
               : file.name;
-          await this.#upload(store, folder.bucket, `${folder.key}${name}`, file.local, written);
+          await this.#upload(job, store, folder.bucket, `${folder.key}${name}`, file.local, written);
         }
       }
     }
@@ -210,7 +211,15 @@ export class HybrikRunner {
     }
   }
 
-  async #upload(store: ObjectStore, bucket: string, key: string, local: string, written: WrittenObject[]) {
+  async #upload(
+    job: HybrikJobRow,
+    store: ObjectStore,
+    bucket: string,
+    key: string,
+    local: string,
+    written: WrittenObject[],
+  ) {
+    if ((await this.repo.statusOf(job.id)) !== 'active') throw new JobFailed(hybrikMessages.cancelledError);
     const { size } = await fs.stat(local);
     // A stream: the store writes large outputs in parts, so no output is held in memory whole.
     await store.write(bucket, key, createReadStream(local), { size, contentType: contentTypeOf(key) });
@@ -230,13 +239,20 @@ export class HybrikRunner {
     let saved = -1;
     const run = encode(url, args, duration, (progress) => (latest = progress));
     let busy = false;
-    const timer = setInterval(() => {
+    // Each tick writes new progress, which only an active row takes, or reads the status: a cancel kills ffmpeg.
+    const tick = async () => {
       const percent = latest ? overall(latest.percent) : null;
-      if (busy || percent === null || percent === saved) return;
+      const active =
+        percent !== null && percent !== saved
+          ? await this.repo.progress(job.id, percent, written.map(urlOf))
+          : (await this.repo.statusOf(job.id)) === 'active';
+      if (!active) run.kill();
+      else if (percent !== null) saved = percent;
+    };
+    const timer = setInterval(() => {
+      if (busy) return;
       busy = true;
-      void this.repo
-        .progress(job.id, percent, written.map(urlOf))
-        .then(() => (saved = percent))
+      void tick()
         .catch((error: unknown) =>
           this.log.warn({ err: error, jobId: job.id }, 'hybrik progress not written'),
         )
@@ -244,7 +260,7 @@ export class HybrikRunner {
     }, this.options.pollMs);
     try {
       const result = await run.done;
-      if (result.outcome === 'killed') throw new JobFailed(hybrikMessages.jobCancelled);
+      if (result.outcome === 'killed') throw new JobFailed(hybrikMessages.cancelledError);
       if (result.outcome === 'failed') {
         // ffmpeg names its input in its errors: the signed URL is a credential, the user knows the path.
         const reason = result.reason.replace(/\bhttps?:\/\/\S+/g, job.sourcePath);

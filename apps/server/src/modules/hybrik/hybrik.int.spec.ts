@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   HYBRIK_PROFILE_MAX_BYTES,
   ROLE_ID,
+  authzMessages,
   hybrikMessages,
   type HybrikJob,
   type HybrikProfile,
@@ -299,6 +300,29 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('cancels a queued job: its creator or an Owner may, another User may not; the worker then leaves it', async () => {
+    const [profile] = (await call('GET', '/api/hybrik/profiles', owner)).body as HybrikProfile[];
+    const res = await call('POST', '/api/hybrik/jobs', owner, {
+      profile_id: profile?.id,
+      cloud_account_id: awsId,
+      definitions: { source: 's3://media/clips/clip.mp4' },
+    });
+    const id = (res.body as { job: HybrikJob }).job.id;
+    const refused = await call('POST', `/api/hybrik/jobs/${id}/cancel`, user);
+    expect(refused.status).toBe(403);
+    expect((refused.body as { message: string }).message).toBe(authzMessages.othersHybrikJob);
+    const cancelled = await call('POST', `/api/hybrik/jobs/${id}/cancel`, owner);
+    expect(cancelled.body).toEqual({ message: hybrikMessages.jobCancelled });
+    await server.services.hybrikRunner.run(id);
+    expect((await jobsIn(owner, 'failed')).find((job) => job.id === id)).toMatchObject({
+      error: hybrikMessages.cancelledError,
+      outputs: [],
+    });
+    const again = await call('POST', `/api/hybrik/jobs/${id}/cancel`, owner);
+    expect(again.status).toBe(400);
+    expect((again.body as { message: string }).message).toBe(hybrikMessages.notCancellable);
+  });
+
   it("answers 404 for another organisation's profile, and lets only an Owner or Admin delete one", async () => {
     await buyPackage(server, stranger, 'hybrik');
     const [profile] = (await call('GET', '/api/hybrik/profiles', owner)).body as HybrikProfile[];
@@ -328,6 +352,8 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       'Hybrik profile Added',
       'Hybrik job Added',
       'Hybrik job Added',
+      'Hybrik job Added',
+      'Hybrik job Modified',
       'Hybrik profile Deleted',
     ]);
   });

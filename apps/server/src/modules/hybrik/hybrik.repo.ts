@@ -131,6 +131,30 @@ export class HybrikRepo {
     return row;
   }
 
+  /** queued or active → failed with `error`, for a cancel; undefined when the job ended already. */
+  async cancel(organizationId: string, id: string, error: string): Promise<HybrikJobRow | undefined> {
+    const [row] = await this.orm
+      .update(hybrikJobs)
+      .set({ status: 'failed', error, endedAt: new Date() })
+      .where(
+        and(
+          eq(hybrikJobs.id, id),
+          eq(hybrikJobs.organizationId, organizationId),
+          inArray(hybrikJobs.status, LIVE),
+        ),
+      )
+      .returning();
+    return row;
+  }
+
+  async statusOf(id: string): Promise<HybrikJobStatus | undefined> {
+    const [row] = await this.orm
+      .select({ status: hybrikJobs.status })
+      .from(hybrikJobs)
+      .where(eq(hybrikJobs.id, id));
+    return row?.status;
+  }
+
   async fail(id: string, error: string, outputs: string[]): Promise<HybrikJobRow | undefined> {
     const [row] = await this.orm
       .update(hybrikJobs)

@@ -17,6 +17,7 @@ import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { HybrikService, ProfileFile } from './hybrik.service.ts';
 
 const profileId = z.object({ id: z.uuid() });
+const jobId = z.object({ id: z.uuid() });
 /** Room for the multipart envelope around a file just under the limit; a larger file reaches the size message. */
 const UPLOAD_BODY_LIMIT = 4 * HYBRIK_PROFILE_MAX_BYTES;
 
@@ -135,6 +136,12 @@ export function hybrikRoutes(service: HybrikService, auth: AuthService): Fastify
         },
       },
       async (request) => service.createJob(principalOf(request), request.body),
+    );
+
+    app.post(
+      '/hybrik/jobs/:id/cancel',
+      { ...member, schema: { tags, params: jobId, response: { 200: messageAnswer } } },
+      async (request) => service.cancel(principalOf(request), request.params.id),
     );
   };
 }

@@ -251,6 +251,28 @@ export class HybrikService {
     return { message: hybrikMessages.jobCreated, job: toHybrikJob(row) };
   }
 
+  /** queued or active → failed ('The job was cancelled.'); a running worker sees it within its poll and stops. */
+  async cancel(caller: HybrikCaller, id: string) {
+    await this.#allowed(caller);
+    const job = await this.repo.job(caller.organizationId, id);
+    if (!job) throw notFound();
+    authorize(caller, 'hybrik.cancel', { createdBy: job.userId });
+    const cancelled = await this.repo.transaction(async (tx) => {
+      const row = await tx.cancel(caller.organizationId, id, hybrikMessages.cancelledError);
+      if (!row) return undefined;
+      await recordAudit(tx.orm, caller, {
+        entity: 'Hybrik job',
+        type: 'Modified',
+        resource: `${job.name} (${job.sourceBucket}/${job.sourcePath})`,
+        resourceId: job.id,
+        changes: changesOf({ status: job.status }, { status: row.status }),
+      });
+      return row;
+    });
+    if (!cancelled) throw badRequest(hybrikMessages.notCancellable);
+    return { message: hybrikMessages.jobCancelled };
+  }
+
   /** Every call: the encoding ACL and the Hybrik package. */
   async #allowed(caller: HybrikCaller) {
     requireService(caller, 'encoding');

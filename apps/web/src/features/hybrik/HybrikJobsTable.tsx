@@ -1,8 +1,8 @@
-import { Progress, Table, Typography, type TableColumnsType } from 'antd';
+import { App, Button, Popconfirm, Progress, Table, Typography, type TableColumnsType } from 'antd';
 import dayjs from 'dayjs';
-import type { HybrikJob, HybrikJobStatus } from '@cumulo/contract';
+import { hybrikMessages, type HybrikJob, type HybrikJobStatus } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
-import { useHybrikJobs } from './hybrik-api.ts';
+import { useCancelHybrikJob, useHybrikJobs } from './hybrik-api.ts';
 
 const when = (value: string | null) => (value ? dayjs(value).format('MM/DD/YYYY HH:mm:ss') : '—');
 
@@ -33,13 +33,38 @@ const columns: TableColumnsType<HybrikJob> = [
 
 /** One tab of jobs (queued, active, completed or failed), refreshed every second while shown. */
 export function HybrikJobsTable({ filter, label }: { filter: HybrikJobStatus; label: string }) {
+  const { message } = App.useApp();
   const jobs = useHybrikJobs(filter);
+  const cancel = useCancelHybrikJob();
+  const live = filter === 'queued' || filter === 'active';
+  const cancelColumn: TableColumnsType<HybrikJob>[number] = {
+    title: 'Actions',
+    key: 'actions',
+    width: 110,
+    render: (_, job) => (
+      <Popconfirm
+        title={`Cancel the job ${job.name}?`}
+        okText="Cancel job"
+        cancelText="Keep it"
+        onConfirm={() =>
+          cancel.mutateAsync(job.id).then(
+            () => void message.success(hybrikMessages.jobCancelled),
+            (error: unknown) => void message.error(describeError(error)),
+          )
+        }
+      >
+        <Button size="small" aria-label={`Cancel ${job.name}`}>
+          Cancel
+        </Button>
+      </Popconfirm>
+    ),
+  };
   return (
     <Table<HybrikJob>
       aria-label={label}
       rowKey="id"
       size="small"
-      columns={columns}
+      columns={live ? [...columns, cancelColumn] : columns}
       dataSource={jobs.data ?? []}
       loading={jobs.isPending}
       pagination={false}

@@ -80,6 +80,7 @@ function stubHybrik(extra: Record<string, Handler> = {}, profileOverrides: Parti
       },
     },
     'GET /api/hybrik/profiles': { status: 200, body: [profile] },
+    'POST /api/hybrik/jobs/a/cancel': { status: 200, body: { message: hybrikMessages.jobCancelled } },
     ...extra,
   });
 }
@@ -112,6 +113,12 @@ describe('/hybrik, the profile jobs page (the network is stubbed with vi.stubGlo
     await user.click(screen.getByRole('tab', { name: 'Active' }));
     const progress = await screen.findByLabelText('Progress of Small MP4');
     expect(progress).toHaveTextContent('42%');
+    await user.click(screen.getByRole('button', { name: 'Cancel Small MP4' }));
+    await user.click(await screen.findByRole('button', { name: 'Cancel job' }));
+    expect(await screen.findByText(hybrikMessages.jobCancelled)).toBeInTheDocument();
+    expect(calls.filter((call) => call.method === 'POST').map((call) => call.path)).toEqual([
+      '/api/hybrik/jobs/a/cancel',
+    ]);
 
     await user.click(screen.getByRole('tab', { name: 'Failed Jobs' }));
     expect(
@@ -190,13 +197,18 @@ describe('/hybrik, the profile jobs page (the network is stubbed with vi.stubGlo
   });
 
   it('deletes a profile after a confirmation, and says so when the delete fails', async () => {
-    const calls = stubHybrik({ 'DELETE /api/hybrik/profiles/:id': { status: 200, body: { message: 'x' } } });
+    const calls = stubHybrik({
+      [`DELETE /api/hybrik/profiles/${PROFILE_ID}`]: {
+        status: 400,
+        body: { message: 'The bucket answered 503' },
+      },
+    });
     const { user } = renderAt('/hybrik');
     await user.click(await screen.findByRole('tab', { name: 'Settings' }));
     await user.click(await screen.findByRole('button', { name: 'Delete Small MP4' }));
     expect(await screen.findByText('Delete the profile Small MP4?')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Delete' }));
-    // The fake API has no answer for this id: the delete fails, and the page says so in the spec's words.
+    // The delete fails: the page says so in the spec's words.
     expect(await screen.findByText(hybrikMessages.profileDeleteFailed)).toBeInTheDocument();
     expect(calls.filter((call) => call.method === 'DELETE').map((call) => call.path)).toEqual([
       `/api/hybrik/profiles/${PROFILE_ID}`,

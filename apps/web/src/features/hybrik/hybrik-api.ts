@@ -71,6 +71,10 @@ export const useCreateHybrikJob = () =>
     hybrikCreateJobAnswer.parse(await api.post('/hybrik/jobs', body, { silent: true })),
   );
 
+/** POST /hybrik/jobs/{id}/cancel. */
+export const useCancelHybrikJob = () =>
+  useHybrikWrite((id: string) => api.post(`/hybrik/jobs/${id}/cancel`, undefined, { silent: true }));
+
 /** The browser's own check of a profile file before sending it (spec 001 §5): the message, or null when fine. */
 export function profileFileProblem(file: { name: string; type: string; size: number }): string | null {
   if (!file.name.toLowerCase().endsWith('.json') && file.type !== 'application/json')
