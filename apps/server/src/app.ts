@@ -40,6 +40,7 @@ import { budgetsRoutes } from './modules/finance/budgets.routes.ts';
 import { searchRoutes } from './modules/search/search.routes.ts';
 import { c2cRoutes } from './modules/transfers/c2c.routes.ts';
 import { encodingRoutes } from './modules/encoding/encoding.routes.ts';
+import { hybrikRoutes } from './modules/hybrik/hybrik.routes.ts';
 import { syncRoutes } from './modules/sync/sync.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { financeAlertsRoutes } from './modules/finance/finance-alerts.routes.ts';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(budgetsRoutes(services.budgets, services.auth));
       await api.register(c2cRoutes(services.c2c, services.auth));
       await api.register(encodingRoutes(services.encoding, services.auth));
+      await api.register(hybrikRoutes(services.hybrik, services.auth));
       await api.register(syncRoutes(services.sync, services.auth));
       await api.register(
         financeAlertsRoutes(services.financeAlerts, services.financeSettings, services.auth),

@@ -76,6 +76,10 @@ import { EncodingRepo } from './modules/encoding/encoding.repo.ts';
 import { EncodingService } from './modules/encoding/encoding.service.ts';
 import { EncodingRunner } from './modules/encoding/encoding-runner.ts';
 import { encodingQueueState, enqueueEncoding, sweepEncodingJobs } from './modules/encoding/encoding.jobs.ts';
+import { HybrikRepo } from './modules/hybrik/hybrik.repo.ts';
+import { HybrikService } from './modules/hybrik/hybrik.service.ts';
+import { HybrikRunner } from './modules/hybrik/hybrik-runner.ts';
+import { enqueueHybrikJob } from './modules/hybrik/hybrik.jobs.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
 import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
@@ -426,6 +430,15 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   );
   const encodingSweep = (now?: Date) =>
     sweepEncodingJobs(encodingRepo, encodingRunner, encodingQueueState(boss), enqueueEncoding(boss), now);
+  const hybrikRepo = new HybrikRepo(db.orm);
+  const hybrik = new HybrikService(
+    hybrikRepo,
+    cloudAccountsRepo,
+    stores,
+    entitlements,
+    enqueueHybrikJob(boss),
+  );
+  const hybrikRunner = new HybrikRunner(hybrikRepo, cloudAccountsRepo, stores, log, { pollMs: 500 });
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   const sync = new SyncService(
     new SyncJobsRepo(db.orm),
@@ -459,6 +472,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     encoding,
     encodingRunner,
     encodingSweep,
+    hybrik,
+    hybrikRunner,
     c2c,
     objects,
     media,

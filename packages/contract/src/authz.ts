@@ -38,6 +38,7 @@ export const authzMessages = {
   othersShare: 'Only an Owner or an Admin can revoke a link another member shared.',
   othersUpload: 'Only an Owner or an Admin can stop an upload another member started.',
   othersEncoding: 'Only an Owner or an Admin can cancel or remove an encoding job another member started.',
+  othersHybrikJob: 'Only an Owner or an Admin can cancel a Hybrik job another member started.',
   bucketConfig: "Only an Owner or an Admin can change a bucket's configuration.",
   objectDelete: 'Only an Owner or an Admin can delete objects.',
 } as const;
@@ -86,6 +87,16 @@ export const ACTIONS = {
   'encoding.manage': rule(APPROVERS, 'encoding', 'cancel an encoding job or remove an ended one', {
     creatorMay: true,
     refusal: authzMessages.othersEncoding,
+  }),
+  'hybrik.run': rule(EVERY_MEMBER, 'encoding', 'run a Hybrik profile on a file (one profile job)'),
+  'hybrik.manage': rule(
+    APPROVERS,
+    'encoding',
+    'upload or delete a Hybrik profile, set the profiles and output bucket',
+  ),
+  'hybrik.cancel': rule(APPROVERS, 'encoding', 'cancel a queued or active Hybrik job', {
+    creatorMay: true,
+    refusal: authzMessages.othersHybrikJob,
   }),
   'sync.create': rule(
     EVERY_MEMBER,

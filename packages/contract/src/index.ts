@@ -28,3 +28,4 @@ export * from './analytics.ts';
 export * from './finance.ts';
 export * from './media.ts';
 export * from './media-search.ts';
+export * from './hybrik.ts';

@@ -653,6 +653,76 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect((await call('PUT', aclUrl, admin, { user_access_level: { enabled: null } })).status).toBe(200);
   });
 
+  it('every member runs a Hybrik profile; only an Owner or Admin sets its bucket, uploads or deletes profiles', async () => {
+    // The Hybrik package as a customer buys it: the Owner's card (earlier replays may have added it).
+    if ((await count('payment_profiles')) === 0) await putCardOnFile(server, owner.principal.organizationId);
+    expect(
+      (await call('POST', '/api/billing/subscriptions/', owner, { product_handle: 'hybrik' })).status,
+    ).toBe(201);
+    await seed('hybrik-out', ['in.mp4']);
+    const settings = {
+      hybrik_profiles_bucket: { cloud_account_id: awsId, bucket_name: 'hybrik-out', path: '' },
+    };
+    await refused('hybrik.manage', 'User', 'PUT', '/api/hybrik/settings', settings);
+    expect(await count('hybrik_settings')).toBe(0);
+    await allowed('hybrik.manage', 'Admin', 'PUT', '/api/hybrik/settings', settings);
+    const upload = async (role: RoleTitle) => {
+      const form = new FormData();
+      const job = {
+        name: 'Copy only',
+        payload: {
+          elements: [
+            { uid: 's', kind: 'source', payload: { kind: 'asset_url', payload: { url: '{{source}}' } } },
+            { uid: 'c', kind: 'copy', payload: { target: { path: '{{destination}}copies' } } },
+          ],
+          connections: [{ from: [{ element: 's' }], to: { success: [{ element: 'c' }] } }],
+        },
+      };
+      form.set('json_file', new File([JSON.stringify(job)], 'copy.json', { type: 'application/json' }));
+      const request = new Request('http://cumulo.test/', { method: 'POST', body: form });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/hybrik/profiles',
+        payload: Buffer.from(await request.arrayBuffer()),
+        headers: {
+          authorization: `Bearer ${asRole[role]().token}`,
+          'content-type': request.headers.get('content-type') ?? '',
+        },
+      });
+      return { status: res.statusCode, body: res.json<{ message: string; profile?: { id: string } }>() };
+    };
+    const byUser = await upload('User');
+    expect(byUser.status).toBe(403);
+    expect(byUser.body.message).toBe(
+      ACTIONS['hybrik.manage'].refusal ?? 'You do not have permission to do this.',
+    );
+    replayed.add('hybrik.manage User refused');
+    const byAdmin = await upload('Admin');
+    expect(byAdmin.status).toBe(200);
+    const profileId = byAdmin.body.profile?.id ?? '';
+    const job = {
+      profile_id: profileId,
+      cloud_account_id: awsId,
+      definitions: { source: 's3://hybrik-out/in.mp4' },
+    };
+    const usersJob = (await allowed('hybrik.run', 'User', 'POST', '/api/hybrik/jobs', job)).body as {
+      job: { id: string };
+    };
+    const adminsJob = (await allowed('hybrik.run', 'Admin', 'POST', '/api/hybrik/jobs', job)).body as {
+      job: { id: string };
+    };
+    expect(await count('hybrik_jobs')).toBe(2);
+    await refused('hybrik.cancel', 'User', 'POST', `/api/hybrik/jobs/${adminsJob.job.id}/cancel`);
+    expect(await count('hybrik_jobs', "status = 'queued'")).toBe(2);
+    await allowed('hybrik.cancel', 'User', 'POST', `/api/hybrik/jobs/${usersJob.job.id}/cancel`);
+    await allowed('hybrik.cancel', 'Admin', 'POST', `/api/hybrik/jobs/${adminsJob.job.id}/cancel`);
+    expect(await count('hybrik_jobs', "status = 'failed'")).toBe(2);
+    await refused('hybrik.manage', 'User', 'DELETE', `/api/hybrik/profiles/${profileId}`);
+    expect(await count('hybrik_profiles')).toBe(1);
+    await allowed('hybrik.manage', 'Admin', 'DELETE', `/api/hybrik/profiles/${profileId}`);
+    expect(await count('hybrik_profiles')).toBe(0);
+  });
+
   it('replayed every action of the table as a User and as an Admin', () => {
     const missing: string[] = [];
     for (const [action, rule] of Object.entries(ACTIONS)) {

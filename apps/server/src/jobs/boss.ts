@@ -31,6 +31,8 @@ export const QUEUES = {
   encodingJob: 'encoding.job',
   /** Every five minutes: ends the encoding jobs whose queue job ran out of retries, re-sends the ones never sent. */
   encodingSweep: 'encoding.sweep',
+  /** Runs one Hybrik profile job (a `hybrik_jobs` row: source, transcodes, copies); grouped by organisation. */
+  hybrikJob: 'hybrik.job',
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
@@ -120,6 +122,16 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.encodingSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
+  // A profile job is an encode with more outputs: the same policy.
+  [QUEUES.hybrikJob]: {
+    policy: 'standard',
+    notify: true,
+    expireInSeconds: 12 * HOUR,
+    heartbeatSeconds: MINUTE,
+    retryLimit: 2,
+    retryDelay: 5,
+    retryBackoff: true,
+  },
   // One roll at a time is enough (a daily cron); a failed roll is retried, and rolling twice changes nothing.
   [QUEUES.billingRoll]: {
     policy: 'singleton',
@@ -141,6 +153,7 @@ export const LOCAL_CONCURRENCY: Partial<Record<QueueName, number>> = {
   [QUEUES.syncCycle]: 4,
   // ffmpeg is CPU-bound: two encodes per worker process.
   [QUEUES.encodingJob]: 2,
+  [QUEUES.hybrikJob]: 2,
 };
 
 /**

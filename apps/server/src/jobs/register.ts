@@ -8,6 +8,7 @@ import { registerUploadJobs } from '../modules/uploads/uploads.jobs.ts';
 import { registerTransferJobs } from '../modules/transfers/transfers.jobs.ts';
 import { registerSyncJobs } from '../modules/sync/sync.jobs.ts';
 import { registerEncodingJobs } from '../modules/encoding/encoding.jobs.ts';
+import { registerHybrikJobs } from '../modules/hybrik/hybrik.jobs.ts';
 import { registerBillingJobs } from '../modules/billing/billing.jobs.ts';
 import { registerAnalyticsJobs } from '../modules/analytics/analytics.jobs.ts';
 import { enqueueFinanceEvaluation, registerFinanceJobs } from '../modules/finance/finance.jobs.ts';
@@ -49,5 +50,6 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
   await registerEncodingJobs(boss, services.encodingRunner, () => services.encodingSweep(), log, schedule);
+  await registerHybrikJobs(boss, services.hybrikRunner, log);
   await registerBillingJobs(boss, services.billingRoll, log, schedule);
 }

@@ -44,6 +44,11 @@ export const queryKeys = {
   mediaSearch: (body: object) => ['media-search', body] as const,
   /** Finance (issue 25): every key starts with 'finance', so a budget saved refreshes every view of it. */
   finance: ['finance'] as const,
+  /** Hybrik profile jobs (issue 26): settings, profiles and each tab's jobs under one prefix. */
+  hybrik: ['hybrik'] as const,
+  hybrikSettings: ['hybrik', 'settings'] as const,
+  hybrikProfiles: ['hybrik', 'profiles'] as const,
+  hybrikJobs: (filter: string) => ['hybrik', 'jobs', filter] as const,
   financeCall: (path: string, query: object) => ['finance', path, query] as const,
   /** Billing (issue 22): every key starts with 'billing', so one prefix refreshes them after a purchase. */
   billing: ['billing'] as const,

@@ -98,6 +98,7 @@ function AppFrame() {
       { path: '/sharing', label: 'Shared Files', icon: <ShareAltOutlined />, service: 'sharing' },
       { path: '/encoding', label: 'Encoding', icon: <VideoCameraOutlined />, service: 'encoding' },
       { path: '/mediasearch', label: 'Media Search', icon: <FileSearchOutlined />, service: 'media_search' },
+      { path: '/hybrik', label: 'Hybrik', icon: <VideoCameraOutlined />, service: 'encoding' },
       { path: '/analytics', label: 'Analytics', icon: <BarChartOutlined />, service: 'analytics' },
       { path: '/finance', label: 'Finance', icon: <DollarOutlined />, service: 'finance' },
       { path: '/logs', label: 'Logs', icon: <AuditOutlined /> },

@@ -1,6 +1,5 @@
 import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
-import type { PackageHandle } from '@cumulo/contract';
 import { RequireAuth, type SignedOutHandle } from './RequireAuth.tsx';
 import { RootShell } from './RootShell.tsx';
 import { RouteErrorPage } from './RouteErrorPage.tsx';
@@ -155,6 +154,9 @@ const EncodingPage = lazy(() =>
 const MediaSearchPage = lazy(() =>
   import('../features/media-search/MediaSearchPage.tsx').then((m) => ({ default: m.MediaSearchPage })),
 );
+const HybrikPage = lazy(() =>
+  import('../features/hybrik/HybrikPage.tsx').then((m) => ({ default: m.HybrikPage })),
+);
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
@@ -162,18 +164,6 @@ const WasabiConfirmGate = lazy(() =>
 
 function soon(path: string, title: string): RouteObject {
   return { path, element: <ComingSoon title={title} /> };
-}
-
-/** A screen sold as a package (spec 002 §2, §6): the subscription modal until the organisation holds it. */
-function paid(path: string, title: string, pkg: PackageHandle): RouteObject {
-  return {
-    path,
-    element: (
-      <RequirePackage pkg={pkg}>
-        <ComingSoon title={title} />
-      </RequirePackage>
-    ),
-  };
 }
 
 const ADMINS = ['Owner', 'Admin'] as const;
@@ -247,7 +237,14 @@ export const appRoutes: RouteObject[] = [
                 ),
               },
               { path: 'encoding', element: <EncodingPage /> },
-              paid('hybrik', 'Hybrik Encoding', 'hybrik'),
+              {
+                path: 'hybrik',
+                element: (
+                  <RequirePackage pkg="hybrik">
+                    <HybrikPage />
+                  </RequirePackage>
+                ),
+              },
               { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
               soon('wbrstatus', 'Wasabi Migration Status'),
               soon('awstboard', 'AWS Transfer Status'),

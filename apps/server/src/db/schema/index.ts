@@ -16,3 +16,4 @@ export * from './finance.ts';
 export * from './encoding.ts';
 export * from './media.ts';
 export * from './search.ts';
+export * from './hybrik.ts';

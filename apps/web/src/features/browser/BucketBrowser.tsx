@@ -40,6 +40,8 @@ import { useCloudAccounts } from '../accounts/accounts-api.ts';
 import { MediaInfoModal } from '../media/MediaInfoModal.tsx';
 import type { MediaTarget } from '../media/media-api.ts';
 import { usePlayer } from '../media/usePlayer.ts';
+import { holdsPackage } from '../billing/billing-api.ts';
+import { HybrikEncodeDialog } from '../hybrik/HybrikEncodeDialog.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 import { EncodeDialog } from '../encoding/EncodeDialog.tsx';
 import {
@@ -202,6 +204,8 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
 
   const [folderModalOpen, setFolderModalOpen] = useState(false);
   const [encoding, setEncoding] = useState<BrowserFile[] | null>(null);
+  const [hybrikOpen, setHybrikOpen] = useState(false);
+  const mayHybrik = profile.data ? holdsPackage(profile.data, 'Hybrik') : false;
   const resetBucket = useResetBucket();
   const reload = () => void resetBucket(accountId, bucket);
   const firstRefresh = useRef(refreshToken);
@@ -432,6 +436,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 Download
               </Button>
             ) : null}
+            {mayHybrik && selectedFiles.length > 0 ? (
+              <Button icon={<VideoCameraOutlined />} onClick={() => setHybrikOpen(true)}>
+                Transcode (Hybrik)
+              </Button>
+            ) : null}
             {onShare && selectedFiles.length > 0 ? (
               <Button icon={<ShareAltOutlined />} onClick={() => onShare(selectedFiles.map(fileOf))}>
                 Share
@@ -495,6 +504,11 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
       />
       {encoding ? <EncodeDialog files={encoding} onClose={() => setEncoding(null)} /> : null}
       <MediaInfoModal target={mediaInfoOf} onClose={() => setMediaInfoOf(null)} />
+      <HybrikEncodeDialog
+        open={hybrikOpen}
+        files={selectedFiles.map(fileOf)}
+        onClose={() => setHybrikOpen(false)}
+      />
     </Space>
   );
 }
