@@ -189,8 +189,7 @@ describe('/mediasearch, media search (the network is stubbed with vi.stubGlobal 
         },
       },
     });
-    const tab = { opener: {}, location: { href: '' }, close: vi.fn() };
-    const open = vi.fn(() => tab);
+    const open = vi.fn();
     vi.stubGlobal('open', open);
     const { user } = renderAt('/mediasearch');
     await screen.findByText(mediaSearchMessages.resultCount(2));
@@ -211,10 +210,12 @@ describe('/mediasearch, media search (the network is stubbed with vi.stubGlobal 
     await user.click(within(preview()).getByRole('tab', { name: 'Audio' }));
     expect(await within(preview()).findByText('aac')).toBeInTheDocument();
 
-    // Without a floating player provided, Play video opens the signed URL in a new tab.
+    // Play video opens the app's floating player on the signed URL, not another tab.
     await user.click(within(preview()).getByRole('button', { name: /Play video$/ }));
-    await waitFor(() => expect(tab.location.href).toBe('https://signed.example/clip.mp4'));
-    expect(tab.opener).toBeNull();
+    const player = await screen.findByRole('dialog', { name: 'Video player: holiday_beach.mp4' });
+    expect(player.querySelector('video')).toHaveAttribute('src', 'https://signed.example/clip.mp4');
+    expect(open).not.toHaveBeenCalled();
+    await user.click(within(player).getByRole('button', { name: 'Close the player' }));
     const play = calls.find((call) => call.path === '/api/media/play');
     expect(Object.fromEntries(new URLSearchParams(play?.search))).toEqual({
       cloud_account_id: AWS_ID,
