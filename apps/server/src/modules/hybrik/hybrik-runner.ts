@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  MEDIA_SOURCE_URL_MINUTES,
   hybrikMessages,
   parseS3Url,
   planHybrikJob,
@@ -15,6 +14,7 @@ import type { Logger } from '../../logger.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { encode, probe, type FfmpegProgress } from '../encoding/ffmpeg.ts';
+import { openSourceRelay, type SourceRelay } from '../encoding/source-relay.ts';
 import type { HybrikJobRow, HybrikRepo } from './hybrik.repo.ts';
 import { contentTypeOf, fileName, targetArgs, targetFileName } from './hybrik-targets.ts';
 
@@ -101,11 +101,29 @@ export class HybrikRunner {
     };
     const sourceInfo = await this.#stat(source, job);
     if (!sourceInfo) throw new JobFailed(gone);
-    const url = await source.signedUrl(job.sourceBucket, job.sourcePath, {
-      method: 'GET',
-      expiresInSeconds: MEDIA_SOURCE_URL_MINUTES * 60,
-    });
-    const media = await probe(url);
+    // ffprobe and ffmpeg read the source through the encoding module's loopback relay, open for this job only.
+    const relay = await openSourceRelay(source, job.sourceBucket, job.sourcePath, sourceInfo.size);
+    try {
+      await this.#elements(job, plan, relay, storeOf, source, sourceInfo.size, dir, written);
+    } finally {
+      await relay.close();
+    }
+  }
+
+  async #elements(
+    job: HybrikJobRow,
+    plan: HybrikJobPlan,
+    relay: SourceRelay,
+    storeOf: (bucket: string) => ObjectStore,
+    source: ObjectStore,
+    sourceSize: number,
+    dir: string,
+    written: WrittenObject[],
+  ): Promise<void> {
+    const media = await probe(relay.url);
+    if (!media && relay.lastError()) {
+      throw new JobFailed(hybrikMessages.sourceGone(job.sourcePath, relay.lastError() ?? ''));
+    }
     if (!media) throw new JobFailed(hybrikMessages.notMedia(job.sourcePath));
 
     const made = new Map<string, LocalFile[] | 'source'>();
@@ -127,7 +145,7 @@ export class HybrikRunner {
         );
         await this.#ffmpeg(
           job,
-          url,
+          relay,
           args,
           media.duration,
           (percent) => Math.round(((transcoded + percent / 100) / transcodes) * 950) / 10,
@@ -144,7 +162,7 @@ export class HybrikRunner {
           await this.#upload(job, store, folder.bucket, `${folder.key}${file.name}`, file.local, written);
         }
       } else {
-        await this.#copy(job, plan, element, made, storeOf, source, sourceInfo.size, written);
+        await this.#copy(job, plan, element, made, storeOf, source, sourceSize, written);
       }
     }
   }
@@ -229,7 +247,7 @@ export class HybrikRunner {
   /** Runs ffmpeg, writing the job's progress at most every `pollMs`. */
   async #ffmpeg(
     job: HybrikJobRow,
-    url: string,
+    relay: SourceRelay,
     args: string[],
     duration: number,
     overall: (percent: number) => number,
@@ -237,7 +255,7 @@ export class HybrikRunner {
   ): Promise<void> {
     let latest: FfmpegProgress | null = null;
     let saved = -1;
-    const run = encode(url, args, duration, (progress) => (latest = progress));
+    const run = encode(relay.url, args, duration, (progress) => (latest = progress));
     let busy = false;
     // Each tick writes new progress, which only an active row takes, or reads the status: a cancel kills ffmpeg.
     const tick = async () => {
@@ -262,8 +280,9 @@ export class HybrikRunner {
       const result = await run.done;
       if (result.outcome === 'killed') throw new JobFailed(hybrikMessages.cancelledError);
       if (result.outcome === 'failed') {
-        // ffmpeg names its input in its errors: the signed URL is a credential, the user knows the path.
-        const reason = result.reason.replace(/\bhttps?:\/\/\S+/g, job.sourcePath);
+        // The store's words when a read failed (the source went mid-job); else ffmpeg's, which names its input by
+        // the relay's address: the user knows the path.
+        const reason = relay.lastError() ?? result.reason.replace(/\bhttps?:\/\/\S+/g, job.sourcePath);
         throw new JobFailed(hybrikMessages.sourceGone(job.sourcePath, reason));
       }
     } finally {
