@@ -47,6 +47,23 @@ export function cpuSecondsOfNamed(name: string): number {
   return total;
 }
 
+/**
+ * User + system seconds of process `pid` and its children, alive (their own times) or reaped (its cutime/cstime):
+ * one PostgreSQL server's work (its postmaster and backends) apart from any other server on the machine.
+ */
+export function cpuSecondsOfTree(pid: number): number {
+  const own = statFields(pid);
+  if (!own) return 0;
+  let total = [11, 12, 13, 14].reduce((sum, index) => sum + Number(own[index]), 0) / TICKS_PER_SECOND;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    // The parent pid is field 4 of the whole line, 2 after the command name.
+    if (fields && Number(fields[1]) === pid) total += cpuSecondsOf(Number(entry));
+  }
+  return total;
+}
+
 /** Cores this machine can run processes on at once. */
 export const cores = (): number => os.availableParallelism();
 

@@ -54,9 +54,13 @@ export const searchObjects = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.cloudAccountId, t.bucket, t.key] }),
-    // 'contains' on a name or a key: trigram GIN answers ILIKE '%…%' without reading every row.
+    // 'contains' on a name or a key: trigram GIN answers ILIKE '%…%' without reading every row. A key is its folder
+    // then its name (search-query.ts `keyContains`): folder and name are indexed, whole keys only for folder markers.
     index('search_objects_name_trgm').using('gin', t.name.op('gin_trgm_ops')),
-    index('search_objects_key_trgm').using('gin', t.key.op('gin_trgm_ops')),
+    index('search_objects_prefix_trgm').using('gin', t.prefix.op('gin_trgm_ops')),
+    index('search_objects_folder_key_trgm')
+      .using('gin', t.key.op('gin_trgm_ops'))
+      .where(sql`${t.key} like '%/'`),
     index('search_objects_document').using('gin', t.document),
     index('search_objects_org_name').on(t.organizationId, t.name),
   ],

@@ -78,6 +78,24 @@ export function filterSql(filter: MediaSearchFilter): SQL {
   }
 }
 
+/**
+ * `o.key ilike '%keyword%'`, said so that trigram indexes answer it without one over whole keys (the costliest
+ * index to keep while a million objects arrive, bench/media-search): a key is its folder (`prefix`, ending with '/')
+ * then its name, which holds no '/'. So a keyword without '/' is in the key exactly when it is in the folder or in
+ * the name; one with '/' is in the folder, or spans the two: the folder ends with what comes up to its last '/',
+ * and the name starts with the rest. A folder marker ('a/b/') ends with a '/' its name lacks: those few keys have
+ * a trigram index of their own (`search_objects_folder_key_trgm`).
+ */
+export function keyContains(keyword: string): SQL {
+  const pattern = likeContains(keyword);
+  const slash = keyword.lastIndexOf('/');
+  if (slash < 0) return sql`(o.prefix ilike ${pattern} or o.name ilike ${pattern})`;
+  const head = likeContains(keyword.slice(0, slash + 1)).slice(0, -1);
+  const tail = likeContains(keyword.slice(slash + 1)).slice(1);
+  return sql`(o.prefix ilike ${pattern} or (o.prefix ilike ${head} and o.name ilike ${tail})
+    or (o.key like '%/' and o.key ilike ${pattern}))`;
+}
+
 /** The WHERE and the relevance of a search, always within the caller's organisation. */
 export function searchSql(organizationId: string, body: MediaSearchBody): { where: SQL; relevance: SQL } {
   const { keyword, config, context } = body;
@@ -98,7 +116,7 @@ export function searchSql(organizationId: string, body: MediaSearchBody): { wher
       );
       relevance = sql`similarity(o.name, ${keyword})`;
     } else {
-      parts.push(sql`o.key ilike ${likeContains(keyword)}`);
+      parts.push(keyContains(keyword));
       relevance = sql`similarity(o.key, ${keyword})`;
     }
   }

@@ -148,6 +148,23 @@ describe('media search over the index the inventory filled', () => {
       'clips/holiday_city.mov',
     ]);
     expect(await keysOf({ keyword: 'beach', config: { bucket: 'another-bucket', limit: 20 } })).toEqual([]);
+
+    // The whole key, whatever part of it the keyword spans: folder only, folder into name, any case.
+    const byLocation = async (keyword: string) =>
+      (await keysOf({ keyword, config: { query_type: 'location', limit: 20 } })).sort();
+    expect(await byLocation('Clips/ARCHIVE/')).toEqual(['clips/archive/old_beach.mp4']);
+    expect(await byLocation('archive/old_b')).toEqual(['clips/archive/old_beach.mp4']);
+    expect(await byLocation('ps/holiday_')).toEqual(['clips/holiday_beach.mp4', 'clips/holiday_city.mov']);
+    expect(await byLocation('ps/old')).toEqual([]);
+    expect(await byLocation('/')).toHaveLength(Object.keys(OBJECTS).length);
+    // A folder marker's key ends with a '/' its name lacks: found by it too.
+    const org = owner.principal.organizationId;
+    await server.services.searchIndex.upsertObjects(org, awsId, BUCKET, [
+      { key: 'edits/cut/', size: 0, lastModified: null, contentType: null },
+    ]);
+    expect(await byLocation('its/cut/')).toEqual(['edits/cut/']);
+    expect(await byLocation('cut/')).toEqual(['edits/cut/']);
+    await server.services.searchIndex.removeObjects(org, awsId, BUCKET, ['edits/cut/']);
   });
 
   it('filters with each comparator; a value of digits compares as a number', async () => {
