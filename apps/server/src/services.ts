@@ -75,11 +75,12 @@ import { CostsService } from './modules/transfers/costs.service.ts';
 import { EncodingRepo } from './modules/encoding/encoding.repo.ts';
 import { EncodingService } from './modules/encoding/encoding.service.ts';
 import { EncodingRunner } from './modules/encoding/encoding-runner.ts';
-import { encodingQueueState, enqueueEncoding, sweepEncodingJobs } from './modules/encoding/encoding.jobs.ts';
+import { enqueueEncoding, lostEncodingJobs } from './modules/encoding/encoding.jobs.ts';
+import { sweepLostJobs } from './jobs/lost-jobs.ts';
 import { HybrikRepo } from './modules/hybrik/hybrik.repo.ts';
 import { HybrikService } from './modules/hybrik/hybrik.service.ts';
 import { HybrikRunner } from './modules/hybrik/hybrik-runner.ts';
-import { enqueueHybrikJob } from './modules/hybrik/hybrik.jobs.ts';
+import { enqueueHybrikJob, lostHybrikJobs } from './modules/hybrik/hybrik.jobs.ts';
 import { C2cRepo } from './modules/transfers/c2c.repo.ts';
 import { C2cService } from './modules/transfers/c2c.service.ts';
 import { SyncCyclesRepo } from './modules/sync/sync-cycles.repo.ts';
@@ -429,7 +430,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     searchIndex,
   );
   const encodingSweep = (now?: Date) =>
-    sweepEncodingJobs(encodingRepo, encodingRunner, encodingQueueState(boss), enqueueEncoding(boss), now);
+    sweepLostJobs(lostEncodingJobs(encodingRepo, encodingRunner, boss, enqueueEncoding(boss)), now);
   const hybrikRepo = new HybrikRepo(db.orm);
   const hybrik = new HybrikService(
     hybrikRepo,
@@ -439,6 +440,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     enqueueHybrikJob(boss),
   );
   const hybrikRunner = new HybrikRunner(hybrikRepo, cloudAccountsRepo, stores, log, { pollMs: 500 });
+  const hybrikSweep = (now?: Date) =>
+    sweepLostJobs(lostHybrikJobs(hybrikRepo, boss, enqueueHybrikJob(boss)), now);
   const c2c = new C2cService(transfers, new C2cRepo(db.orm));
   const sync = new SyncService(
     new SyncJobsRepo(db.orm),
@@ -474,6 +477,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     encodingSweep,
     hybrik,
     hybrikRunner,
+    hybrikSweep,
     c2c,
     objects,
     media,

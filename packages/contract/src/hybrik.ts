@@ -39,6 +39,7 @@ export const hybrikMessages = {
   jobCancelled: 'Job cancelled.',
   /** The error a cancelled job shows in the Failed Jobs tab. */
   cancelledError: 'The job was cancelled.',
+  workerLost: 'The worker running this job stopped before it finished, three times. Create the job again.',
   notCancellable: 'Only a queued or active job can be cancelled.',
   fileRequired: 'Choose a JSON profile file to upload.',
   notJson: (reason: string) => `The file is not valid JSON: ${reason}`,

@@ -33,6 +33,8 @@ export const QUEUES = {
   encodingSweep: 'encoding.sweep',
   /** Runs one Hybrik profile job (a `hybrik_jobs` row: source, transcodes, copies); grouped by organisation. */
   hybrikJob: 'hybrik.job',
+  /** Every five minutes: ends the profile jobs whose queue job ran out of retries, re-sends the ones never sent. */
+  hybrikSweep: 'hybrik.sweep',
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
@@ -122,6 +124,7 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.encodingSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
+  [QUEUES.hybrikSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
   // A profile job is an encode with more outputs: the same policy.
   [QUEUES.hybrikJob]: {
     policy: 'standard',

@@ -50,6 +50,6 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
   );
   await registerSyncJobs(boss, services.syncCycles, log, schedule);
   await registerEncodingJobs(boss, services.encodingRunner, () => services.encodingSweep(), log, schedule);
-  await registerHybrikJobs(boss, services.hybrikRunner, log);
+  await registerHybrikJobs(boss, services.hybrikRunner, () => services.hybrikSweep(), log, schedule);
   await registerBillingJobs(boss, services.billingRoll, log, schedule);
 }

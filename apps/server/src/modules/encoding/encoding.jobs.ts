@@ -4,6 +4,7 @@ import { LOCAL_CONCURRENCY, NOTIFY_POLLING_SECONDS, QUEUES } from '../../jobs/bo
 import type { Logger } from '../../logger.ts';
 import type { EncodingRunner } from './encoding-runner.ts';
 import type { EncodingRepo } from './encoding.repo.ts';
+import { queueStateOf, type LostJobs } from '../../jobs/lost-jobs.ts';
 import type { EnqueueEncoding } from './encoding.service.ts';
 
 export interface EncodingJobData {
@@ -24,48 +25,24 @@ export function enqueueEncoding(boss: PgBoss): EnqueueEncoding {
 
 export const ENCODING_JOBS_PER_ORG = 2;
 
-/** What the queue holds for an encoding job: a job that may still run, only ended ones, or nothing at all. */
-export type QueueState = 'pending' | 'ended' | 'none';
-const PENDING_STATES = new Set(['created', 'retry', 'active']);
-
-export function encodingQueueState(boss: PgBoss) {
-  return async (jobId: string): Promise<QueueState> => {
-    const jobs = await boss.findJobs<EncodingJobData>(QUEUES.encodingJob, { data: { jobId } });
-    if (jobs.length === 0) return 'none';
-    return jobs.some((job) => PENDING_STATES.has(job.state)) ? 'pending' : 'ended';
-  };
-}
-
-/** How long a job may be New or Processing before the sweep asks the queue about it. */
-export const ENCODING_SWEEP_AFTER_MS = 2 * 60_000;
-const SWEEP_BATCH = 200;
-
-/**
- * The sweep (encoding README "Guarantees"): a row that is New or Processing while the queue holds no job that may
- * still run it would stay so for ever. Its queue job ran out of retries (the worker died on every try, e.g. killed
- * for memory): Error `workerLost`, quota settled. It was never sent (the process stopped between the rows'
- * commit and the send): it is sent now.
- */
-export async function sweepEncodingJobs(
+/** The sweep's view of `encoding_jobs` (jobs/lost-jobs.ts): New waits, Processing runs. */
+export function lostEncodingJobs(
   repo: EncodingRepo,
   runner: EncodingRunner,
-  queueState: (jobId: string) => Promise<QueueState>,
+  boss: PgBoss,
   enqueue: EnqueueEncoding,
-  now = new Date(),
-) {
-  const result = { abandoned: 0, resent: 0 };
-  for (const row of await repo.liveSince(new Date(now.getTime() - ENCODING_SWEEP_AFTER_MS), SWEEP_BATCH)) {
-    const state = await queueState(row.id);
-    if (state === 'pending') continue;
-    if (state === 'none' && row.status === 'New') {
-      await enqueue(row);
-      result.resent++;
-    } else {
-      await runner.abandon(row.id, mediaMessages.workerLost);
-      result.abandoned++;
-    }
-  }
-  return result;
+): LostJobs {
+  return {
+    liveSince: async (before, limit) =>
+      (await repo.liveSince(before, limit)).map((row) => ({
+        id: row.id,
+        organizationId: row.organizationId,
+        waiting: row.status === 'New',
+      })),
+    queueState: queueStateOf(boss, QUEUES.encodingJob),
+    resend: enqueue,
+    abandon: (jobId) => runner.abandon(jobId, mediaMessages.workerLost),
+  };
 }
 
 export async function registerEncodingJobs(

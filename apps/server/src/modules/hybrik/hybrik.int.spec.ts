@@ -357,4 +357,47 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       'Hybrik profile Deleted',
     ]);
   });
+
+  it('the sweep ends a job whose queue job can no longer run, and sends one that was never sent', async () => {
+    const { profile } = (await upload(owner, JSON.stringify(profileJson()))).body;
+    const create = async () => {
+      const res = await call('POST', '/api/hybrik/jobs', owner, {
+        profile_id: profile.id,
+        cloud_account_id: awsId,
+        definitions: { source: 's3://media/clips/clip.mp4' },
+      });
+      expect(res.status, res.raw).toBe(200);
+      return (res.body as { job: HybrikJob }).job.id;
+    };
+    const [dead, lost, fresh] = [await create(), await create(), await create()];
+    const sql = (text: string, id: string) => server.db.pool.query(text, [id]);
+    // As a crash leaves them: one active for minutes whose queue job failed on every try (its worker died), one
+    // queued for minutes whose send never happened.
+    await sql(
+      `update hybrik_jobs set status = 'active', started_at = now() - interval '9 minutes' where id = $1`,
+      dead,
+    );
+    await sql(
+      `update pgboss.job set state = 'failed' where name = 'hybrik.job' and data->>'jobId' = $1`,
+      dead,
+    );
+    await sql(`update hybrik_jobs set created_at = now() - interval '9 minutes' where id = $1`, lost);
+    await sql(`delete from pgboss.job where name = 'hybrik.job' and data->>'jobId' = $1`, lost);
+
+    expect(await server.services.hybrikSweep()).toEqual({ abandoned: 1, resent: 1 });
+    expect((await jobsIn(owner, 'failed')).find((job) => job.id === dead)).toMatchObject({
+      error: hybrikMessages.workerLost,
+    });
+    const resent = await sql(
+      `select group_id from pgboss.job where name = 'hybrik.job' and data->>'jobId' = $1`,
+      lost,
+    );
+    expect(resent.rows).toEqual([{ group_id: owner.principal.organizationId }]);
+    // The fresh job, and the re-sent one, wait for a worker: nothing more to sweep.
+    expect((await jobsIn(owner, 'queued')).map((job) => job.id)).toEqual(
+      expect.arrayContaining([lost, fresh]),
+    );
+    expect(await server.services.hybrikSweep()).toEqual({ abandoned: 0, resent: 0 });
+    for (const id of [lost, fresh]) await call('POST', `/api/hybrik/jobs/${id}/cancel`, owner);
+  });
 });

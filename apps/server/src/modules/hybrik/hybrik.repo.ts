@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { HybrikJobStatus } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import { hybrikJobs, hybrikProfiles, hybrikSettings } from '../../db/schema/index.ts';
@@ -145,6 +145,21 @@ export class HybrikRepo {
       )
       .returning();
     return row;
+  }
+
+  /** Jobs queued since before `before`, or active since before it: the sweep asks the queue about them. */
+  async liveSince(before: Date, limit: number): Promise<HybrikJobRow[]> {
+    return this.orm
+      .select()
+      .from(hybrikJobs)
+      .where(
+        or(
+          and(eq(hybrikJobs.status, 'queued'), lt(hybrikJobs.createdAt, before)),
+          and(eq(hybrikJobs.status, 'active'), lt(hybrikJobs.startedAt, before)),
+        ),
+      )
+      .orderBy(hybrikJobs.createdAt)
+      .limit(limit);
   }
 
   async statusOf(id: string): Promise<HybrikJobStatus | undefined> {
