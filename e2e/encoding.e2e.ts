@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from '@playwright/test';
 import { encodingPrice, mediaMessages } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
@@ -11,32 +7,13 @@ import { listSizes } from './seed-objects.ts';
 import { pick } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { endpoints, s3rverStore } from './stores.ts';
+import { testClip } from './clips.ts';
 
 /**
  * Issue 26 "Done when", the encoding part, in Chromium: a clip in a bucket of one account, encoded from the bucket
  * browser with two presets into another account's bucket, watched on /encoding to Done; a third preset cancelled
  * while it runs, which leaves no output behind.
  */
-const TMP = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp');
-
-/** A tiny clip with sound; long enough that a 1080p encode of it is still running when it is cancelled. */
-function makeClip(): Buffer {
-  fs.mkdirSync(TMP, { recursive: true });
-  const file = path.join(TMP, `encoding-clip-${process.pid}.mp4`);
-  execFileSync(
-    'ffmpeg',
-    [
-      ...['-y', '-loglevel', 'error'],
-      ...['-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25'],
-      ...['-f', 'lavfi', '-i', 'sine=frequency=440'],
-      ...['-t', '20', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', file],
-    ],
-    { stdio: 'inherit' },
-  );
-  const clip = fs.readFileSync(file);
-  fs.rmSync(file, { force: true });
-  return clip;
-}
 
 /** Picks an option of a select inside one preset row of the encode dialog. */
 async function pickIn(page: Page, row: Locator, label: string, option: string) {
@@ -69,7 +46,8 @@ test('encode a clip with two presets into another account, watch them to Done, c
   const store = s3rverStore();
   await store.createBucket(source);
   await store.createBucket(target);
-  const clip = makeClip();
+  // Long enough that a 1080p encode of it is still running when it is cancelled.
+  const clip = testClip(20);
   await store.write(source, 'clips/clip.mp4', clip);
 
   await signedInOwner(page, 'Ena');

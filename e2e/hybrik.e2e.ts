@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { hybrikMessages } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { fillCardForm } from './billing.ts';
@@ -11,13 +6,13 @@ import { expect, test } from './fixtures.ts';
 import { pick } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { endpoints, s3rverStore } from './stores.ts';
+import { testClip } from './clips.ts';
 
 /**
  * Issue 26 point 2 "Done when", in Chromium: a new Owner buys the Hybrik package, chooses the output bucket, uploads
  * a JSON profile (a .txt is refused in the browser), runs it on a tiny clip from the bucket browser's
  * "Transcode (Hybrik)" dialog, watches it reach Completed, and the outputs are in the bucket.
  */
-const run = promisify(execFile);
 
 /** Source → transcode (mp4, 160×120) → copy, Hybrik's job JSON as a customer would write it. */
 const PROFILE = {
@@ -62,17 +57,9 @@ test('Hybrik: buy the package, set the output bucket, upload a profile, run it o
   const media = `hyb-media-${suffix}`;
   const output = `hyb-out-${suffix}`;
   const account = `Hybrik S3 ${suffix}`;
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-e2e-hybrik-'));
-  const clip = path.join(dir, 'clip.mp4');
-  await run('ffmpeg', [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast'],
-    ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', clip],
-  ]);
   await store.createBucket(media);
   await store.createBucket(output);
-  await store.write(media, 'clips/clip.mp4', await fs.readFile(clip), { contentType: 'video/mp4' });
-  await fs.rm(dir, { recursive: true, force: true });
+  await store.write(media, 'clips/clip.mp4', testClip(2), { contentType: 'video/mp4' });
 
   await signedInOwner(page, 'Hedy');
 

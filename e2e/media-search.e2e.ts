@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { Page } from '@playwright/test';
 import { formatUsd, mediaSearchMessages, packageByHandle, type CloudAccountView } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
@@ -11,6 +8,7 @@ import { connectAccount } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
 import { signedInOwner } from './session.ts';
 import { endpoints, s3rverStore } from './stores.ts';
+import { testClip } from './clips.ts';
 
 /**
  * Issue 26 point 4 "Done when", in Chromium: a new Owner buys LiteMAM from the upsell, connects an S3 account
@@ -22,20 +20,6 @@ const TMP = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp');
 const LITEMAM = packageByHandle('litemam');
 
 const token = (page: Page) => page.evaluate(() => localStorage.getItem('Authorization') ?? '');
-
-/** A 2-second 320×240 H.264/AAC clip from ffmpeg's test sources. */
-async function tinyClip(): Promise<Buffer> {
-  await fs.mkdir(TMP, { recursive: true });
-  const file = path.join(TMP, `media-search-${Date.now()}.mp4`);
-  await promisify(execFile)('ffmpeg', [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast'],
-    ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', file],
-  ]);
-  const body = await fs.readFile(file);
-  await fs.rm(file, { force: true });
-  return body;
-}
 
 /** The upsell of a paid screen: the subscription modal of LiteMAM with both of its prices. */
 async function expectUpsell(page: Page) {
@@ -60,7 +44,7 @@ test('find a clip by its custom metadata value and by does not contain, preview 
   const client = `Aurora${run}`;
   const store = s3rverStore();
   await store.createBucket(bucket);
-  const clip = await tinyClip();
+  const clip = testClip(2);
   await store.write(bucket, 'clips/teaser.mp4', clip, { size: clip.length, contentType: 'video/mp4' });
   await store.write(bucket, 'clips/holiday.mp4', Buffer.alloc(2048, 1), { size: 2048 });
   await store.write(bucket, 'docs/readme.txt', Buffer.from('read me'));

@@ -2,31 +2,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Locator, Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { mediaMessages, uploadMessages } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
 import { s3rverStore } from './stores.ts';
+import { testClip } from './clips.ts';
+import { openBucket } from './selects.ts';
 
 /**
  * Media info and playback as a new member meets them (issue 26 point 3): a clip uploaded through the browser,
  * its media info and a Custom metadata entry, the clip playing in the floating player, then an HLS folder of a
  * private bucket playing through hls.js in the same window.
  */
-
-/** 3 s of ffmpeg's test picture and a tone, H.264/AAC (Debian's Chromium plays both), a keyframe every second. */
-function makeClip(dir: string): string {
-  const file = path.join(dir, 'clip.mp4');
-  execFileSync('ffmpeg', [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25'],
-    ...['-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '3', '-shortest'],
-    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac'],
-    ...['-movflags', '+faststart', file],
-  ]);
-  return file;
-}
 
 /** The clip as an HLS folder without encoding: a master playlist over v0/ of 1 s MPEG-TS segments. */
 function makeHlsFolder(clip: string, dir: string): Map<string, Buffer> {
@@ -44,22 +34,6 @@ function makeHlsFolder(clip: string, dir: string): Map<string, Buffer> {
     files.set(`show/${path.relative(out, file).split(path.sep).join('/')}`, fs.readFileSync(file));
   }
   return files;
-}
-
-/** Opens a bucket in the cloud pane of /S3Direct; the account's first inventory lists it, so retry until then. */
-async function openBucket(page: Page, accountName: string, bucket: string) {
-  await expect(async () => {
-    await page.goto('/S3Direct');
-    await page.getByRole('combobox', { name: 'Cloud account' }).click();
-    await page.locator('.ant-select-item-option').filter({ hasText: accountName }).first().click();
-    await page.getByRole('combobox', { name: 'Bucket' }).click();
-    await page.getByRole('combobox', { name: 'Bucket' }).fill(bucket);
-    await page
-      .locator('.ant-select-item-option')
-      .filter({ hasText: bucket })
-      .first()
-      .click({ timeout: 2000 });
-  }).toPass({ timeout: 60_000 });
 }
 
 /** Waits until the player's <video> has played past `seconds`: frames decoded and time moving. */
@@ -81,7 +55,8 @@ test('a new member uploads a clip, reads its media info, labels it, plays it and
 }) => {
   test.setTimeout(240_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-media-'));
-  const clip = makeClip(dir);
+  const clip = path.join(dir, 'clip.mp4');
+  fs.writeFileSync(clip, testClip(3));
   const store = s3rverStore();
   const bucket = `media-${Date.now().toString(36)}`;
   await store.createBucket(bucket);

@@ -35,3 +35,24 @@ export async function s3rverRequests(bucket: string): Promise<Record<string, num
   const answer = await fetch(`${url}/?bucket=${encodeURIComponent(bucket)}`);
   return (await answer.json()) as Record<string, number>;
 }
+
+/**
+ * Opens a bucket in the cloud pane of /S3Direct; its account's first inventory lists the bucket, so reload until it
+ * does.
+ */
+export async function openBucket(page: Page, accountName: string, bucket: string) {
+  await expect(async () => {
+    await page.goto('/S3Direct');
+    await page.getByRole('combobox', { name: 'Cloud account' }).click();
+    await page.locator('.ant-select-item-option').filter({ hasText: accountName }).first().click();
+    await page.getByRole('combobox', { name: 'Bucket' }).click();
+    // The list is virtual: with many buckets (other specs leave theirs) only the first few options exist.
+    await page.getByRole('combobox', { name: 'Bucket' }).fill(bucket);
+    await page
+      .locator('.ant-select-item-option')
+      .filter({ hasText: bucket })
+      .first()
+      .click({ timeout: 2000 });
+  }).toPass({ timeout: 60_000 });
+  await expect(page.getByRole('combobox', { name: 'Bucket' })).toBeVisible();
+}

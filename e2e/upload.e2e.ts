@@ -18,6 +18,7 @@ import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY } from '@cumulo/storage/testin
 import { connectAccount } from './cloud-accounts.ts';
 import { signedInOwner } from './session.ts';
 import { endpoints, s3rverStore, azuriteStore } from './stores.ts';
+import { openBucket } from './selects.ts';
 
 const MiB = 1024 * 1024;
 
@@ -42,24 +43,6 @@ async function storedHash(store: ObjectStore, bucket: string, key: string): Prom
   const hash = createHash('sha256');
   for await (const chunk of await store.read(bucket, key)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-/** Opens a bucket in the cloud pane; its account's first inventory lists the bucket, so reload until it does. */
-async function openBucket(page: Page, accountName: string, bucket: string) {
-  await expect(async () => {
-    await page.goto('/S3Direct');
-    await page.getByRole('combobox', { name: 'Cloud account' }).click();
-    await page.locator('.ant-select-item-option').filter({ hasText: accountName }).first().click();
-    await page.getByRole('combobox', { name: 'Bucket' }).click();
-    // The list is virtual: with many buckets (other specs leave theirs) only the first few options exist.
-    await page.getByRole('combobox', { name: 'Bucket' }).fill(bucket);
-    await page
-      .locator('.ant-select-item-option')
-      .filter({ hasText: bucket })
-      .first()
-      .click({ timeout: 2000 });
-  }).toPass({ timeout: 60_000 });
-  await expect(page.getByRole('combobox', { name: 'Bucket' })).toBeVisible();
 }
 
 /** Slows the browser's uploads so progress can be watched and a reload lands mid-upload. */
