@@ -548,6 +548,19 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(task.item.uploadId).toBeNull();
     });
 
+    it('aborts the upload it opened when its lease went meanwhile: no ledger names it, so nothing else would', async () => {
+      class LostLease extends MemoryLedger {
+        override async begin(itemId: number): Promise<void> {
+          throw new Error(`lease of transfer item ${itemId} was lost`);
+        }
+      }
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'lease-lost/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB(), new LostLease());
+      await expect(copyObject(task, { partSize, partConcurrency: 1 })).rejects.toThrow('was lost');
+      expect(await s3b.openUploads(bucket, 'lease-lost/')).toEqual([]);
+      expect(await storeB.stat(bucket, 'lease-lost/video.mp4')).toBeNull();
+    });
+
     it('copies a large object inside one s3rver in parallel part copies, no byte through the worker', async () => {
       const { store: noReads, reads } = watchingReads(storeA);
       const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'part-copied/video.mp4');

@@ -145,7 +145,14 @@ async function openSession(
       ),
     task.signal,
   );
-  await ledger.begin(item.id, method, uploadId, partSize);
+  try {
+    await ledger.begin(item.id, method, uploadId, partSize);
+  } catch (error) {
+    // The lease went while the store opened the upload (the item failed or was handed on meanwhile, e.g. through
+    // an outage): no ledger will ever name this upload, so nothing would abort it later. Abort it now.
+    await parts.abort(uploadRef(task, uploadId)).catch(() => undefined);
+    throw error;
+  }
   // The task's item mirrors the ledger, so abandonCopy(task) finds this upload even if the executor never re-reads.
   Object.assign(item, { method, uploadId, partSize });
   return { upload: uploadRef(task, uploadId), partSize, finished: new Map() };
