@@ -164,9 +164,9 @@ test('an unbuilt screen shows a clear coming-soon page, not a blank', async ({ p
   });
   const verifyLink = await linkFromMail(email, 'Verify your e-mail', /\/verify\/([\w-]+)/);
   await request.put('/api/verify_user', { data: { verification_token: verifyLink.split('/').at(-1) } });
-  await page.goto('/login?returnUrl=%2Fencoding');
+  await page.goto('/login?returnUrl=%2Fawstboard');
   await signIn(page, email, PASSWORD);
-  await expect(page).toHaveURL(/\/encoding$/);
+  await expect(page).toHaveURL(/\/awstboard$/);
   await expect(page.getByText(/coming soon|later release/i).first()).toBeVisible();
 });
 
