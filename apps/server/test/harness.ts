@@ -217,6 +217,17 @@ export async function callApi(
   return { status: res.statusCode, body: res.body ? (res.json() as unknown) : undefined, raw: res.body };
 }
 
+/** Connects an account through the API as a user does; answers its id (a refusal throws with the answer). */
+export async function connectAccount(server: TestServer, token: string, body: object): Promise<string> {
+  const res = await callApi(server, 'POST', '/api/cloudaccount/insert', token, body);
+  if (res.status !== 201) throw new Error(`connecting an account answered ${res.status}: ${res.raw}`);
+  return (res.body as { id: string }).id;
+}
+
+/** An AWS account named `name` on the s3rver that PROVIDER_ENDPOINTS points `aws` at. */
+export const connectS3rverAccount = (server: TestServer, token: string, name: string) =>
+  connectAccount(server, token, { cloudType: 1, name, accessKey: S3RVER_KEY, secretKey: S3RVER_KEY });
+
 /**
  * The two lab accounts most integration tests need, connected through the API as a user connects them — aws
  * (s3rver) and azure (Azurite), which the server reaches through PROVIDER_ENDPOINTS — plus direct stores on the
@@ -228,18 +239,8 @@ export async function connectLabAccounts(
   endpoints: { s3rver: string; azurite: string },
   names: { aws: string; azure: string } = { aws: 'Lab AWS', azure: 'Lab Blob' },
 ) {
-  const connect = async (body: object) => {
-    const res = await callApi(server, 'POST', '/api/cloudaccount/insert', token, body);
-    if (res.status !== 201) throw new Error(`connecting a lab account answered ${res.status}: ${res.raw}`);
-    return (res.body as { id: string }).id;
-  };
-  const awsId = await connect({
-    cloudType: 1,
-    name: names.aws,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  const azureId = await connect({
+  const awsId = await connectS3rverAccount(server, token, names.aws);
+  const azureId = await connectAccount(server, token, {
     cloudType: 4,
     name: names.azure,
     accessKey: AZURITE_ACCOUNT,

@@ -20,7 +20,13 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { EVENTS_CHANNEL } from '../../realtime/events.ts';
 import { openSourceRelay } from './source-relay.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+  connectS3rverAccount,
+} from '../../../test/harness.ts';
 
 /**
  * Encoding with presets end to end: the real API and worker roles on embedded PostgreSQL, s3rver as the store, and
@@ -46,16 +52,7 @@ const events: EncodingJob[] = [];
 const call = (method: Method, url: string, member: Member, body?: unknown) =>
   callApi(server, method, url, member.token, body);
 
-const connectAws = async (member: Member, name: string) => {
-  const res = await call('POST', '/api/cloudaccount/insert', member, {
-    cloudType: 1,
-    name,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(res.status, res.raw).toBe(201);
-  return (res.body as { id: string }).id;
-};
+const connectAws = (member: Member, name: string) => connectS3rverAccount(server, member.token, name);
 
 async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];

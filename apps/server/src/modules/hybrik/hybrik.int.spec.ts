@@ -20,6 +20,7 @@ import {
   signedInMember,
   startTestServer,
   type TestServer,
+  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 /**
@@ -147,14 +148,7 @@ beforeAll(async () => {
   owner = await signedInMember(server, 'owner');
   user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
   stranger = await signedInMember(server, 'stranger');
-  const res = await call('POST', '/api/cloudaccount/insert', owner, {
-    cloudType: 1,
-    name: 'Media AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(res.status, res.raw).toBe(201);
-  awsId = (res.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'Media AWS');
   s3 = new S3ObjectStore({
     provider: 'aws',
     accessKeyId: S3RVER_KEY,

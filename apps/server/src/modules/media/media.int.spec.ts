@@ -13,7 +13,13 @@ import {
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+  connectS3rverAccount,
+} from '../../../test/harness.ts';
 
 /**
  * Media info, playback and custom metadata through the real API on embedded PostgreSQL, s3rver and the real
@@ -86,16 +92,7 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
   stranger = await signedInMember(server, 'stranger');
-  const connect = async (member: Member, name: string) => {
-    const res = await call('POST', '/api/cloudaccount/insert', member, {
-      cloudType: 1,
-      name,
-      accessKey: S3RVER_KEY,
-      secretKey: S3RVER_KEY,
-    });
-    expect(res.status, res.raw).toBe(201);
-    return (res.body as { id: string }).id;
-  };
+  const connect = (member: Member, name: string) => connectS3rverAccount(server, member.token, name);
   awsId = await connect(owner, 'Media AWS');
   strangersAwsId = await connect(stranger, 'Stranger AWS');
   s3 = new S3ObjectStore({

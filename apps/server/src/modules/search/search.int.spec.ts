@@ -23,6 +23,7 @@ import {
   signedInMember,
   startTestServer,
   type TestServer,
+  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 let server: TestServer;
@@ -43,16 +44,7 @@ const OBJECTS: Record<string, number> = {
   'docs/readme.txt': 10,
 };
 
-const connect = async (token: string, name: string) => {
-  const res = await callApi(server, 'POST', '/api/cloudaccount/insert', token, {
-    cloudType: 1,
-    name,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  if (res.status !== 201) throw new Error(`connect answered ${res.status}: ${res.raw}`);
-  return (res.body as { id: string }).id;
-};
+const connect = (token: string, name: string) => connectS3rverAccount(server, token, name);
 
 const search = async (body: MediaSearchRequest | object, token = owner.token) =>
   callApi(server, 'POST', '/api/media/search', token, body);
