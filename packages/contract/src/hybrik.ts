@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from './text.ts';
+import { isStorableText, text } from './text.ts';
 
 /* ------------------------------------------------------------------------------------------------------------------
  * Profile jobs, "Hybrik" (issue 26 point 2; spec 001 §2 Encoding and hybrik pages, Dialogs; §3 Hybrik profile and
@@ -59,6 +59,8 @@ export const hybrikMessages = {
   notS3: (provider: string) =>
     `The storage provider "${provider}" is not supported; Cumulo reads and writes s3:// URLs of your connected accounts.`,
   badUrl: (url: string) => `"${url}" is not an s3://bucket/key URL.`,
+  unstorableText: (path: string) =>
+    `${path} holds a character that cannot be stored (a NUL or a lone surrogate); remove it and upload again.`,
   undefinedPlaceholder: (name: string) => `The job uses {{${name}}}, which its definitions do not give.`,
   unknownBucket: (bucket: string) =>
     `The bucket "${bucket}" is neither the source's bucket nor the output bucket of Settings.`,
@@ -166,10 +168,34 @@ function checkProvider(where: string, provider: string | undefined): string | nu
 }
 
 /**
+ * Where a JSON value holds a key or a string PostgreSQL cannot store (a NUL, a lone surrogate: `isStorableText`),
+ * as a path ('job.payload.elements.0.uid'); null when it holds none. The job JSON is kept as JSONB and its name as
+ * text, so such a profile is refused in words before anything is written.
+ */
+function unstorableTextIn(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return isStorableText(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = unstorableTextIn(item, `${path}.${index}`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (!isStorableText(key)) return path;
+      const found = unstorableTextIn(item, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/**
  * Checks a profile's job JSON against the subset Cumulo runs (on upload, and again once its definitions are filled
  * in) and orders its elements. Answers the plan, or the first problem in words.
  */
 export function planHybrikJob(value: unknown): { plan: HybrikJobPlan } | { error: string } {
+  const unstorable = unstorableTextIn(value, 'job');
+  if (unstorable) return { error: hybrikMessages.unstorableText(unstorable) };
   const shape = jobShape.safeParse(value);
   if (!shape.success) return { error: firstIssue('job', shape.error) };
   const job = shape.data;

@@ -90,9 +90,10 @@ async function upload(
   content: string | Buffer,
   fileName = 'profile.json',
   type = 'application/json',
+  source = '',
 ) {
   const form = new FormData();
-  form.set('source', '');
+  form.set('source', source);
   form.set('json_file', new File([content], fileName, { type }));
   const request = new Request('http://cumulo.test/', { method: 'POST', body: form });
   const res = await server.app.inject({
@@ -227,6 +228,26 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       ),
     );
     expect(cycle.body.message).toBe(hybrikMessages.cycle(['transcode_task', 'copy_task', 'transcode_task']));
+    // What PostgreSQL cannot store (a NUL in the name, a lone surrogate as a definition) is refused in words.
+    const nul = await upload(owner, JSON.stringify({ ...profileJson(), name: 'Small\u0000MP4' }));
+    expect(nul).toEqual({
+      status: 400,
+      body: expect.objectContaining({ message: hybrikMessages.unstorableText('job.name') }),
+    });
+    const surrogate = profileJson();
+    const lone = await upload(
+      owner,
+      JSON.stringify({ ...surrogate, definitions: { ...surrogate.definitions, title: 'cut \ud800' } }),
+    );
+    expect(lone.body.message).toBe(hybrikMessages.unstorableText('job.definitions.title'));
+    const badName = await upload(
+      owner,
+      JSON.stringify(profileJson()),
+      'profile.json',
+      'application/json',
+      'a\u0000b',
+    );
+    expect(badName.body.message).toBe(hybrikMessages.unstorableText('source'));
     expect((await upload(user, JSON.stringify(profileJson()))).status).toBe(403);
     expect(await keysOf('hybrik')).toEqual([]);
   });

@@ -43,7 +43,8 @@ async function profileForm(
       file instanceof File
         ? { fileName: file.name, contentType: file.type, bytes: Buffer.from(await file.arrayBuffer()) }
         : null,
-    source: typeof source === 'string' ? source.slice(0, 255) : null,
+    // Cut by code point, so a cut never leaves half of a surrogate pair; the service refuses NUL and lone halves.
+    source: typeof source === 'string' ? Array.from(source).slice(0, 255).join('') : null,
   };
 }
 

@@ -4,6 +4,7 @@ import {
   HYBRIK_PROFILE_MAX_BYTES,
   fillDefinitions,
   hybrikMessages,
+  isStorableText,
   parseS3Url,
   planHybrikJob,
   type HybrikCreateJobBody,
@@ -105,6 +106,7 @@ export class HybrikService {
     }
     const planned = planHybrikJob(json);
     if ('error' in planned) throw badRequest(planned.error);
+    if (source && !isStorableText(source)) throw badRequest(hybrikMessages.unstorableText('source'));
     const settings = await this.repo.settings(caller.organizationId);
     if (!settings) throw badRequest(hybrikMessages.settingsRequired);
     const account = await this.#account(caller, settings.cloudAccountId);
