@@ -15,14 +15,21 @@ import { testClip } from './clips.ts';
  * while it runs, which leaves no output behind.
  */
 
-/** Picks an option of a select inside one preset row of the encode dialog. */
+/**
+ * Picks an option of a select inside one preset row of the encode dialog. A click that lands while the list is
+ * still opening selects nothing and leaves it open (seen on a loaded CI run): the pick counts once the list closed.
+ */
 async function pickIn(page: Page, row: Locator, label: string, option: string) {
-  await row.getByRole('combobox', { name: label }).click();
-  await page
-    .locator('.ant-select-item-option:visible')
-    .filter({ hasText: new RegExp(`^${option.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`) })
-    .first()
-    .click();
+  const select = row.getByRole('combobox', { name: label });
+  await expect(async () => {
+    if ((await select.getAttribute('aria-expanded')) !== 'true') await select.click({ timeout: 5000 });
+    await page
+      .locator('.ant-select-item-option:visible')
+      .filter({ hasText: new RegExp(`^${option.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`) })
+      .first()
+      .click({ timeout: 5000 });
+    await expect(select).toHaveAttribute('aria-expanded', 'false', { timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 /** Fills one preset row: what to make and where it goes. */
