@@ -47,8 +47,14 @@ async function inviteRow(page: Page, row: number, first: string, last: string, e
   await page.locator(`#invite-${row}-first_name`).fill(first);
   await page.locator(`#invite-${row}-last_name`).fill(last);
   await page.locator(`#invite-${row}-email`).fill(email);
-  await page.getByRole('combobox', { name: `Role of row ${row + 1}` }).click();
-  await page.locator('.ant-select-item-option:visible').filter({ hasText: role }).click();
+  // A click that lands while the list is still opening selects nothing (seen on a loaded CI run): retry until the
+  // list closed on a pick.
+  const select = page.getByRole('combobox', { name: `Role of row ${row + 1}` });
+  await expect(async () => {
+    if ((await select.getAttribute('aria-expanded')) !== 'true') await select.click({ timeout: 5000 });
+    await page.locator('.ant-select-item-option:visible').filter({ hasText: role }).click({ timeout: 5000 });
+    await expect(select).toHaveAttribute('aria-expanded', 'false', { timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 test('team: the Owner invites two people (password and single sign-on), turns off a User’s transfers, uses an API key, and /logs shows who did each', async ({
