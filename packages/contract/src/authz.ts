@@ -41,6 +41,7 @@ export const authzMessages = {
   othersHybrikJob: 'Only an Owner or an Admin can cancel a Hybrik job another member started.',
   bucketConfig: "Only an Owner or an Admin can change a bucket's configuration.",
   objectDelete: 'Only an Owner or an Admin can delete objects.',
+  othersDevice: 'Only an Owner or an Admin can revoke a transfer agent another member paired.',
 } as const;
 
 const rule = (
@@ -130,6 +131,12 @@ export const ACTIONS = {
     'set or delete a budget alert, change the finance settings (who gets alerts and the activity digest)',
   ),
   'alert.manage': rule(APPROVERS, null, 'create or delete a size or cost alert'),
+  'agent.pair': rule(EVERY_MEMBER, 'ftx', 'pair a transfer agent (ftX) with their account'),
+  'agent.revoke': rule(APPROVERS, 'ftx', 'revoke a paired transfer agent', {
+    creatorMay: true,
+    refusal: authzMessages.othersDevice,
+  }),
+  'agent.transfer': rule(EVERY_MEMBER, 'ftx', 'upload or download through their transfer agent'),
   'organization.confirmCharges': rule(['Owner'], null, 'confirm the c2c, ftX or Wasabi charge', {
     refusal: transferMessages.ownerConfirms,
   }),

@@ -29,3 +29,4 @@ export * from './finance.ts';
 export * from './media.ts';
 export * from './media-search.ts';
 export * from './hybrik.ts';
+export * from './agent.ts';
