@@ -33,6 +33,7 @@ import { transfersRoutes } from './modules/transfers/transfers.routes.ts';
 import { organizationsRoutes } from './modules/organizations/organizations.routes.ts';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
+import { agentRoutes } from './modules/agent/agent.routes.ts';
 import { costsRoutes } from './modules/transfers/costs.routes.ts';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { analyticsResourcesRoutes } from './modules/analytics/resources.routes.ts';
@@ -158,6 +159,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(organizationsRoutes(services.organizations, services.auth));
       await api.register(dashboardRoutes(services.dashboard, services.auth));
       await api.register(apiKeysRoutes(services.apiKeys, services.auth));
+      await api.register(agentRoutes(services.agent, services.agentPackages, services.auth));
       await api.register(costsRoutes(services.costs, services.auth));
       await api.register(analyticsRoutes(services.analytics, services.analyticsCosts, services.auth));
       await api.register(analyticsResourcesRoutes(services.analyticsResources, services.auth));

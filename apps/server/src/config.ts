@@ -48,6 +48,8 @@ export const configSchema = z.object({
     .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
   WEB_DIST: z.string().optional(),
+  /** The transfer agent's package (apps/agent): its build `dist/cumulo-agent.mjs` and `packaging/<platform>/`. */
+  AGENT_DIST_DIR: z.string().optional(),
   /**
    * Wasabi's partner (Account Control) API, which creates Wasabi sub-accounts. Without both values the
    * "create" tab of the Wasabi form explains how to enable it.

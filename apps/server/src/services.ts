@@ -1,5 +1,6 @@
 // The services every role builds once per process: repositories, services, the transfer engine and the sync
 // cycles. Kept apart from app.ts so that a worker, which serves no HTTP, loads none of Fastify and its plugins.
+import path from 'node:path';
 import type { PgBoss } from 'pg-boss';
 import { SIGN_IN_BACKOFF, SSO_START_LIMIT, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
@@ -14,6 +15,10 @@ import { IdentityService } from './modules/identity/identity.service.ts';
 import { AddressLimiter, MailLimiter, SignInLimiter } from './modules/identity/sign-in-limiter.ts';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.ts';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { AgentRepo } from './modules/agent/agent.repo.ts';
+import { AgentService, PairingLimiter } from './modules/agent/agent.service.ts';
+import { AgentPackages } from './modules/agent/agent-package.ts';
+import { serverRoot } from './runtime/paths.ts';
 import { SsoService, type SsoOptions } from './modules/identity/sso.service.ts';
 import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.ts';
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
@@ -144,16 +149,35 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     deriveKey(masterKey, 'api-key-secrets'),
   );
   const accessRepo = new AccessRepo(db.orm);
-  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, accessRepo, apiKeys);
+  const billingRepo = new BillingRepo(db.orm);
+  // The one answer to "may this organisation use this, and how much is left?": modules receive it from here.
+  const entitlements = new EntitlementsService(billingRepo, config.BILLING_ENTITLE_ALL);
+  const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
+  const secrets = new SecretBox(masterKey);
+  const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
+  const stores = new StoreRegistry(
+    secrets,
+    guardedConnect(outbound, Object.values(config.PROVIDER_ENDPOINTS)),
+  );
+  // Device tokens of the transfer agents are checked by the auth hook too.
+  const agentRepo = new AgentRepo(db.orm);
+  const agent = new AgentService(
+    agentRepo,
+    cloudAccountsRepo,
+    stores,
+    new PairingLimiter(db.pool),
+    deriveKey(masterKey, 'agent-pairing-codes'),
+    entitlements,
+  );
+  const agentPackages = new AgentPackages(
+    path.resolve(config.AGENT_DIST_DIR ?? path.join(serverRoot(), '..', 'agent')),
+  );
+  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, accessRepo, apiKeys, agent);
   const mail = new MailService(
     { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
     log,
   );
   const identityRepo = new IdentityRepo(db.orm);
-  const billingRepo = new BillingRepo(db.orm);
-  // The one answer to "may this organisation use this, and how much is left?": modules receive it from here.
-  const entitlements = new EntitlementsService(billingRepo, config.BILLING_ENTITLE_ALL);
-  const secrets = new SecretBox(masterKey);
   const identity = new IdentityService(
     identityRepo,
     auth,
@@ -175,12 +199,6 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     new AddressLimiter(db.pool, 'sso-start', SSO_START_LIMIT, messages.tooManySsoStarts),
   );
-  const outbound = new OutboundPolicy(parseAllowList(config.ALLOWED_PRIVATE_ENDPOINTS));
-  const stores = new StoreRegistry(
-    secrets,
-    guardedConnect(outbound, Object.values(config.PROVIDER_ENDPOINTS)),
-  );
-  const cloudAccountsRepo = new CloudAccountsRepo(db.orm);
   const analyticsRepo = new AnalyticsRepo(db.orm);
   const analyticsResourcesRepo = new ResourcesRepo(db.orm);
   const cloudAccounts = new CloudAccountsService(
@@ -287,6 +305,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     entitlements,
     searchIndex,
+    (organizationId) => agent.ftxConfirmed(organizationId),
   );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
@@ -461,6 +480,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transferCopier,
     auth,
     apiKeys,
+    agent,
+    agentPackages,
     uploads,
     bucketConfig,
     organizations,

@@ -103,6 +103,8 @@ export const agentMessages = {
   diskFull: (name: string) => `Not enough space on the local disk to write ${name}.`,
   verifyFailed: (name: string) => `${name} did not verify: its checksum differs from the copy in the bucket.`,
   transferUnknown: 'No transfer with this id.',
+  /** A device token used on a call the agent does not make (the server's allowlist). */
+  deviceForbidden: 'A transfer agent may not make this call. Sign in to Cumulo to do this.',
 } as const;
 
 // ---------------------------------------------------------------- server API (/api, the browser's session)

@@ -26,6 +26,7 @@ export const AUDIT_ENTITIES = [
   'Role permission',
   'User permission',
   'API key',
+  'Transfer agent',
   'Payment card',
   'Subscription',
   'Organization',

@@ -105,6 +105,7 @@ export const transferMessages = {
   nothingToRetry: 'This transfer has no failed files to retry.',
   notFinished: 'This transfer is still running: retry its failed files once it has finished.',
   chargeNotConfirmed: 'The cloud to cloud transfer charge has not been confirmed for your organisation yet.',
+  ftxChargeNotConfirmed: 'The ftX transfer charge has not been confirmed for your organisation yet.',
   ownerConfirms: 'Only the Owner of the organisation can confirm transfer charges.',
   calculatorSizeMin: 'Transfer Size(GB) must be at least 1.',
   calculatorSizeMax: `Transfer Size(GB) must be at most ${CALCULATOR_SIZE_MAX_GB}.`,

@@ -2,7 +2,9 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import {
+  AGENT_AUTH_SCHEME,
   MFA_SESSION_TTL_SECONDS,
+  agentMessages,
   REQUEST_TOKEN_TTL_SECONDS,
   apiKeyMessages,
   messages,
@@ -23,6 +25,11 @@ export interface Principal {
   role: RoleTitle;
   /** Set when the call authenticated with an API key instead of a sign-in session. */
   apiKeyId?: string;
+  /**
+   * Set when the call authenticated with a transfer agent's device token (`Authorization: Agent <token>`): the
+   * device acts as its member, on the few routes the agent makes only (modules/agent/README.md).
+   */
+  deviceId?: string;
   /** The member's effective service ACL, loaded once per request (modules/access): `authorize` reads it. */
   access: EffectiveAccess;
 }
@@ -30,6 +37,14 @@ export interface Principal {
 /** Checks an API key presented with HTTP Basic (modules/api-keys); the hook adds the creator's ACL. */
 export interface ApiKeyAuthenticator {
   authenticate(accessKey: string, secret: string, ip: string): Promise<Omit<Principal, 'access'> | null>;
+}
+
+/** Checks a transfer agent's device token (modules/agent); the hook adds the member's ACL. */
+export interface DeviceAuthenticator {
+  /** The live device's member, or null (unknown or revoked token, member deactivated). */
+  authenticate(token: string): Promise<Omit<Principal, 'access'> | null>;
+  /** `METHOD /api/route/:param` of every route a device may call; everything else answers it 403. */
+  readonly routes: ReadonlySet<string>;
 }
 
 /** Reads a member's effective service ACL (modules/access's repo). */
@@ -56,6 +71,7 @@ export class AuthService {
     private readonly sessionTtlSeconds: number,
     private readonly access: AccessLoader,
     private readonly apiKeys?: ApiKeyAuthenticator,
+    private readonly devices?: DeviceAuthenticator,
   ) {
     this.#key = new Uint8Array(deriveKey(master, 'jwt'));
   }
@@ -175,15 +191,42 @@ export class AuthService {
           : null;
       // A key acts with its creator's ACL as it is now, so turning a service off reaches their keys at once.
       if (key) principal = { ...key, access: await this.access.effective(key.organizationId, key.userId) };
+    } else if (header?.startsWith(`${AGENT_AUTH_SCHEME} `)) {
+      principal = await this.#device(request, header.slice(AGENT_AUTH_SCHEME.length + 1).trim());
     }
     if (!principal) throw unauthorized();
     request.principal = principal;
   };
 
-  /** For what only a sign-in may do (manage API keys, password, MFA, sign out): an API key gets 403. */
+  /**
+   * A device token's principal. Its failures answer 401 in the agent's words (the agent then asks to pair again);
+   * a live device on a route outside its allowlist answers 403, before the route's handler reads anything.
+   */
+  async #device(request: FastifyRequest, token: string): Promise<Principal> {
+    const device = this.devices && token ? await this.devices.authenticate(token) : null;
+    if (!this.devices || !device) throw new AppError(401, 'DEVICE_UNKNOWN', agentMessages.deviceUnknown);
+    if (!this.devices.routes.has(`${request.method} ${request.routeOptions.url ?? ''}`)) {
+      throw forbidden(agentMessages.deviceForbidden, 'DEVICE_FORBIDDEN');
+    }
+    // Like an API key, a device acts with its member's ACL as it is now.
+    return { ...device, access: await this.access.effective(device.organizationId, device.userId) };
+  }
+
+  /** For the calls only a transfer agent makes (`Authorization: Agent <token>`): anything else is 401. */
+  readonly requireDevice = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    if (!header?.startsWith(`${AGENT_AUTH_SCHEME} `)) {
+      throw new AppError(401, 'DEVICE_UNKNOWN', agentMessages.deviceUnknown);
+    }
+    await this.requireAuth(request, reply);
+  };
+
+  /** For what only a sign-in may do (manage API keys, password, MFA, sign out): an API key or a device gets 403. */
   readonly requireSession = async (request: FastifyRequest, reply: FastifyReply) => {
     await this.requireAuth(request, reply);
     if (request.principal?.apiKeyId) throw forbidden(apiKeyMessages.sessionOnly, 'SESSION_ONLY');
+    // Unreachable while the device allowlist names no session route; kept so adding one cannot open it.
+    if (request.principal?.deviceId) throw forbidden(agentMessages.deviceForbidden, 'DEVICE_FORBIDDEN');
   };
 }
 

@@ -4,6 +4,7 @@ import type { AuditChange, AuditEntity, AuditType } from '@cumulo/contract';
 import { organizations } from './organizations.ts';
 import { users } from './identity.ts';
 import { apiKeys } from './api-keys.ts';
+import { agentDevices } from './agent.ts';
 
 /**
  * The audit trail (ARCHITECTURE "Audit trail"): one row per change to an entity, written in the change's own
@@ -23,6 +24,8 @@ export const audits = pgTable(
     authorName: text('author_name').notNull(),
     /** The API key the author acted through, if any. */
     apiKeyId: uuid('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /** The transfer agent (ftX device) the author acted through, if any. */
+    agentDeviceId: uuid('agent_device_id').references(() => agentDevices.id, { onDelete: 'set null' }),
     entity: text('entity').$type<AuditEntity>().notNull(),
     type: text('type').$type<AuditType>().notNull(),
     /** The thing's name as it was (an account's name, a bucket's, a member's e-mail). */

@@ -17,3 +17,4 @@ export * from './encoding.ts';
 export * from './media.ts';
 export * from './search.ts';
 export * from './hybrik.ts';
+export * from './agent.ts';

@@ -14,6 +14,8 @@ export interface AuditActor {
   organizationId: string;
   userId: string | null;
   apiKeyId?: string;
+  /** The transfer agent the member acted through. */
+  deviceId?: string;
 }
 
 /** One change to record. `resource` is the thing's name as people know it; `resourceId` its id. */
@@ -84,6 +86,7 @@ export async function recordAudit(
       authorUserId: actor.userId,
       authorName,
       apiKeyId: actor.apiKeyId ?? null,
+      agentDeviceId: actor.deviceId ?? null,
       entity: event.entity,
       type: event.type,
       resource: event.resource,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
+  authzMessages,
   isS3Family,
   objectMessages,
+  transferMessages,
   storageIdParts,
   uploadMessages,
   uploadPartSize,
@@ -22,7 +24,7 @@ import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
 import { authorize, requireService, requireWithin } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, forbidden, notFound } from '../../http/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
@@ -109,11 +111,33 @@ export class UploadsService {
     private readonly entitlements?: Entitlements,
     /** The media-search index: a completed upload enters it. */
     private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects'>,
+    /** Whether an organisation confirmed the ftX charge, which a transfer agent's uploads need (README "ftX"). */
+    private readonly ftxConfirmed?: (organizationId: string) => Promise<boolean>,
   ) {}
+
+  /**
+   * Who may open uploads: a browser or API key needs `upload.start` (the uploads ACL); a transfer agent's device
+   * needs `agent.transfer` (the ftX ACL) and its organisation's confirmed ftX charge.
+   */
+  async #authorizeStart(principal: Principal) {
+    if (!principal.deviceId) {
+      authorize(principal, 'upload.start');
+      return;
+    }
+    authorize(principal, 'agent.transfer');
+    if (!(await this.ftxConfirmed?.(principal.organizationId))) {
+      throw forbidden(transferMessages.ftxChargeNotConfirmed, 'CHARGE_NOT_CONFIRMED');
+    }
+  }
+
+  /** The ACL the later calls of a session check: the agent's uploads are ftX's. */
+  #requireUploads(principal: Principal) {
+    requireService(principal, principal.deviceId ? 'ftx' : 'uploads');
+  }
 
   /** POST /transfers/uploads. `origin` is the browser's, for providers whose sessions answer CORS per origin. */
   async start(principal: Principal, body: StartUploadBody, origin: string): Promise<UploadSession> {
-    authorize(principal, 'upload.start');
+    await this.#authorizeStart(principal);
     requireWithin(principal, 'max_upload_size', body.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
@@ -175,7 +199,7 @@ export class UploadsService {
 
     // The file's size is held before the provider opens anything: a refusal leaves nothing behind.
     const sessionId = randomUUID();
-    const quota = this.#reservable(account, accelerate);
+    const quota = this.#reservable(principal, account, accelerate);
     const metered = quota ? { quota, quotaRef: `upload:${sessionId}` } : {};
     if (quota)
       await this.entitlements?.reserve(principal.organizationId, quota, `upload:${sessionId}`, body.size);
@@ -260,7 +284,7 @@ export class UploadsService {
    * file has nothing to resume, so no earlier session is looked up; a retried file goes through `start`.
    */
   async startBatch(principal: Principal, body: StartUploadBatchBody): Promise<StartUploadBatchAnswer> {
-    authorize(principal, 'upload.start');
+    await this.#authorizeStart(principal);
     for (const file of body.files) requireWithin(principal, 'max_upload_size', file.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
@@ -268,7 +292,7 @@ export class UploadsService {
     const accelerate = body.s3Acceleration === true && account.provider === 'aws';
     const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
     // The whole batch is held in one reservation, refused whole; its last session to end settles it.
-    const quota = this.#reservable(account, accelerate);
+    const quota = this.#reservable(principal, account, accelerate);
     const quotaRef = `${BATCH_REF}${randomUUID()}`;
     if (quota) {
       const total = body.files.reduce((sum, file) => sum + file.size, 0);
@@ -360,7 +384,8 @@ export class UploadsService {
    * checks for one file. Only the caller's own sessions: any other id answers 404 for the whole call.
    */
   async completeBatch(principal: Principal, sessionIds: string[]): Promise<CompleteUploadBatchAnswer> {
-    authorize(principal, 'upload.start');
+    if (principal.deviceId) authorize(principal, 'agent.transfer');
+    else authorize(principal, 'upload.start');
     const ids = [...new Set(sessionIds)];
     const sessions = await this.repo.findOwnSessions(principal.organizationId, principal.userId, ids);
     if (sessions.length !== ids.length) throw notFound();
@@ -477,7 +502,7 @@ export class UploadsService {
 
   /** GET /transfers/url_signer_v4 */
   async sign(principal: Principal, sessionId: string, partNumbers: number[]) {
-    requireService(principal, 'uploads');
+    this.#requireUploads(principal);
     const { session, store, handle } = await this.#active(principal, sessionId);
     const direct = this.#direct(store);
     const total = partsTotalOf(session.size, session.partSize);
@@ -515,7 +540,7 @@ export class UploadsService {
     sessionId: string,
     parts: Array<{ part_number: number; etag: string | null }>,
   ) {
-    requireService(principal, 'uploads');
+    this.#requireUploads(principal);
     const { session, store, handle } = await this.#active(principal, sessionId);
     const direct = this.#direct(store);
     const mode = uploadModeOf(store.provider, session.size, session.partSize);
@@ -570,7 +595,12 @@ export class UploadsService {
   async abort(principal: Principal, sessionId: string) {
     const session = await this.repo.findSession(principal.organizationId, sessionId);
     if (!session) throw notFound();
-    authorize(principal, 'upload.abort', { createdBy: session.userId });
+    if (!principal.deviceId) authorize(principal, 'upload.abort', { createdBy: session.userId });
+    else {
+      // A device stops only its member's own uploads, under the ftX ACL.
+      authorize(principal, 'agent.transfer');
+      if (session.userId !== principal.userId) throw forbidden(authzMessages.othersUpload);
+    }
     if (session.status === 'complete') throw badRequest(uploadErrors.alreadyComplete);
     if (session.status === 'aborted') return { message: uploadMessages.cancelled };
     const account = await this.#account(principal, session.cloudAccountId);
@@ -662,9 +692,10 @@ export class UploadsService {
     }
   }
 
-  /** The quota an upload to this account counts against, when anything is metered. */
-  #reservable(account: CloudAccountRow, accelerate: boolean): QuotaKey | null {
-    return this.entitlements ? uploadQuotaOf(account.provider, accelerate) : null;
+  /** The quota an upload counts against, when anything is metered: a transfer agent's uploads count as ftX's. */
+  #reservable(principal: Principal, account: CloudAccountRow, accelerate: boolean): QuotaKey | null {
+    if (!this.entitlements) return null;
+    return principal.deviceId ? 'fc' : uploadQuotaOf(account.provider, accelerate);
   }
 
   /**
