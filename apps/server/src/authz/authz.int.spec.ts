@@ -723,6 +723,51 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     expect(await count('hybrik_profiles')).toBe(0);
   });
 
+  it('every member pairs a transfer agent and transfers through it; a User revokes only their own', async () => {
+    const pair = async (member: Member, role: RoleTitle) => {
+      const code = await allowed('agent.pair', role, 'POST', '/api/agent/pairing-codes');
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/agent/devices',
+        payload: { code: (code.body as { code: string }).code, name: role, platform: 'linux', version: '1' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ device_id: string; token: string }>();
+    };
+    const usersDevice = await pair(user, 'User');
+    const adminsDevice = await pair(admin, 'Admin');
+    // agent.transfer is a device's call: the Agent token, not the session, so the helpers' bearer is not used.
+    await server.db.pool.query('update organizations set confirmed_ftx = true');
+    for (const [role, device] of [
+      ['User', usersDevice],
+      ['Admin', adminsDevice],
+    ] as const) {
+      const res = await server.app.inject({
+        method: 'POST',
+        url: '/api/agent/history',
+        headers: { authorization: `Agent ${device.token}` },
+        payload: {
+          transfer_id: crypto.randomUUID(),
+          direction: 'upload',
+          cloud_account_id: awsId,
+          bucket_name: 'owner-data',
+          files: ['a.txt'],
+          files_count: 1,
+          size: 10,
+          is_directory: false,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      replayed.add(`agent.transfer ${role} allowed`);
+    }
+    const live = () => count('agent_devices', 'revoked_at is null');
+    await refused('agent.revoke', 'User', 'DELETE', `/api/agent/devices/${adminsDevice.device_id}`);
+    expect(await live()).toBe(2);
+    await allowed('agent.revoke', 'User', 'DELETE', `/api/agent/devices/${usersDevice.device_id}`);
+    await allowed('agent.revoke', 'Admin', 'DELETE', `/api/agent/devices/${adminsDevice.device_id}`);
+    expect(await live()).toBe(0);
+  });
+
   it('replayed every action of the table as a User and as an Admin', () => {
     const missing: string[] = [];
     for (const [action, rule] of Object.entries(ACTIONS)) {
