@@ -126,6 +126,8 @@ const SKIPPED = new Set(['POST /api/authentication/logout']);
  * Routes whose documented body is free-form because the route tells the shapes apart itself (sync insert takes
  * saveSync or saveSyncWasabi): their real shapes come from the contract.
  */
+/** The calls only a transfer agent makes: fuzzed with a paired device's token, so odd values reach the service. */
+const DEVICE_ONLY = /^\/api\/agent\/(me|tickets\/redeem|downloads|history)(\?|$)/;
 const BODY_SHAPES: Record<string, z.ZodType[]> = {
   '/api/sync/insert': [saveSyncBody, saveReplicationBody],
   '/api/sync/AddSyncInfo': [saveSyncBody],
@@ -136,6 +138,7 @@ let server: TestServer;
 let s3rver: TestStoreServer;
 let azurite: TestStoreServer;
 let token: string;
+let deviceToken: string;
 let accountId: string;
 let requestToken: string;
 const BUCKET = 'fuzz-bucket';
@@ -172,6 +175,14 @@ beforeAll(async () => {
   });
   if (confirm.status !== 200)
     throw new Error(`confirming the charges answered ${confirm.status}: ${confirm.raw}`);
+  const code = await callApi(server, 'POST', '/api/agent/pairing-codes', token);
+  const paired = await server.app.inject({
+    method: 'POST',
+    url: '/api/agent/devices',
+    payload: { code: (code.body as { code: string }).code, name: 'fuzz', platform: 'linux', version: '1' },
+  });
+  if (paired.statusCode !== 201) throw new Error(`pairing the fuzz agent answered ${paired.statusCode}`);
+  deviceToken = (paired.json() as { token: string }).token;
   const form = await server.app.inject({ method: 'POST', url: '/api/authentication/request_token' });
   requestToken = (form.json() as { token: string }).token;
   const bucket = await callApi(server, 'POST', `/api/cloud_accounts/${accountId}/storages`, token, {
@@ -439,7 +450,8 @@ function casesOf(method: Method, template: string, operation: Operation, doc: Op
 
 async function send(fuzz: FuzzCase) {
   const headers: Record<string, string> = {};
-  if (fuzz.authenticated) headers.authorization = `Bearer ${token}`;
+  if (fuzz.authenticated)
+    headers.authorization = DEVICE_ONLY.test(fuzz.url) ? `Agent ${deviceToken}` : `Bearer ${token}`;
   if (fuzz.body !== undefined) headers['content-type'] = 'application/json';
   const res = await server.app.inject({ method: fuzz.method, url: fuzz.url, headers, payload: fuzz.body });
   return { status: res.statusCode, body: res.body.slice(0, 200) };
