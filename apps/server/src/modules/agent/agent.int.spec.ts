@@ -256,16 +256,21 @@ describe('transfer agent pairing and device tokens (embedded PostgreSQL)', () =>
     const after = (await call(user, 'GET', '/api/agent/devices')).body as { devices: AgentDevice[] };
     expect(after.devices.map((d) => d.id)).not.toContain(usersDevice.device_id);
 
-    // An Admin revokes another member's device; the audit trail names who did it.
+    // An Admin revokes another member's device.
     expect((await call(admin, 'DELETE', `/api/agent/devices/${adminsDevice.device_id}`)).status).toBe(200);
     expect((await agentCall(adminsDevice.token, 'GET', '/api/agent/me')).status).toBe(401);
-    const { rows } = await server.db.pool.query<{ type: string; author_user_id: string }>(
-      `select type, author_user_id from audits where entity = 'Transfer agent' and resource_id = $1 order by id`,
+    const { rows } = await server.db.pool.query<{
+      type: string;
+      author_user_id: string;
+      agent_device_id: string | null;
+    }>(
+      `select type, author_user_id, agent_device_id from audits where entity = 'Transfer agent' and resource_id = $1 order by id`,
       [usersDevice.device_id],
     );
     expect(rows).toEqual([
-      { type: 'Added', author_user_id: user.principal.userId },
-      { type: 'Deleted', author_user_id: user.principal.userId },
+      // Paired by the agent with the member's code; revoked from the member's session.
+      { type: 'Added', author_user_id: user.principal.userId, agent_device_id: usersDevice.device_id },
+      { type: 'Deleted', author_user_id: user.principal.userId, agent_device_id: null },
     ]);
   });
 
@@ -494,6 +499,68 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
     });
     expect(browser.status, browser.raw).toBe(200);
     expect(await quotaUsed(organizationId, 's3_native')).toBe(nativeBefore + bytes.length);
+  });
+
+  it("a device's batch upload counts against fc; it aborts its member's own session; its share names it in the audit trail", async () => {
+    const { organizationId } = owner.principal;
+    const fcBefore = await quotaUsed(organizationId, 'fc');
+    const batch = await agentCall(device.token, 'POST', '/api/transfers/uploads/batch', {
+      cloud_account_id: awsId,
+      bucket_name: 'media',
+      files: [
+        { key: 'batch/a.txt', size: 3, fingerprint: 'a:3' },
+        { key: 'batch/b.txt', size: 4, fingerprint: 'b:4' },
+      ],
+    });
+    expect(batch.status, batch.raw).toBe(200);
+    expect(await quotaUsed(organizationId, 'fc')).toBe(fcBefore + 7);
+
+    const session = (
+      await agentCall(device.token, 'POST', '/api/transfers/uploads', {
+        cloud_account_id: awsId,
+        bucket_name: 'media',
+        key: 'up/cancelled.bin',
+        size: 9,
+        fingerprint: 'cancelled:9',
+      })
+    ).body as UploadSession;
+    const usersSession = (
+      await agentCall(usersDevice.token, 'POST', '/api/transfers/uploads', {
+        cloud_account_id: awsId,
+        bucket_name: 'media',
+        key: 'up/users.bin',
+        size: 9,
+        fingerprint: 'users:9',
+      })
+    ).body as UploadSession;
+    const othersAbort = await agentCall(
+      device.token,
+      'DELETE',
+      `/api/transfers/uploads/${usersSession.session_id}`,
+    );
+    expect(othersAbort.status).toBe(403);
+    expect(othersAbort.body).toMatchObject({ message: authzMessages.othersUpload });
+    const aborted = await agentCall(device.token, 'DELETE', `/api/transfers/uploads/${session.session_id}`);
+    expect(aborted.status, aborted.raw).toBe(200);
+
+    const shared = await agentCall(device.token, 'POST', '/api/transfers/share_files_by_email', {
+      files: [
+        {
+          name: 'projects/notes.txt',
+          size: 5,
+          acl: 'private',
+          bucket_name: 'media',
+          cloud_account_id: awsId,
+        },
+      ],
+      recipients: ['friend@example.com'],
+    });
+    expect(shared.status, shared.raw).toBe(200);
+    await server.mail.waitFor('friend@example.com', 'shared');
+    const { rows } = await server.db.pool.query<{ author_user_id: string; agent_device_id: string }>(
+      `select author_user_id, agent_device_id from audits where entity = 'Share' order by id desc limit 1`,
+    );
+    expect(rows).toEqual([{ author_user_id: owner.principal.userId, agent_device_id: device.device_id }]);
   });
 
   it('records a reported transfer once, priced; a download counts against fc once', async () => {
