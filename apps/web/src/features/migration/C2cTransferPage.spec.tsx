@@ -471,7 +471,8 @@ describe('Two-panel transfer page with type ftX (the API and the local agent stu
   async function chooseFtx(user: User, { running = true } = {}) {
     await pickBothSides(user);
     await pick(user, 'Transfer Type', 'ftX');
-    if (running) await within(await screen.findByRole('region', { name: 'Source files' })).findByText('Photos');
+    if (running)
+      await within(await screen.findByRole('region', { name: 'Source files' })).findByText('Photos');
   }
 
   it('clears the left account on ftX; not running, it says so and offers Launch and Download on any platform, and Launch starts it', async () => {
