@@ -133,6 +133,9 @@ const PricingsPage = lazy(() =>
 const PlanPage = lazy(() =>
   import('../features/billing/PlanPage.tsx').then((m) => ({ default: m.PlanPage })),
 );
+const DesktopPage = lazy(() =>
+  import('../features/desktop/DesktopPage.tsx').then((m) => ({ default: m.DesktopPage })),
+);
 const DesktopBillingPage = lazy(() =>
   import('../features/billing/DesktopBillingPage.tsx').then((m) => ({ default: m.DesktopBillingPage })),
 );
@@ -184,7 +187,7 @@ export const appRoutes: RouteObject[] = [
       { path: 'verifyemail', element: <VerifyEmailPage /> },
       { path: 'resetpassword/:token?', element: <ResetPasswordPage /> },
       { path: 'reset_password/:token?', element: <ResetPasswordPage /> },
-      soon('desktop', 'Cumulo Desktop'),
+      { path: 'desktop', element: <DesktopPage /> },
       { path: 'desktopbilling', element: <DesktopBillingPage /> },
       // A share link opens signed-out; /sharing too, where it explains share links (its route is below).
       { path: 'sharing/:token', element: <SharedLinkPage /> },

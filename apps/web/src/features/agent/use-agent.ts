@@ -104,7 +104,14 @@ export interface AgentState {
   reportFailure(error: unknown): void;
 }
 
-export function useAgent(options: { pollTransfers?: boolean } = {}): AgentState {
+export function useAgent(
+  options: {
+    pollTransfers?: boolean;
+    /** False: no heartbeat at all (a screen where ftX is not chosen need not knock on 127.0.0.1 every 5 s). */
+    enabled?: boolean;
+  } = {},
+): AgentState {
+  const enabled = options.enabled !== false;
   const queryClient = useQueryClient();
   const state = useSyncExternalStore(subscribe, snapshot, snapshot);
   const [launching, setLaunching] = useState(false);
@@ -116,8 +123,9 @@ export function useAgent(options: { pollTransfers?: boolean } = {}): AgentState 
     refetchIntervalInBackground: true,
     retry: false,
     staleTime: 0,
+    enabled,
   });
-  const beat = heartbeat.isError ? null : (heartbeat.data ?? null);
+  const beat = !enabled || heartbeat.isError ? null : (heartbeat.data ?? null);
   const running = beat !== null;
   const deviceId = beat?.paired ? beat.device_id : null;
 
@@ -172,7 +180,9 @@ export function useAgent(options: { pollTransfers?: boolean } = {}): AgentState 
   const reportFailure = useCallback(
     (error: unknown) => {
       if (!(error instanceof AgentError)) return;
-      if (error.status === 0) void queryClient.invalidateQueries({ queryKey: agentKeys.heartbeat });
+      // Spec §4: the failed call marks the agent not running at once (the reset drops the last heartbeat);
+      // the heartbeat asked again says whether it is back.
+      if (error.status === 0) void queryClient.resetQueries({ queryKey: agentKeys.heartbeat });
       else if (error.keyRejected) forgetAgentKey();
     },
     [queryClient],

@@ -5,10 +5,23 @@ import {
   BATCH_STATUS,
   C2C_TYPE,
   TRANSFER_EVENTS,
+  AGENT_KEY_HEADER,
+  agentMessages,
   billingMessages,
   transferMessages,
   type ListingAnswer,
 } from '@cumulo/contract';
+import { forgetAgentKey } from '../agent/use-agent.ts';
+import { FTX_PAGE_SIZE } from './FtxLocalBrowser.tsx';
+import {
+  AGENT_CONNECTION_KEY,
+  AGENT_DEVICE_ID,
+  agentTransfer,
+  fakeAgent,
+  localItem,
+  stubApiAndAgent,
+  type FakeAgent,
+} from './ftx-test-kit.ts';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -410,22 +423,271 @@ describe('Two-panel transfer page /c2c (fetch stubbed with vi.stubGlobal)', () =
     });
   });
 
-  it('with ftX shows that the agent is not part of this build and cannot start; Local shows the upload area', async () => {
+  it('Local shows the upload area and sets the type back to Direct after ftX', async () => {
     stubC2c();
     const { user } = renderAt('/transfers');
     await pickBothSides(user);
-    await user.click(within(source()).getByRole('checkbox', { name: 'Select clip.mp4' }));
-
     await pick(user, 'Transfer Type', 'ftX');
-    expect(await screen.findByText(migrationTexts.ftxUnavailable)).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Move' })).toBeDisabled();
-    // Spec 001 §4: switching to ftX clears the left account.
-    expect(screen.queryByRole('region', { name: 'Source files' })).toBeNull();
-
     await pick(user, 'Source Account', 'Local');
     expect(await screen.findByRole('region', { name: 'Drop files or folders here' })).toBeInTheDocument();
-    // Choosing Local sets the type back to Direct.
     expect(selectedValue('Transfer Type')).toBe('Direct');
-    expect(screen.queryByText(migrationTexts.ftxUnavailable)).toBeNull();
+    expect(screen.queryByText(agentMessages.ftxNotRunning)).toBeNull();
+  });
+});
+
+// The agent on 127.0.0.1 is a fetch stand-in here (ftx-test-kit.ts); the real agent process is tested in
+// apps/agent and in the e2e.
+describe('Two-panel transfer page with type ftX (the API and the local agent stubbed with vi.stubGlobal fetch)', () => {
+  beforeAll(async () => {
+    await import('./C2cTransferPage.tsx');
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+    transferScreenStore('c2c').reset(null);
+    transferScreenStore('transfers').reset(null);
+    forgetAgentKey();
+  });
+
+  const ftxProfile = (flags: { confirmed_ftx: boolean } = { confirmed_ftx: true }) =>
+    buildProfile({
+      has_billing_info: true,
+      organization: { ...buildProfile().organization, confirmed_c2c: true, ...flags },
+    });
+
+  function stubFtx(agent: FakeAgent, extra: Record<string, Handler> = {}, profile = ftxProfile()) {
+    return stubApiAndAgent(
+      {
+        'GET /api/users/_me': { status: 200, body: profile },
+        'GET /api/cloud_accounts/': { status: 200, body: accounts },
+        ...listingHandlers(),
+        ...extra,
+      },
+      agent,
+    );
+  }
+
+  /** Both sides chosen, then ftX: the left becomes the agent's files (listed once it connected, when it runs). */
+  async function chooseFtx(user: User, { running = true } = {}) {
+    await pickBothSides(user);
+    await pick(user, 'Transfer Type', 'ftX');
+    if (running)
+      await within(await screen.findByRole('region', { name: 'Source files' })).findByText('Photos');
+  }
+
+  it('clears the left account on ftX; not running, it says so and offers Launch and Download on any platform, and Launch starts it', async () => {
+    const agent = fakeAgent({ running: false });
+    const calls = stubFtx(agent);
+    const { user } = renderAt('/transfers');
+    await chooseFtx(user, { running: false });
+
+    expect(await screen.findByText(agentMessages.ftxNotRunning)).toBeInTheDocument();
+    expect(selectedValue('Source Account')).toBeNull();
+    expect(screen.queryByText(migrationTexts.chooseBuckets)).toBeNull();
+    expect(screen.getByRole('link', { name: agentMessages.downloadFtx })).toHaveAttribute('href', '/desktop');
+    // The original's Windows-only rule is gone: no platform is refused.
+    expect(document.body).not.toHaveTextContent(/only supported on windows/i);
+
+    agent.running = true;
+    await user.click(screen.getByRole('button', { name: agentMessages.launchFtx }));
+    // Launch waits 1 s, asks the heartbeat, connects with a ticket of the server, then lists the added folders.
+    const local = await screen.findByRole('region', { name: 'Source files' }, { timeout: 4000 });
+    expect(await within(local).findByRole('button', { name: /Photos/ })).toBeInTheDocument();
+    expect(calls.api.find((call) => call.path === '/api/agent/tickets')?.body).toEqual({
+      device_id: AGENT_DEVICE_ID,
+    });
+    expect(calls.agent.find((call) => call.path === '/connect')?.body).toEqual({ ticket: 'ticket-1' });
+    const listing = calls.agent.find((call) => call.path === '/files');
+    expect(Object.fromEntries(new URLSearchParams(listing?.search))).toMatchObject({ path: '/', skip: '0' });
+    expect(listing?.headers.get(AGENT_KEY_HEADER)).toBe(AGENT_CONNECTION_KEY);
+  });
+
+  it('lists the added folders, opens folders with Back, says when a folder is empty, and pages a full page', async () => {
+    const agent = fakeAgent();
+    agent.folders['/Photos/2024'] = Array.from({ length: FTX_PAGE_SIZE + 2 }, (_, index) =>
+      localItem(`/Photos/2024/img-${String(index).padStart(3, '0')}.jpg`),
+    );
+    const calls = stubFtx(agent);
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user);
+
+    await user.click(await within(source()).findByRole('button', { name: /Photos/ }));
+    expect(await within(source()).findByText('beach.jpg')).toBeInTheDocument();
+    // A folder's size is -1 (spec §3): no size is shown for it, a file's is.
+    expect(within(row(source(), '/Photos/beach.jpg')).getByText('3 MB')).toBeInTheDocument();
+    await user.click(within(source()).getByRole('button', { name: /2024/ }));
+    expect(await within(source()).findByText('img-000.jpg')).toBeInTheDocument();
+    expect(within(source()).queryByText('img-100.jpg')).toBeNull();
+    await user.click(within(source()).getByRole('button', { name: 'Load more' }));
+    expect(await within(source()).findByText('img-101.jpg')).toBeInTheDocument();
+    expect(within(source()).queryByRole('button', { name: 'Load more' })).toBeNull();
+    const pages = calls.agent.filter(
+      (call) => call.path === '/files' && new URLSearchParams(call.search).get('path') === '/Photos/2024',
+    );
+    expect(pages.map((call) => new URLSearchParams(call.search).get('skip'))).toEqual(['0', '100']);
+
+    await user.click(within(source()).getByRole('button', { name: 'Back (Source files)' }));
+    expect(await within(source()).findByText('beach.jpg')).toBeInTheDocument();
+    await user.click(within(source()).getByRole('button', { name: 'Back (Source files)' }));
+    await user.click(await within(source()).findByRole('button', { name: /Empty/ }));
+    expect(await within(source()).findByText(agentMessages.noContent)).toBeInTheDocument();
+  });
+
+  it('copies local files into the open bucket folder through the agent; Move is not offered; the popup leads to /ftx', async () => {
+    const agent = fakeAgent();
+    let uploaded = false;
+    const archive = (): ListingAnswer => {
+      const keys = uploaded ? ['beach.jpg', 'old.txt'] : ['old.txt'];
+      return {
+        items: keys.map((key) => item('archive', key)),
+        path: '',
+        last_file: keys.at(-1) ?? null,
+        continuation_token: null,
+        id: `${WASABI_ID}/archive`,
+        bucket_name: 'archive',
+        cloud_account_id: WASABI_ID,
+      };
+    };
+    const calls = stubFtx(agent, {
+      [`GET ${contentPath(WASABI_ID, 'archive')}`]: () => ({ status: 200, body: archive() }),
+    });
+    const { user, location } = renderAt('/c2c');
+    await chooseFtx(user);
+    await user.click(await within(source()).findByRole('button', { name: /Photos/ }));
+    await user.click(await within(source()).findByRole('checkbox', { name: 'Select beach.jpg' }));
+    await user.click(within(source()).getByRole('checkbox', { name: 'Select 2024' }));
+
+    expect(screen.getByRole('button', { name: 'Move' })).toBeDisabled();
+    expect(screen.getByText(migrationTexts.ftxCopyOnly)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    const popup = await findDialog(transferMessages.started);
+    expect(popup).toHaveTextContent(migrationTexts.ftxStartedBody);
+    const upload = calls.agent.find((call) => call.path === '/upload');
+    expect(upload?.method).toBe('POST');
+    expect(upload?.headers.get(AGENT_KEY_HEADER)).toBe(AGENT_CONNECTION_KEY);
+    expect(upload?.body).toEqual({
+      paths: ['/Photos/beach.jpg', '/Photos/2024'],
+      remoteDirectory: { cloud_account_id: WASABI_ID, bucket_name: 'archive', path: '' },
+    });
+    expect(calls.api.some((call) => call.path === '/api/c2c/moveaws')).toBe(false);
+    // Optimistic: shown in the bucket as transferring, still on the machine (a copy).
+    expect(within(destination()).getByText('beach.jpg')).toBeInTheDocument();
+    expect(within(destination()).getAllByText('Transferring')).toHaveLength(2);
+    expect(within(source()).getByText('beach.jpg')).toBeInTheDocument();
+
+    // The agent reports the transfer ended: the bucket is listed again and the rows are the listed ones.
+    uploaded = true;
+    agent.transfers = [agentTransfer({ transferID: 'transfer-1', status: 'completed', percent: 100 })];
+    await waitFor(() => expect(within(destination()).queryByText('Transferring')).toBeNull(), {
+      timeout: 4000,
+    });
+    expect(within(destination()).getByText('beach.jpg')).toBeInTheDocument();
+    expect(within(destination()).queryByText('2024')).toBeNull();
+
+    await user.click(within(popup).getByRole('button', { name: 'Transfer Status' }));
+    await waitFor(() => expect(location()).toBe('/ftx'));
+  });
+
+  it('downloads bucket files into the open local folder, and asks for a folder at the top of the list', async () => {
+    const calls = stubFtx(fakeAgent());
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user);
+    await within(source()).findByRole('button', { name: /Photos/ });
+
+    await user.click(within(destination()).getByRole('checkbox', { name: 'Select old.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await screen.findByText(migrationTexts.ftxPickLocalFolder)).toBeInTheDocument();
+    expect(calls.agent.some((call) => call.path === '/download')).toBe(false);
+
+    await user.click(within(source()).getByRole('button', { name: /Photos/ }));
+    await within(source()).findByText('beach.jpg');
+    // old.txt is still chosen on the right.
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    await findDialog(transferMessages.started);
+    expect(calls.agent.find((call) => call.path === '/download')?.body).toEqual({
+      remotePaths: ['old.txt'],
+      cloud_account_id: WASABI_ID,
+      bucket_name: 'archive',
+      localPath: '/Photos',
+    });
+    expect(within(row(source(), '/Photos/old.txt')).getByText('Transferring')).toBeInTheDocument();
+  });
+
+  it('warns to launch the agent before a download while it is not running, and before an upload when it stopped', async () => {
+    const agent = fakeAgent({ running: false });
+    const calls = stubFtx(agent);
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user, { running: false });
+    await screen.findByText(agentMessages.ftxNotRunning);
+    await user.click(within(destination()).getByRole('checkbox', { name: 'Select old.txt' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await screen.findByText(agentMessages.launchBeforeDownload)).toBeInTheDocument();
+    expect(within(destination()).queryByText('Transferring')).toBeNull();
+    await user.click(within(destination()).getByRole('checkbox', { name: 'Select old.txt' }));
+
+    // Running, then gone before the upload: the files go back, the warning shows, the panel says not running.
+    agent.running = true;
+    await user.click(screen.getByRole('button', { name: agentMessages.launchFtx }));
+    const local = await screen.findByRole('region', { name: 'Source files' }, { timeout: 4000 });
+    await user.click(await within(local).findByRole('button', { name: /Photos/ }));
+    await user.click(await within(source()).findByRole('checkbox', { name: 'Select beach.jpg' }));
+    agent.running = false;
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+    expect(await screen.findByText(agentMessages.launchBeforeUpload)).toBeInTheDocument();
+    expect(await screen.findByText(agentMessages.ftxNotRunning)).toBeInTheDocument();
+    expect(within(destination()).queryByText('beach.jpg')).toBeNull();
+    expect(calls.agent.filter((call) => call.path === '/upload')).toHaveLength(1);
+  });
+
+  it("toasts 'Failed to get proxy files' and shows the agent not running when a listing gets no answer", async () => {
+    const agent = fakeAgent();
+    stubFtx(agent);
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user);
+    await within(source()).findByRole('button', { name: /Photos/ });
+    agent.dieOnList = true;
+    await user.click(within(source()).getByRole('button', { name: /Photos/ }));
+    expect(await screen.findByText(agentMessages.proxyFilesFailed)).toBeInTheDocument();
+    expect(await screen.findByText(agentMessages.ftxNotRunning)).toBeInTheDocument();
+  });
+
+  it('sends a running agent that is not paired to the Cumulo Transfer page to pair', async () => {
+    stubFtx(fakeAgent({ paired: false }));
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user, { running: false });
+    expect(await screen.findByText(agentMessages.notPaired)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: migrationTexts.ftxPair })).toHaveAttribute('href', '/ftx');
+  });
+
+  it("opens the 'Ftx Transfer' charge modal when the organisation has not confirmed ftX; Confirm sets confirmed_ftx", async () => {
+    const calls = stubFtx(
+      fakeAgent(),
+      {
+        'PUT /api/organizations/_me': {
+          status: 200,
+          body: { is_cbs: false, confirmed_c2c: true, confirmed_ftx: true, confirmed_wasabi: false },
+        },
+      },
+      ftxProfile({ confirmed_ftx: false }),
+    );
+    const { user } = renderAt('/c2c');
+    await chooseFtx(user);
+    await user.click(await within(source()).findByRole('button', { name: /Photos/ }));
+    await user.click(await within(source()).findByRole('checkbox', { name: 'Select beach.jpg' }));
+    await user.click(screen.getByRole('button', { name: 'Copy' }));
+
+    const modal = await findDialog('Ftx Transfer');
+    expect(within(modal).getByText(migrationTexts.ftxChargeRate)).toBeInTheDocument();
+    expect(queryDialog('Cloud To Cloud Transfer')).toBeNull();
+    expect(calls.agent.some((call) => call.path === '/upload')).toBe(false);
+    expect(within(destination()).queryByText('beach.jpg')).toBeNull();
+    // The files stay chosen for the retry after Confirm.
+    expect(within(source()).getByRole('checkbox', { name: 'Select beach.jpg' })).toBeChecked();
+
+    await user.click(within(modal).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText(migrationTexts.ftxChargeConfirmed)).toBeInTheDocument();
+    expect(calls.api.find((call) => call.method === 'PUT')?.body).toEqual({ confirmed_ftx: true });
   });
 });

@@ -1,10 +1,13 @@
-import { useCallback, useEffect, useState } from 'react';
-import { App, Button, Col, Row, Space, Typography } from 'antd';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { App, Button, Col, Row, Space, Tooltip, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
-import { C2C_TYPE, roleMay, transferMessages, uploadMessages } from '@cumulo/contract';
+import { C2C_TYPE, roleMay, transferMessages, uploadMessages, type AgentDirection } from '@cumulo/contract';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
+import { agentClient } from '../agent/agent-client.ts';
+import { agentKeys } from '../agent/agent-api.ts';
+import { useAgent } from '../agent/use-agent.ts';
 import { useResetBucket } from '../browser/browser-api.ts';
 import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
@@ -13,7 +16,8 @@ import { UploadList } from '../upload/UploadList.tsx';
 import type { UploadFileView } from '../upload/upload-engine.ts';
 import { applyBucketCors } from '../upload/upload-transport.ts';
 import { useUploadEngine, useUploadSnapshot } from '../upload/useUploadEngine.ts';
-import { ChargeConfirmModal } from './ChargeConfirmModal.tsx';
+import { ChargeConfirmModal, type ChargeKind } from './ChargeConfirmModal.tsx';
+import { FtxLocalBrowser, agentFolder, agentPathOf } from './FtxLocalBrowser.tsx';
 import { KnowYourChargesLink } from './KnowYourChargesLink.tsx';
 import { chargeConfirmed, enqueueFailureText, isChargeRefusal, useC2cMove } from './migration-api.ts';
 import { migrationTexts } from './migration-texts.ts';
@@ -21,6 +25,7 @@ import { TransferPanel } from './TransferPanel.tsx';
 import { TransferStartedModal } from './TransferStartedModal.tsx';
 import { TransferTypeControls } from './TransferTypeControls.tsx';
 import {
+  FTX_ROOT,
   LOCAL_ACCOUNT,
   SIDES,
   applyOptimistic,
@@ -32,22 +37,30 @@ import {
   revertOptimistic,
   selectFiles,
   setOrder,
+  settleAgentTransfer,
+  trackAgentTransfer,
   transferDirection,
   type PanelFile,
   type Side,
 } from './transfer-screen-state.ts';
 import { transferScreenStore, useTransferScreen } from './transfer-screen-store.ts';
+import { useFtxTransfer } from './use-ftx-transfer.ts';
 
 /** Spec 001 §2/§9: the account list is initialised after a 500 ms delay. */
 export const ACCOUNT_LIST_DELAY_MS = 500;
+
+/** An agent transfer in one of these states moves no more files: its panel can be listed again. */
+const AGENT_ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 export type TransferScreenVariant = 'c2c' | 'transfers';
 
 /**
  * /c2c and /transfers (spec 001 §2 "Two-panel file transfer page", §4 "Transfer flow"): pick files on one side,
  * then Move or Copy them (or drag them) to the other side's open folder with POST /c2c/moveaws. A "Local" source
- * uploads through the direct-upload engine into the destination folder. The state lives in a module-level store,
- * so it is kept when the user leaves and returns.
+ * uploads through the direct-upload engine into the destination folder. With type ftX the left panel is the
+ * transfer agent's local files (spec 001 §2 "ftX local browser"): left to right is the agent's upload into the
+ * open bucket folder, right to left its download into the open local folder. The state lives in a module-level
+ * store, so it is kept when the user leaves and returns.
  */
 export function C2cTransferPage({ variant }: { variant: TransferScreenVariant }) {
   useDocumentTitle('Transfers');
@@ -60,9 +73,30 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
   const move = useC2cMove();
   const resetBucket = useResetBucket();
   const [chargeOpen, setChargeOpen] = useState(false);
+  const [chargeKind, setChargeKind] = useState<ChargeKind>('c2c');
   const quota = useQuotaGate();
   const [startedOpen, setStartedOpen] = useState(false);
+  const [startedByAgent, setStartedByAgent] = useState(false);
   const [applyingId, setApplyingId] = useState<string | null>(null);
+  const ftx = state.transferType === 'ftX';
+  // The agent is asked about only while ftX is chosen; its transfers are polled to see ours end.
+  const agent = useAgent({ enabled: ftx });
+  const ftxTransfer = useFtxTransfer({
+    agent,
+    profile,
+    quotaCheck: (user, bytes) => quota.check(user, 'fc', bytes),
+    onChargeNeeded: () => openCharge('ftx'),
+  });
+  const settling = useRef(new Set<string>());
+
+  const openCharge = (kind: ChargeKind) => {
+    setChargeKind(kind);
+    setChargeOpen(true);
+  };
+  const showStarted = (byAgent: boolean) => {
+    setStartedByAgent(byAgent);
+    setStartedOpen(true);
+  };
 
   // Another user signing in on this tab must not find the previous user's panels.
   useEffect(() => {
@@ -124,7 +158,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     const source = current.panels[from];
     const target = current.panels[otherSide(from)];
     if (current.transferType === 'ftX') {
-      void message.warning(migrationTexts.ftxUnavailable);
+      await transferByAgent(from, files);
       return;
     }
     if (files.length === 0) {
@@ -146,7 +180,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     }
     // The check comes before the optimistic move, so the files never visibly jump and back.
     if (profile && !chargeConfirmed(profile)) {
-      setChargeOpen(true);
+      openCharge('c2c');
       return;
     }
     // Spec 001 §5: a convenience check on the sizes the panel knows (a folder's size is the server's to count).
@@ -170,12 +204,12 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
         skip_active: false,
       });
       void message.success(answer.message || transferMessages.enqueued);
-      setStartedOpen(true);
+      showStarted(false);
     } catch (error) {
       store.update((now) => revertOptimistic(now, from, files, folder));
       if (isChargeRefusal(error)) {
         void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
-        setChargeOpen(true);
+        openCharge('c2c');
         return;
       }
       if (quota.showRefusal(error)) return;
@@ -183,10 +217,81 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
     }
   };
 
+  /**
+   * ftX (spec 001 §4): the agent copies, from the left (local) into the open bucket folder, or from the bucket
+   * into the open local folder, which must be inside a folder added to the agent. No same-bucket rule applies.
+   */
+  const transferByAgent = async (from: Side, files: PanelFile[]) => {
+    const current = store.get();
+    const cloud = current.panels.destination;
+    const localFolder = current.panels.source.path;
+    const way: AgentDirection = from === 'source' ? 'upload' : 'download';
+    if (files.length === 0) {
+      void message.warning(transferMessages.selectFiles);
+      return;
+    }
+    if (!cloud.accountId || !cloud.bucket) {
+      void message.warning(uploadMessages.selectBucket);
+      return;
+    }
+    const key = ftxTransfer.agentReady(way);
+    if (key === null) return;
+    if (way === 'download' && localFolder === FTX_ROOT) {
+      void message.warning(migrationTexts.ftxPickLocalFolder);
+      return;
+    }
+    // A local folder's size is -1 (spec §3): the agent counts it; the check covers what the panel knows.
+    if (!ftxTransfer.allowed(files.reduce((sum, file) => sum + Math.max(0, file.size), 0))) return;
+    const to = otherSide(from);
+    const folder = current.panels[to].path;
+    store.update((now) => applyOptimistic(now, from, files, 'copy'));
+    try {
+      const transferId =
+        way === 'upload'
+          ? await agentClient.upload(key, files.map(agentPathOf), {
+              cloud_account_id: cloud.accountId,
+              bucket_name: cloud.bucket,
+              path: cloud.path,
+            })
+          : await agentClient.download(key, {
+              remotePaths: files.map((file) => file.key),
+              cloud_account_id: cloud.accountId,
+              bucket_name: cloud.bucket,
+              localPath: agentFolder(localFolder),
+            });
+      store.update((now) => trackAgentTransfer(now, transferId, to, files, folder));
+      showStarted(true);
+    } catch (error) {
+      store.update((now) => revertOptimistic(now, from, files, folder));
+      ftxTransfer.failed(error, way);
+    }
+  };
+
+  // An agent transfer of ours ended: list its panel again, then its rows stop showing "Transferring".
+  const agentTransfers = agent.transfers;
+  const tracked = state.agentTransfers;
+  useEffect(() => {
+    for (const entry of tracked) {
+      const reported = agentTransfers.find((transfer) => transfer.transferID === entry.transferId);
+      if (!reported || !AGENT_ENDED.has(reported.status) || settling.current.has(entry.transferId)) continue;
+      settling.current.add(entry.transferId);
+      const target = store.get().panels[entry.side];
+      const relisted =
+        entry.side === 'source'
+          ? queryClient.invalidateQueries({ queryKey: [...agentKeys.all, 'files'] })
+          : target.accountId && target.bucket
+            ? resetBucket(target.accountId, target.bucket)
+            : Promise.resolve();
+      void relisted.finally(() => {
+        settling.current.delete(entry.transferId);
+        store.update((now) => settleAgentTransfer(now, entry.transferId));
+      });
+    }
+  }, [agentTransfers, tracked, queryClient, resetBucket, store]);
+
   const direction = transferDirection(state);
-  const ftx = state.transferType === 'ftX';
   const intoLocal = direction !== null && state.panels[direction.to].accountId === LOCAL_ACCOUNT;
-  const buttonsEnabled = direction !== null && !ftx && !intoLocal;
+  const buttonsEnabled = direction !== null && !intoLocal;
   const runButton = (operation: 'move' | 'copy') => {
     if (!direction) {
       void message.warning(transferMessages.selectFiles);
@@ -228,6 +333,23 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
               onReorder={(order) => store.update((now) => setOrder(now, side, order))}
               // A drag copies: dropping never deletes data; Move is one button away.
               onDropFromOther={(from, files) => void transfer(from, files, 'copy')}
+              ftxBrowser={
+                side === 'source' && ftx ? (
+                  <FtxLocalBrowser
+                    agent={agent}
+                    side="source"
+                    label="Source files"
+                    path={state.panels.source.path}
+                    selected={state.selected.source}
+                    order={state.order.source}
+                    overlay={state.overlay.source}
+                    onSelect={(files) => store.update((now) => selectFiles(now, 'source', files))}
+                    onOpenFolder={(path) => store.update((now) => openFolder(now, 'source', path))}
+                    onReorder={(order) => store.update((now) => setOrder(now, 'source', order))}
+                    onDropFromOther={(from, files) => void transfer(from, files, 'copy')}
+                  />
+                ) : undefined
+              }
               localArea={
                 side === 'source' ? (
                   <LocalUploadPane
@@ -257,7 +379,14 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
       </Row>
       <Space wrap>
         {/* A move deletes the sources: an Owner's or Admin's call (the server refuses anyone else). */}
-        {mayMove ? (
+        {mayMove && ftx ? (
+          // The agent copies; a move would delete the user's local files (or the bucket's) after the copy.
+          <Tooltip title={migrationTexts.ftxCopyOnly}>
+            <Button type="primary" disabled>
+              Move
+            </Button>
+          </Tooltip>
+        ) : mayMove ? (
           <Button
             type="primary"
             disabled={!buttonsEnabled}
@@ -282,6 +411,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
         ) : intoLocal ? (
           <Typography.Text type="secondary">{migrationTexts.localIsSourceOnly}</Typography.Text>
         ) : null}
+        {ftx ? <Typography.Text type="secondary">{migrationTexts.ftxCopyOnly}</Typography.Text> : null}
       </Space>
       {localSource || snapshot.files.length > 0 || snapshot.directories.length > 0 ? (
         <UploadList
@@ -294,9 +424,9 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
           applyingId={applyingId}
         />
       ) : null}
-      <ChargeConfirmModal open={chargeOpen} onClose={() => setChargeOpen(false)} />
+      <ChargeConfirmModal open={chargeOpen} kind={chargeKind} onClose={() => setChargeOpen(false)} />
       {quota.dialog}
-      <TransferStartedModal open={startedOpen} onClose={() => setStartedOpen(false)} />
+      <TransferStartedModal open={startedOpen} agent={startedByAgent} onClose={() => setStartedOpen(false)} />
     </Space>
   );
 }

@@ -10,16 +10,29 @@ import { migrationTexts } from './migration-texts.ts';
 /** Spec 001 §9: the charge modal is 700 wide. */
 const MODAL_WIDTH = 700;
 
-/** Spec 001 §2: the two charge modals, by the organisation flag each sets. */
+/** Spec 001 §2: the two charge modals, by the organisation flag each sets, with the rate and words of each. */
 const CHARGES = {
-  c2c: { title: 'Cloud To Cloud Transfer', flag: 'confirmed_c2c' },
-  ftx: { title: 'Ftx Transfer', flag: 'confirmed_ftx' },
+  c2c: {
+    title: 'Cloud To Cloud Transfer',
+    flag: 'confirmed_c2c',
+    rate: migrationTexts.chargeRate,
+    ask: migrationTexts.chargeAsk,
+    confirmed: migrationTexts.chargeConfirmed,
+  },
+  ftx: {
+    title: 'Ftx Transfer',
+    flag: 'confirmed_ftx',
+    rate: migrationTexts.ftxChargeRate,
+    ask: migrationTexts.ftxChargeAsk,
+    confirmed: migrationTexts.ftxChargeConfirmed,
+  },
 } as const;
+export type ChargeKind = keyof typeof CHARGES;
 
 interface ChargeConfirmModalProps {
   open: boolean;
   onClose(): void;
-  kind?: keyof typeof CHARGES;
+  kind?: ChargeKind;
 }
 
 /**
@@ -44,7 +57,7 @@ export function ChargeConfirmModal({ open, onClose, kind = 'c2c' }: ChargeConfir
     try {
       await confirm.mutateAsync(card);
       if (card) void message.success(billingMessages.cardAdded);
-      void message.success(migrationTexts.chargeConfirmed);
+      void message.success(charge.confirmed);
       close();
     } catch (error) {
       void message.error(billingErrorText(error, card ? billingMessages.cardFailed : messages.generic));
@@ -76,11 +89,11 @@ export function ChargeConfirmModal({ open, onClose, kind = 'c2c' }: ChargeConfir
       footer={footer}
     >
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
-        <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeRate}</Typography.Paragraph>
+        <Typography.Paragraph style={{ margin: 0 }}>{charge.rate}</Typography.Paragraph>
         <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeBulk}</Typography.Paragraph>
         {owner ? (
           <>
-            <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeAsk}</Typography.Paragraph>
+            <Typography.Paragraph style={{ margin: 0 }}>{charge.ask}</Typography.Paragraph>
             {needsCard && !cardShown && <Alert type="info" showIcon title={migrationTexts.chargeNoBilling} />}
             {cardShown && (
               <CardForm

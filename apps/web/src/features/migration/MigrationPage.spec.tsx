@@ -1,6 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
-import { AUTH_STORAGE_KEY, transferMessages, type UserProfile } from '@cumulo/contract';
+import { AUTH_STORAGE_KEY, agentMessages, transferMessages, type UserProfile } from '@cumulo/contract';
+import { forgetAgentKey } from '../agent/use-agent.ts';
+import { fakeAgent, stubApiAndAgent } from './ftx-test-kit.ts';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
@@ -244,13 +246,68 @@ describe('Migration page /migration (fetch stubbed with vi.stubGlobal)', () => {
     expect(calls.some((call) => call.method === 'PUT')).toBe(false);
   });
 
-  it('with ftX says the agent is not part of this build and cannot start', async () => {
-    stubMigration(withOrganization({ confirmed_c2c: true }));
-    const { user } = renderAt('/migration');
+  // The agent on 127.0.0.1 is a fetch stand-in here (ftx-test-kit.ts); the real agent process is tested in
+  // apps/agent and in the e2e.
+  it("with ftX the source is the agent's local files: the bucket copies are off, and the chosen files are copied by the agent", async () => {
+    forgetAgentKey();
+    const calls = stubApiAndAgent(
+      {
+        'GET /api/users/_me': {
+          status: 200,
+          body: withOrganization({ confirmed_c2c: true, confirmed_ftx: true }),
+        },
+        'GET /api/cloud_accounts/': { status: 200, body: accounts },
+        ...listingHandlers(),
+      },
+      fakeAgent(),
+    );
+    const { user, location } = renderAt('/migration');
     await pickBuckets(user);
     expect(screen.getByRole('button', { name: 'Copy Entire Buckets' })).toBeEnabled();
     await pick(user, 'Transfer Type', 'ftX');
-    expect(await screen.findByText(migrationTexts.ftxUnavailable)).toBeInTheDocument();
+
+    // Spec 001 §4: switching to ftX clears the source account.
+    await waitFor(() => expect(selectedValue('Source Account')).toBeNull());
+    expect(screen.queryByText(/only supported on windows/i)).toBeNull();
     expect(screen.getByRole('button', { name: 'Copy Entire Buckets' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Copy Using Prefix' })).toBeDisabled();
+    expect(screen.getByText(migrationTexts.ftxBucketCopies)).toBeInTheDocument();
+
+    const local = await screen.findByRole('region', { name: 'Source files' });
+    await user.click(await within(local).findByRole('button', { name: /Photos/ }));
+    await user.click(await within(local).findByRole('checkbox', { name: 'Select beach.jpg' }));
+    await user.click(screen.getByRole('button', { name: 'Copy to Destination' }));
+
+    const popup = await findDialog(transferMessages.started);
+    expect(calls.agent.find((call) => call.path === '/upload')?.body).toEqual({
+      paths: ['/Photos/beach.jpg'],
+      remoteDirectory: { cloud_account_id: WASABI_ID, bucket_name: 'archive', path: '' },
+    });
+    expect(calls.api.some((call) => call.path === '/api/transfer/transfer')).toBe(false);
+    await user.click(within(popup).getByRole('button', { name: 'Transfer Status' }));
+    await waitFor(() => expect(location()).toBe('/ftx'));
+  });
+
+  it('with ftX and the agent not running, says so and offers Launch and Download; choosing a source account goes back to Direct', async () => {
+    forgetAgentKey();
+    stubApiAndAgent(
+      {
+        'GET /api/users/_me': { status: 200, body: withOrganization({ confirmed_c2c: true }) },
+        'GET /api/cloud_accounts/': { status: 200, body: accounts },
+        ...listingHandlers(),
+      },
+      fakeAgent({ running: false }),
+    );
+    const { user } = renderAt('/migration');
+    await pickBuckets(user);
+    await pick(user, 'Transfer Type', 'ftX');
+    expect(await screen.findByText(agentMessages.ftxNotRunning)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: agentMessages.launchFtx })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: agentMessages.downloadFtx })).toHaveAttribute('href', '/desktop');
+
+    await pick(user, 'Source Account', 'Main AWS');
+    await waitFor(() => expect(selectedValue('Transfer Type')).toBe('Direct'));
+    expect(screen.queryByText(agentMessages.ftxNotRunning)).toBeNull();
+    expect(screen.getByRole('button', { name: 'Copy Entire Buckets' })).toBeEnabled();
   });
 });

@@ -1,4 +1,4 @@
-import { useMemo, useState, type DragEvent } from 'react';
+import { useMemo, useState, type DragEvent, type ReactNode } from 'react';
 import { Alert, Button, Space, Table, Tag, Typography, type TableColumnsType } from 'antd';
 import { FileOutlined, FolderOutlined, ReloadOutlined } from '@ant-design/icons';
 import { DISPLAY_NAME_MAX, FS_FILE_TYPE, displayName } from '@cumulo/contract';
@@ -35,13 +35,21 @@ function readPayload(event: DragEvent): DragPayload | null {
 
 const LIST_HEIGHT = 420;
 
-export interface PanelFileListProps {
+/** What a panel lists, from whichever source: a bucket's folder, or the ftX agent's local folder. */
+export interface PanelListing {
+  rows: PanelFile[];
+  loading: boolean;
+  /** The listing failed: the list is emptied and this is shown (spec 001 §4). */
+  error: string | null;
+  hasMore: boolean;
+  loadingMore: boolean;
+  loadMore(): void;
+}
+
+interface PanelSelectionProps {
   side: Side;
   /** Names the panel for assistive technology ("Source files"). */
   label: string;
-  accountId: string;
-  bucket: string;
-  path: string;
   selected: readonly PanelFile[];
   order: readonly string[];
   overlay: PanelOverlay;
@@ -52,17 +60,63 @@ export interface PanelFileListProps {
   onDropFromOther(from: Side, files: PanelFile[]): void;
 }
 
+export interface PanelFileListProps extends PanelSelectionProps {
+  accountId: string;
+  bucket: string;
+  path: string;
+}
+
+/** One side of the two-panel transfer screen showing a bucket's folder (the bucket browser's paged listing). */
+export function PanelFileList({ accountId, bucket, path, ...panel }: PanelFileListProps) {
+  const listing = useFolderContent(accountId, bucket, path, true);
+  const resetBucket = useResetBucket();
+  const rows = useMemo<PanelFile[]>(
+    () =>
+      listing.data?.pages.flatMap((page) =>
+        page.rows.map((row) => ({ key: row.key, name: row.name, size: row.size, type: row.type })),
+      ) ?? [],
+    [listing.data],
+  );
+  return (
+    <PanelFileView
+      {...panel}
+      listing={{
+        rows,
+        loading: listing.isPending && listing.fetchStatus !== 'idle',
+        error: listing.isError ? describeError(listing.error) : null,
+        hasMore: listing.hasNextPage,
+        loadingMore: listing.isFetchingNextPage,
+        loadMore: () => void listing.fetchNextPage(),
+      }}
+      trail={
+        <FolderTrail
+          bucket={bucket}
+          path={path}
+          onOpenFolder={panel.onOpenFolder}
+          backLabel={`Back (${panel.label})`}
+        />
+      }
+      onRefresh={() => void resetBucket(accountId, bucket)}
+      emptyText="This folder is empty"
+    />
+  );
+}
+
+export interface PanelFileViewProps extends PanelSelectionProps {
+  listing: PanelListing;
+  /** Back and where the panel is (breadcrumbs). */
+  trail: ReactNode;
+  onRefresh(): void;
+  emptyText: ReactNode;
+}
+
 /**
- * One side of the two-panel transfer screen: the folder's rows (the bucket browser's paged listing) with
- * checkboxes, folder navigation and HTML5 drag and drop. Dropping rows of the other panel starts a transfer;
- * dropping rows of this panel only reorders them.
+ * The rows of one side of the two-panel transfer screen with checkboxes, folder navigation and HTML5 drag and
+ * drop. Dropping rows of the other panel starts a transfer; dropping rows of this panel only reorders them.
  */
-export function PanelFileList({
+export function PanelFileView({
   side,
   label,
-  accountId,
-  bucket,
-  path,
   selected,
   order,
   overlay,
@@ -70,18 +124,13 @@ export function PanelFileList({
   onOpenFolder,
   onReorder,
   onDropFromOther,
-}: PanelFileListProps) {
-  const listing = useFolderContent(accountId, bucket, path, true);
-  const resetBucket = useResetBucket();
+  listing,
+  trail,
+  onRefresh,
+  emptyText,
+}: PanelFileViewProps) {
   const [dropping, setDropping] = useState(false);
-
-  const listed = useMemo<PanelFile[]>(
-    () =>
-      listing.data?.pages.flatMap((page) =>
-        page.rows.map((row) => ({ key: row.key, name: row.name, size: row.size, type: row.type })),
-      ) ?? [],
-    [listing.data],
-  );
+  const listed = listing.rows;
   const rows = useMemo(() => visibleRows(listed, order, overlay), [listed, order, overlay]);
   const pendingKeys = useMemo(() => {
     const listedKeys = new Set(listed.map((row) => row.key));
@@ -178,29 +227,18 @@ export function PanelFileList({
     >
       <Space orientation="vertical" size="small" style={{ width: '100%' }}>
         <Space wrap style={{ justifyContent: 'space-between', width: '100%' }}>
-          <Space wrap>
-            <FolderTrail
-              bucket={bucket}
-              path={path}
-              onOpenFolder={onOpenFolder}
-              backLabel={`Back (${label})`}
-            />
-          </Space>
-          <Button
-            aria-label={`Refresh (${label})`}
-            icon={<ReloadOutlined />}
-            onClick={() => void resetBucket(accountId, bucket)}
-          />
+          <Space wrap>{trail}</Space>
+          <Button aria-label={`Refresh (${label})`} icon={<ReloadOutlined />} onClick={onRefresh} />
         </Space>
-        {listing.isError ? <Alert type="error" showIcon title={describeError(listing.error)} /> : null}
+        {listing.error !== null ? <Alert type="error" showIcon title={listing.error} /> : null}
         <Table<PanelFile>
           size="small"
           rowKey="key"
           columns={columns}
           // A listing failure empties the list (spec 001 §4).
-          dataSource={listing.isError ? [] : rows}
+          dataSource={listing.error !== null ? [] : rows}
           pagination={false}
-          loading={listing.isPending && listing.fetchStatus !== 'idle'}
+          loading={listing.loading}
           scroll={{ y: LIST_HEIGHT }}
           onRow={(row) =>
             pendingKeys.has(row.key)
@@ -218,11 +256,11 @@ export function PanelFileList({
               disabled: pendingKeys.has(row.key),
             }),
           }}
-          locale={{ emptyText: 'This folder is empty' }}
+          locale={{ emptyText }}
         />
         <Space>
-          {listing.hasNextPage ? (
-            <Button loading={listing.isFetchingNextPage} onClick={() => void listing.fetchNextPage()}>
+          {listing.hasMore ? (
+            <Button loading={listing.loadingMore} onClick={listing.loadMore}>
               Load more
             </Button>
           ) : null}

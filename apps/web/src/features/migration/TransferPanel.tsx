@@ -42,6 +42,8 @@ export interface TransferPanelProps {
   onDropFromOther(from: Side, files: PanelFile[]): void;
   /** Shown instead of the file list when the source is "Local" (the local upload area). */
   localArea?: ReactNode;
+  /** With type ftX, the left panel is the agent's local files instead of a bucket (spec 001 §2). */
+  ftxBrowser?: ReactNode;
   /** Shown under the pickers (the destination's transfer type and Transfer Status). */
   extra?: ReactNode;
 }
@@ -62,12 +64,14 @@ export function TransferPanel(props: TransferPanelProps) {
           loading={props.accountsLoading}
           accountId={location.accountId}
           bucket={location.bucket}
-          showBucket={!local}
+          showBucket={!local && !props.ftxBrowser}
           onAccountChange={props.onAccountChange}
           onBucketChange={props.onBucketChange}
         />
         {props.extra}
-        {local ? (
+        {props.ftxBrowser ? (
+          props.ftxBrowser
+        ) : local ? (
           props.localArea
         ) : location.accountId && location.bucket ? (
           <PanelFileList

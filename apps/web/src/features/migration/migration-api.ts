@@ -41,9 +41,14 @@ export function useCalculateCost() {
   });
 }
 
-/** Spec 001 §4/§6: a transfer needs the organisation's confirmation of the charge, unless it is flagged is_cbs. */
-export function chargeConfirmed(profile: UserProfile | undefined): boolean {
-  return profile !== undefined && (profile.organization.confirmed_c2c || profile.organization.is_cbs);
+/**
+ * Spec 001 §4/§6: a transfer needs the organisation's confirmation of the charge (confirmed_c2c for Direct,
+ * confirmed_ftx for ftX), unless it is flagged is_cbs.
+ */
+export function chargeConfirmed(profile: UserProfile | undefined, kind: 'c2c' | 'ftx' = 'c2c'): boolean {
+  if (profile === undefined) return false;
+  const { organization } = profile;
+  return organization.is_cbs || (kind === 'ftx' ? organization.confirmed_ftx : organization.confirmed_c2c);
 }
 
 /** The server refused because the charge is not confirmed (another tab may have had a stale profile). */

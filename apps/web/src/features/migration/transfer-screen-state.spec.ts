@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FS_FILE_TYPE } from '@cumulo/contract';
 import {
+  FTX_ROOT,
   LOCAL_ACCOUNT,
   applyOptimistic,
   chooseAccount,
@@ -11,6 +12,8 @@ import {
   reorderKeys,
   revertOptimistic,
   selectFiles,
+  settleAgentTransfer,
+  trackAgentTransfer,
   transferDirection,
   visibleRows,
   type PanelFile,
@@ -48,6 +51,41 @@ describe('two-panel transfer screen state', () => {
     state = chooseAccount(state, 'source', LOCAL_ACCOUNT, null);
     expect(state.transferType).toBe('Direct');
     expect(state.panels.source.bucket).toBeNull();
+  });
+
+  it("opens the agent's added folders on ftX; a cloud account on the left goes back to Direct, as does Direct itself", () => {
+    let state = selectFiles(twoBuckets(), 'source', [file('a.txt')]);
+    state = chooseTransferType(state, 'ftX');
+    expect(state.panels.source).toEqual({ accountId: null, bucket: null, path: FTX_ROOT });
+    expect(state.selected.source).toEqual([]);
+    state = openFolder(state, 'source', '/Photos/');
+    expect(chooseTransferType(state, 'ftX')).toBe(state);
+
+    const cloud = chooseAccount(state, 'source', 'acc-a', 'photos');
+    expect(cloud.transferType).toBe('Direct');
+    expect(cloud.panels.source).toEqual({ accountId: 'acc-a', bucket: 'photos', path: '' });
+    // The destination's account does not touch the type.
+    expect(chooseAccount(state, 'destination', 'acc-c', 'x').transferType).toBe('ftX');
+
+    const direct = chooseTransferType(state, 'Direct');
+    expect(direct.panels.source).toEqual({ accountId: null, bucket: null, path: '' });
+  });
+
+  it("keeps an ftX transfer's rows as transferring until it is settled, then only the listing shows them", () => {
+    let state = openFolder(chooseTransferType(twoBuckets(), 'ftX'), 'source', '/Photos/');
+    const local = [file('/Photos/beach.jpg'), file('/Photos/2024/')];
+    state = selectFiles(state, 'source', local);
+    state = applyOptimistic(state, 'source', local, 'copy');
+    state = trackAgentTransfer(state, 'transfer-1', 'destination', local, 'in/');
+    expect(state.agentTransfers).toEqual([
+      { transferId: 'transfer-1', side: 'destination', keys: ['in/beach.jpg', 'in/2024/'] },
+    ]);
+    expect(state.overlay.destination.added.map((row) => row.key)).toEqual(['in/beach.jpg', 'in/2024/']);
+
+    state = settleAgentTransfer(state, 'transfer-1');
+    expect(state.agentTransfers).toEqual([]);
+    expect(state.overlay.destination.added).toEqual([]);
+    expect(settleAgentTransfer(state, 'transfer-1')).toBe(state);
   });
 
   it('gives a direction only when exactly one side has selected files', () => {

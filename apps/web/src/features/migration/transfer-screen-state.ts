@@ -13,12 +13,18 @@ export type TransferKind = 'Direct' | 'ftX';
 export const TRANSFER_KINDS: readonly TransferKind[] = ['Direct', 'ftX'];
 
 export interface PanelLocation {
-  /** A cloud account id, LOCAL_ACCOUNT (left only) or null while none is chosen. */
+  /** A cloud account id, LOCAL_ACCOUNT (left only) or null while none is chosen (and on the left with ftX). */
   accountId: string | null;
   bucket: string | null;
-  /** The open folder: '' or 'a/b/'. */
+  /**
+   * The open folder: '' or 'a/b/' in a bucket. With type ftX the left panel is the agent's local files, and this
+   * is the agent's folder in the same form: '/' (the folders added to the agent) or '/Photos/2024/'.
+   */
   path: string;
 }
+
+/** The ftX local browser's top: the list of folders added to the agent. */
+export const FTX_ROOT = '/';
 
 /** A row of a panel: a listing item in the fields a transfer needs. */
 export interface PanelFile {
@@ -50,6 +56,18 @@ export interface TransferScreenState {
   overlay: Record<Side, PanelOverlay>;
   /** Local files chosen in the left panel while its account is "Local". */
   localChosen: LocalFile[];
+  /**
+   * ftX transfers started from this screen whose rows are still shown as transferring: when the agent reports one
+   * ended, the panel it wrote to is listed again and these rows give way to the listing.
+   */
+  agentTransfers: AgentTransferRows[];
+}
+
+export interface AgentTransferRows {
+  transferId: string;
+  /** The panel the files were copied into. */
+  side: Side;
+  keys: string[];
 }
 
 const emptyLocation = (): PanelLocation => ({ accountId: null, bucket: null, path: '' });
@@ -65,6 +83,7 @@ export function initialTransferScreen(userId: string | null = null): TransferScr
     order: { source: [], destination: [] },
     overlay: { source: emptyOverlay(), destination: emptyOverlay() },
     localChosen: [],
+    agentTransfers: [],
   };
 }
 
@@ -81,7 +100,8 @@ function withLocation(state: TransferScreenState, side: Side, location: PanelLoc
 
 /**
  * Spec 001 §4: changing the account resets the bucket to that account's first bucket. Choosing "Local" sets the
- * type back to Direct.
+ * type back to Direct. With ftX the left panel is the agent's files, so choosing any account on the left leaves
+ * ftX too (the spec's "choosing ftX on the left" return to Direct): the left is then that account's bucket.
  */
 export function chooseAccount(
   state: TransferScreenState,
@@ -95,7 +115,7 @@ export function chooseAccount(
     bucket: local ? null : firstBucket,
     path: '',
   });
-  return local ? { ...next, transferType: 'Direct' } : next;
+  return local || side === 'source' ? { ...next, transferType: 'Direct' } : next;
 }
 
 /** Spec 001 §4: changing the bucket clears the path. */
@@ -107,10 +127,19 @@ export function openFolder(state: TransferScreenState, side: Side, path: string)
   return withLocation(state, side, { ...state.panels[side], path });
 }
 
-/** Spec 001 §4: switching the type to ftX clears the left account. */
+/**
+ * Spec 001 §4: switching the type to ftX clears the left account; the left panel then shows the agent's added
+ * folders. Back to Direct, the left panel has no account until the user picks one.
+ */
 export function chooseTransferType(state: TransferScreenState, kind: TransferKind): TransferScreenState {
+  if (kind === state.transferType) return state;
   const next = { ...state, transferType: kind };
-  return kind === 'ftX' ? { ...withLocation(next, 'source', emptyLocation()), localChosen: [] } : next;
+  if (kind === 'ftX')
+    return {
+      ...withLocation(next, 'source', { accountId: null, bucket: null, path: FTX_ROOT }),
+      localChosen: [],
+    };
+  return next.panels.source.accountId === null ? withLocation(next, 'source', emptyLocation()) : next;
 }
 
 export function selectFiles(state: TransferScreenState, side: Side, files: PanelFile[]): TransferScreenState {
@@ -214,6 +243,37 @@ export function visibleRows(rows: readonly PanelFile[], order: readonly string[]
     .map((row, index) => ({ row, rank: rank.get(row.key) ?? order.length + index }))
     .sort((a, b) => a.rank - b.rank)
     .map((entry) => entry.row);
+}
+
+/** An ftX transfer started: remember which rows it shows as transferring, until the agent says it ended. */
+export function trackAgentTransfer(
+  state: TransferScreenState,
+  transferId: string,
+  side: Side,
+  files: PanelFile[],
+  folder: string,
+): TransferScreenState {
+  const keys = files.map((file) => destinationKey(file, folder));
+  return { ...state, agentTransfers: [...state.agentTransfers, { transferId, side, keys }] };
+}
+
+/**
+ * An ftX transfer ended (its panel was listed again): its rows stop being "transferring"; what arrived is in the
+ * listing now, and what failed is gone from the panel.
+ */
+export function settleAgentTransfer(state: TransferScreenState, transferId: string): TransferScreenState {
+  const entry = state.agentTransfers.find((candidate) => candidate.transferId === transferId);
+  if (!entry) return state;
+  const keys = new Set(entry.keys);
+  const overlay = state.overlay[entry.side];
+  return {
+    ...state,
+    agentTransfers: state.agentTransfers.filter((candidate) => candidate !== entry),
+    overlay: {
+      ...state.overlay,
+      [entry.side]: { ...overlay, added: overlay.added.filter((file) => !keys.has(file.key)) },
+    },
+  };
 }
 
 export function setOrder(state: TransferScreenState, side: Side, order: string[]): TransferScreenState {
