@@ -24,6 +24,7 @@ import {
   stubAgentAndApi,
   type FakeAgent,
 } from './agent-test-kit.ts';
+import { migrationTexts } from '../migration/migration-texts.ts';
 import { resetAgentConnection } from './use-agent.ts';
 
 // The page talks to two parties: the API (stubbed with vi.stubGlobal fetch, as every web spec does) and the local
@@ -357,15 +358,24 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
 
   it('opens the "Ftx Transfer" charge modal instead of uploading while confirmed_ftx is false', async () => {
     const agent = fakeAgent();
-    stubWorld(agent, {}, buildProfile());
+    const calls = stubWorld(
+      agent,
+      { 'PUT /api/organizations/_me': { status: 200, body: { message: 'ok' } } },
+      buildProfile({ has_billing_info: true }),
+    );
     const { user } = renderAt('/ftx');
     await pickPhotos(user);
     await openProjects(user);
 
     await user.click(within(localPanel()).getByRole('button', { name: 'Upload report.pdf' }));
     const dialog = await findDialog('Ftx Transfer');
-    expect(within(dialog).getByRole('button', { name: 'Confirm' })).toBeInTheDocument();
+    expect(within(dialog).getByText(migrationTexts.ftxChargeRate)).toBeInTheDocument();
     expect(agentCalls(agent, 'POST /upload')).toHaveLength(0);
+
+    // The Owner confirms: the organisation's ftX flag is set, not the cloud to cloud one.
+    await user.click(within(dialog).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText(migrationTexts.ftxChargeConfirmed)).toBeInTheDocument();
+    expect(calls.find((call) => call.method === 'PUT')?.body).toEqual({ confirmed_ftx: true });
   });
 
   it('lists the transfers with speed, ETA, progress, status and errors, and cancels one', async () => {

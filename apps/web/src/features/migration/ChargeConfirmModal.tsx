@@ -12,8 +12,20 @@ const MODAL_WIDTH = 700;
 
 /** Spec 001 §2: the two charge modals, by the organisation flag each sets. */
 const CHARGES = {
-  c2c: { title: 'Cloud To Cloud Transfer', flag: 'confirmed_c2c' },
-  ftx: { title: 'Ftx Transfer', flag: 'confirmed_ftx' },
+  c2c: {
+    title: 'Cloud To Cloud Transfer',
+    flag: 'confirmed_c2c',
+    rate: migrationTexts.chargeRate,
+    ask: migrationTexts.chargeAsk,
+    confirmed: migrationTexts.chargeConfirmed,
+  },
+  ftx: {
+    title: 'Ftx Transfer',
+    flag: 'confirmed_ftx',
+    rate: migrationTexts.ftxChargeRate,
+    ask: migrationTexts.ftxChargeAsk,
+    confirmed: migrationTexts.ftxChargeConfirmed,
+  },
 } as const;
 
 interface ChargeConfirmModalProps {
@@ -44,7 +56,7 @@ export function ChargeConfirmModal({ open, onClose, kind = 'c2c' }: ChargeConfir
     try {
       await confirm.mutateAsync(card);
       if (card) void message.success(billingMessages.cardAdded);
-      void message.success(migrationTexts.chargeConfirmed);
+      void message.success(charge.confirmed);
       close();
     } catch (error) {
       void message.error(billingErrorText(error, card ? billingMessages.cardFailed : messages.generic));
@@ -76,11 +88,11 @@ export function ChargeConfirmModal({ open, onClose, kind = 'c2c' }: ChargeConfir
       footer={footer}
     >
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
-        <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeRate}</Typography.Paragraph>
+        <Typography.Paragraph style={{ margin: 0 }}>{charge.rate}</Typography.Paragraph>
         <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeBulk}</Typography.Paragraph>
         {owner ? (
           <>
-            <Typography.Paragraph style={{ margin: 0 }}>{migrationTexts.chargeAsk}</Typography.Paragraph>
+            <Typography.Paragraph style={{ margin: 0 }}>{charge.ask}</Typography.Paragraph>
             {needsCard && !cardShown && <Alert type="info" showIcon title={migrationTexts.chargeNoBilling} />}
             {cardShown && (
               <CardForm

@@ -1,4 +1,4 @@
-import { TRANSFER_CHARGE_PER_GB } from '@cumulo/contract';
+import { AGENT_COST_PER_MB, TRANSFER_CHARGE_PER_GB } from '@cumulo/contract';
 
 /** Texts the spec leaves to us (its own quoted texts come from the contract's transferMessages). */
 export const migrationTexts = {
@@ -17,6 +17,9 @@ export const migrationTexts = {
   chargeNoBilling:
     'Your organisation has no payment method yet: after Confirm, add a credit card and the charge is confirmed with it.',
   chargeConfirmed: 'Cloud to cloud transfer charge confirmed. You can start your transfer now.',
+  ftxChargeRate: `Transfers through the ftX transfer agent are charged $${(AGENT_COST_PER_MB * 1024).toFixed(2)} per GB transferred.`,
+  ftxChargeAsk: 'Please confirm the charge for your organisation to start ftX transfers.',
+  ftxChargeConfirmed: 'ftX transfer charge confirmed. You can start your transfer now.',
   noObjects: 'No objects found under this prefix',
   bandwidthHint:
     'Paces the bytes Cumulo reads from the source. A copy within one provider account runs server-side and is not limited.',
