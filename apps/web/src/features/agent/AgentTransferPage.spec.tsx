@@ -77,7 +77,9 @@ const localPanel = () => screen.getByRole('region', { name: 'Local files' });
 const cloudPanel = () => screen.getByRole('region', { name: 'Cloud files' });
 
 async function openProjects(user: User) {
-  const folder = await within(localPanel()).findByText('Projects');
+  const folder = await within(await screen.findByRole('region', { name: 'Local files' })).findByText(
+    'Projects',
+  );
   await user.dblClick(folder);
   await within(localPanel()).findByText('report.pdf');
 }
@@ -111,6 +113,8 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     expect(screen.getByRole('tab', { name: 'Transfer History' })).toBeInTheDocument();
     expect(await screen.findAllByText(agentMessages.notRunning)).not.toHaveLength(0);
     expect(screen.getByRole('link', { name: 'Download' })).toHaveAttribute('href', '/desktop');
+    const menu = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(menu).getByRole('link', { name: 'Cumulo Transfer' })).toHaveAttribute('href', '/ftx');
     // The local panel's empty state offers Launch and Refresh too.
     expect(within(localPanel()).getByRole('button', { name: agentMessages.launchAgent })).toBeInTheDocument();
     expect(within(localPanel()).getByRole('button', { name: 'Refresh' })).toBeInTheDocument();
@@ -211,6 +215,23 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     await user.click(screen.getByRole('button', { name: 'Back (Local File System)' }));
     expect(await within(localPanel()).findByText('Projects')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Back (Local File System)' })).toBeDisabled();
+  });
+
+  it('marks the agent not running, well before the next heartbeat, once its calls fail', async () => {
+    const agent = fakeAgent();
+    stubWorld(agent);
+    const { user } = renderAt('/ftx');
+    await openProjects(user);
+    expect(screen.getByText('Transfer agent connected')).toBeInTheDocument();
+
+    agent.running = false;
+    await user.click(screen.getByRole('button', { name: 'Refresh (Local File System)' }));
+    // A failed call (this listing, or the 1 s transfer poll, whichever comes first) has the agent's heartbeat asked
+    // again at once, rather than at the next 5 s beat.
+    await waitFor(() => expect(screen.queryByText('Transfer agent connected')).toBeNull(), { timeout: 2000 });
+    expect(within(localPanel()).getByText(agentMessages.notRunning)).toBeInTheDocument();
+    expect(within(localPanel()).getByRole('button', { name: agentMessages.launchAgent })).toBeInTheDocument();
+    expect(within(localPanel()).queryByText('report.pdf')).toBeNull();
   });
 
   it('creates a folder with the name rule (leading and doubled slashes), refusing an empty name', async () => {
