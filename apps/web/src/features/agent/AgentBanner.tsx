@@ -7,6 +7,9 @@ import { AgentError, agentClient } from './agent-client.ts';
 import { useCreatePairingCode } from './agent-api.ts';
 import type { AgentState } from './use-agent.ts';
 
+const PAIRING_WAITING =
+  'A pairing code waits for your confirmation in the terminal where the transfer agent runs.';
+
 /** The link of the agent's download page (spec 000 §2 /desktop). */
 export const AGENT_DOWNLOAD_PATH = '/desktop';
 
@@ -110,9 +113,10 @@ function PairPanel({ agent, onCodeSent }: { agent: AgentState; onCodeSent(): voi
     <Card title={agentMessages.pairTitle}>
       <Space orientation="vertical" style={{ width: '100%' }}>
         <Typography.Text>{agentMessages.notPaired}</Typography.Text>
-        {code ? (
-          <Alert type="info" showIcon title={agentMessages.pairConfirmInTerminal(code)} />
-        ) : (
+        {code ? <Alert type="info" showIcon title={agentMessages.pairConfirmInTerminal(code)} /> : null}
+        {/* A code sent before (another tab, or this one before a reload) may still wait in the agent's terminal. */}
+        {!code && agent.heartbeat?.pairing ? <Alert type="info" showIcon title={PAIRING_WAITING} /> : null}
+        {code ? null : (
           <Button type="primary" loading={sending} onClick={() => void pair()}>
             Pair
           </Button>

@@ -130,6 +130,20 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     expect(agentCalls(agent, 'GET /files')[0]?.headers.get('x-cumulo-agent-key')).toBe(FAKE_KEY);
   });
 
+  it('keeps its connection key when the page is opened again (no new ticket while the agent is the same)', async () => {
+    const agent = fakeAgent();
+    const calls = stubWorld(agent);
+    const first = renderAt('/ftx');
+    expect(await screen.findByText('Transfer agent connected')).toBeInTheDocument();
+    first.unmount();
+
+    renderAt('/ftx');
+    expect(await screen.findByText('Transfer agent connected')).toBeInTheDocument();
+    expect(await within(localPanel()).findByText('Projects')).toBeInTheDocument();
+    expect(agentCalls(agent, 'POST /connect')).toHaveLength(1);
+    expect(calls.filter((call) => call.path === '/api/agent/tickets')).toHaveLength(1);
+  });
+
   it('pairs an unpaired agent: the code goes to the agent, the user confirms in its terminal, then it connects', async () => {
     const agent = fakeAgent({ paired: false });
     const calls = stubWorld(agent);
