@@ -5,6 +5,7 @@ import {
   AuditOutlined,
   BarChartOutlined,
   CloudOutlined,
+  CloudSyncOutlined,
   DashboardOutlined,
   DollarOutlined,
   FileSearchOutlined,
@@ -82,6 +83,7 @@ function AppFrame() {
         service: 'transfers',
       },
     ];
+    list.push({ path: '/ftx', label: 'Cumulo Transfer', icon: <CloudSyncOutlined />, service: 'ftx' });
     if (profile?.userType === USER_TYPE_ALL_PROVIDERS) {
       list.push({ path: '/migration', label: 'Migration', icon: <AppstoreOutlined />, service: 'transfers' });
     }

@@ -116,6 +116,9 @@ const C2cTransferPage = lazy(() =>
 const CostCalculatorPage = lazy(() =>
   import('../features/migration/CostCalculatorPage.tsx').then((m) => ({ default: m.CostCalculatorPage })),
 );
+const AgentTransferPage = lazy(() =>
+  import('../features/agent/AgentTransferPage.tsx').then((m) => ({ default: m.AgentTransferPage })),
+);
 const SyncPage = lazy(() => import('../features/sync/SyncPage.tsx').then((m) => ({ default: m.SyncPage })));
 const ReplicationPage = lazy(() =>
   import('../features/sync/ReplicationPage.tsx').then((m) => ({ default: m.ReplicationPage })),
@@ -218,6 +221,7 @@ export const appRoutes: RouteObject[] = [
               { path: 'calc', element: <CostCalculatorPage /> },
               { path: 'migration', element: <MigrationPage /> },
               { path: 'c2c', element: <C2cTransferPage variant="c2c" /> },
+              { path: 'ftx', element: <AgentTransferPage /> },
               // Paths match case-insensitively, so this is also /Sync.
               { path: 'sync', element: <SyncPage /> },
               { path: 'replication', element: <ReplicationPage /> },

@@ -60,13 +60,19 @@ const subscribe = (listener: () => void) => {
   return () => listeners.delete(listener);
 };
 const snapshot = () => connection;
+let connecting: Promise<void> | null = null;
+
+/** Forgets the key and any server error (a test's fresh start; a new user on the tab). */
+export function resetAgentConnection() {
+  connecting = null;
+  setConnection({ key: null, deviceId: null, serverError: null });
+}
 
 /** Drops the key (the agent refused it): the next heartbeat connects again. */
 export function forgetAgentKey() {
   setConnection({ key: null });
 }
 
-let connecting: Promise<void> | null = null;
 async function connect(deviceId: string) {
   connecting ??= (async () => {
     try {
@@ -129,10 +135,13 @@ export function useAgent(
   const running = beat !== null;
   const deviceId = beat?.paired ? beat.device_id : null;
 
-  // A new device (paired again, or another agent on the port) or a revoked one: its old key is worthless.
+  // A new device (paired again, or another agent on the port) or a revoked one: its old key is worthless. Only
+  // once the heartbeat has answered (or failed): while the first one is under way, a key kept from this tab's
+  // last visit is still good.
+  const beatSettled = !heartbeat.isPending;
   useEffect(() => {
-    if (state.key && state.deviceId !== deviceId) setConnection({ key: null, deviceId });
-  }, [deviceId, state.key, state.deviceId]);
+    if (beatSettled && state.key && state.deviceId !== deviceId) setConnection({ key: null, deviceId });
+  }, [beatSettled, deviceId, state.key, state.deviceId]);
   useEffect(() => {
     if (running && deviceId && !state.key && !state.serverError) void connect(deviceId);
   }, [running, deviceId, state.key, state.serverError]);

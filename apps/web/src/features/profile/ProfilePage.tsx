@@ -4,6 +4,7 @@ import type { UserProfile } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { DateText } from '../../ui/DateText.tsx';
 import { PlanUsageCard } from '../billing/PlanUsageCard.tsx';
+import { TransferAgentsCard } from '../agent/TransferAgentsCard.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from './useProfile.ts';
@@ -63,6 +64,8 @@ export function ProfilePage() {
           <Link to="/S3Direct">Upload files directly to your buckets</Link>
         </Flex>
       </Card>
+      {/* Paired transfer agents (issue 27), shown while the member's ftX service is on. */}
+      {profile.acl.services.ftx !== false ? <TransferAgentsCard profile={profile} /> : null}
     </Space>
   );
 }

@@ -1,0 +1,159 @@
+import {
+  App,
+  Button,
+  Card,
+  Empty,
+  Popconfirm,
+  Progress,
+  Space,
+  Table,
+  Tag,
+  type TableColumnsType,
+} from 'antd';
+import { agentMessages, type AgentTransfer, type AgentTransferStatus } from '@cumulo/contract';
+import { agentClient } from './agent-client.ts';
+import { agentEtaText, agentSpeedText } from './agent-format.ts';
+import type { AgentState } from './use-agent.ts';
+
+const STATUS_TAGS: Partial<Record<AgentTransferStatus, { color: string; text: string }>> = {
+  completed: { color: 'success', text: 'Completed' },
+  failed: { color: 'error', text: 'Failed' },
+  cancelled: { color: 'default', text: 'Cancelled' },
+};
+
+const DIRECTION_TEXT = { upload: 'Upload', download: 'Download' } as const;
+
+const active = (transfer: AgentTransfer) => transfer.status === 'queued' || transfer.status === 'running';
+
+/**
+ * Spec 001 §2 "Transfers panel": the agent's transfers, polled every second by useAgent, with File, Direction,
+ * Speed, ETA, Progress and Cancel; an ended transfer shows its status, and its failed files under the row.
+ */
+export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
+  const { message } = App.useApp();
+
+  const cancel = async (transfer: AgentTransfer) => {
+    if (!agent.key) return;
+    try {
+      await agentClient.cancel(agent.key, transfer.transferID);
+      void message.success(agentMessages.cancelled);
+    } catch (error) {
+      agent.reportFailure(error);
+      void message.error(agentMessages.cancelFailed);
+    }
+  };
+
+  const columns: TableColumnsType<AgentTransfer> = [
+    {
+      title: 'File',
+      key: 'file',
+      render: (_, transfer) => {
+        const tag = STATUS_TAGS[transfer.status];
+        return (
+          <Space size="small" wrap>
+            <span>{transfer.currentFilename || transfer.bucket}</span>
+            {tag ? <Tag color={tag.color}>{tag.text}</Tag> : null}
+            {transfer.resumed && active(transfer) ? <Tag color="processing">Resumed</Tag> : null}
+          </Space>
+        );
+      },
+    },
+    {
+      title: 'Direction',
+      key: 'direction',
+      width: 110,
+      render: (_, transfer) => DIRECTION_TEXT[transfer.transferDirection],
+    },
+    {
+      title: 'Speed',
+      key: 'speed',
+      width: 120,
+      render: (_, transfer) => (active(transfer) ? agentSpeedText(transfer.rateAverageInKBperSecond) : '—'),
+    },
+    {
+      title: 'ETA',
+      key: 'eta',
+      width: 100,
+      render: (_, transfer) => (active(transfer) ? agentEtaText(transfer.timeRemaining) : '—'),
+    },
+    {
+      title: 'Progress',
+      key: 'progress',
+      width: 200,
+      render: (_, transfer) => (
+        <Progress
+          aria-label={`Progress of ${transfer.currentFilename || transfer.bucket}`}
+          percent={Math.floor(transfer.percent)}
+          size="small"
+          status={
+            transfer.status === 'failed'
+              ? 'exception'
+              : transfer.status === 'completed'
+                ? 'success'
+                : 'active'
+          }
+        />
+      ),
+    },
+    {
+      title: 'Cancel',
+      key: 'cancel',
+      width: 90,
+      render: (_, transfer) =>
+        active(transfer) ? (
+          <Popconfirm
+            title="Are you sure to cancel this transfer?"
+            okText="Yes"
+            cancelText="No"
+            onConfirm={() => cancel(transfer)}
+          >
+            <Button size="small" danger aria-label={`Cancel ${transfer.currentFilename || transfer.bucket}`}>
+              Cancel
+            </Button>
+          </Popconfirm>
+        ) : null,
+    },
+  ];
+
+  const emptyText = agent.serverError ? (
+    <Empty description={agent.serverError}>
+      <Button onClick={() => void agent.retry()}>Retry</Button>
+    </Empty>
+  ) : (
+    <Empty description={agentMessages.noOngoing}>
+      <Button onClick={() => void agent.refresh()}>Refresh</Button>
+    </Empty>
+  );
+
+  const withErrors = agent.transfers
+    .filter((transfer) => transfer.transferErrors.length > 0)
+    .map((transfer) => transfer.transferID);
+
+  return (
+    <Card title="Transfers">
+      <Table<AgentTransfer>
+        aria-label="Agent transfers"
+        size="small"
+        rowKey="transferID"
+        columns={columns}
+        dataSource={agent.transfers}
+        pagination={false}
+        locale={{ emptyText }}
+        expandable={{
+          showExpandColumn: false,
+          expandedRowKeys: withErrors,
+          rowExpandable: (transfer) => transfer.transferErrors.length > 0,
+          expandedRowRender: (transfer) => (
+            <ul aria-label={`Errors of ${transfer.currentFilename || transfer.bucket}`} style={{ margin: 0 }}>
+              {transfer.transferErrors.map((failure) => (
+                <li key={`${failure.file}:${failure.error}`}>
+                  {failure.file}: {failure.error}
+                </li>
+              ))}
+            </ul>
+          ),
+        }}
+      />
+    </Card>
+  );
+}
