@@ -11,7 +11,7 @@ export interface TransferContext {
   signal: AbortSignal;
   /** Something changed: the state file is written within a second. */
   changed(): void;
-  /** A file ended: the state file is written now. */
+  /** A file ended: the state file is written soon (at most once a second). */
   fileEnded(): Promise<void>;
 }
 

@@ -148,7 +148,9 @@ export class TransferManager {
       transfer,
       signal: running.controller.signal,
       changed: () => this.#store.schedule(),
-      fileEnded: () => this.#store.flush(),
+      // A folder of thousands of small files ends thousands of files a minute: their ends are saved with the
+      // rest, at most once a second (a file whose end was not saved yet is sent again after a crash, no more).
+      fileEnded: async () => this.#store.schedule(),
     };
     const fileDone = (file: FileState) => {
       if (file.status === 'failed') process.stderr.write(`${file.name}: ${file.error ?? ''}\n`);
