@@ -62,7 +62,11 @@ const send = (response: ServerResponse, status: number, body: unknown) => {
   response.end(JSON.stringify(body));
 };
 
-export async function startStandInServer(store: ObjectStore, bucket: string): Promise<StandInServer> {
+export async function startStandInServer(
+  store: ObjectStore,
+  bucket: string,
+  options: { downloadPageSize?: number } = {},
+): Promise<StandInServer> {
   const direct = store.capabilities.directUpload;
   if (!direct?.signForm) throw new Error('the stand-in needs an S3 store with signed forms');
   const code = 'ABCD-EFGH';
@@ -76,7 +80,8 @@ export async function startStandInServer(store: ObjectStore, bucket: string): Pr
   const shares: unknown[] = [];
   const resumedStarts: StandInServer['resumedStarts'] = [];
   const holds = new Map<string, { hold: Hold; reached: () => void }>();
-  const PAGE = 3;
+  // Small pages by default, so the agent's paging is exercised.
+  const PAGE = options.downloadPageSize ?? 3;
 
   const ref = (session: Session): DirectUploadRef => ({
     bucket,
@@ -278,7 +283,6 @@ export async function startStandInServer(store: ObjectStore, bucket: string): Pr
             all.push({ key: chosen, relative_path: chosen.slice(cut), size: object.size, etag: object.etag });
         }
       }
-      // Small pages, so the agent's paging is exercised.
       const offset = Number(body.continuation ?? 0);
       const page = all.slice(offset, offset + PAGE);
       return send(response, 200, {

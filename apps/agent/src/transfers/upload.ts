@@ -248,6 +248,7 @@ export async function runUpload(context: TransferContext, onFileDone: (file: Fil
     );
     return { ready, answer };
   };
+  const completions: Array<Promise<void>> = [];
   let signing = batches[0] ? signBatch(batches[0]) : null;
   for (let b = 0; b < batches.length && signing; b += 1) {
     let signed: Awaited<ReturnType<typeof signBatch>>;
@@ -299,18 +300,29 @@ export async function runUpload(context: TransferContext, onFileDone: (file: Fil
       break;
     }
     if (sent.length === 0) continue;
-    const completed = await context.server.device(
-      'POST',
-      '/transfers/uploads/batch/complete',
-      { session_ids: sent.map((entry) => entry.sessionId) },
-      completeUploadBatchAnswer,
-    );
-    const outcome = new Map(completed.files.map((entry) => [entry.session_id, entry.error]));
-    for (const { file, sessionId } of sent) {
-      const error = outcome.get(sessionId);
-      await end(file, error ? new FileFailure(error) : null);
-    }
+    // The batch is completed while the next one is sent: the store is never idle waiting for the server's check.
+    const completion = context.server
+      .device(
+        'POST',
+        '/transfers/uploads/batch/complete',
+        { session_ids: sent.map((entry) => entry.sessionId) },
+        completeUploadBatchAnswer,
+      )
+      .then(async (completed) => {
+        const outcome = new Map(completed.files.map((entry) => [entry.session_id, entry.error]));
+        for (const { file, sessionId } of sent) {
+          const error = outcome.get(sessionId);
+          await end(file, error ? new FileFailure(error) : null);
+        }
+      })
+      .catch(async (error: unknown) => {
+        if (error instanceof DeviceUnknown) throw error;
+        for (const { file } of sent) await end(file, error);
+      });
+    completion.catch(() => undefined);
+    completions.push(completion);
   }
+  await Promise.all(completions);
 
   await eachLimited(large, AGENT_PARALLEL_FILES, context.signal, async (file) => {
     file.status = 'running';
