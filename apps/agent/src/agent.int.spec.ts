@@ -31,11 +31,12 @@ interface Answer {
 function call(
   method: string,
   route: string,
-  options: { host?: string; origin?: string; key?: string; body?: unknown; raw?: string } = {},
+  options: { host?: string; origin?: string; key?: string; body?: unknown; raw?: string; port?: number } = {},
 ): Promise<Answer> {
+  const port = options.port ?? PORT;
   return new Promise((resolve, reject) => {
     const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    const headers: Record<string, string> = { host: options.host ?? `127.0.0.1:${PORT}` };
+    const headers: Record<string, string> = { host: options.host ?? `127.0.0.1:${port}` };
     if (options.origin) headers.origin = options.origin;
     if (options.key) headers[AGENT_KEY_HEADER] = options.key;
     if (payload !== undefined) {
@@ -44,7 +45,7 @@ function call(
     }
     const request = http.request({
       host: '127.0.0.1',
-      port: PORT,
+      port,
       method,
       path: route,
       headers,
@@ -95,8 +96,7 @@ const agentArgs = (home: string, server: string, ...args: string[]) => [
   server,
   '--origin',
   ORIGIN,
-  '--port',
-  String(PORT),
+  ...(args.includes('--port') ? [] : ['--port', String(PORT)]),
 ];
 
 async function until<T>(
@@ -538,6 +538,81 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
       files: [{ name: 'in/docs/a.txt', bucket_name: BUCKET, cloud_account_id: ACCOUNT }],
       recipients: ['bob@example.com'],
     });
+  });
+
+  it('refuses a copy whose bytes differ from the bucket’s, leaving nothing in place', async () => {
+    await store.write(BUCKET, 'tampered/report.bin', randomBytes(64 * 1024));
+    standIn.tamper('tampered/report.bin');
+    const started = await call('POST', '/download', {
+      key,
+      body: {
+        remotePaths: ['tampered/'],
+        cloud_account_id: ACCOUNT,
+        bucket_name: BUCKET,
+        localPath: '/restore',
+      },
+    });
+    const done = await ended(started.body.transferID as string);
+    expect(done).toMatchObject({
+      status: 'failed',
+      filesDone: 0,
+      transferErrors: [
+        { file: 'tampered/report.bin', error: agentMessages.verifyFailed('tampered/report.bin') },
+      ],
+    });
+    expect(existsSync(path.join(tree, 'restore', 'tampered', 'report.bin'))).toBe(false);
+    expect(existsSync(path.join(tree, 'restore', 'tampered', 'report.bin.cumulo-part'))).toBe(false);
+  });
+
+  it('cancels an upload under way and aborts its open session with the store', async () => {
+    let open: () => void = () => {};
+    gate = { open: new Promise<void>((resolve) => (open = resolve)), release: () => open() };
+    const started = await call('POST', '/upload', {
+      key,
+      body: {
+        paths: ['/docs/big.bin'],
+        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: 'cancelled/' },
+      },
+    });
+    const id = started.body.transferID as string;
+    await until('an open upload', async () => (await s3rver.openUploads(BUCKET, 'cancelled/')).length === 1);
+    await until('part 3 on its way', async () => partPuts.filter((put) => put.endsWith('#3')).length >= 2);
+    expect(await call('POST', '/cancel', { key, body: { transferID: id } })).toMatchObject({
+      status: 200,
+      body: { message: agentMessages.cancelled },
+    });
+    expect(await ended(id)).toMatchObject({ status: 'cancelled' });
+    expect(await s3rver.openUploads(BUCKET, 'cancelled/')).toEqual([]);
+    expect(await store.stat(BUCKET, 'cancelled/big.bin')).toBeNull();
+    gate.release();
+    gate = null;
+  });
+
+  it('refuses page pairing when it runs without a terminal, pointing to `cumulo-agent pair`', async () => {
+    const otherHome = await mkdtemp(path.join(os.tmpdir(), 'cumulo-agent-daemon-'));
+    const daemon = spawn(
+      process.execPath,
+      agentArgs(otherHome, standIn.url, 'start', '--port', String(PORT + 1)),
+      {
+        cwd: path.resolve(here, '..'),
+        env: { ...process.env, NODE_OPTIONS: '' },
+        // No terminal and nothing to read: how a service runs it.
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      await until('the daemon', async () => {
+        const answer = await call('GET', '/heartbeat', { port: PORT + 1 }).catch(() => null);
+        return answer?.status === 200;
+      });
+      expect(await call('POST', '/pair', { port: PORT + 1, body: { code: 'ABCD-EFGH' } })).toMatchObject({
+        status: 409,
+        body: { message: pairingMessages.noTerminal },
+      });
+    } finally {
+      daemon.kill('SIGKILL');
+      rmSync(otherHome, { recursive: true, force: true });
+    }
   });
 
   it('forgets its token and every key once the server says the device is revoked', async () => {

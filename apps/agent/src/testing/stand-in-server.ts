@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   AGENT_AUTH_SCHEME,
@@ -45,6 +45,8 @@ export interface StandInServer {
   shares: unknown[];
   /** Session starts of a file that found its earlier session, with the parts the store still held. */
   resumedStarts: Array<{ key: string; finishedParts: number }>;
+  /** Makes the download listing give `key` the ETag of other bytes (a copy the agent must refuse). */
+  tamper(key: string): void;
   /** Holds the next call of `route` ('POST /api/transfers/uploads/batch'…) until the returned release is called. */
   holdNext(route: string): { reached: Promise<void>; release: () => void };
   stop(): Promise<void>;
@@ -80,6 +82,7 @@ export async function startStandInServer(
   const shares: unknown[] = [];
   const resumedStarts: StandInServer['resumedStarts'] = [];
   const holds = new Map<string, { hold: Hold; reached: () => void }>();
+  const tampered = new Set<string>();
   // Small pages by default, so the agent's paging is exercised.
   const PAGE = options.downloadPageSize ?? 3;
 
@@ -289,6 +292,7 @@ export async function startStandInServer(
         files: await Promise.all(
           page.map(async (file) => ({
             ...file,
+            etag: tampered.has(file.key) ? createHash('md5').update('other bytes').digest('hex') : file.etag,
             url: await store.signedUrl(bucket, file.key, { method: 'GET', expiresInSeconds: 600 }),
           })),
         ),
@@ -328,6 +332,9 @@ export async function startStandInServer(
     history,
     shares,
     resumedStarts,
+    tamper: (key) => {
+      tampered.add(key);
+    },
     holdNext: (routeName) => {
       let release = () => {};
       let reached = () => {};
