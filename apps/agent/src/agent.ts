@@ -23,6 +23,8 @@ import { TransferManager } from './transfers/transfer-manager.ts';
 
 /** The device is asked about at most this often when the page beats (GET /agent/me). */
 const DEVICE_CHECK_MS = 5000;
+/** How long a heartbeat waits for that check. */
+const DEVICE_CHECK_WAIT_MS = 2000;
 
 export const pairingMessages = {
   busy: 'A pairing is already waiting for confirmation in the transfer agent’s terminal.',
@@ -136,7 +138,11 @@ export class Agent {
       this.#checking ??= this.#checkDevice().finally(() => {
         this.#checking = null;
       });
-      await this.#checking;
+      // A slow server does not hold the page's heartbeat: the answer of a check still running comes with the next.
+      await Promise.race([
+        this.#checking,
+        new Promise((resolve) => setTimeout(resolve, DEVICE_CHECK_WAIT_MS)),
+      ]);
     }
     return {
       running: true,

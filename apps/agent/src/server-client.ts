@@ -20,6 +20,8 @@ export class DeviceUnknown extends ServerError {
 }
 
 type Method = 'GET' | 'POST' | 'DELETE';
+/** Attempts of a device call when the server cannot be reached or answers 502–504 (2, 4, 8 s apart). */
+const SERVER_ATTEMPTS = 4;
 
 /**
  * Calls of the Cumulo server's API. Device calls carry `Authorization: Agent <token>`; a 401 on one of them means
@@ -39,16 +41,21 @@ export class CumuloServer {
   }
 
   async device<T>(method: Method, path: string, body: unknown, answer: z.ZodType<T>): Promise<T> {
-    const token = this.token();
-    if (!token) throw new DeviceUnknown();
-    try {
-      return answer.parse(await this.#send(method, path, body, token));
-    } catch (error) {
-      if (error instanceof ServerError && error.status === 401) {
-        await this.onRevoked();
-        throw new DeviceUnknown();
+    for (let attempt = 1; ; attempt += 1) {
+      const token = this.token();
+      if (!token) throw new DeviceUnknown();
+      try {
+        return answer.parse(await this.#send(method, path, body, token));
+      } catch (error) {
+        if (error instanceof ServerError && error.status === 401) {
+          await this.onRevoked();
+          throw new DeviceUnknown();
+        }
+        // A server restarting or briefly unreachable is waited for; its refusals (4xx) are final.
+        const passing = error instanceof ServerError && (error.status === 0 || error.status >= 502);
+        if (!passing || attempt >= SERVER_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** attempt));
       }
-      throw error;
     }
   }
 
