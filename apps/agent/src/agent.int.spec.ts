@@ -127,6 +127,9 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
   /** Part PUTs s3rver saw, and a gate holding part 3 and later of the big file while closed. */
   const partPuts: string[] = [];
   let gate: { open: Promise<void>; release: () => void } | null = null;
+  /** Range GETs of the big object s3rver saw, and a gate holding the third and later while closed. */
+  let bigGets = 0;
+  let downloadGate: { open: Promise<void>; release: () => void } | null = null;
   const files: Record<string, Buffer> = {};
 
   const start = () => {
@@ -164,11 +167,17 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
 
   beforeAll(async () => {
     s3rver = await startRestartableS3rver({
-      hold: (request) =>
-        request.method === 'PUT' && request.query.partNumber
-          ? (partPuts.push(`${String(request.query.uploadId)}#${String(request.query.partNumber)}`),
-            Number(request.query.partNumber) >= 3 && gate ? gate.open : undefined)
-          : undefined,
+      hold: (request) => {
+        if (request.method === 'PUT' && request.query.partNumber) {
+          partPuts.push(`${String(request.query.uploadId)}#${String(request.query.partNumber)}`);
+          return Number(request.query.partNumber) >= 3 && gate ? gate.open : undefined;
+        }
+        if (request.method === 'GET' && request.path.endsWith('/in/docs/big.bin')) {
+          bigGets += 1;
+          return bigGets > 2 && downloadGate ? downloadGate.open : undefined;
+        }
+        return undefined;
+      },
     });
     store = new S3ObjectStore(
       {
@@ -221,6 +230,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
 
   afterAll(async () => {
     gate?.release();
+    downloadGate?.release();
     agent?.child.kill('SIGKILL');
     await agent?.exited;
     await standIn?.stop();
@@ -497,6 +507,45 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
       expect(existsSync(path.join(tree, 'restore', 'docs', `${name}.cumulo-part`))).toBe(false);
     }
     expect(standIn.history.at(-1)).toMatchObject({ direction: 'download', files: ['docs'], files_count: 4 });
+  });
+
+  it('resumes a download after kill -9 from the blocks already written, and verifies it', async () => {
+    expect((await call('POST', '/mkdir', { key, body: { path: '/restore/again' } })).status).toBe(201);
+    let open: () => void = () => {};
+    downloadGate = { open: new Promise<void>((resolve) => (open = resolve)), release: () => open() };
+    bigGets = 0;
+    const started = await call('POST', '/download', {
+      key,
+      body: {
+        remotePaths: ['in/docs/big.bin'],
+        cloud_account_id: ACCOUNT,
+        bucket_name: BUCKET,
+        localPath: '/restore/again',
+      },
+    });
+    const id = started.body.transferID as string;
+    await until('two blocks written', async () => {
+      const transfer = (await transfers()).find((candidate) => candidate.transferID === id);
+      return (transfer?.transferredBytes ?? 0) >= 10 * MiB;
+    });
+    // The state file is written within a second: the blocks are in it before the agent dies.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    agent.child.kill('SIGKILL');
+    await agent.exited;
+    const held = downloadGate;
+    downloadGate = null;
+    held.release();
+    bigGets = 0;
+
+    await start();
+    await connect();
+    const done = await ended(id);
+    expect(done).toMatchObject({ status: 'completed', resumed: true, filesDone: 1, transferErrors: [] });
+    // Six blocks in all; the two written before the kill were not fetched again.
+    expect(bigGets).toBe(4);
+    const copy = path.join(tree, 'restore', 'again', 'big.bin');
+    expect(md5(readFileSync(copy))).toBe(md5(files['big.bin'] ?? Buffer.alloc(0)));
+    expect(existsSync(`${copy}.cumulo-part`)).toBe(false);
   });
 
   it('fails a file that vanished before it was sent, and sends the rest', async () => {
