@@ -485,6 +485,9 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
   });
 
   it('downloads the folder back into another added folder, byte for byte', async () => {
+    // A link planted where the agent writes its part file must not let it write outside the folder.
+    mkdirSync(path.join(tree, 'restore', 'docs'), { recursive: true });
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(tree, 'restore', 'docs', 'a.txt.cumulo-part'));
     const started = await call('POST', '/download', {
       key,
       body: {
@@ -507,6 +510,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
       expect(existsSync(path.join(tree, 'restore', 'docs', `${name}.cumulo-part`))).toBe(false);
     }
     expect(standIn.history.at(-1)).toMatchObject({ direction: 'download', files: ['docs'], files_count: 4 });
+    expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('not for the page');
   });
 
   it('resumes a download after kill -9 from the blocks already written, and verifies it', async () => {

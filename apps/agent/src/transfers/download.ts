@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AGENT_BLOCK_SIZE,
@@ -159,7 +159,12 @@ export class Downloader {
     }
     const partPath = `${destination}${PART_SUFFIX}`;
     const blocksTotal = Math.max(1, Math.ceil(file.size / AGENT_BLOCK_SIZE));
-    const partInfo = await stat(partPath).catch(() => null);
+    let partInfo = await lstat(partPath).catch(() => null);
+    // The part file is the agent's own: a link put in its place is removed, never written through.
+    if (partInfo && !partInfo.isFile()) {
+      await rm(partPath, { force: true });
+      partInfo = null;
+    }
     // Blocks written before a restart count only while their part file is still there.
     const done = new Set(partInfo ? (file.blocks ?? []) : []);
     const resumed = done.size > 0;
