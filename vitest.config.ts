@@ -47,6 +47,18 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: 'agent',
+          root: 'apps/agent',
+          environment: 'node',
+          include: ['src/**/*.spec.ts'],
+          // The agent's integration test runs s3rver in the test process (truncated listings need the legacy provider).
+          execArgv: ['--openssl-legacy-provider'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       'apps/web',
     ],
   },

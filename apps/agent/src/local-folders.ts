@@ -1,0 +1,199 @@
+import type { Dirent } from 'node:fs';
+import { lstat, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { agentMessages, type AgentFilesAnswer, type AgentLocalFile } from '@cumulo/contract';
+
+/**
+ * The agent's virtual paths over the folders its user added (`cumulo-agent add`): '/' lists those folders (named
+ * by their base name), '/<name>/sub/file' is a file inside one. Nothing else on the machine can be reached: a path
+ * with a '..' segment, a NUL, a name that is no added folder (an absolute OS path such as '/etc/passwd' or
+ * 'C:\\'), or one whose real path (after symlinks) leaves its folder is refused, on every access.
+ */
+
+export class LocalRefusal extends Error {
+  override readonly name = 'LocalRefusal';
+  constructor(
+    readonly status: 400 | 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const localMessages = {
+  notFound: 'No such file or folder among the folders added to the transfer agent.',
+  exists: 'A file or folder with this name already exists.',
+  notFolder: 'This path is not a folder.',
+} as const;
+
+const refused = () => new LocalRefusal(403, agentMessages.pathOutside);
+
+export interface RootFolder {
+  /** The name the page sees ('/<name>'). */
+  name: string;
+  /** The folder as added (absolute). */
+  folder: string;
+}
+
+/** Hidden names (a leading dot) are never listed nor sent. */
+export const isHiddenName = (name: string) => name.startsWith('.');
+
+/** The added folders with unique names: a second 'photos' becomes 'photos (2)'. */
+export function rootsOf(folders: string[]): RootFolder[] {
+  const taken = new Set<string>();
+  return folders.map((folder) => {
+    const base = path.basename(folder) || folder.replace(/[\\/:]+/g, '') || 'folder';
+    let name = base;
+    for (let n = 2; taken.has(name); n += 1) name = `${base} (${n})`;
+    taken.add(name);
+    return { name, folder };
+  });
+}
+
+/** A virtual path cut into its names; refused when it holds NUL, '..' or '.'. */
+export function segmentsOf(virtual: string): string[] {
+  if (virtual.includes('\u0000')) throw refused();
+  // A backslash separates names on Windows; elsewhere it is refused rather than guessed at.
+  const segments = virtual.split(/[\\/]/).filter((segment) => segment !== '');
+  if (segments.some((segment) => segment === '..' || segment === '.')) throw refused();
+  return segments;
+}
+
+const within = (root: string, target: string) =>
+  target === root || target.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
+
+export interface ResolvedPath {
+  root: RootFolder;
+  /** Names under the root ([] for the root itself). */
+  inside: string[];
+  /**
+   * The OS path to use: the real path when it exists; otherwise the real path of its nearest existing parent with
+   * the missing names after it (none of which can be a symlink, since they do not exist).
+   */
+  osPath: string;
+  exists: boolean;
+}
+
+export class LocalFolders {
+  constructor(private readonly folders: () => string[]) {}
+
+  roots(): RootFolder[] {
+    return rootsOf(this.folders());
+  }
+
+  /** Resolves a virtual path below '/', checking its real path stays in its added folder. */
+  async resolve(virtual: string): Promise<ResolvedPath> {
+    const segments = segmentsOf(virtual);
+    const [first, ...inside] = segments;
+    const root = this.roots().find((candidate) => candidate.name === first);
+    if (!root) throw first === undefined ? new LocalRefusal(403, agentMessages.readOnlyRoot) : refused();
+    let realRoot: string;
+    try {
+      realRoot = await realpath(root.folder);
+    } catch {
+      throw new LocalRefusal(404, localMessages.notFound);
+    }
+    const missing: string[] = [];
+    const existing = [...inside];
+    for (;;) {
+      const candidate = path.join(root.folder, ...existing);
+      try {
+        const real = await realpath(candidate);
+        if (!within(realRoot, real)) throw refused();
+        return { root, inside, osPath: path.join(real, ...missing), exists: missing.length === 0 };
+      } catch (error) {
+        if (error instanceof LocalRefusal) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if ((code !== 'ENOENT' && code !== 'ENOTDIR') || existing.length === 0) throw refused();
+        const last = existing.pop();
+        if (last !== undefined) missing.unshift(last);
+      }
+    }
+  }
+
+  async resolveExisting(virtual: string): Promise<ResolvedPath> {
+    const resolved = await this.resolve(virtual);
+    if (!resolved.exists) throw new LocalRefusal(404, localMessages.notFound);
+    return resolved;
+  }
+
+  /** GET /files: the added folders at '/', else a folder's entries (folders first), hidden names left out. */
+  async list(virtual: string, skip: number, limit: number): Promise<AgentFilesAnswer> {
+    const segments = segmentsOf(virtual);
+    let items: AgentLocalFile[];
+    if (segments.length === 0) {
+      items = await Promise.all(
+        this.roots().map(async (root) => {
+          const info = await stat(root.folder).catch(() => null);
+          return {
+            name: root.name,
+            path: `/${root.name}`,
+            size: -1,
+            isFile: false,
+            isDirectory: true,
+            modified: info ? info.mtime.toISOString() : null,
+          };
+        }),
+      );
+    } else {
+      const resolved = await this.resolveExisting(virtual);
+      const realRoot = await realpath(resolved.root.folder);
+      let entries: Dirent[];
+      try {
+        entries = await readdir(resolved.osPath, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+          throw new LocalRefusal(400, localMessages.notFolder);
+        throw error;
+      }
+      const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
+      const listed = await Promise.all(
+        entries
+          .filter((entry) => !isHiddenName(entry.name))
+          .map(async (entry): Promise<AgentLocalFile | null> => {
+            const full = path.join(resolved.osPath, entry.name);
+            // A symlink is shown only when it leads somewhere inside the same added folder.
+            const real = entry.isSymbolicLink() ? await realpath(full).catch(() => null) : full;
+            if (!real || !within(realRoot, real)) return null;
+            const info = await stat(real).catch(() => null);
+            if (!info || !(info.isFile() || info.isDirectory())) return null;
+            return {
+              name: entry.name,
+              path: `${base}/${entry.name}`,
+              size: info.isDirectory() ? -1 : info.size,
+              isFile: info.isFile(),
+              isDirectory: info.isDirectory(),
+              modified: info.mtime.toISOString(),
+            };
+          }),
+      );
+      items = listed
+        .filter((item): item is AgentLocalFile => item !== null)
+        .sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || a.name.localeCompare(b.name));
+    }
+    return { items: items.slice(skip, skip + limit), total: items.length };
+  }
+
+  /** POST /mkdir: a new folder inside an added folder (its parents are made as needed). */
+  async makeFolder(virtual: string): Promise<void> {
+    const resolved = await this.resolve(virtual);
+    if (resolved.inside.length === 0) throw new LocalRefusal(403, agentMessages.readOnlyRoot);
+    if (resolved.exists) throw new LocalRefusal(409, localMessages.exists);
+    await mkdir(resolved.osPath, { recursive: true });
+  }
+
+  /** POST /delete: a file, or a folder with everything in it; a symlink is removed itself, never its target. */
+  async remove(virtual: string): Promise<void> {
+    const segments = segmentsOf(virtual);
+    if (segments.length <= 1) {
+      if (segments.length === 1 && !this.roots().some((root) => root.name === segments[0])) throw refused();
+      throw new LocalRefusal(403, agentMessages.readOnlyRoot);
+    }
+    const name = segments.at(-1) ?? '';
+    const parent = await this.resolveExisting(`/${segments.slice(0, -1).join('/')}`);
+    const target = path.join(parent.osPath, name);
+    const info = await lstat(target).catch(() => null);
+    if (!info) throw new LocalRefusal(404, localMessages.notFound);
+    await rm(target, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,296 @@
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  AGENT_BLOCK_SIZE,
+  AGENT_CLIENTS,
+  AGENT_PARALLEL_FILES,
+  agentDownloadAnswer,
+  agentMessages,
+  type AgentDownloadFile,
+} from '@cumulo/contract';
+import { LocalRefusal, isHiddenName, segmentsOf } from '../local-folders.ts';
+import { DeviceUnknown } from '../server-client.ts';
+import { MULTIPART_ETAG, PLAIN_MD5, multipartEtag, verifyFile } from './checksums.ts';
+import { storeGet } from './store-http.ts';
+import {
+  FileFailure,
+  STORE_ATTEMPTS,
+  eachLimited,
+  isAbort,
+  localFailure,
+  sleep,
+  type TransferContext,
+} from './transfer-context.ts';
+import type { FileState } from './transfer-state.ts';
+
+/**
+ * Downloads: the server lists the chosen keys a page at a time with short-lived signed GET URLs
+ * (POST /agent/downloads); each file comes in AGENT_BLOCK_SIZE Range requests, AGENT_CLIENTS at once, written into
+ * `<dest>.cumulo-part`, checked against the object's ETag, then renamed into place.
+ */
+
+export const PART_SUFFIX = '.cumulo-part';
+/** A signed URL older than this is asked for again before use (the server signs them for longer). */
+const URL_FRESH_MS = 10 * 60_000;
+
+interface SignedUrl {
+  url: string;
+  at: number;
+}
+
+export class Downloader {
+  readonly #urls = new Map<string, SignedUrl>();
+
+  constructor(
+    private readonly context: TransferContext,
+    private readonly onFileDone: (file: FileState) => void,
+  ) {}
+
+  /** Reads the listing (when not read yet), then fetches every file not yet verified. */
+  async run(): Promise<void> {
+    const { transfer } = this.context;
+    // A resumed transfer lists again: the URLs of its first run have expired, and the list gives fresh ones.
+    const known = new Map(transfer.files.map((file) => [file.key, file]));
+    let continuation: string | null = null;
+    do {
+      const page = await this.#page(transfer.sources, continuation);
+      for (const listed of page.files) {
+        this.#urls.set(listed.key, { url: listed.url, at: Date.now() });
+        if (transfer.listed || known.has(listed.key)) continue;
+        const file = this.#fileOf(listed);
+        if (!file) continue;
+        transfer.files.push(file);
+        known.set(file.key, file);
+      }
+      continuation = page.continuation;
+      this.context.changed();
+    } while (continuation && !this.context.signal.aborted);
+    transfer.listed = true;
+    this.context.changed();
+    const todo = transfer.files.filter((file) => file.status === 'pending' || file.status === 'running');
+    await eachLimited(todo, AGENT_PARALLEL_FILES, this.context.signal, async (file) => {
+      file.status = 'running';
+      this.context.changed();
+      let failure: unknown = null;
+      try {
+        await this.#download(file);
+      } catch (error) {
+        if (error instanceof DeviceUnknown) throw error;
+        failure = error;
+      }
+      if (failure === null) {
+        file.status = 'verified';
+        file.error = null;
+        file.blocks = [];
+      } else if (this.context.signal.aborted) {
+        file.status = 'cancelled';
+      } else {
+        file.status = 'failed';
+        file.error = failure instanceof FileFailure ? failure.message : errorText(failure);
+        file.transferred = 0;
+        file.blocks = [];
+      }
+      this.onFileDone(file);
+      await this.context.fileEnded();
+    });
+  }
+
+  async #page(paths: string[], continuation: string | null) {
+    const { transfer, server } = this.context;
+    return server.device(
+      'POST',
+      '/agent/downloads',
+      {
+        cloud_account_id: transfer.cloud_account_id,
+        bucket_name: transfer.bucket_name,
+        paths,
+        continuation,
+      },
+      agentDownloadAnswer,
+    );
+  }
+
+  /** A listed object as a file of this transfer, or null when its relative path is not one the agent writes. */
+  #fileOf(listed: AgentDownloadFile): FileState | null {
+    let segments: string[];
+    try {
+      segments = segmentsOf(listed.relative_path);
+    } catch {
+      return null;
+    }
+    if (segments.length === 0 || segments.some(isHiddenName)) return null;
+    const relative = segments.join('/');
+    return {
+      name: relative,
+      local: `${this.context.transfer.target.replace(/\/+$/, '')}/${relative}`,
+      key: listed.key,
+      size: listed.size,
+      etag: listed.etag,
+      status: 'pending',
+      error: null,
+      transferred: 0,
+      blocks: [],
+    };
+  }
+
+  async #url(key: string, fresh: boolean): Promise<string> {
+    const known = this.#urls.get(key);
+    if (known && !fresh && Date.now() - known.at < URL_FRESH_MS) return known.url;
+    const page = await this.#page([key], null);
+    const listed = page.files.find((candidate) => candidate.key === key);
+    if (!listed) throw new FileFailure(`${key} is no longer in the bucket.`);
+    this.#urls.set(key, { url: listed.url, at: Date.now() });
+    return listed.url;
+  }
+
+  async #download(file: FileState): Promise<void> {
+    const { folders, signal } = this.context;
+    let destination: string;
+    try {
+      const resolved = await folders.resolve(file.local);
+      if (resolved.inside.length === 0) throw new LocalRefusal(403, agentMessages.readOnlyRoot);
+      await mkdir(path.dirname(resolved.osPath), { recursive: true });
+      // The folders just made are checked again: nothing on the way may lead out of the added folder.
+      destination = (await folders.resolve(file.local)).osPath;
+    } catch (error) {
+      if (error instanceof LocalRefusal) throw new FileFailure(error.message);
+      throw localFailure(error, file) ?? error;
+    }
+    const partPath = `${destination}${PART_SUFFIX}`;
+    const blocksTotal = Math.max(1, Math.ceil(file.size / AGENT_BLOCK_SIZE));
+    let partInfo = await lstat(partPath).catch(() => null);
+    // The part file is the agent's own: a link put in its place is removed, never written through.
+    if (partInfo && !partInfo.isFile()) {
+      await rm(partPath, { force: true });
+      partInfo = null;
+    }
+    // Blocks written before a restart count only while their part file is still there.
+    const done = new Set(partInfo ? (file.blocks ?? []) : []);
+    const resumed = done.size > 0;
+    file.blocks = [...done];
+    file.transferred = [...done].reduce((sum, block) => sum + this.#blockLength(file, block), 0);
+    const md5s = new Map<number, string>();
+    let handle: FileHandle;
+    try {
+      handle = await open(partPath, partInfo ? 'r+' : 'w');
+    } catch (error) {
+      throw localFailure(error, file) ?? error;
+    }
+    try {
+      const pending = Array.from({ length: blocksTotal }, (_, i) => i).filter((block) => !done.has(block));
+      await eachLimited(pending, AGENT_CLIENTS, signal, async (block) => {
+        md5s.set(block, await this.#fetchBlock(file, handle, block));
+        file.blocks?.push(block);
+        this.context.changed();
+      });
+      signal.throwIfAborted();
+      if (file.size === 0) await handle.truncate(0);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      if (!isAbort(error) && !(error instanceof DeviceUnknown)) await rm(partPath, { force: true });
+      throw error;
+    }
+    await handle.close();
+    const written = await stat(partPath);
+    if (written.size !== file.size) {
+      await rm(partPath, { force: true });
+      throw new FileFailure(agentMessages.verifyFailed(file.name));
+    }
+    const verifiedBy = resumed
+      ? await verifyFile(partPath, file.size, file.etag ?? null)
+      : this.#check(file, md5s);
+    const result = verifiedBy ?? (await verifyFile(partPath, file.size, file.etag ?? null));
+    if (result === null) {
+      await rm(partPath, { force: true });
+      throw new FileFailure(agentMessages.verifyFailed(file.name));
+    }
+    file.verifiedBy = result;
+    await rename(partPath, destination);
+  }
+
+  /**
+   * The check from the blocks' own MD5s, without reading the file again: a one-block file against a plain MD5 ETag,
+   * a file in blocks against a multipart ETag of as many parts (an upload by the agent or the page, 5 MiB parts).
+   * Null when the ETag needs a re-read (another part size) or differs.
+   */
+  #check(file: FileState, md5s: Map<number, string>): 'md5' | 'multipart-md5' | 'size' | null {
+    const etag = file.etag?.toLowerCase() ?? null;
+    const ordered = Array.from({ length: md5s.size }, (_, i) => md5s.get(i) ?? '');
+    if (etag && PLAIN_MD5.test(etag)) {
+      if (ordered.length === 1) return ordered[0] === etag ? 'md5' : null;
+      return null;
+    }
+    const multipart = etag ? MULTIPART_ETAG.exec(etag) : null;
+    if (etag && multipart && Number(multipart[2]) === ordered.length)
+      return multipartEtag(ordered) === etag ? 'multipart-md5' : null;
+    return multipart ? null : 'size';
+  }
+
+  #blockLength(file: FileState, block: number): number {
+    return Math.max(0, Math.min(AGENT_BLOCK_SIZE, file.size - block * AGENT_BLOCK_SIZE));
+  }
+
+  /** One block by a Range GET, written at its place; answers its MD5. */
+  async #fetchBlock(file: FileState, handle: FileHandle, block: number): Promise<string> {
+    const start = block * AGENT_BLOCK_SIZE;
+    const length = this.#blockLength(file, block);
+    const { signal } = this.context;
+    let last: unknown = null;
+    for (let attempt = 0; attempt < STORE_ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await sleep(500 * 2 ** attempt, signal);
+      let counted = 0;
+      try {
+        const url = await this.#url(file.key, attempt > 0 && last instanceof ExpiredUrl);
+        const headers: Record<string, string> =
+          length > 0 ? { range: `bytes=${start}-${start + length - 1}` } : {};
+        const response = await storeGet(url, headers, signal);
+        const status = response.statusCode ?? 0;
+        if (status === 403 || status === 400) {
+          response.resume();
+          throw new ExpiredUrl(`The object store answered HTTP ${status}.`);
+        }
+        if (status === 404) {
+          response.resume();
+          throw new FileFailure(`${file.name} is no longer in the bucket.`);
+        }
+        // A 200 is the whole object: fine only when this block is the whole object.
+        if (!(status === 206 || (status === 200 && start === 0 && length === file.size))) {
+          response.resume();
+          throw new Error(`The object store answered HTTP ${status}.`);
+        }
+        const hash = createHash('md5');
+        let position = start;
+        for await (const chunk of response as AsyncIterable<Buffer>) {
+          if (position + chunk.length > start + length)
+            throw new Error('The object store sent too many bytes.');
+          hash.update(chunk);
+          let offset = 0;
+          while (offset < chunk.length) {
+            const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, position);
+            offset += bytesWritten;
+            position += bytesWritten;
+          }
+          counted += chunk.length;
+          file.transferred += chunk.length;
+        }
+        if (position !== start + length) throw new Error('The object store sent too few bytes.');
+        return hash.digest('hex');
+      } catch (error) {
+        file.transferred -= counted;
+        if (signal.aborted || isAbort(error)) throw error;
+        const local = localFailure(error, file);
+        if (local && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw local;
+        if (error instanceof DeviceUnknown) throw error;
+        if (error instanceof FileFailure && !(error instanceof ExpiredUrl)) throw error;
+        last = error;
+      }
+    }
+    throw last instanceof FileFailure ? last : new FileFailure(errorText(last));
+  }
+}
+
+class ExpiredUrl extends FileFailure {}
+
+const errorText = (error: unknown) =>
+  error instanceof Error && error.message ? error.message : 'The object store refused the download.';

@@ -1,0 +1,58 @@
+// `npm run build:agent`: the transfer agent as ONE file, apps/agent/dist/cumulo-agent.mjs, that runs on Node 22 alone
+// (no node_modules): everything it imports, zod and @cumulo/contract included, is bundled. The server zips it with
+// the launcher of a platform (apps/agent/packaging/<platform>/) for the download on /desktop.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const agentBundle = path.join(root, 'apps/agent/dist/cumulo-agent.mjs');
+/**
+ * The Node flags the launchers of packaging/ start the agent with (V8 fixes them when the process starts). A young
+ * generation of 2 MB instead of 16 MB: a transfer streams its blocks through short-lived buffers that V8 frees only
+ * when it collects the young generation holding their small objects (scripts/build-server.mjs, serverNodeFlags).
+ * Measured with the agent on 500 files of 64 KiB and two of 100 MiB: peak RSS 134 → 125 MB (upload) and 130 →
+ * 119 MB (download), the same time.
+ */
+export const agentNodeFlags = ['--max-semi-space-size=2'];
+
+/**
+ * zod's `z` namespace re-exports every one of its 40-odd locales, which a bundle then carries and Node compiles;
+ * the agent speaks English (zod's default `en`). Without them the file is about 40 % smaller and the agent starts
+ * with less memory.
+ */
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}zod${path.sep}`)
+        ? { path: args.importer, namespace: 'zod-locales' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), '../locales/en.js'))};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+export async function bundleAgent({ outfile = agentBundle } = {}) {
+  await esbuild.build({
+    entryPoints: [path.join(root, 'apps/agent/src/main.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    banner: { js: '#!/usr/bin/env node' },
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [englishOnlyZod],
+  });
+  await esbuild.stop();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await bundleAgent();
+  console.log(`Built ${path.relative(root, agentBundle)}`);
+}
