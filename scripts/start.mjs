@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { agentBundle, bundleAgent } from './build-agent.mjs';
 import { buildServerIfStale, newestMtime, root, serverEntry } from './build-server.mjs';
 
 const webIndex = path.join(root, 'apps/web/dist/index.html');
@@ -19,5 +20,12 @@ if (!process.env.WEB_DIST && builtAt < sourcesAt) {
 }
 
 await buildServerIfStale();
+// The agent's single-file build: /desktop's download serves it (GET /api/agent/download/:platform).
+const agentSources = ['apps/agent/src', 'packages/contract/src'];
+const agentBuiltAt = fs.statSync(agentBundle, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+if (agentBuiltAt < Math.max(...agentSources.map((s) => newestMtime(path.join(root, s))))) {
+  console.log('Building the transfer agent…');
+  await bundleAgent();
+}
 process.argv[2] ??= 'start';
 await import(pathToFileURL(serverEntry).href);
