@@ -12,7 +12,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { messages } from '@cumulo/contract';
+import { AGENT_URL_SCHEME, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { watchSlowRequests } from './http/slow-requests.ts';
@@ -75,7 +75,17 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
         // Direct uploads PUT the file's parts from the browser straight to the store (S3 presigned URLs, Azure
         // SAS, GCS sessions): every https store, plus the endpoints PROVIDER_ENDPOINTS points at (plain http in
         // tests and private deployments).
-        connectSrc: ["'self'", 'ws:', 'wss:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],
+        // The ftX pages also call the user's own transfer agent on 127.0.0.1 (apps/agent; its port is the user's).
+        connectSrc: [
+          "'self'",
+          'ws:',
+          'wss:',
+          'https:',
+          'http://127.0.0.1:*',
+          ...providerOrigins(config.PROVIDER_ENDPOINTS),
+        ],
+        // "Launch" opens the agent's cumulo-agent:// link in a hidden frame, so the page stays where it is.
+        frameSrc: ["'self'", `${AGENT_URL_SCHEME}:`],
         // The floating player plays a signed GET of the store (<video src>), or HLS through hls.js, which feeds
         // the video a blob: MediaSource and fetches segments under connect-src; its transmuxer is a blob: worker.
         mediaSrc: ["'self'", 'blob:', 'https:', ...providerOrigins(config.PROVIDER_ENDPOINTS)],

@@ -6,6 +6,7 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENT_AUTH_SCHEME,
+  AGENT_URL_SCHEME,
   ROLE_ID,
   agentCost,
   agentMessages,
@@ -343,6 +344,16 @@ describe('transfer agent pairing and device tokens (embedded PostgreSQL)', () =>
     expect((await call(owner, 'GET', '/api/agent/me')).status).toBe(401);
     expect((await agentCall('not-a-token', 'GET', '/api/agent/me')).status).toBe(401);
     expect((await agentCall('x'.repeat(43), 'GET', '/api/users/_me')).status).toBe(401);
+  });
+
+  it("lets the pages reach the user's agent on 127.0.0.1 and open its launch link under the CSP", async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/health' });
+    const directives = String(res.headers['content-security-policy'])
+      .split(';')
+      .map((directive) => directive.trim().split(/\s+/));
+    const directive = (name: string) => directives.find(([first]) => first === name)?.slice(1) ?? [];
+    expect(directive('connect-src')).toContain('http://127.0.0.1:*');
+    expect(directive('frame-src')).toEqual(["'self'", `${AGENT_URL_SCHEME}:`]);
   });
 });
 
