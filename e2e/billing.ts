@@ -22,8 +22,8 @@ export async function fillCardForm(scope: Locator, submit: string) {
  * The Owner confirms the transfer charge (spec 001 §4 "Charge modal"). A new organisation has no card yet, so
  * Confirm opens the card form in the modal; the card is added, then the charge confirmed.
  */
-export async function confirmChargeWithCard(page: Page) {
-  const charge = page.getByRole('dialog', { name: 'Cloud To Cloud Transfer' });
+export async function confirmChargeWithCard(page: Page, title = 'Cloud To Cloud Transfer') {
+  const charge = page.getByRole('dialog', { name: title });
   await charge.getByRole('button', { name: 'Confirm' }).click();
   await fillCardForm(charge, 'Add Card and Confirm');
   await expect(charge).toBeHidden();

@@ -53,7 +53,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
           <Space size="small" wrap>
             <span>{transfer.currentFilename || transfer.bucket}</span>
             {tag ? <Tag color={tag.color}>{tag.text}</Tag> : null}
-            {transfer.resumed && active(transfer) ? <Tag color="processing">Resumed</Tag> : null}
+            {transfer.resumed ? <Tag color="processing">Resumed</Tag> : null}
           </Space>
         );
       },

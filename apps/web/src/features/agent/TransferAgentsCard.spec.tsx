@@ -105,4 +105,23 @@ describe('/profile transfer agents card (the network is stubbed with vi.stubGlob
     expect(screen.getByText(/expires at/)).toHaveTextContent('11/27/2026');
     expect(calls.filter((call) => call.path === '/api/agent/pairing-codes')).toHaveLength(1);
   });
+
+  it("says 'Files transfers are not activated for this user' and reads the profile again (spec 001 §8)", async () => {
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile({ role: { id: 1, title: 'User' } }) },
+      'GET /api/agent/devices': { status: 200, body: { devices: [] } },
+      'POST /api/agent/pairing-codes': {
+        status: 403,
+        body: { message: agentMessages.notActivated, code: 'SERVICE_OFF' },
+      },
+    });
+    const { user } = renderAt('/profile');
+    const pairButton = await screen.findByRole('button', { name: 'Pair a device' });
+    await within(card()).findByText('No transfer agent is paired yet.');
+    const profileReads = () => calls.filter((call) => call.path === '/api/users/_me').length;
+    const before = profileReads();
+    await user.click(pairButton);
+    expect(await screen.findByText(agentMessages.notActivated)).toBeInTheDocument();
+    await waitFor(() => expect(profileReads()).toBeGreaterThan(before));
+  });
 });

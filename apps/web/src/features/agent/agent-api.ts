@@ -4,11 +4,13 @@ import {
   AGENT_SERVICE,
   agentDevicesAnswer,
   agentHistoryAnswer,
+  agentMessages,
   agentPairingCode,
   agentSummaryAnswer,
   agentTicketAnswer,
 } from '@cumulo/contract';
-import { api } from '../../api/client.ts';
+import { ApiError, api } from '../../api/client.ts';
+import { queryKeys } from '../../api/query-keys.ts';
 
 /** The server's calls of the agent area (apps/server/src/modules/agent): pairing, devices, tickets, history. */
 
@@ -45,8 +47,19 @@ export function useRevokeDevice() {
   });
 }
 
+/**
+ * Spec 001 §8: 'Files transfers are not activated for this user' also refreshes the profile, so the screens that
+ * read the member's ftX service (the sidebar link, the devices card) follow a change an admin just made.
+ */
 export function useCreatePairingCode() {
-  return useMutation({ mutationFn: createPairingCode });
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createPairingCode,
+    onError: (error) => {
+      if (error instanceof ApiError && error.message === agentMessages.notActivated)
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
+    },
+  });
 }
 
 /** GET /transfers/history?limit&page&service (spec §7 history, page limit 100). */
