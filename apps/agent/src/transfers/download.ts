@@ -12,7 +12,7 @@ import {
 import { LocalRefusal, isHiddenName, segmentsOf } from '../local-folders.ts';
 import { DeviceUnknown } from '../server-client.ts';
 import { MULTIPART_ETAG, PLAIN_MD5, multipartEtag, verifyFile } from './checksums.ts';
-import { storeGet } from './store-http.ts';
+import { httpGet } from '../http-client.ts';
 import {
   FileFailure,
   STORE_ATTEMPTS,
@@ -244,7 +244,7 @@ export class Downloader {
         const url = await this.#url(file.key, attempt > 0 && last instanceof ExpiredUrl);
         const headers: Record<string, string> =
           length > 0 ? { range: `bytes=${start}-${start + length - 1}` } : {};
-        const response = await storeGet(url, headers, signal);
+        const response = await httpGet(url, headers, signal);
         const status = response.statusCode ?? 0;
         if (status === 403 || status === 400) {
           response.resume();
