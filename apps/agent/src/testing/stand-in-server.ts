@@ -37,6 +37,8 @@ export interface StandInServer {
   deviceId: string;
   /** The device token the agent got (to check it never leaks). */
   token: string;
+  /** A new device and token for the next redemption of the code (the old device stays revoked). */
+  pairAgain(): void;
   /** Answer 401 to every device call from now on (the device revoked on /profile). */
   revoke(): void;
   /** A one-time ticket the page would get for this device. */
@@ -72,8 +74,8 @@ export async function startStandInServer(
   const direct = store.capabilities.directUpload;
   if (!direct?.signForm) throw new Error('the stand-in needs an S3 store with signed forms');
   const code = 'ABCD-EFGH';
-  const deviceId = randomUUID();
-  const token = randomBytes(32).toString('base64url');
+  let deviceId = randomUUID();
+  let token = randomBytes(32).toString('base64url');
   let paired = false;
   let revoked = false;
   const tickets = new Set<string>();
@@ -319,8 +321,18 @@ export async function startStandInServer(
   return {
     url: `http://127.0.0.1:${port}`,
     code,
-    deviceId,
-    token,
+    get deviceId() {
+      return deviceId;
+    },
+    get token() {
+      return token;
+    },
+    pairAgain: () => {
+      deviceId = randomUUID();
+      token = randomBytes(32).toString('base64url');
+      paired = false;
+      revoked = false;
+    },
     revoke: () => {
       revoked = true;
     },
