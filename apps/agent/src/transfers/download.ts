@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
   AGENT_BLOCK_SIZE,
@@ -41,6 +41,8 @@ interface SignedUrl {
 
 export class Downloader {
   readonly #urls = new Map<string, SignedUrl>();
+  /** Destination folders checked in this run: virtual path → real path. */
+  readonly #folders = new Map<string, string>();
 
   constructor(
     private readonly context: TransferContext,
@@ -111,6 +113,27 @@ export class Downloader {
     );
   }
 
+  /**
+   * The real path of a destination folder, made when missing. Checked in full (inside its added folder) the first
+   * time; afterwards its real path must still be the one checked, so a folder swapped for a link during the
+   * transfer is refused, at the cost of one realpath per file rather than a walk from the root.
+   */
+  async #folder(virtual: string): Promise<string> {
+    const known = this.#folders.get(virtual);
+    if (known !== undefined) {
+      const real = await realpath(known).catch(() => null);
+      if (real === known) return known;
+      this.#folders.delete(virtual);
+    }
+    const { folders } = this.context;
+    const resolved = await folders.resolve(virtual);
+    if (!resolved.exists) await mkdir(resolved.osPath, { recursive: true });
+    // The folders just made are checked again: nothing on the way may lead out of the added folder.
+    const checked = (await folders.resolveExisting(virtual)).osPath;
+    this.#folders.set(virtual, checked);
+    return checked;
+  }
+
   /** A listed object as a file of this transfer, or null when its relative path is not one the agent writes. */
   #fileOf(listed: AgentDownloadFile): FileState | null {
     let segments: string[];
@@ -145,14 +168,13 @@ export class Downloader {
   }
 
   async #download(file: FileState): Promise<void> {
-    const { folders, signal } = this.context;
+    const { signal } = this.context;
     let destination: string;
     try {
-      const resolved = await folders.resolve(file.local);
-      if (resolved.inside.length === 0) throw new LocalRefusal(403, agentMessages.readOnlyRoot);
-      await mkdir(path.dirname(resolved.osPath), { recursive: true });
-      // The folders just made are checked again: nothing on the way may lead out of the added folder.
-      destination = (await folders.resolve(file.local)).osPath;
+      const segments = segmentsOf(file.local);
+      const name = segments.pop();
+      if (!name || segments.length === 0) throw new LocalRefusal(403, agentMessages.readOnlyRoot);
+      destination = path.join(await this.#folder(`/${segments.join('/')}`), name);
     } catch (error) {
       if (error instanceof LocalRefusal) throw new FileFailure(error.message);
       throw localFailure(error, file) ?? error;
@@ -243,7 +265,8 @@ export class Downloader {
       try {
         const url = await this.#url(file.key, attempt > 0 && last instanceof ExpiredUrl);
         const headers: Record<string, string> =
-          length > 0 ? { range: `bytes=${start}-${start + length - 1}` } : {};
+          // A file of one block is asked for whole, as any client does: no range for the store to work out.
+          length > 0 && length < file.size ? { range: `bytes=${start}-${start + length - 1}` } : {};
         const response = await httpGet(url, headers, signal);
         const status = response.statusCode ?? 0;
         if (status === 403 || status === 400) {
