@@ -52,50 +52,84 @@ export class Downloader {
   /** Reads the listing (when not read yet), then fetches every file not yet verified. */
   async run(): Promise<void> {
     const { transfer } = this.context;
-    // A resumed transfer lists again: the URLs of its first run have expired, and the list gives fresh ones.
+    // A resumed transfer lists again first: the URLs of its first run have expired, and the list gives fresh ones.
+    // A new one starts on the files of the first page while the server signs the next.
+    const resumed = transfer.listed;
     const known = new Map(transfer.files.map((file) => [file.key, file]));
-    let continuation: string | null = null;
-    do {
-      const page = await this.#page(transfer.sources, continuation);
-      for (const listed of page.files) {
-        this.#urls.set(listed.key, { url: listed.url, at: Date.now() });
-        if (transfer.listed || known.has(listed.key)) continue;
-        const file = this.#fileOf(listed);
-        if (!file) continue;
-        transfer.files.push(file);
-        known.set(file.key, file);
-      }
-      continuation = page.continuation;
-      this.context.changed();
-    } while (continuation && !this.context.signal.aborted);
-    transfer.listed = true;
-    this.context.changed();
-    const todo = transfer.files.filter((file) => file.status === 'pending' || file.status === 'running');
-    await eachLimited(todo, AGENT_PARALLEL_FILES, this.context.signal, async (file) => {
-      file.status = 'running';
-      this.context.changed();
-      let failure: unknown = null;
+    const queue = transfer.files.filter((file) => file.status === 'pending' || file.status === 'running');
+    let listing = true;
+    let waiting: Array<() => void> = [];
+    const wake = () => {
+      const waiters = waiting;
+      waiting = [];
+      for (const waiter of waiters) waiter();
+    };
+    const list = async () => {
       try {
-        await this.#download(file);
-      } catch (error) {
-        if (error instanceof DeviceUnknown) throw error;
-        failure = error;
+        let continuation: string | null = null;
+        do {
+          const page = await this.#page(transfer.sources, continuation);
+          for (const listed of page.files) {
+            this.#urls.set(listed.key, { url: listed.url, at: Date.now() });
+            if (resumed || known.has(listed.key)) continue;
+            const file = this.#fileOf(listed);
+            if (!file) continue;
+            transfer.files.push(file);
+            known.set(file.key, file);
+            queue.push(file);
+          }
+          continuation = page.continuation;
+          this.context.changed();
+          wake();
+        } while (continuation && !this.context.signal.aborted);
+        transfer.listed = true;
+        this.context.changed();
+      } finally {
+        listing = false;
+        wake();
       }
-      if (failure === null) {
-        file.status = 'verified';
-        file.error = null;
-        file.blocks = [];
-      } else if (this.context.signal.aborted) {
-        file.status = 'cancelled';
-      } else {
-        file.status = 'failed';
-        file.error = failure instanceof FileFailure ? failure.message : errorText(failure);
-        file.transferred = 0;
-        file.blocks = [];
+    };
+    if (resumed) await list();
+    const listed = resumed ? Promise.resolve() : list();
+    const worker = async () => {
+      while (!this.context.signal.aborted) {
+        const file = queue.shift();
+        if (!file) {
+          if (!listing) return;
+          await new Promise<void>((resolve) => waiting.push(resolve));
+          continue;
+        }
+        await this.#one(file);
       }
-      this.onFileDone(file);
-      await this.context.fileEnded();
-    });
+    };
+    await Promise.all([listed, ...Array.from({ length: AGENT_PARALLEL_FILES }, worker)]);
+  }
+
+  /** One file of the transfer, to its end (verified, failed or cancelled). */
+  async #one(file: FileState): Promise<void> {
+    file.status = 'running';
+    this.context.changed();
+    let failure: unknown = null;
+    try {
+      await this.#download(file);
+    } catch (error) {
+      if (error instanceof DeviceUnknown) throw error;
+      failure = error;
+    }
+    if (failure === null) {
+      file.status = 'verified';
+      file.error = null;
+      file.blocks = [];
+    } else if (this.context.signal.aborted) {
+      file.status = 'cancelled';
+    } else {
+      file.status = 'failed';
+      file.error = failure instanceof FileFailure ? failure.message : errorText(failure);
+      file.transferred = 0;
+      file.blocks = [];
+    }
+    this.onFileDone(file);
+    await this.context.fileEnded();
   }
 
   async #page(paths: string[], continuation: string | null) {
