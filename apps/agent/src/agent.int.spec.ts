@@ -668,7 +668,52 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     }
   });
 
-  it('forgets its token and every key once the server says the device is revoked', async () => {
+  it('forgets its token and every key once the server says the device is revoked, failing the transfer under way', async () => {
+    let open: () => void = () => {};
+    gate = { open: new Promise<void>((resolve) => (open = resolve)), release: () => open() };
+    const seen = partPuts.length;
+    const started = await call('POST', '/upload', {
+      key,
+      body: {
+        paths: ['/docs/big.bin'],
+        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: 'revoked/' },
+      },
+    });
+    const id = started.body.transferID as string;
+    await until('part 3 on its way', async () => partPuts.slice(seen).some((put) => put.endsWith('#3')));
+    // Revoked on /profile while the parts are in flight: the next server call of the transfer gets a 401.
+    standIn.revoke();
+    gate.release();
+    gate = null;
+    const stateFile = path.join(home, 'state.json');
+    const ended = await until('the transfer to end', async () => {
+      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
+        transfers: Array<{
+          id: string;
+          status: string;
+          endedAt: string | null;
+          files: Array<{ error: string }>;
+        }>;
+      };
+      const transfer = state.transfers.find((candidate) => candidate.id === id);
+      return transfer?.endedAt ? transfer : null;
+    });
+    expect(ended).toMatchObject({ status: 'failed', files: [{ error: agentMessages.deviceUnknown }] });
+    expect((await call('GET', '/heartbeat')).body).toMatchObject({ paired: false, device_id: null });
+    expect((await call('GET', '/status', { key })).status).toBe(401);
+    const config = JSON.parse(readFileSync(path.join(home, 'config.json'), 'utf8')) as { device: unknown };
+    expect(config.device).toBeNull();
+    expect(await store.stat(BUCKET, 'revoked/big.bin')).toBeNull();
+  });
+
+  it('learns of a revocation from its heartbeat check, with nothing under way', async () => {
+    standIn.pairAgain();
+    expect((await call('POST', '/pair', { origin: ORIGIN, body: { code: standIn.code } })).status).toBe(202);
+    await agent.waitFor(pairingMessages.prompt(standIn.url, standIn.code));
+    agent.child.stdin.write('yes\n');
+    await until('paired again', async () => (await call('GET', '/heartbeat')).body.paired === true);
+    await connect();
+    expect((await call('GET', '/status', { key })).status).toBe(200);
     standIn.revoke();
     await until('paired:false', async () => (await call('GET', '/heartbeat')).body.paired === false, 15_000);
     expect((await call('GET', '/status', { key })).status).toBe(401);

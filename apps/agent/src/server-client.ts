@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AGENT_AUTH_SCHEME, agentMessages } from '@cumulo/contract';
+import { httpRequest, type HttpAnswer } from './http-client.ts';
 
 /** A refusal or failure of the Cumulo server, with its status (0: the server could not be reached). */
 export class ServerError extends Error {
@@ -20,6 +21,8 @@ export class DeviceUnknown extends ServerError {
 }
 
 type Method = 'GET' | 'POST' | 'DELETE';
+/** The longest answer of the server read (a download page of 1000 signed URLs is well under 2 MB). */
+const ANSWER_MAX = 16 * 1024 * 1024;
 /** Attempts of a device call when the server cannot be reached or answers 502–504 (2, 4, 8 s apart). */
 const SERVER_ATTEMPTS = 4;
 
@@ -63,25 +66,27 @@ export class CumuloServer {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `${AGENT_AUTH_SCHEME} ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+    let response: HttpAnswer;
     try {
-      response = await fetch(`${this.base}/api${path}`, {
+      response = await httpRequest({
         method,
+        url: `${this.base}/api${path}`,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
         signal: AbortSignal.timeout(60_000),
+        maxText: ANSWER_MAX,
       });
     } catch {
       throw new ServerError(0, agentMessages.serverError);
     }
-    const text = await response.text();
+    const text = response.text;
     let payload: unknown = null;
     try {
       payload = text ? JSON.parse(text) : null;
     } catch {
       payload = null;
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status >= 300) {
       const message =
         payload && typeof payload === 'object' && 'message' in payload && typeof payload.message === 'string'
           ? payload.message

@@ -37,6 +37,8 @@ export interface StandInServer {
   deviceId: string;
   /** The device token the agent got (to check it never leaks). */
   token: string;
+  /** A new device and token for the next redemption of the code (the old device stays revoked). */
+  pairAgain(): void;
   /** Answer 401 to every device call from now on (the device revoked on /profile). */
   revoke(): void;
   /** A one-time ticket the page would get for this device. */
@@ -72,8 +74,8 @@ export async function startStandInServer(
   const direct = store.capabilities.directUpload;
   if (!direct?.signForm) throw new Error('the stand-in needs an S3 store with signed forms');
   const code = 'ABCD-EFGH';
-  const deviceId = randomUUID();
-  const token = randomBytes(32).toString('base64url');
+  let deviceId = randomUUID();
+  let token = randomBytes(32).toString('base64url');
   let paired = false;
   let revoked = false;
   const tickets = new Set<string>();
@@ -166,12 +168,19 @@ export async function startStandInServer(
     if (name === 'POST /api/transfers/uploads/batch/complete') {
       const body = (await read(request)) as { session_ids: string[] };
       const files = [];
-      for (const id of body.session_ids) {
-        const session = sessions.get(id);
+      // As the real server does: one listing of the batch's folder rather than a HEAD per file.
+      const batch = body.session_ids.map((id) => sessions.get(id));
+      const keys = batch.map((session) => session?.key ?? '');
+      let prefix = keys[0] ?? '';
+      for (const key of keys) while (!key.startsWith(prefix)) prefix = prefix.slice(0, -1);
+      const sizes = new Map<string, number>();
+      for await (const page of store.list(bucket, { prefix }))
+        for (const object of page.objects) sizes.set(object.key, object.size);
+      for (const [i, id] of body.session_ids.entries()) {
+        const session = batch[i];
         if (!session) return send(response, 404, { message: 'Not found' });
-        const object = await store.stat(bucket, session.key);
-        const error =
-          object?.size === session.size ? null : 'The file did not reach the bucket. Please try again.';
+        const size = sizes.get(session.key) ?? (await store.stat(bucket, session.key))?.size;
+        const error = size === session.size ? null : 'The file did not reach the bucket. Please try again.';
         if (!error) session.status = 'complete';
         files.push({ session_id: id, key: session.key, error });
       }
@@ -319,8 +328,18 @@ export async function startStandInServer(
   return {
     url: `http://127.0.0.1:${port}`,
     code,
-    deviceId,
-    token,
+    get deviceId() {
+      return deviceId;
+    },
+    get token() {
+      return token;
+    },
+    pairAgain: () => {
+      deviceId = randomUUID();
+      token = randomBytes(32).toString('base64url');
+      paired = false;
+      revoked = false;
+    },
     revoke: () => {
       revoked = true;
     },

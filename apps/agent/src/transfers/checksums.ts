@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
-import { AGENT_BLOCK_SIZE } from '@cumulo/contract';
+import { AGENT_BLOCK_SIZE, uploadPartSize } from '@cumulo/contract';
 
 /**
  * Checksums of the bytes a transfer moves. S3 answers each PUT (and each part) with the MD5 of what it stored as
@@ -10,7 +10,7 @@ import { AGENT_BLOCK_SIZE } from '@cumulo/contract';
  */
 
 const MiB = 1024 * 1024;
-/** Part sizes a multipart ETag is tried with: the agent's own block, then the common choices of S3 clients. */
+/** Part sizes a multipart ETag is tried with besides Cumulo's own: the common choices of S3 clients. */
 const CANDIDATE_PART_SIZES = [AGENT_BLOCK_SIZE, 8 * MiB, 16 * MiB, 15 * MiB, 10 * MiB, 64 * MiB, 100 * MiB];
 
 /** A pass-through that hashes what flows through it (the bytes a PUT sends, or a GET receives). */
@@ -37,10 +37,14 @@ export function multipartEtag(partMd5s: string[]): string {
 /** How a downloaded (or re-read) file was checked. */
 export type Verification = 'md5' | 'multipart-md5' | 'size';
 
+const partsOf = (size: number, partSize: number) => Math.max(1, Math.ceil(size / partSize));
+
 /**
  * Reads `file` once and checks it against the store's ETag: a plain MD5, or a multipart ETag with whichever common
- * part size gives its part count. Answers how it verified, or null when the bytes differ. A store with no usable
- * ETag (Azure, GCS, or an unknown part size) leaves the size check, done by the caller, as the only one.
+ * part size gives its part count. Answers how it verified, or null when the bytes differ. A multipart ETag that no
+ * tried part size explains is a damaged copy when Cumulo's own part size (`uploadPartSize`: how the page and the
+ * agent upload) gives its part count, and otherwise an object some other tool cut differently: then, as for a
+ * store with no usable ETag (Azure, GCS), the size check done by the caller is the only one ('size').
  */
 export async function verifyFile(
   file: string,
@@ -50,8 +54,11 @@ export async function verifyFile(
   const plain = etag !== null && PLAIN_MD5.test(etag);
   const multipart = etag ? MULTIPART_ETAG.exec(etag) : null;
   const parts = multipart ? Number(multipart[2]) : 0;
+  const ownPartSize = uploadPartSize(size);
   const sizes = multipart
-    ? CANDIDATE_PART_SIZES.filter((partSize) => Math.max(1, Math.ceil(size / partSize)) === parts)
+    ? [...new Set([ownPartSize, ...CANDIDATE_PART_SIZES])].filter(
+        (partSize) => partsOf(size, partSize) === parts,
+      )
     : [];
   if (!plain && sizes.length === 0) return 'size';
   const whole = plain ? createHash('md5') : null;
@@ -92,7 +99,7 @@ export async function verifyFile(
     if (run.inPart > 0) run.md5s.push(run.hash.digest('hex'));
     if (multipartEtag(run.md5s) === etag?.toLowerCase()) return 'multipart-md5';
   }
-  return null;
+  return partsOf(size, ownPartSize) === parts ? null : 'size';
 }
 
 /** MD5 (hex) of `length` bytes of an open file from `start`. */

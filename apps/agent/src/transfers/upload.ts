@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { isHiddenName, type LocalFolders } from '../local-folders.ts';
 import { DeviceUnknown } from '../server-client.ts';
 import { HashingStream, MULTIPART_ETAG, PLAIN_MD5, md5OfRange, multipartEtag } from './checksums.ts';
-import { etagOf, storeRequest, type StoreAnswer } from './store-http.ts';
+import { etagOf, httpRequest, type HttpAnswer } from '../http-client.ts';
 import {
   FileFailure,
   STORE_ATTEMPTS,
@@ -152,7 +152,7 @@ const wantsContentMd5 = (headers: Record<string, string>, mode?: string) =>
  * Whether the store's answer proves it stored exactly the bytes sent: an S3 ETag is their MD5; GCS answers
  * `x-goog-hash: md5=…`; Azure refused the request itself had the Content-MD5 it was given not matched.
  */
-function storedExactly(answer: StoreAnswer, md5: Buffer, sentContentMd5: boolean): boolean {
+function storedExactly(answer: HttpAnswer, md5: Buffer, sentContentMd5: boolean): boolean {
   const googHash = answer.headers['x-goog-hash'];
   const googMd5 = (Array.isArray(googHash) ? googHash.join(',') : (googHash ?? ''))
     .split(',')
@@ -164,7 +164,7 @@ function storedExactly(answer: StoreAnswer, md5: Buffer, sentContentMd5: boolean
   return sentContentMd5;
 }
 
-const ok = (answer: StoreAnswer) => answer.status >= 200 && answer.status < 300;
+const ok = (answer: HttpAnswer) => answer.status >= 200 && answer.status < 300;
 
 /** Retries a request to the store; a local failure (file gone) or an abort ends it at once. */
 async function withRetries<T>(context: TransferContext, file: FileState, send: () => Promise<T>): Promise<T> {
@@ -354,11 +354,11 @@ async function sendSmall(
 ): Promise<void> {
   const contentMd5 = wantsContentMd5(target.headers) ? await md5OfRange(osPath, 0, file.size) : null;
   const { stream, hashing } = rangeStream(osPath, 0, file.size);
-  let answer: StoreAnswer;
+  let answer: HttpAnswer;
   if (target.method === 'PUT') {
     const headers = { ...target.headers };
     if (contentMd5) headers['content-md5'] = Buffer.from(contentMd5, 'hex').toString('base64');
-    answer = await storeRequest({
+    answer = await httpRequest({
       method: 'PUT',
       url: target.url,
       headers,
@@ -392,7 +392,7 @@ async function sendSmall(
         yield tail;
       })(),
     );
-    answer = await storeRequest({
+    answer = await httpRequest({
       method: 'POST',
       url: target.url,
       headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
@@ -487,7 +487,7 @@ async function sendLarge(context: TransferContext, file: FileState): Promise<voi
             'base64',
           );
         const { stream, hashing } = rangeStream(osPath, start, length);
-        const answer = await storeRequest({
+        const answer = await httpRequest({
           method: 'PUT',
           url: signed.url,
           headers,

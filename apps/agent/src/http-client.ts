@@ -3,8 +3,9 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 
 /**
- * Requests straight to the object store (signed URLs), with node:http rather than fetch: a part is streamed from
- * disk with its exact Content-Length (stores refuse chunked PUTs), so no block is ever held whole in memory.
+ * The agent's HTTP client, on node:http rather than fetch: a part is streamed from disk with its exact
+ * Content-Length (stores refuse chunked PUTs), so no block is ever held whole in memory; and fetch's engine
+ * (undici) alone would add about 11 MB to the agent's memory.
  */
 
 const agents = {
@@ -12,26 +13,28 @@ const agents = {
   https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
 };
 
-export interface StoreAnswer {
+export interface HttpAnswer {
   status: number;
   headers: IncomingHttpHeaders;
-  /** The answer's text, cut at 64 KiB (error documents, GCS metadata). */
+  /** The answer's text, cut at `maxText` bytes (64 KiB unless asked). */
   text: string;
 }
 
-export interface StoreRequest {
+export interface HttpRequestOptions {
   method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   /** A stream of exactly `length` bytes, or a buffer. */
   body?: { stream: Readable; length: number } | Buffer;
   signal?: AbortSignal;
+  /** Longest answer kept (bytes); a longer one is an error. */
+  maxText?: number;
 }
 
 /** Stores that stop answering are given up on after this long without a byte. */
 const IDLE_MS = 120_000;
 
-function open(request: StoreRequest): Promise<IncomingMessage> {
+function open(request: HttpRequestOptions): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const url = new URL(request.url);
     const client = url.protocol === 'https:' ? https : http;
@@ -64,15 +67,17 @@ function open(request: StoreRequest): Promise<IncomingMessage> {
   });
 }
 
-/** Sends a request and reads its (small) answer. */
-export async function storeRequest(request: StoreRequest): Promise<StoreAnswer> {
+/** Sends a request and reads its answer (an error document, a store's metadata, a JSON answer). */
+export async function httpRequest(request: HttpRequestOptions): Promise<HttpAnswer> {
   const response = await open(request);
   const chunks: Buffer[] = [];
+  const limit = request.maxText ?? 65_536;
   let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
-    if (size < 65_536) chunks.push(chunk);
+    if (size < limit) chunks.push(chunk);
     size += chunk.length;
   }
+  if (size > limit && request.maxText !== undefined) throw new Error('The answer is too large.');
   return {
     status: response.statusCode ?? 0,
     headers: response.headers,
@@ -81,7 +86,7 @@ export async function storeRequest(request: StoreRequest): Promise<StoreAnswer> 
 }
 
 /** A GET whose body the caller streams (downloads). */
-export async function storeGet(
+export async function httpGet(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
