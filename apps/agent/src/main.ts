@@ -15,14 +15,16 @@ import {
   type RunOptions,
 } from './config.ts';
 import { installLink } from './install-link.ts';
+import { bandwidth, parseRate } from './transfers/bandwidth.ts';
 import { createLocalApi } from './local-api.ts';
 import { rootsOf } from './local-folders.ts';
 
 const HELP = `cumulo-agent ${AGENT_VERSION} — the Cumulo transfer agent
 
 Usage:
-  cumulo-agent [start] [--port N] [--server URL] [--origin URL] [--home DIR]
-      Serve the Cumulo page on http://127.0.0.1:<port> (default ${AGENT_DEFAULT_PORT}).
+  cumulo-agent [start] [--port N] [--server URL] [--origin URL] [--home DIR] [--bwlimit RATE]
+      Serve the Cumulo page on http://127.0.0.1:<port> (default ${AGENT_DEFAULT_PORT}). --bwlimit paces all
+      transfers together: bytes a second, or with K, M or G (10M is 10 MiB/s); off by default.
   cumulo-agent pair <code> [--server URL]   Pair with your Cumulo account (code from your profile page).
   cumulo-agent unpair                       Forget the device token.
   cumulo-agent add <folder>                 Let the page see and transfer this folder.
@@ -32,7 +34,7 @@ Usage:
   cumulo-agent --help | --version
 
 Environment: CUMULO_AGENT_PORT, CUMULO_SERVER_URL (default ${DEFAULT_SERVER}), CUMULO_ORIGIN, CUMULO_AGENT_HOME
-(default ~/.cumulo-agent).
+(default ~/.cumulo-agent), CUMULO_AGENT_BWLIMIT.
 `;
 
 class UsageError extends Error {}
@@ -95,6 +97,7 @@ async function start(run: RunOptions): Promise<void> {
             .map((root) => `${root.name} = ${root.folder}`)
             .join(', ')}`
         : 'No folders added yet: run `cumulo-agent add <folder>`.',
+      ...(bandwidth.rate > 0 ? [`Bandwidth limit: ${(bandwidth.rate / 1024 / 1024).toFixed(2)} MiB/s`] : []),
       ...(resumed > 0 ? [`Resuming ${resumed} unfinished transfer${resumed === 1 ? '' : 's'}.`] : []),
       '',
     ].join('\n'),
@@ -115,6 +118,7 @@ async function main(argv: string[]): Promise<void> {
       server: { type: 'string' },
       origin: { type: 'string' },
       home: { type: 'string' },
+      bwlimit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -125,6 +129,11 @@ async function main(argv: string[]): Promise<void> {
   const run = await options(values);
   switch (command) {
     case 'start':
+      try {
+        bandwidth.rate = parseRate(values.bwlimit ?? process.env.CUMULO_AGENT_BWLIMIT ?? 'off');
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
       return start(run);
     case 'pair': {
       const code = rest[0];

@@ -242,7 +242,7 @@ export type AgentHistoryItem = z.infer<typeof agentHistoryItem>;
 export const agentHistoryAnswer = z.object({ transfers: z.array(agentHistoryItem), count: z.number() });
 export type AgentHistoryAnswer = z.infer<typeof agentHistoryAnswer>;
 
-/** GET /transfers/summary?start_date&end_date&service — count, size and cost of the agent's transfers. */
+/** GET /transfers/summary?start_date&end_date&service — files moved (count), their size and cost (spec 001 §2 cards). */
 export const agentSummaryQuery = z.object({
   start_date: z.iso.datetime({ offset: true }),
   end_date: z.iso.datetime({ offset: true }),

@@ -23,6 +23,7 @@ import {
   type TransferContext,
 } from './transfer-context.ts';
 import type { FileState } from './transfer-state.ts';
+import { bandwidth } from './bandwidth.ts';
 
 /**
  * Downloads: the server lists the chosen keys a page at a time with short-lived signed GET URLs
@@ -325,6 +326,7 @@ export class Downloader {
           pending = [];
         };
         for await (const chunk of response as AsyncIterable<Buffer>) {
+          await bandwidth.take(chunk.length);
           if (received + chunk.length > start + length)
             throw new Error('The object store sent too many bytes.');
           hash.update(chunk);

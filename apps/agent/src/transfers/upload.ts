@@ -33,6 +33,7 @@ import {
   type TransferContext,
 } from './transfer-context.ts';
 import type { FileState } from './transfer-state.ts';
+import { bandwidth } from './bandwidth.ts';
 
 /**
  * Uploads through the server's direct-upload API with the device token: files of one block or less are opened and
@@ -141,7 +142,10 @@ function rangeStream(osPath: string, start: number, length: number) {
   const source =
     length === 0 ? Readable.from([]) : createReadStream(osPath, { start, end: start + length - 1 });
   source.once('error', (error: Error) => hashing.destroy(error));
-  return { stream: source.pipe(hashing), hashing };
+  if (bandwidth.rate === 0) return { stream: source.pipe(hashing), hashing };
+  const pacer = bandwidth.pacer();
+  pacer.once('error', (error: Error) => hashing.destroy(error));
+  return { stream: source.pipe(pacer).pipe(hashing), hashing };
 }
 
 /** Azure checks a block against its Content-MD5; it is told the MD5 of the bytes before they are sent. */

@@ -614,14 +614,14 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
     expect(foreign.status).toBe(404);
   });
 
-  it('answers the history and summary with count, size and cost, by date; a User sees their own, the Owner everyone’s', async () => {
-    const report = (size: number, direction: 'upload' | 'download') => ({
+  it('answers the history, and the summary with the files moved, their size and cost, by date; a User sees their own, the Owner everyone’s', async () => {
+    const report = (size: number, direction: 'upload' | 'download', filesCount: number) => ({
       transfer_id: randomUUID(),
       direction,
       cloud_account_id: awsId,
       bucket_name: 'media',
       files: [`f-${size}`],
-      files_count: 1,
+      files_count: filesCount,
       size,
       is_directory: false,
     });
@@ -630,11 +630,16 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
       usersDevice.token,
       'POST',
       '/api/agent/history',
-      report(1_000_000, 'upload'),
+      report(1_000_000, 'upload', 3),
     );
     expect(usersUpload.status, usersUpload.raw).toBe(200);
-    const old = await agentCall(device.token, 'POST', '/api/agent/history', report(2_000_000, 'download'));
-    const recent = await agentCall(device.token, 'POST', '/api/agent/history', report(4_000_000, 'upload'));
+    const old = await agentCall(device.token, 'POST', '/api/agent/history', report(2_000_000, 'download', 5));
+    const recent = await agentCall(
+      device.token,
+      'POST',
+      '/api/agent/history',
+      report(4_000_000, 'upload', 7),
+    );
     expect([old.status, recent.status]).toEqual([200, 200]);
     await server.db.pool.query(
       `update agent_transfers set created_at = '2026-01-15T12:00:00Z' where id = $1`,
@@ -659,7 +664,7 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
     );
     expect(january.status, january.raw).toBe(200);
     const jan = january.body as AgentSummaryAnswer;
-    expect(jan).toMatchObject({ count: 1, size: 2_000_000 });
+    expect(jan).toMatchObject({ count: 5, size: 2_000_000 });
     expect(jan.cost).toBeCloseTo(agentCost(2_000_000), 6);
     const everything = (
       await call(
@@ -668,7 +673,7 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
         '/api/transfers/summary?start_date=2026-01-01T00:00:00Z&end_date=2099-01-01T00:00:00Z',
       )
     ).body as AgentSummaryAnswer;
-    expect(everything).toMatchObject({ count: 3, size: 7_000_000 });
+    expect(everything).toMatchObject({ count: 15, size: 7_000_000 });
     expect(everything.cost).toBeCloseTo(agentCost(7_000_000), 6);
     const usersSummary = (
       await call(
@@ -677,7 +682,7 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
         '/api/transfers/summary?start_date=2026-01-01T00:00:00Z&end_date=2099-01-01T00:00:00Z',
       )
     ).body as AgentSummaryAnswer;
-    expect(usersSummary).toMatchObject({ count: 1, size: 1_000_000 });
+    expect(usersSummary).toMatchObject({ count: 3, size: 1_000_000 });
     const backwards = await call(
       owner,
       'GET',

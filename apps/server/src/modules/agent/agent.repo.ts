@@ -295,15 +295,16 @@ export class AgentRepo {
   }
 
   /** Count, bytes and cost of the history between two instants, both included. */
+  /** Spec 001 §2: each summary card shows the files moved (not the transfers), their size and cost. */
   async summary(scope: HistoryScope, from: Date, to: Date) {
     const [row] = await this.orm
       .select({
-        count: count(),
+        count: sql<string>`coalesce(sum(${agentTransfers.filesCount}), 0)`,
         size: sql<string>`coalesce(sum(${agentTransfers.size}), 0)`,
         cost: sql<string>`coalesce(sum(${agentTransfers.cost}), 0)`,
       })
       .from(agentTransfers)
       .where(and(this.#scope(scope), gte(agentTransfers.createdAt, from), lte(agentTransfers.createdAt, to)));
-    return { count: row?.count ?? 0, size: Number(row?.size ?? 0), cost: Number(row?.cost ?? 0) };
+    return { count: Number(row?.count ?? 0), size: Number(row?.size ?? 0), cost: Number(row?.cost ?? 0) };
   }
 }
