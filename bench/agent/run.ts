@@ -268,7 +268,11 @@ async function main(): Promise<number> {
     cleanups.unshift(app.close);
     await app.app.listen({ port: SERVER_PORT, host: '127.0.0.1' });
     const serverUrl = `http://127.0.0.1:${SERVER_PORT}`;
-    const { token } = await signedInBenchMember(app.services, app.db);
+    const { token, principal } = await signedInBenchMember(app.services, app.db);
+    // The Owner confirmed the ftX charge (the page's "Ftx Transfer" modal), as bench/transfer does for c2c.
+    await app.db.pool.query('update organizations set confirmed_ftx = true where id = $1', [
+      principal.organizationId,
+    ]);
     const api = async (method: 'GET' | 'POST', route: string, body?: unknown) => {
       const answer = await fetch(`${serverUrl}/api${route}`, {
         method,
