@@ -552,7 +552,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect(existsSync(`${copy}.cumulo-part`)).toBe(false);
   });
 
-  it('fails a file that vanished before it was sent, and sends the rest', async () => {
+  it('fails a file that vanished before it was sent, sends the rest, and retries the failed one when asked', async () => {
     const hold = standIn.holdNext('POST /api/transfers/uploads/batch');
     const started = await call('POST', '/upload', {
       key,
@@ -574,6 +574,18 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect(await store.stat(BUCKET, 'mixed/m1.txt')).not.toBeNull();
     expect(await store.stat(BUCKET, 'mixed/m3.txt')).not.toBeNull();
     expect(await store.stat(BUCKET, 'mixed/m2.txt')).toBeNull();
+
+    // The user puts the file back and retries the failed files: only it is sent, and then nothing is left to retry.
+    writeFileSync(path.join(tree, 'mixed', 'm2.txt'), 'back again, a little longer than before');
+    const retried = await call('POST', '/retry', { key, body: { transferID: started.body.transferID } });
+    expect(retried).toMatchObject({ status: 200, body: { message: agentMessages.retryStarted } });
+    const again = await ended(retried.body.transferID as string);
+    expect(again).toMatchObject({ status: 'completed', filesTotal: 1, filesDone: 1, transferErrors: [] });
+    expect((await store.stat(BUCKET, 'mixed/m2.txt'))?.size).toBe(
+      Buffer.byteLength('back again, a little longer than before'),
+    );
+    const nothing = await call('POST', '/retry', { key, body: { transferID: retried.body.transferID } });
+    expect(nothing).toMatchObject({ status: 404, body: { message: agentMessages.nothingToRetry } });
   });
 
   it('forwards a share to the server with its device token', async () => {

@@ -164,6 +164,7 @@ export function createLocalApi(agent: Agent) {
         'POST /upload',
         'POST /download',
         'POST /cancel',
+        'POST /retry',
         'GET /status',
         'POST /delete',
         'POST /mkdir',
@@ -208,6 +209,12 @@ export function createLocalApi(agent: Agent) {
           if (!(await agent.transfers.cancel(body.transferID)))
             return reply(404, { message: agentMessages.transferUnknown });
           return reply(200, { message: agentMessages.cancelled });
+        }
+        case 'POST /retry': {
+          const body = parse(agentCancelBody, await readBody(request));
+          const transferID = await agent.transfers.retry(body.transferID);
+          if (!transferID) return reply(404, { message: agentMessages.nothingToRetry });
+          return reply(200, { transferID, message: agentMessages.retryStarted });
         }
         case 'GET /status':
           return reply(200, { data: { allTransfers: agent.transfers.status() } });

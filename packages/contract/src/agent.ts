@@ -103,6 +103,7 @@ export const agentMessages = {
   diskFull: (name: string) => `Not enough space on the local disk to write ${name}.`,
   verifyFailed: (name: string) => `${name} did not verify: its checksum differs from the copy in the bucket.`,
   transferUnknown: 'No transfer with this id.',
+  nothingToRetry: 'This transfer has no failed files to retry, or it is still under way.',
   /** A device token used on a call the agent does not make (the server's allowlist). */
   deviceForbidden: 'A transfer agent may not make this call. Sign in to Cumulo to do this.',
 } as const;
@@ -325,7 +326,7 @@ export const agentDownloadRequest = z.object({
   localPath: text({ max: 4096 }).min(1),
 });
 export const agentTransferStarted = z.object({ transferID: z.string() });
-/** POST /cancel {transferID}. */
+/** POST /cancel {transferID}; POST /retry {transferID} starts a new transfer of its failed files. */
 export const agentCancelBody = z.object({ transferID: text({ max: 64 }).min(1) });
 /** POST /delete {path}, POST /mkdir {path} (spec §7 delete file, create directory). */
 export const agentPathBody = z.object({ path: text({ max: 4096 }).min(1) });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import {
   agentMessages,
   type AgentDirection,
@@ -212,6 +212,44 @@ export class TransferManager {
     this.#running.delete(transfer.id);
     await this.#store.flush();
     if (transfer.historyPending) await this.#report(transfer);
+  }
+
+  /**
+   * POST /retry (spec 001 §8 'Retry Failed Files started successfully!'): a new transfer of the files an ended
+   * transfer failed, to the same place. An upload reads each file's size and time again (the user may have put it
+   * back); a download keeps the blocks its part files hold. A download whose listing never came starts over.
+   * Null when the transfer is unknown, still under way, or failed nothing.
+   */
+  async retry(transferId: string): Promise<string | null> {
+    const old = this.#transfers.find((candidate) => candidate.id === transferId);
+    if (!old?.endedAt) return null;
+    const failed = old.files.filter((file) => file.status === 'failed');
+    if (failed.length === 0) return null;
+    const content = { chosen: old.chosen, isDirectory: old.isDirectory };
+    if (old.direction === 'download' && !old.listed)
+      return this.#start('download', old.cloud_account_id, old.bucket_name, old.sources, old.target, {
+        ...content,
+        files: [],
+        listed: false,
+      });
+    const files: FileState[] = [];
+    for (const file of failed) {
+      const again: FileState = { ...file, status: 'pending', error: null, transferred: 0 };
+      if (old.direction === 'upload') {
+        again.sessionId = null;
+        const now = await this.folders
+          .resolve(file.local)
+          .then((resolved) => stat(resolved.osPath))
+          .catch(() => null);
+        if (now) Object.assign(again, { size: now.size, mtimeMs: now.mtimeMs });
+      }
+      files.push(again);
+    }
+    return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
+      ...content,
+      files,
+      listed: true,
+    });
   }
 
   /** POST /cancel: stops the transfer, aborts its open upload sessions, removes its part files. */

@@ -462,6 +462,11 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
       { transferID: 'tr-1' },
     ]);
     expect(await within(transfers).findByText('Cancelled', {}, { timeout: 3000 })).toBeInTheDocument();
+
+    // The failed download's files start again as a new transfer (spec 001 §8).
+    await user.click(within(failed).getByRole('button', { name: 'Retry Failed Files' }));
+    expect(await screen.findByText(agentMessages.retryStarted)).toBeInTheDocument();
+    expect(agentCalls(agent, 'POST /retry').map((call) => call.body)).toEqual([{ transferID: 'tr-2' }]);
   });
 
   it('says there are no ongoing transfers, with Refresh', async () => {

@@ -11,7 +11,7 @@ import {
   type TableColumnsType,
 } from 'antd';
 import { agentMessages, type AgentTransfer, type AgentTransferStatus } from '@cumulo/contract';
-import { agentClient } from './agent-client.ts';
+import { AgentError, agentClient } from './agent-client.ts';
 import { agentEtaText, agentSpeedText } from './agent-format.ts';
 import type { AgentState } from './use-agent.ts';
 
@@ -31,6 +31,18 @@ const active = (transfer: AgentTransfer) => transfer.status === 'queued' || tran
  */
 export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
   const { message } = App.useApp();
+
+  /** Spec 001 §8: a failed transfer's failed files start again as a new transfer. */
+  const retryFailed = async (transfer: AgentTransfer) => {
+    if (!agent.key) return;
+    try {
+      await agentClient.retry(agent.key, transfer.transferID);
+      void message.success(agentMessages.retryStarted);
+    } catch (error) {
+      agent.reportFailure(error);
+      void message.error(error instanceof AgentError ? error.message : agentMessages.notRunning);
+    }
+  };
 
   const cancel = async (transfer: AgentTransfer) => {
     if (!agent.key) return;
@@ -98,7 +110,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
     {
       title: 'Cancel',
       key: 'cancel',
-      width: 90,
+      width: 150,
       render: (_, transfer) =>
         active(transfer) ? (
           <Popconfirm
@@ -111,6 +123,10 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
               Cancel
             </Button>
           </Popconfirm>
+        ) : transfer.status === 'failed' ? (
+          <Button size="small" onClick={() => void retryFailed(transfer)}>
+            Retry Failed Files
+          </Button>
         ) : null,
     },
   ];

@@ -106,6 +106,10 @@ export const agentClient = {
     agentTransferStarted.parse(await call('/download', { method: 'POST', key, body })).transferID,
   cancel: async (key: string, transferID: string) =>
     call('/cancel', { method: 'POST', key, body: { transferID } }),
+  /** Starts a new transfer of the failed files of an ended one. */
+  retry: async (key: string, transferID: string): Promise<string> =>
+    agentTransferStarted.parse(await call('/retry', { method: 'POST', key, body: { transferID } }))
+      .transferID,
   status: async (key: string): Promise<AgentStatusAnswer> =>
     agentStatusAnswer.parse(await call('/status', { key })),
   deleteFile: async (key: string, path: string) => call('/delete', { method: 'POST', key, body: { path } }),

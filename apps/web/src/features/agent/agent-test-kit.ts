@@ -164,6 +164,13 @@ function answer(agent: FakeAgent, call: RecordedCall): FakeReply {
       transfer.status = 'cancelled';
       return ok({ message: 'cancelled' });
     }
+    case 'POST /retry': {
+      const transfer = agent.transfers.find((candidate) => candidate.transferID === body.transferID);
+      if (transfer?.status !== 'failed') return refused(404, 'This transfer has no failed files to retry.');
+      const transferID = `tr-${agent.transfers.length + 1}`;
+      agent.transfers.push(buildTransfer({ transferID, transferDirection: transfer.transferDirection }));
+      return ok({ transferID });
+    }
     case 'GET /status':
       return ok({ data: { allTransfers: agent.transfers } });
     default:
