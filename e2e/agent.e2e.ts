@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { agentCost, agentMessages, formatBytes } from '@cumulo/contract';
+import { agentCost, agentMessages, formatBytes, transferMessages } from '@cumulo/contract';
 import type { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { AgentProcess } from './agent-process.ts';
 import { confirmChargeWithCard } from './billing.ts';
 import { connectAccount } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
-import { pick } from './selects.ts';
+import { chooseBuckets, pick } from './selects.ts';
 import { signedInOwner } from './session.ts';
 import { s3rverStore } from './stores.ts';
 
@@ -165,6 +165,31 @@ test('a new user pairs the transfer agent, uploads a folder across a kill -9, do
     }
     const lastDay = page.getByRole('group', { name: 'Transfers Last 24h' });
     await expect(lastDay).toContainText(String(files.size * 2));
+
+    // The ftX type of /c2c: the left panel is the agent's folders; Copy sends one to the destination bucket.
+    await chooseBuckets(page, '/c2c', [['Destination', 'Agent AWS', bucket]]);
+    await page.getByRole('combobox', { name: 'Transfer Type' }).click();
+    await page.locator('.ant-select-item-option:visible').filter({ hasText: 'ftX' }).click();
+    const source = page.getByRole('region', { name: 'Source files' });
+    await source.getByRole('checkbox', { name: 'Select downloads' }).check();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await expect(page.getByRole('dialog', { name: transferMessages.started })).toBeVisible();
+    await expect
+      .poll(async () => (await keysUnder(store, bucket, 'downloads/')).length, { timeout: 60_000 })
+      .toBe(files.size);
+    for (const [name, bytes] of files) {
+      const stored = await readObject(store, bucket, `downloads/projects/${name}`);
+      expect(stored.equals(bytes), `downloads/projects/${name} copied from /c2c`).toBe(true);
+    }
+
+    // /desktop offers the agent for this machine's platform: a zip with the bundle and the Linux launcher.
+    await page.goto('/desktop');
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download for Linux' }).click();
+    const zip = fs.readFileSync(await (await download).path());
+    expect((await download).suggestedFilename()).toBe('cumulo-agent-linux.zip');
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+    expect(zip.includes('cumulo-agent/cumulo-agent.mjs')).toBe(true);
 
     // Revoke the device: the agent stops acting for the user and the page asks to pair again.
     await page.goto('/profile');
