@@ -159,6 +159,8 @@ export const userProfile = z.object({
   /** `services`/`permissions`: the caller's effective ACL, so the web hides the areas turned off. */
   acl: effectiveAccess.extend({ has_wasabi: z.boolean() }),
   quota: z.record(z.string(), quotaItem),
+  /** An operator of this Cumulo (issue 28): sees the admin reports over every organisation. */
+  operator: z.boolean(),
 });
 export type UserProfile = z.infer<typeof userProfile>;
 export const healthAnswer = z.object({

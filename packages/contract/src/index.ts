@@ -30,3 +30,5 @@ export * from './media.ts';
 export * from './media-search.ts';
 export * from './hybrik.ts';
 export * from './agent.ts';
+export * from './csv.ts';
+export * from './admin.ts';

@@ -34,6 +34,7 @@ export function buildProfile(
       confirmed_ftx: false,
     },
     quota: {},
+    operator: false,
     ...rest,
     acl: { ...DEFAULT_ACCESS, has_wasabi: false, ...acl },
   };

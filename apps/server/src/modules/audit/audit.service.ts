@@ -2,6 +2,7 @@ import {
   AUDIT_EXPORT_MAX_ROWS,
   AUDIT_PAGE_SIZE,
   auditMessages,
+  csvLine,
   type AuditEntry,
   type AuditFilters,
   type AuditPage,
@@ -35,18 +36,6 @@ const entryOf = (row: AuditRow): AuditEntry => ({
   changes: row.changes,
   api_key: row.accessKey,
 });
-
-/**
- * One CSV cell. A cell a spreadsheet would run as a formula (starting with = + - @, or a tab or carriage return
- * that hides one) is prefixed with ', so opening the export never runs what someone typed into a name.
- */
-export function csvCell(value: string | null): string {
-  const text = value ?? '';
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
-const csvLine = (cells: readonly (string | null)[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
 /** A query's dates as instants: a date alone means from the start of that UTC day, to the end of that UTC day. */
 function instant(value: string | undefined, field: 'from' | 'to'): Date | undefined {

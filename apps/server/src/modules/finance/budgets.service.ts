@@ -1,4 +1,5 @@
 import {
+  csvCell,
   ALLOCATION_PRODUCTS,
   BUDGET_TOTAL_LABEL,
   budgetLabelOf,
@@ -17,7 +18,6 @@ import {
 import { authorize, requireService } from '../../authz/policy.ts';
 import type { Principal } from '../../http/auth.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { csvCell } from '../audit/audit.service.ts';
 import { changesOf, recordAudit, type AuditEvent } from '../audit/audit.writer.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

@@ -562,6 +562,8 @@ export class IdentityService {
       // `permissions` are the member's effective service ACL (spec 002 §6), so the web hides what is off.
       acl: { ...(await this.auth.accessOf(organizationId, userId)), has_wasabi: hasWasabiAccount },
       quota,
+      // Wired to the operator rule (OPERATOR_EMAILS, the first account) by the admin module of issue 28.
+      operator: false,
     };
   }
 
