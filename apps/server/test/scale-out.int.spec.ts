@@ -34,12 +34,11 @@ const DESTINATION_BUCKET = 'scale-destination';
 /** The web process's port: the first free one of this range (a fixed range keeps clear of other tests' port 0). */
 const WEB_PORTS = { from: 8350, to: 8399 };
 /**
- * How soon the killed worker's objects come back. 5 s was tried: on this 2-core machine at a load average of 10,
- * a survivor job's renewals (every third of a lease) then once fell more than 3 s behind, and 31 objects it had just
- * claimed were claimed again by another of its jobs (each still settled once). 10 s keeps that out of the test while
- * the kill still costs seconds, not the default two minutes.
+ * How soon the killed worker's objects come back (the default is two minutes). The assertion that nothing but what
+ * the killed worker held was claimed twice first failed here on a whole chunk claimed while a renewal was on its
+ * way, which the renewal then dropped as lost (fixed in engine/executor.ts; transfers-claim.int.spec.ts).
  */
-const LEASE_SECONDS = 10;
+const LEASE_SECONDS = 5;
 /**
  * Twelve jobs for the batch and one batch per organisation, so the organisation's cap (1 × 12 jobs) is above one
  * worker's 8 transfer slots (LOCAL_CONCURRENCY): whichever worker fetches first takes at most 8 and the other gets
@@ -434,7 +433,7 @@ describe('scale-out: one web and two worker processes on one PostgreSQL, one wor
       console.log(
         `scale-out: ${JSON.stringify(timings)} ms; done before the kill ${JSON.stringify(Object.fromEntries(beforeKill))}; ` +
           `victim ${victimPid} settled ${doneByVictim} and held ${heldAtKill.size} when killed ` +
-          `(${reclaimed.length} copied again by the survivor); ` +
+          `(${reclaimed.length} of them claimed again and copied by the survivor); ` +
           `survivor ${survivorPid} settled ${OBJECTS - doneByVictim}`,
       );
     },
