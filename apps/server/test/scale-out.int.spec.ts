@@ -11,7 +11,7 @@ import { BATCH_STATUS, INSERT_CLOUD_TYPE, type TransferBatch, type TransferList 
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { serverNodeFlags } from '../../../scripts/build-server.mjs';
+import { buildServerIfStale, serverNodeFlags } from '../../../scripts/build-server.mjs';
 
 /**
  * THE SCALE-OUT TEST (issue 28, point 5): Cumulo deployed as README's "External PostgreSQL and several workers"
@@ -22,8 +22,9 @@ import { serverNodeFlags } from '../../../scripts/build-server.mjs';
  * other finishes. Real child processes, real PostgreSQL, real s3rver (in this process: it needs the legacy OpenSSL
  * provider for truncated listings, which the server project's test processes run with).
  *
- * apps/server/dist is built by the server project's globalSetup (test/global-setup.ts: `buildServerIfStale`, which
- * builds it when it is missing or older than any source), since `npm test` runs before `npm run build`.
+ * `npm test` runs before `npm run build`: apps/server/dist is built by the server project's globalSetup
+ * (test/global-setup.ts) when it is missing or older than any source (about 1 s, esbuild), and checked again here
+ * for a run of this file alone after an edit.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** README's path, relative to the repository, where the commands run. */
@@ -129,6 +130,7 @@ const bodyOf = (index: number) =>
 const pidOf = (owner: string | null) => (owner ? Number(owner.split(':').at(-2)) : NaN);
 
 beforeAll(async () => {
+  await buildServerIfStale(() => undefined);
   tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-scale-out-'));
   // PostgreSQL run as root switches to the `postgres` user, which must reach its data directory.
   await fs.chmod(tempDir, 0o755);
@@ -205,7 +207,7 @@ describe('scale-out: one web and two worker processes on one PostgreSQL, one wor
       const env = (name: string) => ({
         DATABASE_URL: postgres?.url ?? '',
         MASTER_KEY: masterKey,
-        // Each process's own files (mail written without SMTP_URL, the web role's temporary uploads).
+        // Each process's own: the mail it writes to files, no SMTP_URL being set (README).
         DATA_DIR: path.join(tempDir, name),
         LOG_LEVEL: 'warn',
         // The "cloud" accounts: AWS and Wasabi both served by s3rver (two providers, so every byte goes through
