@@ -134,6 +134,11 @@ export const transferItems = pgTable(
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
     /**
+     * The lease owner of the item's last claim (`hostname:pid:job`), kept once it settles, whereas `lease_owner` is
+     * cleared: which worker process copied which objects, for operators and the scale-out test.
+     */
+    claimedBy: text('claimed_by'),
+    /**
      * How it was copied: server-side copy, one request, parallel parts, or one stream. `present`: a move's object
      * that "Skip Existing Files" found already at the destination, planned so that a worker deletes its source.
      */

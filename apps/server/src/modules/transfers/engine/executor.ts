@@ -289,13 +289,12 @@ export class TransferExecutor {
     const renew = setInterval(
       () =>
         void (async () => {
-          const held = await this.repo.renewLeases(
-            [...queue.map((item) => item.id), ...running.keys()],
-            owner,
-            leaseSeconds,
-          );
-          for (const [id, copy] of running) if (!held.has(id)) copy.controller.abort(LEASE_LOST);
-          for (let i = queue.length - 1; i >= 0; i--) if (!held.has(queue[i]?.id ?? -1)) queue.splice(i, 1);
+          const asked = new Set([...queue.map((item) => item.id), ...running.keys()]);
+          const held = await this.repo.renewLeases([...asked], owner, leaseSeconds);
+          // Only what this renewal asked for can be lost: a chunk claimed while it was on its way is held afresh.
+          const lost = (id: number) => asked.has(id) && !held.has(id);
+          for (const [id, copy] of running) if (lost(id)) copy.controller.abort(LEASE_LOST);
+          for (let i = queue.length - 1; i >= 0; i--) if (lost(queue[i]?.id ?? -1)) queue.splice(i, 1);
         })().catch((error: unknown) => this.log.warn({ err: error }, 'transfer lease renewal failed')),
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
