@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     // The caller's X-Request-Id when sane, else a UUID; logged as `requestId`, as job lines name it (README
     // "Operations").
     genReqId: requestIdOf,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
   });
   registerErrorHandler(base);
   watchSlowRequests(base, deps.db.pool, deps.log);
