@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDb, runMigrations, type Db } from './db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.ts';
-import { startBoss } from './jobs/boss.ts';
+import { QUEUES, startBoss } from './jobs/boss.ts';
 import { loadMasterKey } from './crypto/keys.ts';
 import { serverRoot } from './runtime/paths.ts';
 import { drainGraceMs } from './modules/transfers/engine/drain.ts';
@@ -120,7 +120,13 @@ async function main() {
     let drained = Promise.resolve();
     beginDrain = () => {
       services.lifecycle.beginDrain();
-      if (runsJobs) drained = services.transferExecutor.shutdown(drainGraceMs(config.TRANSFER_LEASE_SECONDS));
+      if (!runsJobs) return;
+      // No new transfer job for this process: one fetched now would only be handed back, and the queue would
+      // give it straight back to this process while it drains.
+      void boss
+        .offWork(QUEUES.transfersBatch, { wait: false })
+        .catch((error: unknown) => log.warn({ err: error }, 'could not stop taking transfer jobs'));
+      drained = services.transferExecutor.shutdown(drainGraceMs(config.TRANSFER_LEASE_SECONDS));
     };
     stops.push(() => drained);
 
