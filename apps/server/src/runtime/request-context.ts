@@ -20,6 +20,14 @@ export function runInContext<T>(context: RunContext, work: () => T): T {
   return storage.run(context, work);
 }
 
+/**
+ * Runs `work` outside any context: for a timer shared by every job of the process (a timer keeps the context it
+ * was created in, and its lines would otherwise name the job that happened to start it).
+ */
+export function outsideContext<T>(work: () => T): T {
+  return storage.exit(work);
+}
+
 export function currentContext(): RunContext | undefined {
   return storage.getStore();
 }
