@@ -1,5 +1,6 @@
 import { PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../logger.ts';
+import { carryRequestIds } from '../runtime/request-context.ts';
 
 /** Queue names, one place. Each handler is safe to run twice (STYLE.md "Jobs"). */
 export const QUEUES = {
@@ -192,6 +193,8 @@ export async function startBoss(options: BossOptions, log: Logger): Promise<PgBo
     useListenNotify: true,
   });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
+  // A job sent while a request is handled carries the request's id (its log lines then name it).
+  carryRequestIds(boss);
   await boss.start();
   await reconcileQueues(boss, log);
   return boss;

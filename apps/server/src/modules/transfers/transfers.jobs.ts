@@ -75,8 +75,9 @@ export async function registerTransferJobs(
     if (!job) return;
     try {
       const result = await deps.executor.run(job.data.batchId, job.id);
-      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished.
-      if (result.yielded) await requeue(job.data.batchId, 0);
+      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished;
+      // so does the job of a worker shutting down, for another worker to take at once.
+      if (result.yielded || result.stopped) await requeue(job.data.batchId, 0);
       log.info({ batchId: job.data.batchId, ...result }, 'transfer job finished');
       return result;
     } catch (error) {
