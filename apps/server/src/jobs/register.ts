@@ -43,6 +43,7 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
       accounts: services.cloudAccountsRepo,
       stores: services.stores,
       copier: services.transferCopier,
+      retention: services.transferRetention,
     },
     services.transferJobsPerOrganization,
     log,
