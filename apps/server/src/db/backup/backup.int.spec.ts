@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferBatch, type TransferList } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
@@ -12,7 +13,7 @@ import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/test
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { openDb, runMigrations } from '../client.ts';
-import { startEmbeddedPostgres } from '../embedded-postgres.ts';
+import { runningEmbeddedUrl, startEmbeddedPostgres } from '../embedded-postgres.ts';
 import { startBoss } from '../../jobs/boss.ts';
 import { registerJobs } from '../../jobs/register.ts';
 import { buildApp } from '../../app.ts';
@@ -286,6 +287,25 @@ describe('backup and restore through the CLI', () => {
         transferred: 2,
         transferredSize: 5000,
       });
+
+      // New rows continue after the restored ids: the sequences were moved past them.
+      const url = runningEmbeddedUrl(path.join(dataDir, 'postgres'), 'cumulo');
+      expect(url).toBeDefined();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ next: string; max: string }>(
+          `select nextval('transfer_items_id_seq') as next, (select max(id) from transfer_items) as max`,
+        );
+        expect(Number(rows[0]?.next)).toBeGreaterThan(Number(rows[0]?.max));
+      } finally {
+        await client.end();
+      }
+
+      // A backup while Cumulo runs connects to its embedded database instead of stopping it.
+      const online = await cli('backup', path.join(dataDir, 'online.backup'));
+      expect(online.code, online.stderr).toBe(0);
+      expect((await http('GET', '/cloudaccount/get_all', token)).status).toBe(200);
     } finally {
       const exited = new Promise((resolve) => started.once('exit', resolve));
       if (started.exitCode === null) started.kill('SIGTERM');
