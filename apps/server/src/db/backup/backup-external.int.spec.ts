@@ -97,6 +97,31 @@ describe('backup and restore with DATABASE_URL', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(await usersOf(server.databaseUrl)).toEqual([first.email]);
 
+    // Cut in the middle of a large table's rows: the COPY under way is failed, the transaction rolled back.
+    await server.db.pool.query(
+      `with b as (
+         insert into transfer_batches (organization_id, operation, source_bucket, destination_bucket, status, phase)
+         values ($1, 'copy', 'src', 'dst', 4, 'finished') returning id)
+       insert into transfer_items (batch_id, source_key, destination_key, size, status)
+       select b.id, md5(random()::text) || g, md5(random()::text), g, 'done' from b, generate_series(1, 30000) g`,
+      [first.principal.organizationId],
+    );
+    const big = path.join(dir, 'big.backup');
+    expect((await cli(server.databaseUrl, 'backup', big)).code).toBe(0);
+    const bigBytes = await fs.readFile(big);
+    const half = path.join(dir, 'half.backup');
+    await fs.writeFile(half, bigBytes.subarray(0, Math.floor(bigBytes.length / 2)));
+    const halfTarget = await emptyDatabase();
+    const cut = await cli(halfTarget, 'restore', half);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toContain('it is incomplete or damaged');
+    expect(cut.stderr).toContain('Nothing was restored.');
+    expect(await usersOf(halfTarget)).toEqual([]);
+    const items = new pg.Client({ connectionString: halfTarget });
+    await items.connect();
+    expect((await items.query('select count(*)::int as n from transfer_items')).rows).toEqual([{ n: 0 }]);
+    await items.end();
+
     // A backup whose database had one more migration than this release: refused, naming it; nothing restored.
     const newer = await emptyDatabase();
     const client = new pg.Client({ connectionString: server.databaseUrl });

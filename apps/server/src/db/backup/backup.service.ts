@@ -180,6 +180,7 @@ export async function restoreBackup(
 
   const client = await db.pool.connect();
   const repo = new BackupRepo(client);
+  let copy: ReturnType<BackupRepo['copyIn']> | undefined;
   try {
     checkMigrations(header.migrations, await migrationsOf(repo));
     if (!options.force && (await repo.holdsData())) {
@@ -211,7 +212,7 @@ export async function restoreBackup(
       const table = header.tables.find((t) => t.schema === named.schema && t.name === named.name);
       if (!table)
         throw damaged(source, new BackupFileError(`it names a table it did not list (${named.name})`));
-      const copy = repo.copyIn(table);
+      copy = repo.copyIn(table);
       const copyDone = once(copy, 'finish');
       copyDone.catch(() => undefined);
       frame = await next();
@@ -246,6 +247,12 @@ export async function restoreBackup(
       rows: Object.values(loaded).reduce((a, b) => a + b, 0),
     };
   } catch (error) {
+    // A COPY cut off mid-table is failed first (CopyFail), else the connection would wait for its end for ever.
+    if (copy && !copy.writableFinished) {
+      const closed = once(copy, 'close').catch(() => undefined);
+      copy.destroy(new Error('restore aborted'));
+      await closed;
+    }
     await repo.rollback();
     if (error instanceof BackupError) throw error;
     throw new BackupError(`The restore from ${source} failed, nothing was restored: ${reason(error)}`);
