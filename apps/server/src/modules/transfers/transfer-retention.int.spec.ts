@@ -147,6 +147,43 @@ describe('transfer items retention', () => {
     ]);
   });
 
+  it("waits for a sync cycle's end before pruning its batch: the cycle records what the done items wrote", async () => {
+    const org = owner.principal.organizationId;
+    const {
+      rows: [cycle],
+    } = await server.db.pool.query<{ id: string }>(
+      `with a as (
+         insert into cloud_accounts (organization_id, provider, name, credentials, key_hint)
+         values ($1, 'aws', 'Sync lab', 'v1.sealed', 'KEY') returning id),
+       j as (
+         insert into sync_jobs (organization_id, kind, source_cloud_account_id, source_bucket,
+                                destination_cloud_account_id, destination_bucket)
+         select $1, 'sync', a.id, 'src', a.id, 'dst' from a returning id)
+       insert into sync_cycles (sync_job_id, organization_id, trigger, phase)
+       select j.id, $1, 'schedule', 'copying' from j returning id`,
+      [org],
+    );
+    const batch = await batchWith({ done: 3 }, { finishedDaysAgo: 40 });
+    await server.db.pool.query('update transfer_batches set sync_cycle_id = $2 where id = $1', [
+      batch,
+      cycle?.id,
+    ]);
+    const retention = new TransferRetention(new TransferRetentionRepo(server.db.pool), 30, {
+      chunk: 10,
+      pauseMs: 0,
+    });
+
+    await retention.run();
+    expect(await itemsOf(batch)).toEqual({ done: 3 });
+
+    await server.db.pool.query(
+      `update sync_cycles set phase = 'finished', finished_at = now() where id = $1`,
+      [cycle?.id],
+    );
+    await retention.run();
+    expect(await itemsOf(batch)).toEqual({});
+  });
+
   it('runs as the scheduled transfers.retention job, which logs how many items it pruned', async () => {
     const old = await batchWith({ done: 5, failed: 1 }, { finishedDaysAgo: 45 });
     const { rows: scheduled } = await server.db.pool.query<{ cron: string }>(
