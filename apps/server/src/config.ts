@@ -88,6 +88,8 @@ export const configSchema = z.object({
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
   TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(DEFAULT_TRANSFER_MEMORY_MB),
+  /** Days a finished transfer's done, skipped and canceled items are kept; failed items and totals stay for good. */
+  TRANSFER_ITEMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Billing reports: files of one period read at once in worker threads (at most the cores; ~70 MB each). */
   ANALYTICS_READ_THREADS: z.coerce.number().int().min(1).max(64).default(DEFAULT_READ_THREADS),
   /** Heap growth past live data before V8 collects, in percent (runtime/heap.ts); 0 keeps V8's own policy. */

@@ -20,8 +20,10 @@ import { drainGraceMs } from './modules/transfers/engine/drain.ts';
  *   migrate apply database migrations and exit
  *   billing:mark-paid <invoice-number> [note]
  *           an operator records a manual invoice as paid (modules/billing/README.md "Operator")
+ *   backup <file> / restore <file> [--force]
+ *           the whole database into one file and back (db/backup/README.md)
  */
-const ROLES = ['start', 'web', 'worker', 'migrate', 'billing:mark-paid'] as const;
+const ROLES = ['start', 'web', 'worker', 'migrate', 'billing:mark-paid', 'backup', 'restore'] as const;
 type Role = (typeof ROLES)[number];
 
 const defaultWebDist = () => path.resolve(serverRoot(), '../web/dist');
@@ -74,6 +76,13 @@ async function main() {
   // repeated signal must not kill the process before the database has been stopped.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (role === 'backup' || role === 'restore') {
+    // Its own database handling: a backup must not stop a running embedded database, nor migrate what it copies.
+    const { runBackupRole } = await import('./db/backup/backup-role.ts');
+    process.exitCode = await runBackupRole(role, process.argv.slice(3), config, log);
+    return;
+  }
 
   try {
     let databaseUrl = config.DATABASE_URL;

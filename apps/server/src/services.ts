@@ -59,6 +59,8 @@ import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
 import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
+import { TransferRetentionRepo } from './modules/transfers/transfer-retention.repo.ts';
+import { TransferRetention } from './modules/transfers/transfer-retention.service.ts';
 import { TransfersService } from './modules/transfers/transfers.service.ts';
 import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
 import { TransferExecutor } from './modules/transfers/engine/executor.ts';
@@ -491,6 +493,10 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     sync,
     transferExecutor,
     transferCopier,
+    transferRetention: new TransferRetention(
+      new TransferRetentionRepo(db.pool),
+      config.TRANSFER_ITEMS_RETENTION_DAYS,
+    ),
     auth,
     apiKeys,
     agent,

@@ -22,6 +22,8 @@ export const QUEUES = {
   transfersBatch: 'transfers.batch',
   /** Re-queues batches whose workers died (expired item leases, no job running) and aborts orphaned uploads. */
   transfersSweep: 'transfers.sweep',
+  /** Daily: deletes the done, skipped and canceled items of batches finished TRANSFER_ITEMS_RETENTION_DAYS ago. */
+  transfersRetention: 'transfers.retention',
   /** A sync job's schedule (one per active job, keyed by its id): starts a cycle unless one is unfinished. */
   syncTrigger: 'sync.trigger',
   /** Advances one sync cycle (diff, hand-over to the transfer engine, guardrail, deletes); keyed by cycle id. */
@@ -97,6 +99,14 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // One prune at a time (two would race for the same rows); a long first run after an upgrade may take a while,
+  // and a failed one is simply retried: it carries on where it stopped.
+  [QUEUES.transfersRetention]: {
+    policy: 'singleton',
+    expireInSeconds: 6 * HOUR,
+    retryLimit: 2,
+    retryBackoff: true,
+  },
   [QUEUES.syncTrigger]: {
     policy: 'standard',
     expireInSeconds: 15 * MINUTE,

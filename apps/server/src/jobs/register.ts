@@ -46,6 +46,7 @@ export async function registerJobs(queue: PgBoss, services: Services, log: Logge
       accounts: services.cloudAccountsRepo,
       stores: services.stores,
       copier: services.transferCopier,
+      retention: services.transferRetention,
     },
     services.transferJobsPerOrganization,
     log,

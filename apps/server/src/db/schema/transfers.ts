@@ -86,6 +86,11 @@ export const transferBatches = pgTable(
       .default(sql`now()`),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * When retention removed its done, skipped and canceled items (`TRANSFER_ITEMS_RETENTION_DAYS` after it
+     * finished, modules/transfers/README.md "Retention"); its failed items and its totals stay.
+     */
+    itemsPrunedAt: timestamp('items_pruned_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -93,6 +98,10 @@ export const transferBatches = pgTable(
   (t) => [
     index('transfer_batches_org_requested_idx').on(t.organizationId, t.requestedAt),
     index('transfer_batches_status_idx').on(t.status),
+    // Retention's daily walk reaches only the finished batches it has not pruned yet, however long the history.
+    index('transfer_batches_unpruned_idx')
+      .on(t.finishedAt)
+      .where(sql`${t.phase} = 'finished' AND ${t.itemsPrunedAt} IS NULL`),
   ],
 );
 
