@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { buildServerIfStale, serverNodeFlags } from '../../../scripts/build-server.mjs';
+import { freePort } from './free-port.ts';
 
 /**
  * THE SCALE-OUT TEST (issue 28, point 5): Cumulo deployed as README's "External PostgreSQL and several workers"
@@ -67,18 +67,6 @@ const roles: Role[] = [];
 const masterKey = randomBytes(32).toString('base64');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(from: number, to: number): Promise<number> {
-  for (let port = from; port <= to; port++) {
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free port in ${from}-${to}`);
-}
 
 function outputOf(): string {
   return roles.map((role) => `--- ${role.name}:\n${role.output.join('').slice(-3000)}`).join('\n');

@@ -25,6 +25,7 @@ import {
   type TestServer,
 } from '../../../test/harness.ts';
 import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
+import { freePort } from '../../../test/free-port.ts';
 
 /**
  * THE BACKUP/RESTORE TEST (issue 28 §6): an installation on the embedded PostgreSQL of its DATA_DIR gets an
@@ -36,7 +37,8 @@ import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
  */
 const mainJs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../dist/main.js');
 const masterKey = randomBytes(32).toString('base64');
-const PORT = 8420;
+// A free port of 8420–8449 (the built `start` role serves on a port it is told).
+let PORT = 8420;
 let s3rver: S3rverServer;
 let dataDir: string;
 
@@ -146,6 +148,7 @@ async function http(method: string, url: string, token?: string, body?: unknown)
 }
 
 beforeAll(async () => {
+  PORT = await freePort(8420, 8449);
   s3rver = await startS3rver();
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cumulo-backup-'));
   // As root, the embedded PostgreSQL runs as `postgres`, which must reach the cluster's directory.
