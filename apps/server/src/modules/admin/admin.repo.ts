@@ -202,7 +202,7 @@ export class AdminRepo {
     }>(sql`select u.id, trim(concat_ws(' ', u.first_name, u.last_name)) as name, u.email,
         ${isoText(sql`u.created_at`)} as created_at, u.active,
         (exists (select 1 from ${instanceOperators} io where io.user_id = u.id)
-          or ${operatorEmailMatch(this.operatorEmails)}) as operator,
+          or ${operatorEmailMatch(sql`u.email`, this.operatorEmails)}) as operator,
         o.id as organization_id, o.name as organization_name
       from ${users} u join ${organizations} o on o.id = u.organization_id
       where ${userWhere(filter)}

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { instanceOperators, users } from '../../db/schema/index.ts';
 
@@ -35,13 +35,14 @@ export class InstanceOperatorsRepo {
   async isOperator(userId: string): Promise<boolean> {
     const result = await this.orm.execute<{ operator: boolean }>(sql`select
       exists (select 1 from ${instanceOperators} where ${instanceOperators.userId} = ${userId})
-      or exists (select 1 from ${users} where ${users.id} = ${userId} and ${operatorEmailMatch(this.operatorEmails)})
+      or exists (select 1 from ${users} where ${users.id} = ${userId}
+        and ${operatorEmailMatch(sql`${users.email}`, this.operatorEmails)})
       as operator`);
     return result.rows[0]?.operator === true;
   }
 }
 
-/** `users.email` is one of `OPERATOR_EMAILS` (stored lower-cased, as the list is). */
-export function operatorEmailMatch(emails: readonly string[]) {
-  return emails.length === 0 ? sql`false` : sql`${users.email} in ${emails}`;
+/** A user's e-mail is one of `OPERATOR_EMAILS` (both stored lower-cased). */
+export function operatorEmailMatch(email: SQL, emails: readonly string[]): SQL {
+  return emails.length === 0 ? sql`false` : sql`${email} in ${emails}`;
 }
