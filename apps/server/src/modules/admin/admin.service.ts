@@ -36,7 +36,13 @@ import { recordAudit, changesOf } from '../audit/audit.writer.ts';
 import type { MembersService } from '../members/members.service.ts';
 import type { InstanceOperatorsRepo } from './instance-operators.repo.ts';
 import type { AdminRepo, MonthRange, MovedBytes } from './admin.repo.ts';
-import { UNKNOWN_PROVIDER_LABEL, type AdminUsageRepo, type UsageScope } from './admin-usage.repo.ts';
+import {
+  UNKNOWN_PROVIDER_LABEL,
+  type AdminUsageRepo,
+  type HistoryCursor,
+  type HistoryRow,
+  type UsageScope,
+} from './admin-usage.repo.ts';
 
 /** The Add New User form as parsed (the e-mail lower-cased). */
 type InviteAdminUserBody = z.output<typeof inviteAdminUserBody>;
@@ -333,9 +339,13 @@ export class AdminService {
   async usageHistoryCsv(principal: Principal, filter: AdminUsageFilter) {
     await this.requireOperator(principal);
     const scope = await this.#scope(filter);
-    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, (limit, offset) =>
-      this.#historyRows(scope, limit, offset),
-    );
+    // Read by keyset, not offset: each batch of rows starts where the last one ended.
+    let cursor: HistoryCursor | null = null;
+    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, async (limit) => {
+      const rows = await this.usage.historyAfter(scope, cursor, limit);
+      cursor = rows.at(-1)?.cursor ?? cursor;
+      return rows.map(transferRowOf);
+    });
   }
 
   async transferCosts(principal: Principal, query: AdminUsageFilter & Paging & { search?: string }) {
@@ -370,21 +380,7 @@ export class AdminService {
   }
 
   async #historyRows(scope: UsageScope, limit: number, offset: number): Promise<AdminTransferRow[]> {
-    return (await this.usage.history(scope, limit, offset)).map((row) => {
-      const direction = directionOfBatch(row.source, row.destination);
-      return {
-        id: row.id,
-        user: row.user || UNKNOWN_PROVIDER_LABEL,
-        direction: direction.key,
-        label: direction.label,
-        sourceBucket: row.sourceBucket,
-        destinationBucket: row.destinationBucket,
-        transferSize: row.bytes,
-        totalObject: row.objects,
-        initiationDate: row.requestedAt,
-        completionDate: row.finishedAt,
-      };
-    });
+    return (await this.usage.history(scope, limit, offset)).map(transferRowOf);
   }
 
   async #costRows(
@@ -429,6 +425,22 @@ export class AdminService {
     if (!account) throw notFound(adminMessages.unknownAccount);
     return account;
   }
+}
+
+function transferRowOf(row: HistoryRow): AdminTransferRow {
+  const direction = directionOfBatch(row.source, row.destination);
+  return {
+    id: row.id,
+    user: row.user || UNKNOWN_PROVIDER_LABEL,
+    direction: direction.key,
+    label: direction.label,
+    sourceBucket: row.sourceBucket,
+    destinationBucket: row.destinationBucket,
+    transferSize: row.bytes,
+    totalObject: row.objects,
+    initiationDate: row.requestedAt,
+    completionDate: row.finishedAt,
+  };
 }
 
 const bytesOf = (moved: readonly MovedBytes[]) => moved.reduce((sum, t) => sum + t.bytes, 0);
