@@ -30,6 +30,10 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
+import { AdminService } from './admin.service.ts';
+import { AdminRepo } from './admin.repo.ts';
+import { AdminUsageRepo } from './admin-usage.repo.ts';
+import { InstanceOperatorsRepo } from './instance-operators.repo.ts';
 
 /**
  * The instance operator's console through the real API on embedded PostgreSQL: who is an operator, the 403 every
@@ -842,6 +846,50 @@ describe('usage and transfer costs (real data)', () => {
         rows.filter((r) => /azure to/i.test(r.label)),
         'UTC',
       ),
+    );
+  });
+
+  it('streams files read two rows at a time exactly as one read: every row once, in order', async () => {
+    const small = new AdminService(
+      new InstanceOperatorsRepo(server.db.orm, []),
+      new AdminRepo(server.db.orm, []),
+      new AdminUsageRepo(server.db.orm),
+      server.services.members,
+      () => new Date(),
+      2,
+    );
+    const text = async (lines: AsyncIterable<string>) => {
+      let all = '';
+      for await (const line of lines) all += line;
+      return all;
+    };
+    const filter = { tz: 'Europe/Paris' };
+    const history = await allPages<AdminUsageHistoryAnswer['rows'][number]>(
+      '/api/admin/usage/history',
+      'rows',
+      100,
+    );
+    expect(history.length).toBeGreaterThan(4);
+    expect(await text(await small.usageHistoryCsv(first.principal, filter))).toBe(
+      csvOfRows(TRANSFER_HISTORY_COLUMNS, history, 'Europe/Paris'),
+    );
+    const accounts = await allPages<AdminAccountsAnswer['accounts'][number]>(
+      '/api/admin/accounts',
+      'accounts',
+      100,
+    );
+    expect(
+      await text(
+        await small.accountsCsv(first.principal, { ...filter, page: 1, pagesize: 10, format: 'csv' }),
+      ),
+    ).toBe(csvOfRows(ACCOUNT_COLUMNS, accounts, 'Europe/Paris'));
+    const costs = await allPages<AdminTransferCostsAnswer['rows'][number]>(
+      '/api/admin/transfer-costs',
+      'rows',
+      100,
+    );
+    expect(await text(await small.transferCostsCsv(first.principal, filter))).toBe(
+      csvOfRows(TRANSFER_COST_COLUMNS, costs, 'Europe/Paris'),
     );
   });
 

@@ -48,7 +48,7 @@ import {
 type InviteAdminUserBody = z.output<typeof inviteAdminUserBody>;
 
 /** Rows read per query while a CSV streams: the file never holds more than one batch in memory. */
-const CSV_BATCH = 500;
+export const CSV_BATCH = 500;
 
 interface Paging {
   page: number;
@@ -133,13 +133,14 @@ function directionOfBatch(source: string | null, destination: string | null): Ad
 async function* csvOf<Row>(
   columns: ReadonlyArray<AdminColumn<Row>>,
   timeZone: string,
+  batch: number,
   pages: (limit: number, offset: number) => Promise<Row[]>,
 ): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(columns.map((column) => column.title))}`;
-  for (let offset = 0; ; offset += CSV_BATCH) {
-    const rows = await pages(CSV_BATCH, offset);
+  for (let offset = 0; ; offset += batch) {
+    const rows = await pages(batch, offset);
     if (rows.length > 0) yield rows.map((row) => csvLine(columns.map((c) => c.cell(row, timeZone)))).join('');
-    if (rows.length < CSV_BATCH) return;
+    if (rows.length < batch) return;
   }
 }
 
@@ -154,6 +155,7 @@ export class AdminService {
     private readonly usage: AdminUsageRepo,
     private readonly members: MembersService,
     private readonly now: () => Date = () => new Date(),
+    private readonly csvBatch = CSV_BATCH,
   ) {}
 
   async requireOperator(principal: Principal): Promise<void> {
@@ -175,7 +177,7 @@ export class AdminService {
   async accountsCsv(principal: Principal, query: AdminAccountsQuery) {
     await this.requireOperator(principal);
     const range = previousMonth(this.now());
-    return csvOf(ACCOUNT_COLUMNS, query.tz, (limit, offset) =>
+    return csvOf(ACCOUNT_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
       this.#accountRows(query.search, range, limit, offset),
     );
   }
@@ -250,7 +252,9 @@ export class AdminService {
   async usersCsv(principal: Principal, query: AdminUsersQuery) {
     await this.requireOperator(principal);
     const filter = { search: query.search, organizationId: query.account };
-    return csvOf(USER_COLUMNS, query.tz, (limit, offset) => this.#userRows(filter, limit, offset));
+    return csvOf(USER_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
+      this.#userRows(filter, limit, offset),
+    );
   }
 
   /**
@@ -322,7 +326,7 @@ export class AdminService {
   async usageTotalsCsv(principal: Principal, filter: AdminUsageFilter) {
     await this.requireOperator(principal);
     const totals = await this.#totals(await this.#scope(filter));
-    return csvOf(USAGE_TOTAL_COLUMNS, filter.tz, async (limit, offset) =>
+    return csvOf(USAGE_TOTAL_COLUMNS, filter.tz, this.csvBatch, async (limit, offset) =>
       totals.slice(offset, offset + limit),
     );
   }
@@ -341,7 +345,7 @@ export class AdminService {
     const scope = await this.#scope(filter);
     // Read by keyset, not offset: each batch of rows starts where the last one ended.
     let cursor: HistoryCursor | null = null;
-    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, async (limit) => {
+    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, this.csvBatch, async (limit) => {
       const rows = await this.usage.historyAfter(scope, cursor, limit);
       cursor = rows.at(-1)?.cursor ?? cursor;
       return rows.map(transferRowOf);
@@ -360,7 +364,7 @@ export class AdminService {
   async transferCostsCsv(principal: Principal, query: AdminUsageFilter & { search?: string }) {
     await this.requireOperator(principal);
     const scope = await this.#scope(query);
-    return csvOf(TRANSFER_COST_COLUMNS, query.tz, (limit, offset) =>
+    return csvOf(TRANSFER_COST_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
       this.#costRows(scope, query.search, limit, offset),
     );
   }
