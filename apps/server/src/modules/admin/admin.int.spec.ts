@@ -598,8 +598,11 @@ describe('accounts and users (real data)', () => {
       email: 'nobody@example.com',
       organization_id: '00000000-0000-4000-8000-000000000000',
     });
-    expect(unknown.status).toBe(404);
-    expect(messageOf(unknown)).toBe(adminMessages.unknownAccount);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({
+      message: adminMessages.unknownAccount,
+      errors: { organization_id: [adminMessages.unknownAccount] },
+    });
     const noAccount = await call('POST', '/api/admin/users', first, {
       first_name: 'X',
       last_name: 'Y',

@@ -264,8 +264,9 @@ export class AdminService {
   async inviteUser(principal: Principal, body: InviteAdminUserBody) {
     await this.requireOperator(principal);
     const account = await this.repo.findAccount(body.organization_id);
+    // The form's own field: the account picked in "Select Account" was removed meanwhile.
     if (!account) {
-      throw notFound(adminMessages.unknownAccount);
+      throw badRequest(adminMessages.unknownAccount, { organization_id: [adminMessages.unknownAccount] });
     }
     const roleId = (await this.members.hasOwner(account.id)) ? ROLE_ID.User : ROLE_ID.Owner;
     await this.members.inviteByOperator(principal, account.id, body, roleId);
