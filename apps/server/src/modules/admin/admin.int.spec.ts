@@ -752,6 +752,13 @@ describe('usage and transfer costs (real data)', () => {
     ]);
     expect(await totals(march9)).toEqual([]);
     expect((await totals('start=2026-03-10&end=2026-03-10')).map((t) => t.totalTransfer)).toEqual([GiB]);
+    // The widest days a date picker can send bound nothing, in any zone.
+    for (const tz of ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
+      expect(await totals(`${acmeUrl()}&start=0000-01-01&end=9999-12-31&tz=${tz}`)).toEqual(
+        await totals(acmeUrl()),
+      );
+      expect(await totals(`${acmeUrl()}&start=0001-01-01&end=0099-12-31&tz=${tz}`)).toEqual([]);
+    }
 
     const csv = await csvOf(`/api/admin/usage/totals?${acmeUrl()}&format=csv`);
     expect(csv).toBe(csvOfRows(USAGE_TOTAL_COLUMNS, await totals(acmeUrl()), 'UTC'));

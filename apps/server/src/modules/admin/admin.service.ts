@@ -62,15 +62,23 @@ export function previousMonth(now: Date): MonthRange {
   return { from, to, month: from.toISOString().slice(0, 7) };
 }
 
-/** The instant a day ('YYYY-MM-DD') starts in `timeZone` (whole days of the Usage Detail period). */
-export function startOfDayIn(day: string, timeZone: string): Date {
+/**
+ * The instant a day ('YYYY-MM-DD', plus `addDays`) starts in `timeZone` (the Usage Detail period's whole days).
+ * Undefined outside the years 1–9999: no batch is that old or that late, so such a bound excludes nothing, and
+ * PostgreSQL could not read it.
+ */
+export function startOfDayIn(day: string, timeZone: string, addDays = 0): Date | undefined {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  const wall = Date.UTC(year, month - 1, date);
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const wall = new Date(0).setUTCFullYear(year, month - 1, date + addDays);
   // The zone's offset at a guess, then at the corrected instant (a day that starts inside a DST change).
   let instant = wall - offsetOf(wall, timeZone);
   instant = wall - offsetOf(instant, timeZone);
-  return new Date(instant);
+  return instant >= FIRST_INSTANT && instant < AFTER_LAST_INSTANT ? new Date(instant) : undefined;
 }
+
+const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 2);
+const AFTER_LAST_INSTANT = new Date(0).setUTCFullYear(9999, 11, 31);
 
 function offsetOf(instant: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
@@ -84,22 +92,10 @@ function offsetOf(instant: number, timeZone: string): number {
     second: 'numeric',
   }).formatToParts(new Date(instant));
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(
-    part('year'),
-    part('month') - 1,
-    part('day'),
-    part('hour'),
-    part('minute'),
-    part('second'),
-  );
-  return asUtc - (instant - (instant % 1000));
+  const asUtc = new Date(0).setUTCFullYear(part('year'), part('month') - 1, part('day'));
+  const wholeSecond = Math.floor(instant / 1000) * 1000;
+  return asUtc + ((part('hour') * 60 + part('minute')) * 60 + part('second')) * 1000 - wholeSecond;
 }
-
-const nextDay = (day: string) => {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
-};
 
 /**
  * A transfer's charge: its source's egress plus Cumulo's transfer charge per GB (bytes / 1024³, as /calc counts).
@@ -416,7 +412,7 @@ export class AdminService {
       organizationId: filter.account,
       userId: filter.user,
       from: filter.start ? startOfDayIn(filter.start, filter.tz) : undefined,
-      to: filter.end ? startOfDayIn(nextDay(filter.end), filter.tz) : undefined,
+      to: filter.end ? startOfDayIn(filter.end, filter.tz, 1) : undefined,
       directions: filter.directions?.map((key) => {
         const pair = parseDirection(key);
         if (!pair) throw badRequest(adminMessages.badDirection);
