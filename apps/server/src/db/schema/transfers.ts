@@ -102,6 +102,10 @@ export const transferBatches = pgTable(
     index('transfer_batches_unpruned_idx')
       .on(t.finishedAt)
       .where(sql`${t.phase} = 'finished' AND ${t.itemsPrunedAt} IS NULL`),
+    // The operator's reports (modules/admin) read every organisation's batches by period (newest first, the CSV by
+    // keyset on requested_at and id) and by user.
+    index('transfer_batches_requested_idx').on(t.requestedAt, t.id),
+    index('transfer_batches_user_requested_idx').on(t.userId, t.requestedAt),
   ],
 );
 
