@@ -1,0 +1,345 @@
+// bench/load (issue 28 "Performance"): the calls a signed-in person's browser makes most — the account list, the
+// dashboard's calls and a folder listing — from 200 signed-in clients at once for 30 s, against the built web role
+// (`node apps/server/dist/main.js web`) on the embedded PostgreSQL, with the accounts on an s3rver process.
+//
+// The model: a person's browser is not a closed loop. The dashboard reads its calls once when opened and again when
+// something changes; a person opens a folder every few seconds. So each client sends one request every
+// LOAD_CLIENT_INTERVAL_MS (default 1 s) — 200 clients offer 200 requests/s — spread over the calls below, and every
+// request carries its client's own bearer (200 sessions of 200 distinct members in 10 organisations). autocannon's
+// `overallRate` paces them and corrects the latencies for coordinated omission (a request that could not be sent on
+// time counts its wait). Targets: no error (non-2xx or socket error), and each call's p99 under load ≤ 10 × its
+// p50 measured alone (one connection, one request at a time). The closed-loop ceiling (200 connections sending as
+// fast as answers come) is printed as information: there, latency is 200 / throughput by construction.
+//
+// Run: `npm run load -w bench` (builds the server first when stale). LOAD_PORT picks the web role's port,
+// LOAD_SECONDS the duration, LOAD_CLIENT_INTERVAL_MS the pace, BENCH_CPU_PROF=dir profiles the web role.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { INSERT_CLOUD_TYPE, ROLE_ID, TRANSFER_TYPE, storageIdOf } from '@cumulo/contract';
+import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { loadConfig } from '@cumulo/server/src/config.ts';
+import { createLogger } from '@cumulo/server/src/logger.ts';
+import { openDb, runMigrations } from '@cumulo/server/src/db/client.ts';
+import { startEmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
+import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
+import { buildServices } from '@cumulo/server/src/services.ts';
+import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
+import { signedInBenchMember } from '../shared/bench-member.ts';
+import { ensureS3rverSeed, type SeedLayout } from '../shared/s3rver-seed.ts';
+import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
+
+const PORT = Number(process.env.LOAD_PORT ?? 4613);
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
+const CLIENT_INTERVAL_MS = Number(process.env.LOAD_CLIENT_INTERVAL_MS ?? 1000);
+const CLIENTS = 200;
+const ORGANIZATIONS = 10;
+const MEMBERS_PER_ORGANIZATION = CLIENTS / ORGANIZATIONS;
+/** Finished transfers per organisation, so the recent-transfers call reads real rows. */
+const BATCHES_PER_ORGANIZATION = 60;
+const UNLOADED_CALLS = 200;
+const TARGET_RATIO = 10;
+
+const BUCKET = 'load-media';
+const FOLDER = 'clips/';
+const MEDIA_LAYOUT: SeedLayout = {
+  name: 's3rver-load-media',
+  version: 1,
+  bucket: BUCKET,
+  // 300 clips in the listed folder, 200 other objects beside it.
+  keyOf: (index) =>
+    index < 300 ? `${FOLDER}clip-${String(index).padStart(4, '0')}.mp4` : `docs/${index}/page-${index}.pdf`,
+  bodyOf: (index) => Buffer.from(`object ${index} `.repeat(1 + (index % 40))),
+  samples: [3, 301],
+};
+
+interface Client {
+  token: string;
+  organizationId: string;
+  accountId: string;
+}
+
+interface Call {
+  name: string;
+  /** The request path of one client (its own account's folder for the listing). */
+  path(client: Client): string;
+}
+
+/** What the web app asks (apps/web/src/features: accounts-api, dashboard-api, notifications-api, …). */
+const CALLS: Call[] = [
+  { name: 'account list       GET /api/cloud_accounts/', path: () => '/api/cloud_accounts/' },
+  { name: 'dashboard layout   GET /api/dashboard', path: () => '/api/dashboard' },
+  { name: 'profile            GET /api/users/_me', path: () => '/api/users/_me' },
+  { name: 'notifications      GET /api/notifications', path: () => '/api/notifications' },
+  {
+    name: 'recent transfers   GET /api/transfer/get_all',
+    path: () => `/api/transfer/get_all?type=${TRANSFER_TYPE.migration}&pagesize=20&page=1`,
+  },
+  { name: 'analytics widget   GET /api/analytics/dashboard', path: () => '/api/analytics/dashboard' },
+  {
+    name: 'folder listing     GET /api/storage/{id}/content',
+    path: (client) =>
+      `/api/storage/${encodeURIComponent(storageIdOf(client.accountId, BUCKET))}/content?limit=30&path=${encodeURIComponent(FOLDER)}`,
+  },
+];
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const errorsOf = (result: Result) => result.errors + result.timeouts + result.non2xx;
+
+async function seedOrganizations(
+  services: ReturnType<typeof buildServices>,
+  db: ReturnType<typeof openDb>,
+  endpoint: string,
+): Promise<Client[]> {
+  const clients: Client[] = [];
+  const password = 'Load#bench7';
+  for (let o = 0; o < ORGANIZATIONS; o++) {
+    const owner = await signedInBenchMember(services, db);
+    const { organizationId } = owner.principal;
+    const accounts: string[] = [];
+    for (const name of ['Media store', 'Archive store']) {
+      const account = await services.cloudAccounts.insert(owner.principal, {
+        cloudType: INSERT_CLOUD_TYPE.genericS3OrFilebase,
+        name,
+        accessKey: S3RVER_KEY,
+        secretKey: S3RVER_KEY,
+        serviceUrl: endpoint,
+        signatureVersion: 'v4',
+      });
+      accounts.push(String(account.id));
+      await services.inventory.run(organizationId, String(account.id));
+    }
+    const [first = '', second = ''] = accounts;
+    await db.pool.query(
+      `insert into transfer_batches (organization_id, transfer_type, operation, source_cloud_account_id,
+         source_bucket, destination_cloud_account_id, destination_bucket, status, phase, total, total_size,
+         transferred, transferred_size, requested_at, started_at, finished_at)
+       select $1, 1, 'copy', $2, $4, $3, 'copies-' || n, 4, 'finished', 100, 1048576 * n, 100, 1048576 * n,
+              now() - make_interval(hours => n), now() - make_interval(hours => n),
+              now() - make_interval(hours => n) + interval '5 minutes'
+       from generate_series(1, $5::int) as n`,
+      [organizationId, first, second, BUCKET, BATCHES_PER_ORGANIZATION],
+    );
+    clients.push({ token: owner.token, organizationId, accountId: first });
+    for (let m = 1; m < MEMBERS_PER_ORGANIZATION; m++) {
+      const email = `load.${o}.${m}.${randomBytes(3).toString('hex')}@example.com`;
+      const token = await services.identity.invite(owner.principal, {
+        email,
+        firstName: `Member${m}`,
+        lastName: 'Load',
+        roleId: ROLE_ID.Admin,
+      });
+      await services.identity.completeInvitation({ token, password, firstname: `Member${m}`, lastname: 'Load' });
+      const login = await services.identity.login(email, password, { ip: `127.0.${o}.${m}` });
+      if (login.challenge !== 0) throw new Error('unexpected MFA challenge');
+      // Half the members read the second account's folder, so the listing spreads over two accounts' clients.
+      clients.push({ token: login.jwtToken, organizationId, accountId: m % 2 === 0 ? first : second });
+    }
+  }
+  return clients;
+}
+
+/** The web role as deployed, in its own process. */
+async function startWeb(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...serverNodeFlags,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      serverEntry,
+      'web',
+    ],
+    { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the web role exited (${child.exitCode})`);
+    const answer = await fetch(`http://127.0.0.1:${PORT}/api/users/_me`).catch(() => null);
+    if (answer) {
+      await answer.arrayBuffer();
+      if (answer.status === 401) return child;
+    }
+    if (Date.now() > deadline) throw new Error('the web role did not answer within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function stopWeb(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** One autocannon run of `call`: each connection is one client, with its own bearer and path. */
+function cannon(
+  call: Call,
+  clients: Client[],
+  options: { connections: number; duration?: number; amount?: number; overallRate?: number },
+): Promise<Result> {
+  let next = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${PORT}`,
+    connections: options.connections,
+    ...(options.duration !== undefined ? { duration: options.duration } : {}),
+    ...(options.amount !== undefined ? { amount: options.amount } : {}),
+    ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
+    timeout: 10,
+    setupClient: (client) => {
+      const own = clients[next++ % clients.length];
+      if (!own) return;
+      client.setRequests([
+        { method: 'GET', path: call.path(own), headers: { authorization: `Bearer ${own.token}` } },
+      ]);
+    },
+  });
+}
+
+/** The 200 clients spread over the calls (29, 29, 29, 29, 28, 28, 28), each call's share of the offered rate. */
+function shares(total: number): number[] {
+  return CALLS.map((_, index) => Math.floor(total / CALLS.length) + (index < total % CALLS.length ? 1 : 0));
+}
+
+/** The clients of call `index` under a split (each client belongs to one call for the run). */
+function clientsOf(clients: Client[], split: number[], index: number): Client[] {
+  const start = split.slice(0, index).reduce((sum, n) => sum + n, 0);
+  return clients.slice(start, start + (split[index] ?? 0));
+}
+
+async function main() {
+  const dataDir = path.join(repoRoot, 'bench/.data/load');
+  await buildServerIfStale();
+  const seed = await ensureS3rverSeed(path.join(repoRoot, 'bench/.data'), MEDIA_LAYOUT, 500);
+  // s3rver writes into its directory: serve a copy, so the cached seed stays as built.
+  const s3rverDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cumulo-load-s3rver-'));
+  fs.cpSync(seed.directory, s3rverDir, { recursive: true });
+  const s3rver = await startS3rverProcess(s3rverDir);
+
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  const log = createLogger('warn');
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, 'postgres'),
+    port: 0,
+    database: 'cumulo',
+    log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
+  });
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: pg.url,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(PORT),
+    BILLING_ENTITLE_ALL: 'true',
+    ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
+  };
+  const config = loadConfig(env);
+  const db = openDb(pg.url, 5);
+  await runMigrations(db);
+  const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
+  const services = buildServices({
+    config,
+    db,
+    log,
+    masterKey: Buffer.from(env.MASTER_KEY, 'base64'),
+    boss,
+  });
+  let web: ChildProcess | undefined;
+  try {
+    const seedStarted = performance.now();
+    const clients = await seedOrganizations(services, db, s3rver.endpoint);
+    console.log(
+      `seeded ${ORGANIZATIONS} organisations × ${MEMBERS_PER_ORGANIZATION} signed-in members (${clients.length} bearers), ` +
+        `2 s3rver accounts each (${seed.objects} objects, ${FOLDER} holds 300), ${BATCHES_PER_ORGANIZATION} transfers each, ` +
+        `in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    );
+    web = await startWeb({ ...process.env, ...env });
+
+    // Alone: one connection, one request at a time, after a warm-up.
+    const unloaded: number[] = [];
+    for (const call of CALLS) {
+      await cannon(call, clients, { connections: 1, amount: 50 });
+      const result = await cannon(call, clients, { connections: 1, amount: UNLOADED_CALLS });
+      if (errorsOf(result) > 0) throw new Error(`${call.name} failed alone: ${JSON.stringify(result.statusCodeStats)}`);
+      unloaded.push(result.latency.p50);
+    }
+
+    const split = shares(CLIENTS);
+    const offered = (CLIENTS * 1000) / CLIENT_INTERVAL_MS;
+    const rates = shares(offered);
+    console.log(
+      `\nload: ${CLIENTS} clients for ${SECONDS} s, each one request every ${CLIENT_INTERVAL_MS} ms: ` +
+        `${offered} requests/s offered (load average before: ${os.loadavg()[0]?.toFixed(2)})`,
+    );
+    const loaded = await Promise.all(
+      CALLS.map((call, index) =>
+        cannon(call, clientsOf(clients, split, index), {
+          connections: split[index] ?? 0,
+          duration: SECONDS,
+          overallRate: rates[index] ?? 0,
+        }),
+      ),
+    );
+    const loadAfter = os.loadavg()[0];
+
+    console.log(
+      `\n${'call'.padEnd(48)} ${'alone p50'.padStart(10)} ${'load p50'.padStart(10)} ${'load p99'.padStart(10)} ` +
+        `${'p99/p50'.padStart(8)} ${'req/s'.padStart(7)} ${'errors'.padStart(7)}  verdict`,
+    );
+    let allPass = true;
+    let achieved = 0;
+    CALLS.forEach((call, index) => {
+      const result = loaded[index];
+      const alone = unloaded[index] ?? Number.NaN;
+      if (!result) return;
+      const errors = errorsOf(result);
+      const ratio = result.latency.p99 / alone;
+      const pass = errors === 0 && result.latency.p99 <= TARGET_RATIO * alone;
+      allPass &&= pass;
+      achieved += result.requests.average;
+      console.log(
+        `${call.name.padEnd(48)} ${ms(alone).padStart(10)} ${ms(result.latency.p50).padStart(10)} ` +
+          `${ms(result.latency.p99).padStart(10)} ${ratio.toFixed(1).padStart(8)} ` +
+          `${result.requests.average.toFixed(1).padStart(7)} ${String(errors).padStart(7)}  ` +
+          `${pass ? 'PASS' : 'FAIL'} (p99 ≤ ${TARGET_RATIO} × ${ms(alone)} = ${ms(TARGET_RATIO * alone)}, 0 errors)`,
+      );
+    });
+    console.log(
+      `offered ${offered} requests/s, achieved ${achieved.toFixed(1)} requests/s; load average after: ${loadAfter?.toFixed(2)}`,
+    );
+
+    // Information: the closed-loop ceiling, every connection sending as soon as its answer came.
+    const closed = await Promise.all(
+      CALLS.map((call, index) =>
+        cannon(call, clientsOf(clients, split, index), { connections: split[index] ?? 0, duration: 10 }),
+      ),
+    );
+    const ceiling = closed.reduce((sum, result) => sum + result.requests.average, 0);
+    const closedErrors = closed.reduce((sum, result) => sum + errorsOf(result), 0);
+    console.log(
+      `\nclosed loop (information): ${CLIENTS} connections as fast as answers come, 10 s: ${ceiling.toFixed(0)} requests/s ` +
+        `over the mix, p99 ${ms(Math.max(...closed.map((result) => result.latency.p99)))} at worst, ${closedErrors} errors ` +
+        `(latency ≈ ${CLIENTS} / throughput = ${ms((CLIENTS / ceiling) * 1000)} by construction)`,
+    );
+    console.log(`\nbench/load: ${allPass ? 'PASS' : 'FAIL'}`);
+    process.exitCode = allPass ? 0 : 1;
+  } finally {
+    if (web) await stopWeb(web);
+    services.mail.close();
+    await services.stores.closeAll();
+    await boss.stop({ graceful: false });
+    await db.close();
+    await pg.stop();
+    await s3rver.stop();
+    fs.rmSync(s3rverDir, { recursive: true, force: true });
+  }
+}
+
+await main();
