@@ -25,8 +25,6 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    amount?: number;
-    overallRate?: number;
     timeout?: number;
     setupClient?: (client: Client) => void;
   }
