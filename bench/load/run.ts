@@ -263,6 +263,8 @@ function percentile(times: number[], share: number): number {
 async function pacedLoad(clients: Client[]) {
   const latencies = CALLS.map(() => [] as number[]);
   const errors = CALLS.map(() => 0);
+  /** How late this process sent each request: its own share of the latencies (a starved or paused generator). */
+  const lateness: number[] = [];
   const agents = clients.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
   const inFlight = new Set<Promise<void>>();
   const begin = performance.now() + 500;
@@ -302,6 +304,7 @@ async function pacedLoad(clients: Client[]) {
     const fire = () => {
       const due = begin + phase + sent * CLIENT_INTERVAL_MS;
       if (due >= end) return;
+      lateness.push(performance.now() - due);
       const request = send(agent, client, (index + sent) % CALLS.length, due);
       inFlight.add(request);
       void request.then(() => inFlight.delete(request));
@@ -320,7 +323,7 @@ async function pacedLoad(clients: Client[]) {
   const finished = performance.now();
   for (const agent of agents) agent.destroy();
   const answered = latencies.reduce((sum, times) => sum + times.length, 0);
-  return { latencies, errors, throughput: (answered * 1000) / (finished - begin) };
+  return { latencies, errors, lateness, throughput: (answered * 1000) / (finished - begin) };
 }
 
 /** The 200 clients spread over the calls for the closed loop (29, 29, 29, 29, 28, 28, 28). */
@@ -419,7 +422,8 @@ async function main() {
       );
     });
     console.log(
-      `offered ${offered} requests/s, achieved ${paced.throughput.toFixed(1)} requests/s; load average after: ${loadAfter?.toFixed(2)}`,
+      `offered ${offered} requests/s, achieved ${paced.throughput.toFixed(1)} requests/s; load average after: ${loadAfter?.toFixed(2)}; ` +
+        `the generator's own lateness in sending: p50 ${ms(percentile(paced.lateness, 0.5))}, p99 ${ms(percentile(paced.lateness, 0.99))}`,
     );
 
     // Information: the closed-loop ceiling, every connection sending as soon as its answer came.
