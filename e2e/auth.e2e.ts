@@ -157,7 +157,10 @@ test('a guarded URL opened signed out goes to /login and returns there after sig
   await expect(page.getByLabel('First Name')).toHaveValue('Grace');
 });
 
-test('an unbuilt screen shows a clear coming-soon page, not a blank', async ({ page, request }) => {
+test('the screens that once said "coming soon" are built: sign-in returns to /awstboard, then /wbrstatus, /prod2, /prod3, /wasabic2c', async ({
+  page,
+  request,
+}) => {
   const email = `e2e.soon.${Date.now()}@example.com`;
   await request.post('/api/users', {
     data: { email, password: PASSWORD, first_name: 'Soon', last_name: 'Page' },
@@ -167,7 +170,18 @@ test('an unbuilt screen shows a clear coming-soon page, not a blank', async ({ p
   await page.goto('/login?returnUrl=%2Fawstboard');
   await signIn(page, email, PASSWORD);
   await expect(page).toHaveURL(/\/awstboard$/);
-  await expect(page.getByText(/coming soon|later release/i).first()).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'AWS Transfer Status' })).toBeVisible();
+  await expect(page.getByText(/coming soon|later release/i)).toHaveCount(0);
+  for (const [path, title] of [
+    ['/wbrstatus', 'Wasabi Migration Status'],
+    ['/prod2', 'Cloud to Cloud Transfers'],
+    ['/prod3', 'Cloud to Cloud Transfers'],
+    ['/wasabic2c', 'Wasabi Cloud to Cloud Transfers'],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { name: title, exact: true })).toBeVisible();
+    await expect(page.getByText(/coming soon|later release/i)).toHaveCount(0);
+  }
 });
 
 test('the sign-in page loads under 300 KB of gzipped JavaScript (routes are lazy)', async ({ page }) => {

@@ -176,8 +176,22 @@ export type C2cMoveBody = z.input<typeof c2cMoveBody>;
 /** POST /transfer/cancel_transfer, /transfer/retry_transfer, /transfer/download_failed_files: `{ Id }`. */
 export const batchIdBody = z.object({ Id: z.uuid({ message: 'Unknown transfer.' }) });
 
-/** GET /transfer/get_all?type&pagesize&page */
-export const transferListQuery = z.object({
+const unknownProviderMessage = `Unknown provider: use one of ${PROVIDER_NAMES.join(', ')}.`;
+const providerParam = z.enum(PROVIDER_NAMES, { message: unknownProviderMessage }).optional();
+
+/**
+ * Optional query parameters of the Transfer Status calls (GET /transfer/get_all, /transfer/ongoing, /c2c/history):
+ * only batches whose source, respectively destination, account is of that provider. /wbrstatus lists the batches
+ * into Wasabi, /awstboard those out of AWS; the server filters, since the history is paged.
+ */
+export const transferProviderFilter = z.object({
+  source_provider: providerParam,
+  destination_provider: providerParam,
+});
+export type TransferProviderFilter = z.infer<typeof transferProviderFilter>;
+
+/** GET /transfer/get_all?type&pagesize&page[&source_provider][&destination_provider] */
+export const transferListQuery = transferProviderFilter.extend({
   type: z.coerce.number().int().min(1).max(2).default(1),
   pagesize: z.coerce.number().int().min(1).max(200).default(TRANSFER_HISTORY_PAGE_SIZE),
   page: z.coerce.number().int().min(1).max(TRANSFER_PAGE_MAX).default(1),
@@ -301,7 +315,7 @@ export const historyEntry = z.object({
   ),
 });
 export type HistoryEntry = z.infer<typeof historyEntry>;
-export const c2cHistoryQuery = z.object({
+export const c2cHistoryQuery = transferProviderFilter.extend({
   order: z.enum(['asc', 'desc']).default('desc'),
   skip: z.coerce
     .number()

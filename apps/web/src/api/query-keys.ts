@@ -1,3 +1,5 @@
+import type { TransferProviderFilter } from '@cumulo/contract';
+
 /** Every TanStack Query key of the app, so invalidations name the same key the queries use. */
 export const queryKeys = {
   profile: ['users', '_me'] as const,
@@ -63,11 +65,15 @@ export const queryKeys = {
   publicShare: (token: string) => ['sharing', token] as const,
   /** The organisation's live batches, seeded by GET /transfer/ongoing and kept current by /rm messages. */
   transfersOngoing: ['transfer', 'ongoing'] as const,
+  /** The ids of the live batches a provider filter keeps (the filtered Transfer Status pages); under the prefix above. */
+  transfersOngoingIn: (filter: TransferProviderFilter) => ['transfer', 'ongoing', 'in', filter] as const,
   /** Every page of every batch history (status page, dashboard): the prefix to invalidate. */
   transferLists: ['transfer', 'get_all'] as const,
-  transferList: (type: number, pagesize: number, page: number) =>
-    ['transfer', 'get_all', type, pagesize, page] as const,
+  transferList: (type: number, pagesize: number, page: number, filter: TransferProviderFilter = {}) =>
+    ['transfer', 'get_all', type, pagesize, page, filter] as const,
+  /** Every Today / Yesterday / This Week list: the prefix to invalidate. */
   c2cHistory: ['c2c', 'history'] as const,
+  c2cHistoryIn: (filter: TransferProviderFilter) => ['c2c', 'history', filter] as const,
   /** Every sync job list (the /Sync, /replication and dashboard lists): the prefix to invalidate. */
   syncJobLists: ['sync', 'jobs'] as const,
   syncJobs: (kind: 'sync' | 'replication' | 'all') => ['sync', 'jobs', kind] as const,

@@ -253,11 +253,26 @@ export const appRoutes: RouteObject[] = [
                 ),
               },
               { path: 'transfers', element: <C2cTransferPage variant="transfers" /> },
-              soon('wbrstatus', 'Wasabi Migration Status'),
-              soon('awstboard', 'AWS Transfer Status'),
-              soon('prod2', 'Cloud to Cloud Transfers'),
-              soon('prod3', 'Cloud to Cloud Transfers'),
-              soon('wasabic2c', 'Wasabi Cloud to Cloud Transfers'),
+              // Transfer Status over the migrations into Wasabi, and out of AWS (issue 28 §3).
+              {
+                path: 'wbrstatus',
+                element: (
+                  <TransferStatusPage
+                    scope={{ title: 'Wasabi Migration Status', filter: { destination_provider: 'wasabi' } }}
+                  />
+                ),
+              },
+              {
+                path: 'awstboard',
+                element: (
+                  <TransferStatusPage
+                    scope={{ title: 'AWS Transfer Status', filter: { source_provider: 'aws' } }}
+                  />
+                ),
+              },
+              { path: 'prod2', element: <C2cTransferPage variant="prod2" /> },
+              { path: 'prod3', element: <C2cTransferPage variant="prod3" /> },
+              { path: 'wasabic2c', element: <C2cTransferPage variant="wasabic2c" /> },
               {
                 path: 'analytics',
                 element: (

@@ -4,6 +4,7 @@ import { BATCH_STATUS, TRANSFER_TYPE } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import { cloudAccounts, transferBatches, transferItems } from '../../db/schema/index.ts';
 import type { TransferItemStatus } from '../../db/schema/transfers.ts';
+import { batchProviderConditions, type BatchProviderFilter } from './transfers.repo.ts';
 
 export interface HistoryBatchRow {
   id: string;
@@ -30,17 +31,19 @@ const destinationAccount = alias(cloudAccounts, 'destination_account');
 export class C2cRepo {
   constructor(private readonly orm: Database) {}
 
-  /** Migration batches requested in [from, to), one page of them in `order`, and how many there are in all. */
+  /** Migration batches requested in [from, to) that pass `filter`, one page of them in `order`, and how many in all. */
   async historyPage(
     organizationId: string,
     window: { from: Date; to: Date },
     page: { order: 'asc' | 'desc'; skip: number; take: number },
+    filter: BatchProviderFilter = {},
   ): Promise<{ rows: HistoryBatchRow[]; total: number }> {
     const where = and(
       eq(transferBatches.organizationId, organizationId),
       eq(transferBatches.transferType, TRANSFER_TYPE.migration),
       gte(transferBatches.requestedAt, window.from),
       lt(transferBatches.requestedAt, window.to),
+      ...batchProviderConditions(filter),
     );
     const direction = page.order === 'asc' ? asc : desc;
     const [rows, [counted]] = await Promise.all([

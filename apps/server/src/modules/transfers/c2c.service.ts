@@ -6,6 +6,7 @@ import {
   roundTransferCost,
   type C2cMoveBody,
   type HistoryEntry,
+  type TransferProviderFilter,
   type TransferStarted,
 } from '@cumulo/contract';
 import { requireService } from '../../authz/policy.ts';
@@ -13,7 +14,7 @@ import type { Principal } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { TransferItemStatus } from '../../db/schema/transfers.ts';
 import type { C2cRepo, HistoryBatchRow, HistoryItemRow } from './c2c.repo.ts';
-import type { TransferRequest, TransfersService } from './transfers.service.ts';
+import { providerFilterOf, type TransferRequest, type TransfersService } from './transfers.service.ts';
 
 /** The history lists at most this many files of a batch. */
 export const HISTORY_FILES_PER_BATCH = 20;
@@ -51,11 +52,12 @@ export class C2cService {
   /**
    * GET /c2c/history: the migrations of the requester's last seven days (today and the six before), paged in
    * `order`, grouped as Today, Yesterday and This Week (the five days before yesterday). Days are counted in the
-   * requester's `tz` offset, UTC when none is given.
+   * requester's `tz` offset, UTC when none is given; `source_provider`/`destination_provider` keep only the batches
+   * out of or into that provider's accounts.
    */
   async history(
     principal: Principal,
-    query: { order: 'asc' | 'desc'; skip: number; take: number; tz: number },
+    query: { order: 'asc' | 'desc'; skip: number; take: number; tz: number } & TransferProviderFilter,
   ) {
     requireService(principal, 'transfers');
     const days = historyDays(this.now(), query.tz);
@@ -63,6 +65,7 @@ export class C2cService {
       principal.organizationId,
       { from: days.weekStart, to: days.end },
       query,
+      providerFilterOf(query),
     );
     const items = await this.repo.firstItems(
       rows.map((row) => row.id),

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { AVERAGE_SPEED_CAP_BYTES, BATCH_STATUS } from '@cumulo/contract';
+import { AVERAGE_SPEED_CAP_BYTES, BATCH_STATUS, type ProviderName } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import {
   cloudAccounts,
@@ -80,6 +80,27 @@ const num = (value: unknown) => Number(value ?? 0);
 /** A bigint[] parameter, as PostgreSQL's array literal. */
 const idArray = (values: number[]) => `{${values.join(',')}}`;
 
+/** Batches out of a provider's accounts, into a provider's accounts, or both (Transfer Status's filtered pages). */
+export interface BatchProviderFilter {
+  sourceProvider?: ProviderName;
+  destinationProvider?: ProviderName;
+}
+
+/**
+ * The conditions of a provider filter on `transfer_batches`, as subqueries of the accounts' providers, so that a
+ * count over the batches alone filters as its page does. A batch whose account was removed matches no provider.
+ */
+export function batchProviderConditions(filter: BatchProviderFilter): SQL[] {
+  const ofProvider = (accountId: SQLWrapper, provider: ProviderName) =>
+    sql`${accountId} in (select ${cloudAccounts.id} from ${cloudAccounts} where ${cloudAccounts.provider} = ${provider})`;
+  const conditions: SQL[] = [];
+  if (filter.sourceProvider)
+    conditions.push(ofProvider(transferBatches.sourceCloudAccountId, filter.sourceProvider));
+  if (filter.destinationProvider)
+    conditions.push(ofProvider(transferBatches.destinationCloudAccountId, filter.destinationProvider));
+  return conditions;
+}
+
 /**
  * SQL of transfer batches, their items and parts. Calls from the API take the organisation and filter by it;
  * the engine's calls take a batch or item id it got from a job (ids only travel in job payloads) and, for item
@@ -146,16 +167,18 @@ export class TransfersRepo {
     };
   }
 
-  /** One page of the organisation's batches of a transfer type, newest first. */
+  /** One page of the organisation's batches of a transfer type, newest first; `total` counts what the filter keeps. */
   async list(
     organizationId: string,
     transferType: number,
     page: number,
     pageSize: number,
+    filter: BatchProviderFilter = {},
   ): Promise<{ rows: BatchView[]; total: number }> {
     const where = and(
       eq(transferBatches.organizationId, organizationId),
       eq(transferBatches.transferType, transferType),
+      ...batchProviderConditions(filter),
     );
     const rows = await this.#viewQuery()
       .where(where)
@@ -167,9 +190,15 @@ export class TransfersRepo {
   }
 
   /** The organisation's Ongoing and Canceling batches, oldest first. */
-  async live(organizationId: string): Promise<BatchView[]> {
+  async live(organizationId: string, filter: BatchProviderFilter = {}): Promise<BatchView[]> {
     const rows = await this.#viewQuery()
-      .where(and(eq(transferBatches.organizationId, organizationId), inArray(transferBatches.status, LIVE)))
+      .where(
+        and(
+          eq(transferBatches.organizationId, organizationId),
+          inArray(transferBatches.status, LIVE),
+          ...batchProviderConditions(filter),
+        ),
+      )
       .orderBy(transferBatches.requestedAt);
     return rows.map((r) => TransfersRepo.#view(r));
   }

@@ -6,6 +6,7 @@ import {
   transferBody,
   transferList,
   transferListQuery,
+  transferProviderFilter,
   transferStarted,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
@@ -34,8 +35,11 @@ export function transfersRoutes(service: TransfersService, auth: AuthService): F
 
     app.get(
       '/transfer/ongoing',
-      { ...member, schema: { tags, response: { 200: ongoingTransfers } } },
-      async (request) => service.ongoing(principalOf(request)),
+      {
+        ...member,
+        schema: { tags, querystring: transferProviderFilter, response: { 200: ongoingTransfers } },
+      },
+      async (request) => service.ongoing(principalOf(request), request.query),
     );
 
     app.post(

@@ -11,6 +11,7 @@ import {
   type MigrationProgress,
   type TransferBatch,
   type TransferList,
+  type TransferProviderFilter,
   type TransferStarted,
 } from '@cumulo/contract';
 import { authorize, requireService, requireWithin, type Actor } from '../../authz/policy.ts';
@@ -24,7 +25,13 @@ import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from './engine/keys.ts';
 import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
 import type { TransferQuota } from './transfer-quota.ts';
-import type { BatchRow, BatchView, ChangedItem, TransfersRepo } from './transfers.repo.ts';
+import type {
+  BatchProviderFilter,
+  BatchRow,
+  BatchView,
+  ChangedItem,
+  TransfersRepo,
+} from './transfers.repo.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
@@ -77,6 +84,12 @@ const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.fa
 /** A transfer as its audit entries name it: from where to where. */
 const transferResource = (batch: BatchRow) =>
   `${batch.sourceBucket}/${batch.sourcePath} → ${batch.destinationBucket}/${batch.destinationPath}`;
+
+/** The Transfer Status calls' provider parameters as the repos take them. */
+export const providerFilterOf = (query: TransferProviderFilter): BatchProviderFilter => ({
+  sourceProvider: query.source_provider,
+  destinationProvider: query.destination_provider,
+});
 
 const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 
@@ -164,7 +177,7 @@ export class TransfersService {
 
   async list(
     caller: TransferCaller,
-    query: { type: number; page: number; pagesize: number },
+    query: { type: number; page: number; pagesize: number } & TransferProviderFilter,
   ): Promise<TransferList> {
     requireService(caller, 'transfers');
     const { rows, total } = await this.repo.list(
@@ -172,14 +185,21 @@ export class TransfersService {
       query.type,
       query.page,
       query.pagesize,
+      providerFilterOf(query),
     );
     return { items: rows.map(toTransferBatch), total, page: query.page, pagesize: query.pagesize };
   }
 
-  /** The organisation's live batches as the progress events describe them, for a page opened mid-transfer. */
-  async ongoing(caller: TransferCaller): Promise<{ items: MigrationProgress[] }> {
+  /**
+   * The organisation's live batches as the progress events describe them, for a page opened mid-transfer; with a
+   * provider filter, only those out of or into that provider's accounts (the filtered Transfer Status pages).
+   */
+  async ongoing(
+    caller: TransferCaller,
+    filter: TransferProviderFilter = {},
+  ): Promise<{ items: MigrationProgress[] }> {
     requireService(caller, 'transfers');
-    const batches = await this.repo.live(caller.organizationId);
+    const batches = await this.repo.live(caller.organizationId, providerFilterOf(filter));
     const now = new Date();
     const items = await Promise.all(
       batches.map(async (batch) => {

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { App, Button, Col, Row, Space, Tooltip, Typography } from 'antd';
+import { App, Button, Col, Empty, Row, Space, Tooltip, Typography } from 'antd';
+import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { C2C_TYPE, roleMay, transferMessages, uploadMessages, type AgentDirection } from '@cumulo/contract';
 import { queryKeys } from '../../api/query-keys.ts';
@@ -52,10 +53,22 @@ export const ACCOUNT_LIST_DELAY_MS = 500;
 /** An agent transfer in one of these states moves no more files: its panel can be listed again. */
 const AGENT_ENDED = new Set(['completed', 'failed', 'cancelled']);
 
-export type TransferScreenVariant = 'c2c' | 'transfers';
+export type TransferScreenVariant = 'c2c' | 'transfers' | 'prod2' | 'prod3' | 'wasabic2c';
+
+const VARIANT_TITLE: Record<TransferScreenVariant, string> = {
+  c2c: 'Transfers',
+  transfers: 'Transfers',
+  prod2: 'Cloud to Cloud Transfers',
+  prod3: 'Cloud to Cloud Transfers',
+  wasabic2c: 'Wasabi Cloud to Cloud Transfers',
+};
+
+/** /wasabic2c copies into Wasabi: its destination panel offers the organisation's Wasabi accounts only. */
+const WASABI_DESTINATION: ReadonlySet<TransferScreenVariant> = new Set(['wasabic2c']);
 
 /**
- * /c2c and /transfers (spec 001 §2 "Two-panel file transfer page", §4 "Transfer flow"): pick files on one side,
+ * /c2c, /transfers, /prod2 and /prod3 (spec 001 §2 "Two-panel file transfer page", §4 "Transfer flow"), and
+ * /wasabic2c with the first Wasabi account preselected as the destination: pick files on one side,
  * then Move or Copy them (or drag them) to the other side's open folder with POST /c2c/moveaws. A "Local" source
  * uploads through the direct-upload engine into the destination folder. With type ftX the left panel is the
  * transfer agent's local files (spec 001 §2 "ftX local browser"): left to right is the agent's upload into the
@@ -63,14 +76,16 @@ export type TransferScreenVariant = 'c2c' | 'transfers';
  * store, so it is kept when the user leaves and returns.
  */
 export function C2cTransferPage({ variant }: { variant: TransferScreenVariant }) {
-  useDocumentTitle('Transfers');
+  const title = VARIANT_TITLE[variant];
+  const wasabiDestination = WASABI_DESTINATION.has(variant);
+  useDocumentTitle(title);
   const store = transferScreenStore(variant);
   const state = useTransferScreen(store);
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const profile = useProfile().data;
   const accountsQuery = useCloudAccounts();
-  const move = useC2cMove();
+  const move = useC2cMove(wasabiDestination ? '/c2c/moveWasabi' : '/c2c/moveaws');
   const resetBucket = useResetBucket();
   const [chargeOpen, setChargeOpen] = useState(false);
   const [chargeKind, setChargeKind] = useState<ChargeKind>('c2c');
@@ -116,7 +131,19 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
   }, [state.accountsReady, store]);
 
   const accounts = state.accountsReady ? (accountsQuery.data ?? []) : [];
+  const destinationAccounts = wasabiDestination
+    ? accounts.filter((account) => account.provider === 'wasabi')
+    : accounts;
   const destination = state.panels.destination;
+
+  // /wasabic2c opens on the organisation's first Wasabi account and its first bucket, once per screen state.
+  const firstWasabi = wasabiDestination && state.accountsReady ? destinationAccounts[0] : undefined;
+  useEffect(() => {
+    if (!firstWasabi || store.get().panels.destination.accountId !== null) return;
+    store.update((now) =>
+      chooseAccount(now, 'destination', firstWasabi.id, firstWasabi.storages[0]?.bucket_name ?? null),
+    );
+  }, [firstWasabi, store]);
   const localSource = state.panels.source.accountId === LOCAL_ACCOUNT;
 
   const onUploadsSettled = useCallback(() => {
@@ -307,7 +334,7 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Typography.Title level={2} style={{ margin: 0 }}>
-        Transfers
+        {title}
       </Typography.Title>
       <KnowYourChargesLink />
       <Row gutter={[16, 16]}>
@@ -315,8 +342,15 @@ export function C2cTransferPage({ variant }: { variant: TransferScreenVariant })
           <Col key={side} xs={24} lg={12}>
             <TransferPanel
               side={side}
-              accounts={accounts}
+              accounts={side === 'destination' ? destinationAccounts : accounts}
               accountsLoading={!state.accountsReady || accountsQuery.isPending}
+              noAccounts={
+                side === 'destination' && wasabiDestination ? (
+                  <Empty description={migrationTexts.noWasabiAccount}>
+                    <Link to="/addProvider/wasabi">Add a Wasabi account</Link>
+                  </Empty>
+                ) : undefined
+              }
               location={state.panels[side]}
               selected={state.selected[side]}
               order={state.order[side]}

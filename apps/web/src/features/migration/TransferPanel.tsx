@@ -46,6 +46,8 @@ export interface TransferPanelProps {
   ftxBrowser?: ReactNode;
   /** Shown under the pickers (the destination's transfer type and Transfer Status). */
   extra?: ReactNode;
+  /** Shown instead of the file list when the panel has no account to offer (/wasabic2c: add a Wasabi account). */
+  noAccounts?: ReactNode;
 }
 
 /** One panel of the two-panel transfer screen (spec 001 §2): its step title, pickers and files. */
@@ -89,6 +91,8 @@ export function TransferPanel(props: TransferPanelProps) {
             onReorder={props.onReorder}
             onDropFromOther={props.onDropFromOther}
           />
+        ) : props.noAccounts && !props.accountsLoading && props.accounts.length === 0 ? (
+          props.noAccounts
         ) : (
           <Empty description="Select an account and a bucket to see its files" />
         )}

@@ -21,11 +21,14 @@ export function useStartMigration() {
   });
 }
 
-/** POST /c2c/moveaws — the chosen files and folders of the two-panel screen (type 0 move, 1 copy). */
-export function useC2cMove() {
+/**
+ * POST /c2c/moveaws — the chosen files and folders of the two-panel screen (type 0 move, 1 copy); /wasabic2c
+ * calls its twin /c2c/moveWasabi (spec 001 §7), the same transfer.
+ */
+export function useC2cMove(path: '/c2c/moveaws' | '/c2c/moveWasabi' = '/c2c/moveaws') {
   return useMutation({
     mutationFn: async (body: C2cMoveBody): Promise<TransferStarted> =>
-      transferStarted.parse(await api.post('/c2c/moveaws', body, { silent: true })),
+      transferStarted.parse(await api.post(path, body, { silent: true })),
   });
 }
 

@@ -17,6 +17,7 @@ export const migrationTexts = {
   oneSideOnly: 'Select files on one side only: the transfer goes from that side to the other.',
   localIsSourceOnly: 'Local files are uploaded with the Upload button of the left panel.',
   chooseBuckets: 'Choose an account and a bucket on both sides first.',
+  noWasabiAccount: 'Your organisation has no Wasabi account yet: add one to copy into Wasabi.',
   prefixNeeded: 'Tick the prefix box and enter a prefix to copy using a prefix.',
   startedBody: 'Your transfer has been queued. Follow its progress on the Transfer Status page.',
   chargeRate: `Cloud to cloud transfers are charged $${TRANSFER_CHARGE_PER_GB.toFixed(2)} per GB transferred.`,

@@ -9,6 +9,7 @@ import {
   transferMessages,
   type BatchStatusCode,
   type TransferBatch,
+  type TransferProviderFilter,
 } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { useMayManageTransfer } from './may-manage-transfer.ts';
@@ -190,9 +191,9 @@ const columns: TableColumnsType<TransferBatch> = [
 const HISTORY_MIN_WIDTH = 960;
 
 /** The batch history of the Transfer Status page: GET /transfer/get_all, 50 per page, newest first. */
-export function BatchHistoryTable({ type }: { type: number }) {
+export function BatchHistoryTable({ type, filter }: { type: number; filter?: TransferProviderFilter }) {
   const [page, setPage] = useState(1);
-  const list = useTransferList(type, page);
+  const list = useTransferList(type, page, TRANSFER_HISTORY_PAGE_SIZE, filter);
   return (
     <Card title="Transfer history">
       {list.isError && <Alert type="error" showIcon title={describeError(list.error)} />}

@@ -1,6 +1,12 @@
 import { Alert, Card, Col, Empty, Row, Spin, Typography } from 'antd';
 import dayjs from 'dayjs';
-import { BATCH_STATUS_LABEL, formatBytes, type BatchStatusCode, type HistoryEntry } from '@cumulo/contract';
+import {
+  BATCH_STATUS_LABEL,
+  formatBytes,
+  type BatchStatusCode,
+  type HistoryEntry,
+  type TransferProviderFilter,
+} from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { endpointLabel } from './transfer-labels.ts';
 import { useC2cHistory } from './transfers-api.ts';
@@ -59,9 +65,9 @@ function HistoryList({
   );
 }
 
-/** The Today, Yesterday and This Week lists of the Transfer Status page (GET /c2c/history). */
-export function TransferHistoryLists() {
-  const history = useC2cHistory();
+/** The Today, Yesterday and This Week lists of the Transfer Status page (GET /c2c/history), of `filter`'s batches. */
+export function TransferHistoryLists({ filter }: { filter?: TransferProviderFilter }) {
+  const history = useC2cHistory(filter);
   if (history.isPending) return <Spin aria-label="Loading" />;
   if (history.isError) return <Alert type="error" showIcon title={describeError(history.error)} />;
   return (

@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import {
   AUTH_STORAGE_KEY,
   BATCH_STATUS,
+  TRANSFER_EVENTS,
   transferMessages,
   type HistoryEntry,
   type MigrationProgress,
@@ -606,5 +607,184 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
 
     expect(await screen.findByRole('heading', { name: 'Migration Status' })).toBeInTheDocument();
     expect(await screen.findByText('No ongoing transfers')).toBeInTheDocument();
+  });
+});
+
+describe('/wbrstatus and /awstboard: Transfer Status over the migrations into Wasabi, out of AWS (fetch stubbed)', () => {
+  const INTO_WASABI_ID = '99999999-9999-4999-8999-999999999999';
+  const LATE_ID = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+  const intoWasabi = buildMigration({
+    id: INTO_WASABI_ID,
+    percent: 25,
+    rate: MB,
+    transferred: 5 * MB,
+    size: 20 * MB,
+    cloud: 'Cold storage',
+    bucket: 'vault',
+  });
+  const intoWasabiBatch = buildBatch({
+    id: INTO_WASABI_ID,
+    transferStatus: BATCH_STATUS.ongoing,
+    phase: 'copying',
+    sourceBucket: 'raw',
+    destinationCloudAccount: { id: 'wasabi-1', name: 'Cold storage' },
+    destinationBucket: 'vault',
+  });
+  const param = (call: RecordedCall, name: string) => new URLSearchParams(call.search).get(name);
+
+  beforeAll(async () => {
+    await Promise.all([
+      import('./TransferStatusPage.tsx'),
+      import('./SpeedChart.tsx'),
+      import('../../app/AppLayout.tsx'),
+    ]);
+  }, 60_000);
+
+  beforeEach(() => {
+    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
+  });
+
+  /** The server's answers: `running` (AWS → Azure) is left out of every call that asks for Wasabi destinations. */
+  function stubFiltered(ongoingIntoWasabi: () => MigrationProgress[] = () => [intoWasabi, queued]) {
+    return stubStatusPage({
+      ongoing: [running, intoWasabi, queued],
+      extra: {
+        'GET /api/transfer/ongoing': (call) => ({
+          status: 200,
+          body: {
+            items:
+              param(call, 'destination_provider') === 'wasabi'
+                ? ongoingIntoWasabi()
+                : [running, intoWasabi, queued],
+          },
+        }),
+        'GET /api/transfer/get_all': (call) => {
+          const page = Number(param(call, 'page'));
+          const wasabi = param(call, 'destination_provider') === 'wasabi';
+          const items = wasabi
+            ? [intoWasabiBatch, queuedBatch]
+            : [runningBatch, intoWasabiBatch, queuedBatch];
+          return { status: 200, body: { items: page === 1 ? items : [], total: 61, page, pagesize: 50 } };
+        },
+      },
+    });
+  }
+
+  it('titles /wbrstatus "Wasabi Migration Status" and shows, counts and lists only the batches into Wasabi', async () => {
+    const calls = stubFiltered();
+    renderAt('/wbrstatus');
+
+    expect(await screen.findByRole('heading', { name: 'Wasabi Migration Status' })).toBeInTheDocument();
+    expect(document.title).toContain('Wasabi Migration Status');
+    const live = await screen.findByRole('list', { name: 'Ongoing transfers' });
+    expect(
+      await within(live).findByRole('listitem', { name: 'Main archive / raw → Cold storage / vault' }),
+    ).toBeInTheDocument();
+    expect(within(live).getByRole('listitem', { name: 'Main archive / photos → Cold storage / archive' }));
+    expect(
+      within(live).queryByRole('listitem', { name: 'Main archive / media → Blob store / media-copy' }),
+    ).toBeNull();
+    // The tiles sum the one Processing batch into Wasabi: 5 MB of 20 MB, not the AWS → Azure batch's 40 MB.
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('group', { name: 'Transferred' })).getByText('5 MB'),
+      ).toBeInTheDocument(),
+    );
+    expect(within(screen.getByRole('group', { name: 'Remaining' })).getByText('15 MB')).toBeInTheDocument();
+
+    // Every list is the server's filtered one: the history (paged over its filtered total), the day lists, the live list.
+    await screen.findByRole('table', { name: 'Transfer history' });
+    await screen.findByRole('list', { name: 'Today' });
+    for (const path of ['/api/transfer/get_all', '/api/c2c/history', '/api/transfer/ongoing']) {
+      expect(
+        calls.some((call) => call.path === path && param(call, 'destination_provider') === 'wasabi'),
+        path,
+      ).toBe(true);
+    }
+    const lists = calls.filter(
+      (call) => call.path === '/api/transfer/get_all' || call.path === '/api/c2c/history',
+    );
+    expect(
+      lists.every(
+        (call) => param(call, 'destination_provider') === 'wasabi' && param(call, 'source_provider') === null,
+      ),
+    ).toBe(true);
+    expect(historyRow('Main archive / raw')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('table', { name: 'Transfer history' })).queryByText('Main archive / media'),
+    ).toBeNull();
+    // 61 filtered batches: two pages of 50.
+    expect(screen.getByRole('listitem', { name: '2' })).toBeInTheDocument();
+    expect(screen.queryByRole('listitem', { name: '3' })).toBeNull();
+  });
+
+  it('titles /awstboard "AWS Transfer Status" and asks every list for the batches out of AWS', async () => {
+    const calls = stubStatusPage();
+    renderAt('/awstboard');
+
+    expect(await screen.findByRole('heading', { name: 'AWS Transfer Status' })).toBeInTheDocument();
+    expect(document.title).toContain('AWS Transfer Status');
+    await screen.findByRole('list', { name: 'Today' });
+    await screen.findByRole('table', { name: 'Transfer history' });
+    await waitFor(() =>
+      expect(
+        calls.some(
+          (call) => call.path === '/api/transfer/ongoing' && param(call, 'source_provider') === 'aws',
+        ),
+      ).toBe(true),
+    );
+    const lists = calls.filter(
+      (call) => call.path === '/api/transfer/get_all' || call.path === '/api/c2c/history',
+    );
+    expect(lists.length).toBeGreaterThan(1);
+    expect(
+      lists.every(
+        (call) => param(call, 'source_provider') === 'aws' && param(call, 'destination_provider') === null,
+      ),
+    ).toBe(true);
+    expect(screen.queryByText(/coming soon/i)).toBeNull();
+  });
+
+  it('asks the server again when the live feed brings a batch its filtered answer did not list', async () => {
+    const sockets: Array<{ onmessage: ((event: MessageEvent) => void) | null }> = [];
+    vi.stubGlobal(
+      'WebSocket',
+      class {
+        onopen = null;
+        onmessage: ((event: MessageEvent) => void) | null = null;
+        onclose = null;
+        onerror = null;
+        constructor() {
+          sockets.push(this);
+        }
+        close(): void {}
+      },
+    );
+    let lateIsIntoWasabi = false;
+    const late = buildMigration({ id: LATE_ID, cloud: 'Cold storage', bucket: 'late', transferred: 7 * MB });
+    const calls = stubFiltered(() => (lateIsIntoWasabi ? [intoWasabi, queued, late] : [intoWasabi, queued]));
+    renderAt('/wbrstatus');
+    const live = await screen.findByRole('list', { name: 'Ongoing transfers' });
+    await within(live).findByRole('listitem', { name: 'Main archive / raw → Cold storage / vault' });
+    const filteredReads = () =>
+      calls.filter((call) => call.path === '/api/transfer/ongoing' && call.search?.includes('wasabi')).length;
+    const before = filteredReads();
+
+    lateIsIntoWasabi = true;
+    const hub = await waitFor(() => {
+      const socket = sockets.filter((candidate) => candidate.onmessage).at(-1);
+      if (!socket) throw new Error('no hub socket yet');
+      return socket;
+    });
+    hub.onmessage?.(
+      new MessageEvent('message', {
+        data: JSON.stringify({ type: TRANSFER_EVENTS.progress, data: late }),
+      }),
+    );
+
+    expect(
+      await within(live).findByRole('listitem', { name: 'Transfer to Cold storage / late' }),
+    ).toBeInTheDocument();
+    expect(filteredReads()).toBe(before + 1);
   });
 });

@@ -1,10 +1,10 @@
 import { Suspense, lazy, useEffect, useRef } from 'react';
 import { Card, Space, Spin, Typography } from 'antd';
 import { useLocation, useSearchParams } from 'react-router';
-import { TRANSFER_TYPE, type MigrationProgress } from '@cumulo/contract';
+import { TRANSFER_TYPE, type MigrationProgress, type TransferProviderFilter } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { BatchHistoryTable } from './BatchHistoryTable.tsx';
-import { useOngoingTransfers } from './live-transfers.ts';
+import { useOngoingIn, useOngoingTransfers } from './live-transfers.ts';
 import { OngoingTransfers } from './OngoingTransfers.tsx';
 import { StatTiles } from './StatTiles.tsx';
 import { TransferHistoryLists } from './TransferHistoryLists.tsx';
@@ -43,22 +43,33 @@ function useReplicationVariant(): boolean {
   return pathname.toLowerCase().startsWith('/rboard') || (sync !== null && sync !== 'false');
 }
 
+/** A Transfer Status page over some of the migrations: /wbrstatus (into Wasabi) and /awstboard (out of AWS). */
+export interface TransferStatusScope {
+  title: string;
+  /** The server keeps only these batches in every list and count of the page (the history is paged). */
+  filter: TransferProviderFilter;
+}
+
 /**
  * /mboard, Transfer Status (spec 001 §2); with ?sync or at /rboard, Replication Status over transfer type 2 only: live tiles and speed chart from the §4 stats loop, the ongoing transfers,
- * the Today / Yesterday / This Week lists and the batch history with retry and download of failed files.
+ * the Today / Yesterday / This Week lists and the batch history with retry and download of failed files. With a
+ * `scope` (issue 28 §3), the same page over the migrations its filter keeps.
  */
-export function TransferStatusPage() {
-  const replication = useReplicationVariant();
-  const title = replication ? 'Replication Status' : 'Migration Status';
+export function TransferStatusPage({ scope }: { scope?: TransferStatusScope }) {
+  const replication = useReplicationVariant() && scope === undefined;
+  const title = scope?.title ?? (replication ? 'Replication Status' : 'Migration Status');
   const type = replication ? TRANSFER_TYPE.replication : TRANSFER_TYPE.migration;
+  const filter = scope?.filter;
   useDocumentTitle(title);
 
   const ongoing = useOngoingTransfers();
   // The live feed carries every batch of the organisation: each variant shows and counts only its own type.
-  const migrations = (ongoing.data ?? []).filter((migration) => migration.transferType === type);
+  const ofType = (ongoing.data ?? []).filter((migration) => migration.transferType === type);
+  const scoped = useOngoingIn(filter, ofType);
+  const { migrations } = scoped;
   const { stats, series } = useTransferStats(migrations);
   // Live batches are the newest ones: the first history page names their sources.
-  const newest = useTransferList(type, 1);
+  const newest = useTransferList(type, 1, undefined, filter);
   useListingOf(migrations, newest);
 
   return (
@@ -74,14 +85,14 @@ export function TransferStatusPage() {
           </Suspense>
         </figure>
       </Card>
-      {ongoing.isPending ? (
+      {ongoing.isPending || scoped.isPending ? (
         <Spin aria-label="Loading" />
       ) : (
         <OngoingTransfers migrations={migrations} batches={newest.data?.items ?? []} />
       )}
       {/* GET /c2c/history lists migrations only (type 1): the replication variant has its batch history. */}
-      {!replication && <TransferHistoryLists />}
-      <BatchHistoryTable type={type} />
+      {!replication && <TransferHistoryLists filter={filter} />}
+      <BatchHistoryTable type={type} filter={filter} />
     </Space>
   );
 }

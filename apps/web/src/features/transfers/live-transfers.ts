@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import {
   BATCH_STATUS,
@@ -9,6 +10,7 @@ import {
   type MigrationProgress,
   type MigrationStatus,
   type TransferBatch,
+  type TransferProviderFilter,
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
@@ -92,8 +94,10 @@ function dismissedIds(queryClient: QueryClient): Set<string> {
   return ids;
 }
 
-export async function fetchOngoingTransfers(): Promise<MigrationProgress[]> {
-  return ongoingTransfers.parse(await api.get('/transfer/ongoing')).items;
+export async function fetchOngoingTransfers(
+  filter: TransferProviderFilter = {},
+): Promise<MigrationProgress[]> {
+  return ongoingTransfers.parse(await api.get('/transfer/ongoing', { query: { ...filter } })).items;
 }
 
 /** The organisation's live batches: GET /transfer/ongoing, then kept current by `useLiveTransferFeed`. */
@@ -113,6 +117,41 @@ export function useOngoingTransfers() {
     // A slow re-read while something is in flight covers messages missed while the socket was reconnecting.
     refetchInterval: (query) => (query.state.data?.some(isInFlight) ? MISSED_MESSAGE_POLL_MS : false),
   });
+}
+
+/**
+ * The live batches of `migrations` that the server keeps under `filter` (GET /transfer/ongoing with its provider
+ * parameters; the progress messages do not say which providers a batch joins). The feed keeps their states current;
+ * a batch the feed brings that the last answer did not list makes it ask once more, as does a new batch's message
+ * (it invalidates the ['transfer', 'ongoing'] prefix). Without a filter, `migrations` as they are.
+ */
+export function useOngoingIn(
+  filter: TransferProviderFilter | undefined,
+  migrations: readonly MigrationProgress[],
+): { migrations: MigrationProgress[]; isPending: boolean } {
+  const scoped = useQuery({
+    queryKey: queryKeys.transfersOngoingIn(filter ?? {}),
+    queryFn: async () => (await fetchOngoingTransfers(filter)).map((migration) => migration.id),
+    enabled: filter !== undefined && getStoredToken() !== null,
+    staleTime: Infinity,
+  });
+  const asked = useRef(new Set<string>());
+  const { data: scopedIds, isFetching, refetch } = scoped;
+  const liveIds = migrations.map((migration) => migration.id).join(' ');
+  useEffect(() => {
+    if (filter === undefined || scopedIds === undefined || isFetching) return;
+    const known = new Set(scopedIds);
+    const unknown = liveIds.split(' ').filter((id) => id !== '' && !known.has(id) && !asked.current.has(id));
+    if (unknown.length === 0) return;
+    for (const id of unknown) asked.current.add(id);
+    void refetch();
+  }, [filter, scopedIds, liveIds, isFetching, refetch]);
+  if (filter === undefined) return { migrations: [...migrations], isPending: false };
+  const kept = new Set(scopedIds ?? []);
+  return {
+    migrations: migrations.filter((migration) => kept.has(migration.id)),
+    isPending: scoped.isPending,
+  };
 }
 
 /** Clears a live state from this browser's list (spec 001 §4: cancel of a row that is not running). */

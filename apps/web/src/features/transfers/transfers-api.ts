@@ -7,6 +7,7 @@ import {
   transferList,
   transferStarted,
   type TransferList,
+  type TransferProviderFilter,
   type TransferStarted,
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
@@ -20,10 +21,12 @@ export interface TransferListQuery {
   type: number;
   pagesize: number;
   page: number;
+  /** Only batches out of or into a provider's accounts (/wbrstatus, /awstboard); the server filters and counts. */
+  filter?: TransferProviderFilter;
 }
 
-export async function fetchTransferList(query: TransferListQuery): Promise<TransferList> {
-  return transferList.parse(await api.get('/transfer/get_all', { query: { ...query } }));
+export async function fetchTransferList({ filter, ...query }: TransferListQuery): Promise<TransferList> {
+  return transferList.parse(await api.get('/transfer/get_all', { query: { ...query, ...filter } }));
 }
 
 /** Ongoing or Canceling: the batch's end is still to come. */
@@ -34,10 +37,15 @@ const isLive = (status: number) => status === BATCH_STATUS.ongoing || status ===
  * message re-reads it; while a row is live it also re-reads itself now and then, so a batch that ended while the
  * page was loading does not stay Ongoing.
  */
-export function useTransferList(type: number, page: number, pagesize: number = TRANSFER_HISTORY_PAGE_SIZE) {
+export function useTransferList(
+  type: number,
+  page: number,
+  pagesize: number = TRANSFER_HISTORY_PAGE_SIZE,
+  filter: TransferProviderFilter = {},
+) {
   return useQuery({
-    queryKey: queryKeys.transferList(type, pagesize, page),
-    queryFn: () => fetchTransferList({ type, pagesize, page }),
+    queryKey: queryKeys.transferList(type, pagesize, page, filter),
+    queryFn: () => fetchTransferList({ type, pagesize, page, filter }),
     // The pager keeps showing the page it leaves until the next one arrives.
     placeholderData: keepPreviousData,
     refetchInterval: (query) =>
@@ -45,10 +53,10 @@ export function useTransferList(type: number, page: number, pagesize: number = T
   });
 }
 
-/** The Today / Yesterday / This Week lists (GET /c2c/history). */
-export function useC2cHistory() {
+/** The Today / Yesterday / This Week lists (GET /c2c/history), of the batches `filter` keeps. */
+export function useC2cHistory(filter: TransferProviderFilter = {}) {
   return useQuery({
-    queryKey: queryKeys.c2cHistory,
+    queryKey: queryKeys.c2cHistoryIn(filter),
     queryFn: async () =>
       c2cHistory.parse(
         await api.get('/c2c/history', {
@@ -58,6 +66,7 @@ export function useC2cHistory() {
             skip: 0,
             take: TRANSFER_HISTORY_PAGE_SIZE,
             tz: -new Date().getTimezoneOffset(),
+            ...filter,
           },
         }),
       ),
