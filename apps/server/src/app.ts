@@ -20,6 +20,7 @@ import { RealtimeHub } from './realtime/hub.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
 import { membersRoutes } from './modules/members/members.routes.ts';
+import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { accessRoutes } from './modules/access/access.routes.ts';
 import { ssoRoutes } from './modules/identity/sso.routes.ts';
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
       await api.register(healthRoutes(deps.db.pool, deps.boss));
       await api.register(identityRoutes(services.identity, services.auth));
       await api.register(membersRoutes(services.members, services.auth));
+      await api.register(adminRoutes(services.admin, services.auth));
       await api.register(auditRoutes(services.audit, services.auth));
       await api.register(accessRoutes(services.access, services.auth));
       await api.register(ssoRoutes(services.sso, deps.config.PUBLIC_URL, deps.log));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { PROVIDER_NAMES } from '@cumulo/contract';
+import { EMAIL_PATTERN, PROVIDER_NAMES } from '@cumulo/contract';
 import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
 import { DEFAULT_READ_THREADS } from './modules/analytics/ingest/read-pool.ts';
 import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
@@ -35,6 +35,22 @@ export const configSchema = z.object({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().min(3).default('Cumulo <no-reply@cumulo.local>'),
+  /** Instance operators besides the first account (modules/admin/README.md): comma-separated, any case. */
+  OPERATOR_EMAILS: z
+    .string()
+    .transform((text, ctx) => {
+      const emails = text
+        .split(',')
+        .map((email) => email.trim().toLowerCase())
+        .filter(Boolean);
+      const bad = emails.find((email) => !EMAIL_PATTERN.test(email));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `not an e-mail address: ${bad}` });
+        return z.NEVER;
+      }
+      return emails;
+    })
+    .default([]),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT: z.coerce
     .number()

@@ -74,6 +74,10 @@ import { AuditService } from './modules/audit/audit.service.ts';
 import { AccessRepo } from './modules/access/access.repo.ts';
 import { AccessService } from './modules/access/access.service.ts';
 import { MembersService } from './modules/members/members.service.ts';
+import { InstanceOperatorsRepo } from './modules/admin/instance-operators.repo.ts';
+import { AdminRepo } from './modules/admin/admin.repo.ts';
+import { AdminUsageRepo } from './modules/admin/admin-usage.repo.ts';
+import { AdminService } from './modules/admin/admin.service.ts';
 import { DashboardRepo } from './modules/dashboard/dashboard.repo.ts';
 import { DashboardService } from './modules/dashboard/dashboard.service.ts';
 import { CostsService } from './modules/transfers/costs.service.ts';
@@ -178,6 +182,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   const identityRepo = new IdentityRepo(db.orm);
+  const instanceOperators = new InstanceOperatorsRepo(db.orm, config.OPERATOR_EMAILS);
   const identity = new IdentityService(
     identityRepo,
     auth,
@@ -190,6 +195,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     (message) => publish(db.pool, message),
     entitlements,
+    (userId) => instanceOperators.isOperator(userId),
   );
   // Sign-in providers are operator settings, so trusted: their issuers are not held to the outbound address policy.
   const sso = new SsoService(
@@ -410,6 +416,12 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
     (message) => publish(db.pool, message),
   );
+  const admin = new AdminService(
+    instanceOperators,
+    new AdminRepo(db.orm, config.OPERATOR_EMAILS),
+    new AdminUsageRepo(db.orm),
+    members,
+  );
   const auditRepo = new AuditRepo(db.orm);
   const audit = new AuditService(auditRepo);
   const financeSettingsRepo = new FinanceSettingsRepo(db.orm);
@@ -486,6 +498,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     bucketConfig,
     organizations,
     members,
+    admin,
     audit,
     financeAlerts,
     financeSettings,

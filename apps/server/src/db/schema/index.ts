@@ -18,3 +18,4 @@ export * from './media.ts';
 export * from './search.ts';
 export * from './hybrik.ts';
 export * from './agent.ts';
+export * from './admin.ts';

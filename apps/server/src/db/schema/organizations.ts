@@ -4,6 +4,8 @@ import { boolean, integer, pgTable, smallint, text, timestamp, uuid } from 'driz
 export const organizations = pgTable('organizations', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
+  /** What the operator wrote about the organisation when adding it (admin console, issue 28). */
+  description: text('description'),
   isCbs: boolean('is_cbs').notNull().default(false),
   confirmedWasabi: boolean('confirmed_wasabi').notNull().default(false),
   confirmedC2c: boolean('confirmed_c2c').notNull().default(false),

@@ -93,6 +93,9 @@ export const transferBatches = pgTable(
   (t) => [
     index('transfer_batches_org_requested_idx').on(t.organizationId, t.requestedAt),
     index('transfer_batches_status_idx').on(t.status),
+    // The operator's reports (modules/admin) read every organisation's batches by period and by user.
+    index('transfer_batches_requested_idx').on(t.requestedAt),
+    index('transfer_batches_user_requested_idx').on(t.userId, t.requestedAt),
   ],
 );
 

@@ -73,5 +73,9 @@ export const uploadReports = pgTable(
       .notNull()
       .default(sql`now()`),
   },
-  (t) => [index('upload_reports_org_created_idx').on(t.organizationId, t.createdAt)],
+  (t) => [
+    index('upload_reports_org_created_idx').on(t.organizationId, t.createdAt),
+    // The operator's user list sums each user's uploads (modules/admin).
+    index('upload_reports_user_idx').on(t.userId),
+  ],
 );

@@ -10,6 +10,7 @@ import {
   users,
 } from '../../db/schema/index.ts';
 import { cloudAccounts } from '../../db/schema/cloud-accounts.ts';
+import { InstanceOperatorsRepo } from '../admin/instance-operators.repo.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type OrganizationRow = typeof organizations.$inferSelect;
@@ -85,9 +86,14 @@ export class IdentityRepo {
     return row;
   }
 
+  /**
+   * Creates a user; called in the transaction of a sign-up, an accepted invitation or a single sign-on's first
+   * visit, so the first account of a fresh install becomes its operator with it (modules/admin/README.md).
+   */
   async createUser(values: typeof users.$inferInsert): Promise<UserRow> {
     const [row] = await this.orm.insert(users).values(values).returning();
     if (!row) throw new Error('user insert returned nothing');
+    await new InstanceOperatorsRepo(this.orm, []).claimFirstAccount(row.id);
     return row;
   }
 

@@ -91,6 +91,8 @@ export class IdentityService {
     private readonly publish: (message: BusMessage) => Promise<void>,
     /** The profile's packages, quota and trial state come from billing's one answer. */
     private readonly entitlements: EntitlementsService,
+    /** The operator rule (modules/admin): the first account, or an address of OPERATOR_EMAILS. */
+    private readonly isOperator: (userId: string) => Promise<boolean> = async () => false,
   ) {}
 
   requestToken() {
@@ -562,8 +564,8 @@ export class IdentityService {
       // `permissions` are the member's effective service ACL (spec 002 §6), so the web hides what is off.
       acl: { ...(await this.auth.accessOf(organizationId, userId)), has_wasabi: hasWasabiAccount },
       quota,
-      // Wired to the operator rule (OPERATOR_EMAILS, the first account) by the admin module of issue 28.
-      operator: false,
+      // The web shows the operator's console from it; the admin routes check the same rule again (403).
+      operator: await this.isOperator(userId),
     };
   }
 

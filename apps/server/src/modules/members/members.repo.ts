@@ -1,4 +1,5 @@
 import { and, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { ROLE_ID } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
 import { invitations, roles, sessions, users } from '../../db/schema/index.ts';
 
@@ -14,6 +15,7 @@ const memberColumns = {
 };
 
 export type MemberRow = Awaited<ReturnType<MembersRepo['listMembers']>>[number];
+export type InvitationRow = typeof invitations.$inferSelect;
 
 /** SQL of an organisation's members and invitations. Every statement filters by the organisation's id. */
 export class MembersRepo {
@@ -148,6 +150,16 @@ export class MembersRepo {
       )
       .returning({ id: sessions.id });
     return rows.map((row) => row.id);
+  }
+
+  /** An Owner member, or a live invitation as Owner (the operator's first invitation into a new organisation). */
+  async hasOwner(organizationId: string): Promise<boolean> {
+    const result = await this.orm.execute<{ has: boolean }>(sql`select
+      exists (select 1 from ${users} where ${users.organizationId} = ${organizationId} and ${users.roleId} = ${ROLE_ID.Owner})
+      or exists (select 1 from ${invitations} where ${invitations.organizationId} = ${organizationId}
+        and ${invitations.roleId} = ${ROLE_ID.Owner} and ${invitations.acceptedAt} is null
+        and ${invitations.expiresAt} > now()) as has`);
+    return result.rows[0]?.has === true;
   }
 
   async roleExists(id: number): Promise<boolean> {

@@ -20,11 +20,11 @@ import { hashToken, newInviteToken } from '../../crypto/tokens.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
-import { changesOf, recordAudit } from '../audit/audit.writer.ts';
+import { changesOf, recordAudit, type AuditActor, type AuditEvent } from '../audit/audit.writer.ts';
 import type { EntitlementsService } from '../billing/entitlements.service.ts';
 import { invitationMail } from '../identity/identity.mail.ts';
 import { AccessRepo } from '../access/access.repo.ts';
-import type { MemberRow, MembersRepo } from './members.repo.ts';
+import type { InvitationRow, MemberRow, MembersRepo } from './members.repo.ts';
 
 const cardOf = (row: MemberRow): MemberCard => ({
   id: row.id,
@@ -36,6 +36,19 @@ const cardOf = (row: MemberRow): MemberCard => ({
   activation_date: row.emailVerifiedAt?.toISOString() ?? null,
   active: row.active,
   role: row.role,
+});
+
+const invitationAdded = (invitation: InvitationRow): AuditEvent => ({
+  entity: 'Invitation',
+  type: 'Added',
+  resource: invitation.email,
+  resourceId: invitation.id,
+  changes: changesOf(null, {
+    email: invitation.email,
+    first_name: invitation.firstName,
+    last_name: invitation.lastName,
+    role: roleTitleOf(invitation.roleId),
+  }),
 });
 
 /**
@@ -106,22 +119,7 @@ export class MembersService {
           expiresAt,
         })),
       );
-      await recordAudit(
-        tx.orm,
-        principal,
-        created.map((invitation) => ({
-          entity: 'Invitation',
-          type: 'Added',
-          resource: invitation.email,
-          resourceId: invitation.id,
-          changes: changesOf(null, {
-            email: invitation.email,
-            first_name: invitation.firstName,
-            last_name: invitation.lastName,
-            role: roleTitleOf(invitation.roleId),
-          }),
-        })),
-      );
+      await recordAudit(tx.orm, principal, created.map(invitationAdded));
     });
     for (const { row, token } of invites) {
       void this.#sendQuietly(
@@ -148,9 +146,71 @@ export class MembersService {
     ) {
       throw forbidden(memberMessages.adminActivatesUsers);
     }
+    return this.#applyActive(principal, target, active);
+  }
+
+  /**
+   * The instance operator's Active/Deactivate of any organisation's member (modules/admin): the admin service
+   * checked the caller is an operator and found the member's organisation; never oneself. The entry lands in that
+   * organisation's trail with the operator as author, and deactivation ends the sessions as an Owner's does.
+   */
+  async setActiveByOperator(operator: Principal, organizationId: string, userId: string, active: boolean) {
+    const target = await this.repo.findMember(organizationId, userId);
+    if (!target) throw notFound();
+    if (target.id === operator.userId) throw forbidden(memberMessages.notYourself);
+    return this.#applyActive({ organizationId, userId: operator.userId }, target, active);
+  }
+
+  /**
+   * One invitation by the instance operator into `organizationId` (modules/admin "Add New User"): the same
+   * invitation row, audit entry and mail as an Owner's, with the role the admin service chose (Owner for an
+   * organisation's first member). No card or seat check: those are a tenant paying for the seats it adds, and the
+   * operator adds a member to someone else's organisation (README of modules/admin).
+   */
+  async inviteByOperator(
+    operator: Principal,
+    organizationId: string,
+    row: { email: string; first_name: string; last_name: string },
+    roleId: number,
+  ) {
+    if ((await this.repo.takenEmails(organizationId, [row.email])).has(row.email)) {
+      throw badRequest(memberMessages.emailTaken, { email: [memberMessages.emailTaken] });
+    }
+    const token = newInviteToken(row.email, row.first_name, row.last_name, organizationId);
+    await this.repo.transaction(async (tx) => {
+      const [invitation] = await tx.createInvitations([
+        {
+          organizationId,
+          email: row.email,
+          firstName: row.first_name,
+          lastName: row.last_name,
+          roleId,
+          tokenHash: hashToken(token),
+          invitedBy: operator.userId,
+          expiresAt: new Date(Date.now() + INVITATION_TTL_SECONDS * 1000),
+        },
+      ]);
+      if (!invitation) throw new Error('invitation insert returned nothing');
+      await recordAudit(tx.orm, { organizationId, userId: operator.userId }, invitationAdded(invitation));
+    });
+    void this.#sendQuietly(
+      invitationMail(
+        row.email,
+        row.first_name,
+        `${this.publicUrl}/signup?invite_token=${encodeURIComponent(token)}`,
+      ),
+    );
+  }
+
+  /** Whether the organisation has an Owner, or a live invitation that will make one (modules/admin). */
+  hasOwner(organizationId: string): Promise<boolean> {
+    return this.repo.hasOwner(organizationId);
+  }
+
+  async #applyActive(actor: AuditActor, target: MemberRow, active: boolean) {
     const revoked = await this.repo.transaction(async (tx) => {
-      await tx.setActive(principal.organizationId, target.id, active);
-      await recordAudit(tx.orm, principal, {
+      await tx.setActive(actor.organizationId, target.id, active);
+      await recordAudit(tx.orm, actor, {
         entity: 'User',
         type: 'Modified',
         resource: target.email,
@@ -159,7 +219,7 @@ export class MembersService {
       });
       // A deactivated member's bearer stops at once: the auth hook also checks users.active, and the ended
       // sessions do not come back when they are activated again.
-      return active ? [] : tx.revokeSessions(principal.organizationId, target.id);
+      return active ? [] : tx.revokeSessions(actor.organizationId, target.id);
     });
     if (revoked.length) await this.publish({ type: '$session-revoked', sessionIds: revoked });
     return { message: active ? memberMessages.activated : memberMessages.deactivated };
