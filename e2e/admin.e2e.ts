@@ -264,7 +264,7 @@ test('operator console: a new organisation, its invited Owner’s copy between t
 
   await test.step('/userList shows the member in the organisation with the bytes they moved', async () => {
     await page.goto('/userList');
-    await page.getByRole('searchbox', { name: 'Search users' }).fill(memberEmail);
+    await page.getByRole('searchbox', { name: 'Search users' }).fill(`member.${stamp}`);
     await page.getByRole('searchbox', { name: 'Search users' }).press('Enter');
     const row = page.getByRole('table').locator('tbody tr.ant-table-row').filter({ hasText: 'Mia' });
     await expect(row).toHaveCount(1);

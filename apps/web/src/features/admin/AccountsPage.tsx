@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Button, Flex, Input, Table, Typography, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
-import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, type AdminAccountRow } from '@cumulo/contract';
+import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, type AdminAccountRow } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useAdminAccounts } from './admin-api.ts';
 import { DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
@@ -62,6 +62,7 @@ export function AccountsPage() {
           aria-label="Search accounts"
           placeholder="Search accounts"
           allowClear
+          maxLength={ADMIN_SEARCH_MAX}
           style={{ maxWidth: 320 }}
           onSearch={(value) => {
             setSearch(value.trim());

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { App, Button, Flex, Input, Space, Switch, Table, Typography, type TableColumnsType } from 'antd';
 import { UserAddOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
-import { ADMIN_PAGE_SIZE, USER_COLUMNS, type AdminUserRow } from '@cumulo/contract';
+import { ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, USER_COLUMNS, type AdminUserRow } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from '../profile/useProfile.ts';
@@ -85,6 +85,7 @@ export function UserListPage() {
           aria-label="Search users"
           placeholder="Search users"
           allowClear
+          maxLength={ADMIN_SEARCH_MAX}
           style={{ maxWidth: 320 }}
           onSearch={(value) => {
             setSearch(value.trim());
