@@ -12,5 +12,5 @@ export function RequireOperator({ children }: { children: ReactNode }) {
   const { data: profile, isPending } = useProfile();
   if (isPending) return <PageSpinner />;
   if (profile?.operator) return <>{children}</>;
-  return <Result status="403" title="Operators only" subTitle={adminMessages.operatorsOnly} />;
+  return <Result status="403" title={adminMessages.operatorsOnly} />;
 }

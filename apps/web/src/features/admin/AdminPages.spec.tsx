@@ -244,6 +244,29 @@ describe('operator console screens (admin routes stubbed with vi.stubGlobal fetc
     expect(screen.getByRole('figure', { name: 'Total Transfer per direction' })).toBeInTheDocument();
   });
 
+  it('/userList: a refusal of the server is shown instead of the table', async () => {
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: operator },
+      'GET /api/admin/users': { status: 403, body: { message: adminMessages.operatorsOnly } },
+    });
+    renderAt('/userList');
+    expect(await screen.findByRole('alert')).toHaveTextContent(adminMessages.operatorsOnly);
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+  });
+
+  it('/usageDetail: a period ending before it starts is refused before any Filter', async () => {
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: operator },
+      'GET /api/admin/usage/filters': { status: 200, body: usageFilters },
+      'GET /api/admin/usage/totals': { status: 200, body: { totals } },
+      'GET /api/admin/usage/history': { status: 200, body: { total: 0, page: 1, pagesize: 10, rows: [] } },
+    });
+    renderAt('/usageDetail?start=2026-11-10&end=2026-11-05');
+    expect(await screen.findByText(adminMessages.badPeriod)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Filter' })).toBeDisabled();
+    expect(screen.getByLabelText('Period start')).toHaveValue('11/10/2026');
+  });
+
   it('/usageDetail: no transfers reads "No data"', async () => {
     stubApi({
       'GET /api/users/_me': { status: 200, body: operator },
