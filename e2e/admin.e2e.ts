@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Locator, Page } from '@playwright/test';
 import {
+  ACCOUNT_COLUMNS,
   TRANSFER_COST_COLUMNS,
   TRANSFER_GB_BYTES,
   TRANSFER_HISTORY_COLUMNS,
@@ -198,6 +199,10 @@ test('operator console: a new organisation, its invited Owner’s copy between t
     // Account Name, Total Usage, Total Cost, Creation date, Status, Users, Detail.
     await expect(row.locator('td').nth(4)).toHaveText('Active');
     await expect(row.locator('td').nth(5)).toHaveText('1');
+    // The report under the same search: the table's row without its Detail link.
+    const csv = await downloadReport(page);
+    expect(csv[0]).toEqual(ACCOUNT_COLUMNS.map((c) => c.title));
+    expect(csv.slice(1)).toEqual((await tableRows(table)).map((cells) => cells.slice(0, -1)));
     await row.getByRole('link', { name: `Detail of ${orgName}` }).click();
     await expect(page).toHaveURL(/\/usageDetail\?account=[0-9a-f-]{36}$/);
     await expect(page.getByRole('heading', { name: orgName })).toBeVisible();
