@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -16,6 +16,8 @@ import { AGENT_URL_SCHEME, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { watchSlowRequests } from './http/slow-requests.ts';
+import { carryRequestId, requestIdOf } from './http/request-id.ts';
+import { metricsRoutes, observeRequests } from './modules/metrics/metrics.routes.ts';
 import { RealtimeHub } from './realtime/hub.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { identityRoutes } from './modules/identity/identity.routes.ts';
@@ -58,9 +60,15 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     bodyLimit: config.BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // The caller's X-Request-Id when sane, else a UUID; logged as `requestId`, as job lines name it (README
+    // "Operations").
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
   });
   registerErrorHandler(base);
   watchSlowRequests(base, deps.db.pool, deps.log);
+  carryRequestId(base);
+  observeRequests(base, services.metrics);
   const app = base.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -99,7 +107,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     },
     crossOriginEmbedderPolicy: false,
   });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 }, preClose: closeSockets });
   await app.register(swagger, {
     openapi: {
       info: {
@@ -146,7 +154,7 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
 
   await app.register(
     async (api) => {
-      await api.register(healthRoutes(deps.db.pool, deps.boss));
+      await api.register(healthRoutes(deps.db.pool, deps.boss, services.lifecycle));
       await api.register(identityRoutes(services.identity, services.auth));
       await api.register(membersRoutes(services.members, services.auth));
       await api.register(adminRoutes(services.admin, services.auth));
@@ -197,8 +205,26 @@ export async function buildApp(deps: AppDeps, services: Services = buildServices
     { prefix: '/api' },
   );
 
+  // Prometheus scrapes /metrics at the root, not under /api.
+  await base.register(metricsRoutes(services.metrics, config.METRICS_TOKEN));
   serveWebApp(base, deps.webDist);
   return { app: base, hub, services };
+}
+
+/** How long a closing /rm client gets to answer the closing handshake before its connection is cut. */
+export const SOCKET_CLOSE_MS = 2000;
+
+/**
+ * Closes every open WebSocket (the /rm hub) when the server closes, as the plugin's default does, but cuts those
+ * that do not answer within SOCKET_CLOSE_MS: `ws` would wait 30 s for each, holding the shutdown (SIGTERM) open.
+ */
+function closeSockets(this: FastifyInstance, done: () => void) {
+  const server = this.websocketServer;
+  for (const client of server.clients) {
+    client.close(1001, 'server shutting down');
+    setTimeout(() => client.terminate(), SOCKET_CLOSE_MS).unref();
+  }
+  server.close(() => done());
 }
 
 /** The origins of the configured provider endpoint overrides, for the CSP's connect-src. */

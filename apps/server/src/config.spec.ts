@@ -24,6 +24,17 @@ describe('config', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it('reads OPERATOR_EMAILS as lower-cased addresses and names a bad one', () => {
+    expect(loadConfig({}).OPERATOR_EMAILS).toEqual([]);
+    expect(loadConfig({ OPERATOR_EMAILS: ' Ops@Example.COM, ,b@c.io ' }).OPERATOR_EMAILS).toEqual([
+      'ops@example.com',
+      'b@c.io',
+    ]);
+    expect(() => loadConfig({ OPERATOR_EMAILS: 'ops@example.com,not-an-address' })).toThrow(
+      /OPERATOR_EMAILS: not an e-mail address: not-an-address/,
+    );
+  });
+
   it('bills through the manual gateway by default and refuses Stripe without its secret key', () => {
     expect(loadConfig({}).BILLING_GATEWAY).toBe('manual');
     expect(loadConfig({}).BILLING_ENTITLE_ALL).toBe(false);

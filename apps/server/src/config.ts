@@ -104,10 +104,16 @@ export const configSchema = z.object({
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
   TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(DEFAULT_TRANSFER_MEMORY_MB),
+  /** Days a finished transfer's done, skipped and canceled items are kept; failed items and totals stay for good. */
+  TRANSFER_ITEMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Billing reports: files of one period read at once in worker threads (at most the cores; ~70 MB each). */
   ANALYTICS_READ_THREADS: z.coerce.number().int().min(1).max(64).default(DEFAULT_READ_THREADS),
   /** Heap growth past live data before V8 collects, in percent (runtime/heap.ts); 0 keeps V8's own policy. */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(HEAP_GROWING_PERCENT),
+  /** GET /metrics answers the bearer of this token (README "Operations"); unset, metrics are off (404). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (openssl rand -hex 32)').optional(),
+  /** The worker role's own metrics listener (a worker serves no HTTP otherwise); needs METRICS_TOKEN. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** JSON map of provider → endpoint URL that points a provider at another endpoint (tests, private clouds). */
   PROVIDER_ENDPOINTS: z
     .string()
@@ -164,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ['GOOGLE_CLIENT_ID', ['GOOGLE_CLIENT_SECRET']],
     ['GOOGLE_CLIENT_SECRET', ['GOOGLE_CLIENT_ID']],
     ['OIDC_ISSUER', ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET']],
+    ['METRICS_PORT', ['METRICS_TOKEN']],
   ] as const) {
     const missing = c[set] === undefined ? undefined : needs.find((name) => c[name] === undefined);
     if (missing) throw new ConfigError(`Invalid configuration:\n  ${missing}: required when ${set} is set`);

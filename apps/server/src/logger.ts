@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { jobLogFields } from './runtime/request-context.ts';
 
 export type Logger = pino.Logger;
 
@@ -39,6 +40,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // A job's lines name the job and the request that started it (runtime/request-context.ts).
+      mixin: jobLogFields,
       serializers: {
         err: serializeError,
         req: (req: LoggedRequest) => ({

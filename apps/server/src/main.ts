@@ -7,9 +7,10 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openDb, runMigrations, type Db } from './db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.ts';
-import { startBoss } from './jobs/boss.ts';
+import { QUEUES, startBoss } from './jobs/boss.ts';
 import { loadMasterKey } from './crypto/keys.ts';
 import { serverRoot } from './runtime/paths.ts';
+import { drainGraceMs } from './modules/transfers/engine/drain.ts';
 
 /**
  * CLI entry. Roles:
@@ -19,8 +20,10 @@ import { serverRoot } from './runtime/paths.ts';
  *   migrate apply database migrations and exit
  *   billing:mark-paid <invoice-number> [note]
  *           an operator records a manual invoice as paid (modules/billing/README.md "Operator")
+ *   backup <file> / restore <file> [--force]
+ *           the whole database into one file and back (db/backup/README.md)
  */
-const ROLES = ['start', 'web', 'worker', 'migrate', 'billing:mark-paid'] as const;
+const ROLES = ['start', 'web', 'worker', 'migrate', 'billing:mark-paid', 'backup', 'restore'] as const;
 type Role = (typeof ROLES)[number];
 
 const defaultWebDist = () => path.resolve(serverRoot(), '../web/dist');
@@ -44,6 +47,9 @@ async function main() {
   const log = createLogger(config.LOG_LEVEL);
   const stops: Array<() => Promise<void>> = [];
   let shuttingDown = false;
+  // Readiness turns 503 and the transfer engine stops claiming at once, before anything closes (README
+  // "Operations"); set once the services exist.
+  let beginDrain = () => undefined as void;
 
   const shutdown = async (signal: string, code = 0) => {
     if (shuttingDown) {
@@ -52,12 +58,14 @@ async function main() {
     }
     shuttingDown = true;
     log.info(`${signal} received: shutting down`);
+    beginDrain();
     const force = setTimeout(() => {
       log.error('shutdown took longer than 30 s; exiting');
       process.exit(1);
     }, 30_000);
     force.unref();
-    // Last started, first stopped: HTTP stops accepting and drains, then jobs, then the database.
+    // Last started, first stopped: HTTP stops accepting and drains, the transfer engine hands its objects back,
+    // then jobs, the services' connections, then the database.
     for (const stop of stops.reverse()) {
       await stop().catch((error: unknown) => log.error({ err: error }, 'error during shutdown'));
     }
@@ -68,6 +76,13 @@ async function main() {
   // repeated signal must not kill the process before the database has been stopped.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (role === 'backup' || role === 'restore') {
+    // Its own database handling: a backup must not stop a running embedded database, nor migrate what it copies.
+    const { runBackupRole } = await import('./db/backup/backup-role.ts');
+    process.exitCode = await runBackupRole(role, process.argv.slice(3), config, log);
+    return;
+  }
 
   try {
     let databaseUrl = config.DATABASE_URL;
@@ -98,21 +113,48 @@ async function main() {
 
     const runsJobs = role === 'start' || role === 'worker';
     const boss: PgBoss = await startBoss({ connectionString: databaseUrl, schedule: runsJobs }, log);
+    // The stores close after the job handlers have ended, not under a copy still running.
+    let closeServices = () => Promise.resolve();
+    stops.push(() => closeServices());
     stops.push(() => boss.stop({ graceful: true, timeout: 20_000 }));
 
     const masterKey = loadMasterKey(config.MASTER_KEY, config.DATA_DIR);
     // A worker loads the services only; Fastify and the routes are loaded by the roles that serve HTTP.
     const { buildServices } = await import('./services.ts');
     const services = buildServices({ config, db, log, masterKey, boss });
-    stops.push(async () => {
+    closeServices = async () => {
       services.mail.close();
       await services.stores.closeAll();
-    });
+    };
+    let drained = Promise.resolve();
+    beginDrain = () => {
+      services.lifecycle.beginDrain();
+      if (!runsJobs) return;
+      // No new transfer job for this process: one fetched now would only be handed back, and the queue would
+      // give it straight back to this process while it drains.
+      void boss
+        .offWork(QUEUES.transfersBatch, { wait: false })
+        .catch((error: unknown) => log.warn({ err: error }, 'could not stop taking transfer jobs'));
+      drained = services.transferExecutor.shutdown(drainGraceMs(config.TRANSFER_LEASE_SECONDS));
+    };
+    stops.push(() => drained);
 
     if (runsJobs) {
       const { registerJobs } = await import('./jobs/register.ts');
       await registerJobs(boss, services, log, true);
       log.info('worker role: job handlers registered');
+    }
+    if (role === 'worker' && config.METRICS_PORT) {
+      const { listenForMetrics } = await import('./modules/metrics/metrics-listener.ts');
+      const listener = await listenForMetrics(
+        services.metrics,
+        config.METRICS_TOKEN,
+        config.METRICS_PORT,
+        config.HOST,
+        log,
+      );
+      stops.push(() => listener.close());
+      log.info(`worker role: metrics at http://${config.HOST}:${listener.port}/metrics`);
     }
 
     if (role === 'start' || role === 'web') {

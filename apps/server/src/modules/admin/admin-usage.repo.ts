@@ -29,7 +29,14 @@ export interface CostGroup extends DirectionBytes {
   destinationAccount: string | null;
 }
 
+/** Where the CSV's reading of the history stopped: the last row's exact instant and id. */
+export interface HistoryCursor {
+  requestedAt: string;
+  id: string;
+}
+
 export interface HistoryRow {
+  cursor: HistoryCursor;
   id: string;
   user: string | null;
   source: string | null;
@@ -56,9 +63,10 @@ export class AdminUsageRepo {
   /** Every source → destination provider pair the scope's batches have (known providers only). */
   async directions(organizationId: string | undefined): Promise<{ source: string; destination: string }[]> {
     const result = await this.orm.execute<{ source: string; destination: string }>(sql`
+      with ${pairsOf({ organizationId })}
       select distinct src.provider as source, dst.provider as destination
-      ${fromBatches}
-      where ${scopeWhere({ organizationId })} and src.provider is not null and dst.provider is not null`);
+      ${fromPairs}
+      where src.provider is not null and dst.provider is not null`);
     return result.rows;
   }
 
@@ -77,20 +85,37 @@ export class AdminUsageRepo {
       destination: string | null;
       bytes: string;
     }>(sql`
-      select src.provider as source, dst.provider as destination, sum(b.transferred_size)::text as bytes
-      ${fromBatches} where ${scopeWhere(scope)}
+      with ${pairsOf(scope)}
+      select src.provider as source, dst.provider as destination, sum(p.bytes)::text as bytes
+      ${fromPairs} where ${directionWhere(scope)}
       group by src.provider, dst.provider`);
     return result.rows.map((row) => ({ ...row, bytes: Number(row.bytes) }));
   }
 
   async countHistory(scope: UsageScope): Promise<number> {
     const result = await this.orm.execute<{ total: number }>(sql`select count(*)::int as total
-      ${fromBatches} where ${scopeWhere(scope)}`);
+      ${fromBatches} where ${batchWhere(scope)} and ${directionWhere(scope)}`);
     return result.rows[0]?.total ?? 0;
   }
 
-  /** The scope's batches newest first (then by id, so pages never overlap). */
+  /** A page of the scope's batches newest first (then by id, so pages never overlap). */
   async history(scope: UsageScope, limit: number, offset: number): Promise<HistoryRow[]> {
+    return this.#history(scope, sql`true`, limit, offset);
+  }
+
+  /**
+   * The batches after `cursor` in the same order (the CSV reads them so: each step finds its place through the
+   * index instead of skipping every row before it, so a file of a million batches costs as much per row as the
+   * first page).
+   */
+  async historyAfter(scope: UsageScope, cursor: HistoryCursor | null, limit: number): Promise<HistoryRow[]> {
+    const after = cursor
+      ? sql`(b.requested_at, b.id) < (${cursor.requestedAt}::timestamptz, ${cursor.id}::uuid)`
+      : sql`true`;
+    return this.#history(scope, after, limit, 0);
+  }
+
+  async #history(scope: UsageScope, after: SQL, limit: number, offset: number): Promise<HistoryRow[]> {
     const result = await this.orm.execute<{
       id: string;
       user_name: string | null;
@@ -101,15 +126,17 @@ export class AdminUsageRepo {
       bytes: string;
       objects: number;
       requested_at: string;
+      requested_at_key: string;
       finished_at: string | null;
     }>(sql`
       select b.id, trim(concat_ws(' ', u.first_name, u.last_name)) as user_name,
         src.provider as source, dst.provider as destination, b.source_bucket, b.destination_bucket,
         b.transferred_size::text as bytes, b.total_number as objects,
         ${isoText(sql`b.requested_at`)} as requested_at,
+        to_char(b.requested_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as requested_at_key,
         case when b.finished_at is null then null else ${isoText(sql`b.finished_at`)} end as finished_at
       ${fromBatches} left join ${users} u on u.id = b.user_id
-      where ${scopeWhere(scope)}
+      where ${batchWhere(scope)} and ${directionWhere(scope)} and ${after}
       order by b.requested_at desc, b.id desc
       limit ${limit} offset ${offset}`);
     return result.rows.map((row) => ({
@@ -123,12 +150,13 @@ export class AdminUsageRepo {
       objects: row.objects,
       requestedAt: row.requested_at,
       finishedAt: row.finished_at,
+      cursor: { requestedAt: row.requested_at_key, id: row.id },
     }));
   }
 
   async countCostGroups(scope: UsageScope, search: string | undefined): Promise<number> {
-    const result = await this.orm.execute<{ total: number }>(sql`select count(*)::int as total from (
-      ${costGroups(scope, search)}) g`);
+    const result = await this.orm.execute<{ total: number }>(sql`with ${pairsOf(scope)}
+      select count(*)::int as total from (${costGroups(scope, search)}) g`);
     return result.rows[0]?.total ?? 0;
   }
 
@@ -145,7 +173,8 @@ export class AdminUsageRepo {
       source_account: string | null;
       destination_account: string | null;
       bytes: string;
-    }>(sql`select g.source, g.destination, g.source_account, g.destination_account, g.bytes::text as bytes
+    }>(sql`with ${pairsOf(scope)}
+      select g.source, g.destination, g.source_account, g.destination_account, g.bytes::text as bytes
       from (${costGroups(scope, search)}) g
       order by g.label, g.source_account nulls last, g.destination_account nulls last
       limit ${limit} offset ${offset}`);
@@ -163,12 +192,28 @@ const fromBatches = sql`from ${transferBatches} b
   left join ${cloudAccounts} src on src.id = b.source_cloud_account_id
   left join ${cloudAccounts} dst on dst.id = b.destination_cloud_account_id`;
 
+/**
+ * The scope's bytes per pair of accounts, summed over the batches before any join (the `with` of the grouped
+ * reads): a few hundred pairs are joined to their providers and names instead of every batch.
+ */
+function pairsOf(scope: UsageScope): SQL {
+  return sql`pairs as (
+    select b.source_cloud_account_id as source_id, b.destination_cloud_account_id as destination_id,
+      sum(b.transferred_size) as bytes
+    from ${transferBatches} b where ${batchWhere(scope)}
+    group by b.source_cloud_account_id, b.destination_cloud_account_id)`;
+}
+
+const fromPairs = sql`from pairs p
+  left join ${cloudAccounts} src on src.id = p.source_id
+  left join ${cloudAccounts} dst on dst.id = p.destination_id`;
+
 function costGroups(scope: UsageScope, search: string | undefined): SQL {
   const label = sql`(${providerLabel(sql`src.provider`)} || ' to ' || ${providerLabel(sql`dst.provider`)})`;
   const searched = search ? sql`and ${label} ilike ${likeContains(search)}` : sql``;
   return sql`select src.provider as source, dst.provider as destination, src.name as source_account,
-      dst.name as destination_account, ${label} as label, sum(b.transferred_size) as bytes
-    ${fromBatches} where ${scopeWhere(scope)} ${searched}
+      dst.name as destination_account, ${label} as label, sum(p.bytes) as bytes
+    ${fromPairs} where ${directionWhere(scope)} ${searched}
     group by src.provider, dst.provider, src.name, dst.name`;
 }
 
@@ -178,17 +223,19 @@ function providerLabel(provider: SQL): SQL {
   return sql`(case ${provider} ${sql.join(cases, sql` `)} else ${UNKNOWN_PROVIDER_LABEL} end)`;
 }
 
-function scopeWhere(scope: UsageScope): SQL {
+/** What narrows the batches themselves: organisation, user, period. */
+function batchWhere(scope: UsageScope): SQL {
   const conditions: SQL[] = [sql`true`];
   if (scope.organizationId) conditions.push(sql`b.organization_id = ${scope.organizationId}`);
   if (scope.userId) conditions.push(sql`b.user_id = ${scope.userId}`);
   if (scope.from) conditions.push(sql`b.requested_at >= ${scope.from.toISOString()}`);
   if (scope.to) conditions.push(sql`b.requested_at < ${scope.to.toISOString()}`);
-  if (scope.directions) {
-    const pairs = scope.directions.map((d) => sql`(${d.source}, ${d.destination})`);
-    conditions.push(
-      pairs.length ? sql`(src.provider, dst.provider) in (${sql.join(pairs, sql`, `)})` : sql`false`,
-    );
-  }
   return sql.join(conditions, sql` and `);
+}
+
+/** The checked directions, over the joined accounts' providers (`src`, `dst`). */
+function directionWhere(scope: UsageScope): SQL {
+  if (!scope.directions) return sql`true`;
+  const pairs = scope.directions.map((d) => sql`(${d.source}, ${d.destination})`);
+  return pairs.length ? sql`(src.provider, dst.provider) in (${sql.join(pairs, sql`, `)})` : sql`false`;
 }

@@ -36,13 +36,19 @@ import { recordAudit, changesOf } from '../audit/audit.writer.ts';
 import type { MembersService } from '../members/members.service.ts';
 import type { InstanceOperatorsRepo } from './instance-operators.repo.ts';
 import type { AdminRepo, MonthRange, MovedBytes } from './admin.repo.ts';
-import { UNKNOWN_PROVIDER_LABEL, type AdminUsageRepo, type UsageScope } from './admin-usage.repo.ts';
+import {
+  UNKNOWN_PROVIDER_LABEL,
+  type AdminUsageRepo,
+  type HistoryCursor,
+  type HistoryRow,
+  type UsageScope,
+} from './admin-usage.repo.ts';
 
 /** The Add New User form as parsed (the e-mail lower-cased). */
 type InviteAdminUserBody = z.output<typeof inviteAdminUserBody>;
 
 /** Rows read per query while a CSV streams: the file never holds more than one batch in memory. */
-const CSV_BATCH = 500;
+export const CSV_BATCH = 500;
 
 interface Paging {
   page: number;
@@ -56,15 +62,23 @@ export function previousMonth(now: Date): MonthRange {
   return { from, to, month: from.toISOString().slice(0, 7) };
 }
 
-/** The instant a day ('YYYY-MM-DD') starts in `timeZone` (whole days of the Usage Detail period). */
-export function startOfDayIn(day: string, timeZone: string): Date {
+/**
+ * The instant a day ('YYYY-MM-DD', plus `addDays`) starts in `timeZone` (the Usage Detail period's whole days).
+ * Undefined outside the years 1–9999: no batch is that old or that late, so such a bound excludes nothing, and
+ * PostgreSQL could not read it.
+ */
+export function startOfDayIn(day: string, timeZone: string, addDays = 0): Date | undefined {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  const wall = Date.UTC(year, month - 1, date);
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const wall = new Date(0).setUTCFullYear(year, month - 1, date + addDays);
   // The zone's offset at a guess, then at the corrected instant (a day that starts inside a DST change).
   let instant = wall - offsetOf(wall, timeZone);
   instant = wall - offsetOf(instant, timeZone);
-  return new Date(instant);
+  return instant >= FIRST_INSTANT && instant < AFTER_LAST_INSTANT ? new Date(instant) : undefined;
 }
+
+const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 2);
+const AFTER_LAST_INSTANT = new Date(0).setUTCFullYear(9999, 11, 31);
 
 function offsetOf(instant: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
@@ -78,22 +92,10 @@ function offsetOf(instant: number, timeZone: string): number {
     second: 'numeric',
   }).formatToParts(new Date(instant));
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(
-    part('year'),
-    part('month') - 1,
-    part('day'),
-    part('hour'),
-    part('minute'),
-    part('second'),
-  );
-  return asUtc - (instant - (instant % 1000));
+  const asUtc = new Date(0).setUTCFullYear(part('year'), part('month') - 1, part('day'));
+  const wholeSecond = Math.floor(instant / 1000) * 1000;
+  return asUtc + ((part('hour') * 60 + part('minute')) * 60 + part('second')) * 1000 - wholeSecond;
 }
-
-const nextDay = (day: string) => {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
-};
 
 /**
  * A transfer's charge: its source's egress plus Cumulo's transfer charge per GB (bytes / 1024³, as /calc counts).
@@ -127,13 +129,14 @@ function directionOfBatch(source: string | null, destination: string | null): Ad
 async function* csvOf<Row>(
   columns: ReadonlyArray<AdminColumn<Row>>,
   timeZone: string,
+  batch: number,
   pages: (limit: number, offset: number) => Promise<Row[]>,
 ): AsyncGenerator<string> {
   yield `\uFEFF${csvLine(columns.map((column) => column.title))}`;
-  for (let offset = 0; ; offset += CSV_BATCH) {
-    const rows = await pages(CSV_BATCH, offset);
+  for (let offset = 0; ; offset += batch) {
+    const rows = await pages(batch, offset);
     if (rows.length > 0) yield rows.map((row) => csvLine(columns.map((c) => c.cell(row, timeZone)))).join('');
-    if (rows.length < CSV_BATCH) return;
+    if (rows.length < batch) return;
   }
 }
 
@@ -148,6 +151,7 @@ export class AdminService {
     private readonly usage: AdminUsageRepo,
     private readonly members: MembersService,
     private readonly now: () => Date = () => new Date(),
+    private readonly csvBatch = CSV_BATCH,
   ) {}
 
   async requireOperator(principal: Principal): Promise<void> {
@@ -169,7 +173,7 @@ export class AdminService {
   async accountsCsv(principal: Principal, query: AdminAccountsQuery) {
     await this.requireOperator(principal);
     const range = previousMonth(this.now());
-    return csvOf(ACCOUNT_COLUMNS, query.tz, (limit, offset) =>
+    return csvOf(ACCOUNT_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
       this.#accountRows(query.search, range, limit, offset),
     );
   }
@@ -244,7 +248,9 @@ export class AdminService {
   async usersCsv(principal: Principal, query: AdminUsersQuery) {
     await this.requireOperator(principal);
     const filter = { search: query.search, organizationId: query.account };
-    return csvOf(USER_COLUMNS, query.tz, (limit, offset) => this.#userRows(filter, limit, offset));
+    return csvOf(USER_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
+      this.#userRows(filter, limit, offset),
+    );
   }
 
   /**
@@ -254,8 +260,9 @@ export class AdminService {
   async inviteUser(principal: Principal, body: InviteAdminUserBody) {
     await this.requireOperator(principal);
     const account = await this.repo.findAccount(body.organization_id);
+    // The form's own field: the account picked in "Select Account" was removed meanwhile.
     if (!account) {
-      throw notFound(adminMessages.unknownAccount);
+      throw badRequest(adminMessages.unknownAccount, { organization_id: [adminMessages.unknownAccount] });
     }
     const roleId = (await this.members.hasOwner(account.id)) ? ROLE_ID.User : ROLE_ID.Owner;
     await this.members.inviteByOperator(principal, account.id, body, roleId);
@@ -316,7 +323,7 @@ export class AdminService {
   async usageTotalsCsv(principal: Principal, filter: AdminUsageFilter) {
     await this.requireOperator(principal);
     const totals = await this.#totals(await this.#scope(filter));
-    return csvOf(USAGE_TOTAL_COLUMNS, filter.tz, async (limit, offset) =>
+    return csvOf(USAGE_TOTAL_COLUMNS, filter.tz, this.csvBatch, async (limit, offset) =>
       totals.slice(offset, offset + limit),
     );
   }
@@ -333,9 +340,13 @@ export class AdminService {
   async usageHistoryCsv(principal: Principal, filter: AdminUsageFilter) {
     await this.requireOperator(principal);
     const scope = await this.#scope(filter);
-    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, (limit, offset) =>
-      this.#historyRows(scope, limit, offset),
-    );
+    // Read by keyset, not offset: each batch of rows starts where the last one ended.
+    let cursor: HistoryCursor | null = null;
+    return csvOf(TRANSFER_HISTORY_COLUMNS, filter.tz, this.csvBatch, async (limit) => {
+      const rows = await this.usage.historyAfter(scope, cursor, limit);
+      cursor = rows.at(-1)?.cursor ?? cursor;
+      return rows.map(transferRowOf);
+    });
   }
 
   async transferCosts(principal: Principal, query: AdminUsageFilter & Paging & { search?: string }) {
@@ -350,7 +361,7 @@ export class AdminService {
   async transferCostsCsv(principal: Principal, query: AdminUsageFilter & { search?: string }) {
     await this.requireOperator(principal);
     const scope = await this.#scope(query);
-    return csvOf(TRANSFER_COST_COLUMNS, query.tz, (limit, offset) =>
+    return csvOf(TRANSFER_COST_COLUMNS, query.tz, this.csvBatch, (limit, offset) =>
       this.#costRows(scope, query.search, limit, offset),
     );
   }
@@ -370,21 +381,7 @@ export class AdminService {
   }
 
   async #historyRows(scope: UsageScope, limit: number, offset: number): Promise<AdminTransferRow[]> {
-    return (await this.usage.history(scope, limit, offset)).map((row) => {
-      const direction = directionOfBatch(row.source, row.destination);
-      return {
-        id: row.id,
-        user: row.user || UNKNOWN_PROVIDER_LABEL,
-        direction: direction.key,
-        label: direction.label,
-        sourceBucket: row.sourceBucket,
-        destinationBucket: row.destinationBucket,
-        transferSize: row.bytes,
-        totalObject: row.objects,
-        initiationDate: row.requestedAt,
-        completionDate: row.finishedAt,
-      };
-    });
+    return (await this.usage.history(scope, limit, offset)).map(transferRowOf);
   }
 
   async #costRows(
@@ -415,7 +412,7 @@ export class AdminService {
       organizationId: filter.account,
       userId: filter.user,
       from: filter.start ? startOfDayIn(filter.start, filter.tz) : undefined,
-      to: filter.end ? startOfDayIn(nextDay(filter.end), filter.tz) : undefined,
+      to: filter.end ? startOfDayIn(filter.end, filter.tz, 1) : undefined,
       directions: filter.directions?.map((key) => {
         const pair = parseDirection(key);
         if (!pair) throw badRequest(adminMessages.badDirection);
@@ -429,6 +426,22 @@ export class AdminService {
     if (!account) throw notFound(adminMessages.unknownAccount);
     return account;
   }
+}
+
+function transferRowOf(row: HistoryRow): AdminTransferRow {
+  const direction = directionOfBatch(row.source, row.destination);
+  return {
+    id: row.id,
+    user: row.user || UNKNOWN_PROVIDER_LABEL,
+    direction: direction.key,
+    label: direction.label,
+    sourceBucket: row.sourceBucket,
+    destinationBucket: row.destinationBucket,
+    transferSize: row.bytes,
+    totalObject: row.objects,
+    initiationDate: row.requestedAt,
+    completionDate: row.finishedAt,
+  };
 }
 
 const bytesOf = (moved: readonly MovedBytes[]) => moved.reduce((sum, t) => sum + t.bytes, 0);

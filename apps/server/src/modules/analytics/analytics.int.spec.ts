@@ -54,6 +54,8 @@ let s3: S3ObjectStore;
 let owner: Awaited<ReturnType<typeof signedInMember>>;
 let awsId: string;
 let ingest: IngestRun;
+/** How each run ended, as IngestRun tells services.ts's `cumulo_ingest_runs_total` counter. */
+const runsEnded: string[] = [];
 
 const call = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, body?: unknown) =>
   callApi(server, method, url, token, body);
@@ -149,6 +151,7 @@ beforeAll(async () => {
     server.services.stores,
     ingestEngine,
     createLogger('silent'),
+    (state) => runsEnded.push(state),
   );
 });
 afterAll(async () => {
@@ -256,6 +259,8 @@ describe('billing report ingestion into PostgreSQL (s3rver billing bucket)', () 
           organizationId: owner.principal.organizationId,
           accountId: awsId,
           trigger: 'billing_bucket_saved',
+          // The id of the request that saved the bucket (README "Operations": request ids in jobs).
+          requestId: expect.any(String),
         },
         singleton_key: awsId,
       },
@@ -266,7 +271,9 @@ describe('billing report ingestion into PostgreSQL (s3rver billing bucket)', () 
   });
 
   it('ingests every period once, with the reports totals', async () => {
+    const endedBefore = runsEnded.length;
     const outcome = await runQueuedJob();
+    expect(runsEnded.slice(endedBefore)).toEqual(['succeeded']);
 
     expect(outcome).toMatchObject({
       state: 'succeeded',
@@ -365,9 +372,11 @@ describe('billing report ingestion into PostgreSQL (s3rver billing bucket)', () 
       billing_bucket: 'cur-nowhere',
     });
 
+    const endedBefore = runsEnded.length;
     const outcome = await runQueuedJob();
 
     expect(outcome?.state).toBe('failed');
+    expect(runsEnded.slice(endedBefore)).toEqual(['failed']);
     expect(outcome?.error).toMatch(/^The account's keys cannot read the billing bucket cur-nowhere: /);
     const accounts = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{
       id: string;

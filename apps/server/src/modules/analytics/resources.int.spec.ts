@@ -159,7 +159,13 @@ describe('connecting an account with its billing bucket', () => {
       [awsId],
     );
     expect(rows.map((row) => row.data)).toEqual([
-      { organizationId: owner.principal.organizationId, accountId: awsId, trigger: 'connect' },
+      {
+        organizationId: owner.principal.organizationId,
+        accountId: awsId,
+        trigger: 'connect',
+        // The id of the request that connected the account (README "Operations": request ids in jobs).
+        requestId: expect.any(String),
+      },
     ]);
     const [job] = rows;
     if (!job) throw new Error('no job');

@@ -252,7 +252,9 @@ describe('budget alerts: the calls', () => {
     ]);
     // Saving queues an evaluation, so a budget already past the percentages says so without waiting for a report.
     const jobs = await server.db.pool.query(`select data from pgboss.job where name = 'finance.evaluate'`);
-    expect(jobs.rows).toContainEqual({ data: { organizationId: owner.principal.organizationId } });
+    expect(jobs.rows).toContainEqual({
+      data: { organizationId: owner.principal.organizationId, requestId: expect.any(String) },
+    });
   });
 
   it("takes 'Total', a product code or a custom product of the organisation, stored as the product is named", async () => {

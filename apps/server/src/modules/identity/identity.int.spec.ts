@@ -859,8 +859,8 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect(badId.status).toBe(400);
   });
 
-  it('health reports the database and the job queue', async () => {
-    const res = await call('GET', '/api/health');
+  it('readiness reports the database and the job queue', async () => {
+    const res = await call('GET', '/api/ready');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok', database: 'up', jobQueue: 'up' });
   });

@@ -168,7 +168,13 @@ async function ssoSignIn(service: 'Google' | 'OIDC', login: string) {
 async function profileOf(jwtToken: unknown) {
   const res = await callApi(server, 'GET', '/api/users/_me', String(jwtToken));
   expect(res.status).toBe(200);
-  return res.body as { id: string; email: string; role: { id: number }; organization: { id: string } };
+  return res.body as {
+    id: string;
+    email: string;
+    role: { id: number };
+    organization: { id: string };
+    operator: boolean;
+  };
 }
 
 const identitiesOf = async (userId: string) =>
@@ -199,6 +205,8 @@ describe('single sign-on against a real OpenID provider (oidc-provider on 127.0.
     const profile = await profileOf(first.body.jwtToken);
     expect(profile.email).toBe(person.email);
     expect(profile.role.id).toBe(ROLE_ID.Owner);
+    // The first account of this fresh install, though it came through single sign-on: its operator (modules/admin).
+    expect(profile.operator).toBe(true);
 
     const again = await ssoSignIn('OIDC', person.login);
     const second = await profileOf(again.body.jwtToken);
@@ -222,6 +230,7 @@ describe('single sign-on against a real OpenID provider (oidc-provider on 127.0.
     const profile = await profileOf(signedIn.body.jwtToken);
     expect(profile.organization.id).toBe(owner.principal.organizationId);
     expect(profile.role.id).toBe(ROLE_ID.User);
+    expect(profile.operator).toBe(false);
     const invitation = await server.db.pool.query('select accepted_at from invitations where email = $1', [
       person.email,
     ]);

@@ -789,6 +789,11 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
   }, 60_000);
 
   it("faults with the provider's words: a missing source bucket, an unreachable store", async () => {
+    // Counted for Prometheus too (cumulo_sync_cycles_total{outcome="faulted"}).
+    const faultedCount = async () =>
+      (await server.services.metrics.syncCycles.get()).values.find((v) => v.labels.outcome === 'faulted')
+        ?.value ?? 0;
+    const faultedBefore = await faultedCount();
     await lab.s3.createBucket('fault-dst');
     const missing = await job({ sourceBucket: 'no-such-bucket', destinationBucket: 'fault-dst' });
     const faulted = await runCycle(missing);
@@ -810,5 +815,6 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     } finally {
       await s3rver.resume();
     }
+    expect((await faultedCount()) - faultedBefore).toBe(2);
   }, 120_000);
 });

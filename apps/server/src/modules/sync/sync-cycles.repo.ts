@@ -108,14 +108,19 @@ export class SyncCyclesRepo {
     private readonly locks: pg.Pool = pool,
   ) {}
 
+  /** Told of every cycle this repo ends, with its status (the `cumulo_sync_cycles_total` counter). */
+  onFinished: ((status: number) => void) | undefined;
+
   /**
    * Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). Only the
    * drizzle calls of the bound repo join it; those on `pool` do not.
    */
   transaction<T>(work: (tx: SyncCyclesRepo) => Promise<T>): Promise<T> {
-    return this.orm.transaction((tx) =>
-      work(new SyncCyclesRepo(tx as unknown as Database, this.pool, this.locks)),
-    );
+    return this.orm.transaction((tx) => {
+      const bound = new SyncCyclesRepo(tx as unknown as Database, this.pool, this.locks);
+      bound.onFinished = this.onFinished;
+      return work(bound);
+    });
   }
 
   /**
@@ -392,6 +397,7 @@ export class SyncCyclesRepo {
         ),
       )
       .returning();
+    if (row) this.onFinished?.(status);
     return row;
   }
 

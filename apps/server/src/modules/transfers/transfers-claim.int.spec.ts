@@ -463,6 +463,69 @@ describe('a finished item the database does not record', () => {
   });
 });
 
+describe('lease renewal overlapping a claim', () => {
+  it('keeps the items a job claimed while a renewal was on its way: each copied under its first claim', async () => {
+    // Found by the scale-out test (test/scale-out.int.spec.ts): on a loaded machine a renewal that resolved after
+    // the job's next claim dropped that whole chunk, as if its leases had been lost, so another claim took the
+    // items again once they ran out. Here every renewal waits for the job's next claim (at most 1 s) before it
+    // reaches the database, as one queued behind a busy pool may.
+    const keys = Array.from({ length: 80 }, (_, index) => `renew-${String(index).padStart(2, '0')}.txt`);
+    await store.createBucket('renew-src');
+    await store.createBucket('renew-dst');
+    for (const key of keys) await store.write('renew-src', key, Buffer.from(key), { size: key.length });
+    const batch = await plannedBatch(
+      'renew',
+      'copy',
+      Object.fromEntries(keys.map((key) => [key, key.length])),
+    );
+    const repo = server.services.transfersRepo;
+    let claimed = () => undefined as void;
+    let overlapped = 0;
+    const claim: typeof repo.claim = async (...args) => {
+      const items = await repo.claim(...args);
+      if (items.length > 0) claimed();
+      return items;
+    };
+    const renewLeases: typeof repo.renewLeases = async (ids, leaseOwner, leaseSeconds) => {
+      const next = new Promise<boolean>((resolve) => {
+        claimed = () => resolve(true);
+        setTimeout(() => resolve(false), 1000);
+      });
+      if (await next) overlapped += 1;
+      return repo.renewLeases(ids, leaseOwner, leaseSeconds);
+    };
+    const slowRenewals = new Proxy(repo, {
+      get(target, property) {
+        if (property === 'renewLeases') return renewLeases;
+        if (property === 'claim') return claim;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const log = createLogger('silent');
+    const executor = new TransferExecutor(
+      slowRenewals,
+      server.services.cloudAccountsRepo,
+      server.services.stores,
+      new TransferProgress(slowRenewals, async () => undefined, log),
+      async () => undefined,
+      server.services.transferCopier,
+      // A renewal every second (a third of the lease), waiting up to 1 s: leases renewed well within 3 s.
+      { leaseSeconds: 3, objectConcurrency: 1, claimChunk: 2, attempts: 1 },
+      log,
+    );
+
+    expect(await executor.run(batch.id)).toEqual({ copied: keys.length, failed: 0 });
+    expect(overlapped).toBeGreaterThan(0);
+    const { rows } = await server.db.pool.query<{ status: string; attempts: number }>(
+      'select status, attempts from transfer_items where batch_id = $1',
+      [batch.id],
+    );
+    expect(rows).toHaveLength(keys.length);
+    expect(rows.filter((row) => row.status !== 'done' || row.attempts !== 1)).toEqual([]);
+  });
+});
+
 /** RFC 4180: a field with a comma or quote is quoted, its quotes doubled. */
 function csvField(value: string): string {
   return /[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;

@@ -6,6 +6,7 @@ import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import type { Copier, TransferExecutor } from './engine/executor.ts';
 import { sweepTransfers, type EnqueueBatchJob } from './engine/sweep.ts';
 import type { TransfersRepo } from './transfers.repo.ts';
+import type { TransferRetention } from './transfer-retention.service.ts';
 
 export interface TransferBatchJob {
   batchId: string;
@@ -50,7 +51,10 @@ function enqueueOne(boss: PgBoss, placeOf: QueuePlaceOf): EnqueueBatchJob {
   };
 }
 
-/** The batch handler, and a sweep every minute (and once at start-up: a restarted worker resumes at once). */
+/**
+ * The batch handler, a sweep every minute (and once at start-up: a restarted worker resumes at once), and the daily
+ * retention of finished batches' items.
+ */
 export async function registerTransferJobs(
   boss: PgBoss,
   deps: {
@@ -59,6 +63,7 @@ export async function registerTransferJobs(
     accounts: CloudAccountsRepo;
     stores: StoreRegistry;
     copier: Copier;
+    retention: TransferRetention;
   },
   /** Jobs of one organisation running at once: `TRANSFER_BATCHES_PER_ORG` × `TRANSFER_JOBS_PER_BATCH`. */
   jobsPerOrganization: number,
@@ -75,8 +80,9 @@ export async function registerTransferJobs(
     if (!job) return;
     try {
       const result = await deps.executor.run(job.data.batchId, job.id);
-      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished.
-      if (result.yielded) await requeue(job.data.batchId, 0);
+      // A job that handed its slot to another organisation goes to the back of the queue, its batch unfinished;
+      // so does the job of a worker shutting down, for another worker to take at once.
+      if (result.yielded || result.stopped) await requeue(job.data.batchId, 0);
       log.info({ batchId: job.data.batchId, ...result }, 'transfer job finished');
       return result;
     } catch (error) {
@@ -90,8 +96,17 @@ export async function registerTransferJobs(
     if (result.queued || result.aborted) log.info(result, 'transfers swept');
     return result;
   });
+  await boss.work(QUEUES.transfersRetention, async () => {
+    const started = Date.now();
+    const result = await deps.retention.run();
+    // Logged even when nothing was due: the daily line is how an operator sees the job runs.
+    log.info({ ...result, ms: Date.now() - started }, 'transfer items retention: finished batches pruned');
+    return result;
+  });
   if (schedule) {
     await boss.schedule(QUEUES.transfersSweep, '* * * * *');
     await boss.send(QUEUES.transfersSweep, {});
+    // Daily at a quiet hour (UTC); each run carries on where the last one stopped.
+    await boss.schedule(QUEUES.transfersRetention, '17 3 * * *');
   }
 }

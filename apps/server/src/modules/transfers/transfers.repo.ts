@@ -353,7 +353,7 @@ export class TransfersRepo {
     maxClaims: number,
   ): Promise<ClaimedItem[]> {
     const result = await this.orm.execute(sql`
-      update transfer_items set status = 'copying', lease_owner = ${owner},
+      update transfer_items set status = 'copying', lease_owner = ${owner}, claimed_by = ${owner},
         lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1,
         started_at = coalesce(started_at, now()), updated_at = now()
       where id in (

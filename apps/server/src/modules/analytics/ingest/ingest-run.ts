@@ -66,6 +66,8 @@ export class IngestRun {
     private readonly stores: StoreRegistry,
     private readonly engine: IngestEngine,
     private readonly log: Logger,
+    /** Told how every run ended (the `cumulo_ingest_runs_total` counter). */
+    private readonly onRunEnded: (state: RunOutcome['state']) => void = () => undefined,
   ) {}
 
   async run(job: IngestJob): Promise<RunOutcome | undefined> {
@@ -148,6 +150,7 @@ export class IngestRun {
       outcome.error = error instanceof Error ? error.message : String(error);
       throw error;
     } finally {
+      this.onRunEnded(outcome.state);
       await this.repo.finishRun(job.organizationId, runId, outcome);
       this.log.info({ accountId: job.accountId, ...outcome }, 'billing report ingestion done');
     }

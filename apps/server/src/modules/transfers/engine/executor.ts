@@ -17,6 +17,7 @@ import { SizeLimitExceeded, planBatch, type ReservePlanned } from './planner.ts'
 import { DEFAULT_OUTAGE_SECONDS, OutageBackoff, probeEndpoints, storeTrouble } from './outage.ts';
 import { ItemSettler } from './settler.ts';
 import type { TransferProgress } from './progress.ts';
+import type { TransferLabels, TransferMetrics } from '../../metrics/metrics.ts';
 
 export interface ExecutorOptions {
   leaseSeconds: number;
@@ -39,13 +40,19 @@ export interface ExecutorOptions {
   yieldTo?: (organizationId: string, jobId: string) => Promise<boolean>;
   /** Reserves the c2c quota of each planned chunk (README "Quota"); absent: nothing is metered. */
   reservePlanned?: ReservePlanned;
+  /** The process's transfer counters (modules/metrics), by source and destination provider. */
+  metrics?: TransferMetrics;
 }
 
-/** What one run of a batch job did; `yielded`: it stopped early for another organisation and is to be queued again. */
+/**
+ * What one run of a batch job did; `yielded`: it stopped early for another organisation, `stopped`: its process is
+ * shutting down (TransferExecutor.shutdown); either way the batch is unfinished and its job is to be queued again.
+ */
 export interface RunResult {
   copied: number;
   failed: number;
   yielded?: boolean;
+  stopped?: boolean;
 }
 
 export const DEFAULT_MAX_CLAIMS = 5;
@@ -81,6 +88,17 @@ const PAUSE_STEP_MS = 1000;
 
 const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
+const SHUTTING_DOWN = 'worker shutting down';
+
+/** One batch job copying in this process: what shutdown waits for, and how it stops its copies. */
+interface ActiveRun {
+  finished: Promise<unknown>;
+  abortCopies(): void;
+}
+/** Set by a run once it copies: aborts its copies in flight (they hand their items back). */
+interface CopyControl {
+  abortCopies(): void;
+}
 
 /** Same endpoint and credentials on both sides is what makes a server-side copy possible. */
 export function endpointKeyOf(account: CloudAccountRow, stores: StoreRegistry): string {
@@ -105,6 +123,9 @@ function retryable(error: unknown): boolean {
  */
 export class TransferExecutor {
   readonly #bandwidth: BatchBandwidth;
+  /** Set by shutdown: nothing new is claimed or planned, and runs end as soon as their copies do. */
+  #stopping = false;
+  readonly #active = new Set<ActiveRun>();
 
   constructor(
     private readonly repo: TransfersRepo,
@@ -121,6 +142,22 @@ export class TransferExecutor {
 
   /** `jobId`: the pg-boss job running it, which may yield its slot to another organisation (none: it never does). */
   async run(batchId: string, jobId?: string): Promise<RunResult> {
+    if (this.#stopping) return { copied: 0, failed: 0, stopped: true };
+    const control: CopyControl = { abortCopies: () => undefined };
+    const finished = this.#run(batchId, jobId, control);
+    const active: ActiveRun = {
+      finished: finished.catch(() => undefined),
+      abortCopies: () => control.abortCopies(),
+    };
+    this.#active.add(active);
+    try {
+      return await finished;
+    } finally {
+      this.#active.delete(active);
+    }
+  }
+
+  async #run(batchId: string, jobId: string | undefined, control: CopyControl): Promise<RunResult> {
     const batch = await this.repo.findForEngine(batchId);
     if (!batch) return { copied: 0, failed: 0 };
     if (batch.status === BATCH_STATUS.canceling) {
@@ -134,14 +171,15 @@ export class TransferExecutor {
     this.progress.track(batch.id, batch.organizationId);
     let counts: RunResult = { copied: 0, failed: 0 };
     try {
-      if (!(await this.#plan(batch, endpoints))) return counts;
+      if (!(await this.#plan(batch, endpoints)))
+        return this.#stopping ? { ...counts, stopped: true } : counts;
       await this.repo.markStarted(batch.id);
-      counts = await this.#copyAll(batch, endpoints, jobId);
+      counts = await this.#copyAll(batch, endpoints, jobId, control);
     } finally {
       await this.progress.untrack(batch.id);
     }
     const status = await this.repo.statusOf(batch.id);
-    if (counts.yielded && status === BATCH_STATUS.ongoing) return counts;
+    if ((counts.yielded || counts.stopped) && status === BATCH_STATUS.ongoing) return counts;
     if (status === BATCH_STATUS.canceling) await this.settleCancel(batch.id);
     else {
       // A move about to complete removes the folders it emptied first, so that Completed finds them gone. Every
@@ -151,6 +189,33 @@ export class TransferExecutor {
       if (await this.repo.finalize(batch.id)) await this.publishBatch(batch.id);
     }
     return counts;
+  }
+
+  /**
+   * Drains this process's copies (SIGTERM, main.ts): nothing new is claimed from now on; the copies in flight get
+   * `graceMs` to finish, then are aborted, and every item still held (in flight or claimed and waiting) is handed
+   * back as pending at once (TransfersRepo.release: its upload and parts kept for the next worker to resume), so
+   * another worker claims it now instead of when its lease would have run out. Resolves once every run ended.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.#stopping = true;
+    const runs = [...this.#active];
+    if (runs.length === 0) return;
+    const finished = Promise.all(runs.map((run) => run.finished));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<'grace'>((resolve) => {
+      timer = setTimeout(() => resolve('grace'), graceMs);
+    });
+    const first = await Promise.race([finished, grace]);
+    clearTimeout(timer);
+    if (first === 'grace') {
+      this.log.info(
+        { runs: runs.length },
+        'transfer copies still running after the grace period: handing them back',
+      );
+      for (const run of runs) run.abortCopies();
+    }
+    await finished;
   }
 
   /**
@@ -176,7 +241,9 @@ export class TransferExecutor {
     if (await this.repo.finalize(batchId)) await this.publishBatch(batchId);
   }
 
-  async #endpoints(batch: BatchView): Promise<{ source: CopyEndpoint; destination: CopyEndpoint } | null> {
+  async #endpoints(
+    batch: BatchView,
+  ): Promise<{ source: CopyEndpoint; destination: CopyEndpoint; labels: TransferLabels } | null> {
     const [source, destination] = await Promise.all([
       batch.sourceCloudAccountId
         ? this.accounts.find(batch.organizationId, batch.sourceCloudAccountId)
@@ -199,6 +266,10 @@ export class TransferExecutor {
     return {
       source: await endpoint(source, batch.sourceBucket),
       destination: await endpoint(destination, batch.destinationBucket),
+      labels: {
+        source: this.stores.configOf(source).provider,
+        destination: this.stores.configOf(destination).provider,
+      },
     };
   }
 
@@ -210,6 +281,8 @@ export class TransferExecutor {
   async #plan(batch: BatchView, endpoints: { source: CopyEndpoint; destination: CopyEndpoint }) {
     let failures = 0;
     for (;;) {
+      // A process shutting down leaves the planning to another worker (it resumes after the plan cursor).
+      if (this.#stopping) return false;
       const fresh = await this.repo.findForEngine(batch.id);
       if (!fresh || fresh.status !== BATCH_STATUS.ongoing) return false;
       if (fresh.phase !== 'planning') return true;
@@ -261,8 +334,9 @@ export class TransferExecutor {
 
   async #copyAll(
     batch: BatchView,
-    endpoints: { source: CopyEndpoint; destination: CopyEndpoint },
+    endpoints: { source: CopyEndpoint; destination: CopyEndpoint; labels: TransferLabels },
     jobId: string | undefined,
+    control: CopyControl,
   ): Promise<RunResult> {
     const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
@@ -271,6 +345,9 @@ export class TransferExecutor {
     const settler = new ItemSettler(this.repo, owner);
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+    control.abortCopies = () => {
+      for (const copy of running.values()) copy.controller.abort(SHUTTING_DOWN);
+    };
     const counts = { copied: 0, failed: 0 };
     const outage = new OutageBackoff(
       (this.options.outageSeconds ?? DEFAULT_OUTAGE_SECONDS) * 1000,
@@ -289,13 +366,12 @@ export class TransferExecutor {
     const renew = setInterval(
       () =>
         void (async () => {
-          const held = await this.repo.renewLeases(
-            [...queue.map((item) => item.id), ...running.keys()],
-            owner,
-            leaseSeconds,
-          );
-          for (const [id, copy] of running) if (!held.has(id)) copy.controller.abort(LEASE_LOST);
-          for (let i = queue.length - 1; i >= 0; i--) if (!held.has(queue[i]?.id ?? -1)) queue.splice(i, 1);
+          const asked = new Set([...queue.map((item) => item.id), ...running.keys()]);
+          const held = await this.repo.renewLeases([...asked], owner, leaseSeconds);
+          // Only what this renewal asked for can be lost: a chunk claimed while it was on its way is held afresh.
+          const lost = (id: number) => asked.has(id) && !held.has(id);
+          for (const [id, copy] of running) if (lost(id)) copy.controller.abort(LEASE_LOST);
+          for (let i = queue.length - 1; i >= 0; i--) if (lost(queue[i]?.id ?? -1)) queue.splice(i, 1);
         })().catch((error: unknown) => this.log.warn({ err: error }, 'transfer lease renewal failed')),
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
@@ -324,7 +400,13 @@ export class TransferExecutor {
 
     try {
       for (;;) {
-        while (!canceled && !yielding && !outage.holding && running.size < objectConcurrency) {
+        while (
+          !canceled &&
+          !yielding &&
+          !this.#stopping &&
+          !outage.holding &&
+          running.size < objectConcurrency
+        ) {
           if (queue.length === 0) {
             await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
             queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
@@ -341,7 +423,7 @@ export class TransferExecutor {
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
             ...pace,
           };
-          const done = this.#copyItem(batch, task, item, owner, settler, outage)
+          const done = this.#copyItem(batch, task, item, owner, settler, outage, endpoints.labels)
             .then((outcome) => {
               if (outcome === 'done') counts.copied += 1;
               if (outcome === 'failed') counts.failed += 1;
@@ -352,7 +434,7 @@ export class TransferExecutor {
             .finally(() => running.delete(item.id));
           running.set(item.id, { controller, done });
         }
-        if (running.size === 0 && yielding) break;
+        if (running.size === 0 && (yielding || this.#stopping)) break;
         if (running.size === 0 && !canceled && outage.spent) {
           await this.#giveUp(batch.id, outage);
           break;
@@ -380,10 +462,14 @@ export class TransferExecutor {
       await Promise.all([...running.values()].map((copy) => copy.done));
       this.#bandwidth.release(batch.id);
       const left = queue.splice(0);
-      if (yielding && !canceled) for (const item of left) await this.repo.release(item.id, owner);
+      // Claimed but not started: handed back as never claimed when the job steps aside or its process stops.
+      if ((yielding || this.#stopping) && !canceled)
+        for (const item of left) await this.repo.release(item.id, owner);
       else await Promise.all(left.map((item) => settler.settle(item.id, { status: 'canceled' })));
     }
-    return yielding && !canceled ? { ...counts, yielded: true } : counts;
+    if (canceled) return counts;
+    if (yielding) return { ...counts, yielded: true };
+    return this.#stopping ? { ...counts, stopped: true } : counts;
   }
 
   /** Whether the batch is still Ongoing and held (not released, canceled or gone). */
@@ -399,7 +485,8 @@ export class TransferExecutor {
     owner: string,
     settler: ItemSettler,
     outage: OutageBackoff,
-  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost' | 'paused'> {
+    labels: TransferLabels,
+  ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost' | 'paused' | 'released'> {
     this.progress.fileStarted(batch.id, item.id, item.sourceKey, item.size, item.partsDone);
     const move = batch.operation === 'move';
     try {
@@ -412,20 +499,31 @@ export class TransferExecutor {
       const verifiedBefore = move && (item.md5 !== null || item.sha256 !== null);
       let result: CopyResult | null = null;
       if (!verifiedBefore) {
-        result = await this.#copyWithRetries(task);
+        result = await this.#copyWithRetries(task, labels);
         if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
       outage.succeeded();
-      return await this.#settleDone(batch.id, item, settler, {
+      const settled = await this.#settleDone(batch.id, item, settler, {
         status: 'done',
         method: result?.method ?? null,
         md5: result?.md5 ?? null,
         sha256: result?.sha256 ?? null,
         sourceDeleted: move,
       });
+      // Counted once recorded, by the worker whose copy was recorded: an object is counted once.
+      if (settled === 'done' && result) {
+        this.options.metrics?.transferObjects.inc(labels);
+        this.options.metrics?.transferBytes.inc(labels, item.size);
+      }
+      return settled;
     } catch (error) {
       if (task.signal.aborted && task.signal.reason === LEASE_LOST) return 'lost';
+      if (task.signal.aborted && task.signal.reason === SHUTTING_DOWN) {
+        // Back to pending at once, its upload and parts kept: the next worker resumes it (see shutdown).
+        await this.repo.release(item.id, owner);
+        return 'released';
+      }
       if (task.signal.aborted) {
         await this.#abandon(task);
         await settler.settle(item.id, { status: 'canceled' });
@@ -445,6 +543,7 @@ export class TransferExecutor {
       // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
       await this.#abandon(task);
       await settler.settle(item.id, { status: 'failed', error: message });
+      this.options.metrics?.transferErrors.inc(labels);
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
     }
@@ -516,12 +615,13 @@ export class TransferExecutor {
     return outcome.status;
   }
 
-  async #copyWithRetries(task: CopyTask): Promise<CopyResult> {
+  async #copyWithRetries(task: CopyTask, labels: TransferLabels): Promise<CopyResult> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.copier.copyObject(task);
       } catch (error) {
         if (task.signal.aborted || !retryable(error) || attempt >= this.options.attempts) throw error;
+        this.options.metrics?.transferRetries.inc(labels);
         this.log.debug(
           { err: error, itemId: task.item.id, attempt },
           'transfer item attempt failed, retrying',

@@ -9,6 +9,7 @@ import type { Logger } from '../../../logger.ts';
 import type { BusMessage } from '../../../realtime/events.ts';
 import type { TransfersRepo } from '../transfers.repo.ts';
 import { toMigrationFile, toMigrationProgress } from '../transfers.views.ts';
+import { outsideContext } from '../../../runtime/request-context.ts';
 
 /**
  * The span the live rate (and so the ETA) is measured over. Bytes are counted when an object or a part has been
@@ -87,7 +88,8 @@ export class TransferProgress {
         samples: [],
       });
     }
-    this.#timer ??= setInterval(() => void this.flush(), TRANSFER_PROGRESS_INTERVAL_MS);
+    // Shared by every batch this process copies: not in the context of the job that happened to start it.
+    this.#timer ??= outsideContext(() => setInterval(() => void this.flush(), TRANSFER_PROGRESS_INTERVAL_MS));
   }
 
   /**

@@ -1,0 +1,2 @@
+ALTER TABLE "transfer_batches" ADD COLUMN "items_pruned_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "transfer_batches_unpruned_idx" ON "transfer_batches" USING btree ("finished_at") WHERE "transfer_batches"."phase" = 'finished' AND "transfer_batches"."items_pruned_at" IS NULL;
