@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
 import { mailDir } from './mail.ts';
+import { E2E_OPERATOR_EMAIL } from './session.ts';
 import { E2E_OIDC_CLIENT, startOidcProvider } from './oidc-provider.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -100,6 +101,8 @@ export default async function globalSetup() {
       OIDC_CLIENT_ID: E2E_OIDC_CLIENT.client_id,
       OIDC_CLIENT_SECRET: E2E_OIDC_CLIENT.client_secret,
       OIDC_NAME: 'Local SSO',
+      // The operator of this Cumulo in admin.e2e.ts (besides the install's first account, whichever spec makes it).
+      OPERATOR_EMAILS: E2E_OPERATOR_EMAIL,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,13 +2,18 @@ import { expect, type Page } from '@playwright/test';
 import { linkFromMail } from './mail.ts';
 
 export const PASSWORD = 'Sunny#day7';
+/** The address global-setup.ts names in OPERATOR_EMAILS: whoever signs up with it operates this Cumulo. */
+export const E2E_OPERATOR_EMAIL = 'operator@example.com';
 
 /**
  * A new organisation's Owner, signed up through the API and verified through the real mail link (the sign-up
  * screens themselves are covered by auth.e2e.ts), then signed in through the login screen.
  */
-export async function signedInOwner(page: Page, firstName = 'Grace'): Promise<{ email: string }> {
-  const email = `e2e.${firstName.toLowerCase()}.${Date.now()}@example.com`;
+export async function signedInOwner(
+  page: Page,
+  firstName = 'Grace',
+  email = `e2e.${firstName.toLowerCase()}.${Date.now()}@example.com`,
+): Promise<{ email: string }> {
   const signup = await page.request.post('/api/users', {
     data: { email, password: PASSWORD, first_name: firstName, last_name: 'Hopper' },
   });

@@ -82,4 +82,7 @@ export const queryKeys = {
   /** Encoding (issue 26): the preset catalogue and the organisation's job list. */
   encodingPresets: ['encoding', 'presets'] as const,
   encodingJobs: ['encoding', 'jobs'] as const,
+  /** The operator console (issue 28): every admin report under one prefix, refreshed after a change. */
+  admin: ['admin'] as const,
+  adminCall: (path: string, query: object) => ['admin', path, query] as const,
 };

@@ -3,12 +3,14 @@ import { Layout, Menu, Typography, type MenuProps } from 'antd';
 import {
   AppstoreOutlined,
   AuditOutlined,
+  BankOutlined,
   BarChartOutlined,
   CloudOutlined,
   CloudSyncOutlined,
   DashboardOutlined,
   DollarOutlined,
   FileSearchOutlined,
+  FundOutlined,
   LogoutOutlined,
   RetweetOutlined,
   SettingOutlined,
@@ -17,6 +19,7 @@ import {
   SyncOutlined,
   TeamOutlined,
   UnorderedListOutlined,
+  UsergroupAddOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
 import { Link, Outlet, useLocation } from 'react-router';
@@ -117,12 +120,34 @@ function AppFrame() {
     return list.filter((entry) => !entry.service || profile?.acl.services[entry.service] !== false);
   }, [profile]);
 
+  // The operator console (issue 28): only this Cumulo's operators see its group.
+  const adminEntries = useMemo<NavEntry[]>(
+    () =>
+      profile?.operator
+        ? [
+            { path: '/admindaccount', label: 'Account', icon: <BankOutlined />, alsoFor: ['addnewaccount'] },
+            { path: '/userList', label: 'Users', icon: <UsergroupAddOutlined />, alsoFor: ['addnewuser'] },
+            {
+              path: '/usageDetail',
+              label: 'Usage Detail',
+              icon: <FundOutlined />,
+              alsoFor: ['transfercostdetail'],
+            },
+          ]
+        : [],
+    [profile?.operator],
+  );
+
+  const toItem = (entry: NavEntry) => ({
+    key: entry.path,
+    icon: entry.icon,
+    label: <Link to={entry.path}>{entry.label}</Link>,
+  });
   const items: MenuProps['items'] = [
-    ...entries.map((entry) => ({
-      key: entry.path,
-      icon: entry.icon,
-      label: <Link to={entry.path}>{entry.label}</Link>,
-    })),
+    ...entries.map(toItem),
+    ...(adminEntries.length > 0
+      ? [{ type: 'group' as const, key: 'admin', label: 'Admin', children: adminEntries.map(toItem) }]
+      : []),
     { type: 'divider' as const },
     { key: SIGN_OUT_KEY, icon: <LogoutOutlined />, label: 'Sign out' },
   ];
@@ -145,7 +170,7 @@ function AppFrame() {
         <nav aria-label="Main">
           <Menu
             mode="inline"
-            selectedKeys={[selectedKey(pathname, entries)]}
+            selectedKeys={[selectedKey(pathname, [...entries, ...adminEntries])]}
             items={items}
             onClick={onMenuClick}
             style={{ borderInlineEnd: 'none' }}

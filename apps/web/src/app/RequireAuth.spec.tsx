@@ -83,7 +83,6 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
   it.each([
     ['/wbrstatus', 'Wasabi Migration Status'],
     ['/awstboard', 'AWS Transfer Status'],
-    ['/usageDetail', 'Usage Detail'],
   ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {
     localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
     stubApi({ 'GET /api/users/_me': { status: 200, body: buildProfile() } });

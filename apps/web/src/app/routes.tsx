@@ -164,6 +164,27 @@ const HybrikPage = lazy(() =>
   import('../features/hybrik/HybrikPage.tsx').then((m) => ({ default: m.HybrikPage })),
 );
 const LogsPage = lazy(() => import('../features/audit/LogsPage.tsx').then((m) => ({ default: m.LogsPage })));
+const RequireOperator = lazy(() =>
+  import('./RequireOperator.tsx').then((m) => ({ default: m.RequireOperator })),
+);
+const AccountsPage = lazy(() =>
+  import('../features/admin/AccountsPage.tsx').then((m) => ({ default: m.AccountsPage })),
+);
+const AddNewAccountPage = lazy(() =>
+  import('../features/admin/AddNewAccountPage.tsx').then((m) => ({ default: m.AddNewAccountPage })),
+);
+const UserListPage = lazy(() =>
+  import('../features/admin/UserListPage.tsx').then((m) => ({ default: m.UserListPage })),
+);
+const AddNewUserPage = lazy(() =>
+  import('../features/admin/AddNewUserPage.tsx').then((m) => ({ default: m.AddNewUserPage })),
+);
+const UsageDetailPage = lazy(() =>
+  import('../features/admin/UsageDetailPage.tsx').then((m) => ({ default: m.UsageDetailPage })),
+);
+const TransferCostDetailPage = lazy(() =>
+  import('../features/admin/TransferCostDetailPage.tsx').then((m) => ({ default: m.TransferCostDetailPage })),
+);
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
 );
@@ -306,12 +327,17 @@ export const appRoutes: RouteObject[] = [
                 ),
               },
               { path: 'logs', element: <LogsPage /> },
-              soon('userList', 'Users'),
-              soon('usageDetail', 'Usage Detail'),
-              soon('transferCostDetail', 'Transfer and Cost Report'),
-              soon('admindaccount', 'Account'),
-              soon('addNewAccount', 'Add New Account'),
-              soon('addNewUser', 'Add New User'),
+              // The operator console (issue 28): this Cumulo's operators only.
+              ...(
+                [
+                  ['userList', <UserListPage />],
+                  ['usageDetail', <UsageDetailPage />],
+                  ['transferCostDetail', <TransferCostDetailPage />],
+                  ['admindaccount', <AccountsPage />],
+                  ['addNewAccount', <AddNewAccountPage />],
+                  ['addNewUser', <AddNewUserPage />],
+                ] as const
+              ).map(([path, page]) => ({ path, element: <RequireOperator>{page}</RequireOperator> })),
               {
                 element: <SettingsLayout />,
                 children: [

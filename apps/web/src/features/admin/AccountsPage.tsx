@@ -1,0 +1,96 @@
+import { useMemo, useState } from 'react';
+import { Button, Flex, Input, Table, Typography, type TableColumnsType } from 'antd';
+import { PlusOutlined } from '@ant-design/icons';
+import { Link } from 'react-router';
+import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, type AdminAccountRow } from '@cumulo/contract';
+import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
+import { useAdminAccounts } from './admin-api.ts';
+import { DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
+
+/** 'YYYY-MM' → 'October 2026'. */
+function monthName(month: string): string {
+  const [year, number] = month.split('-').map(Number);
+  if (!year || !number) return month;
+  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+/** /admindaccount — every organisation of this Cumulo with its previous month's usage and cost (spec 002 §2). */
+export function AccountsPage() {
+  useDocumentTitle('Account');
+  const [page, setPage] = useState(1);
+  const [search, setSearch] = useState('');
+  const query = { search: search || undefined };
+  const accounts = useAdminAccounts({ ...query, page, pagesize: ADMIN_PAGE_SIZE });
+
+  const columns = useMemo<TableColumnsType<AdminAccountRow>>(
+    () => [
+      ...tableColumns(ACCOUNT_COLUMNS),
+      {
+        title: 'Detail',
+        key: 'detail',
+        render: (_, row) => (
+          <Link
+            to={`/usageDetail?account=${encodeURIComponent(row.id)}`}
+            aria-label={`Detail of ${row.accountName}`}
+          >
+            Detail
+          </Link>
+        ),
+      },
+    ],
+    [],
+  );
+
+  return (
+    <Flex vertical gap={16}>
+      <Flex justify="space-between" align="center" wrap gap={8}>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          Account
+        </Typography.Title>
+        <Link to="/addNewAccount">
+          <Button type="primary" icon={<PlusOutlined />}>
+            Add New Account
+          </Button>
+        </Link>
+      </Flex>
+      <Flex justify="space-between" align="center" wrap gap={8}>
+        <Input.Search
+          aria-label="Search accounts"
+          placeholder="Search accounts"
+          allowClear
+          maxLength={ADMIN_SEARCH_MAX}
+          style={{ maxWidth: 320 }}
+          onSearch={(value) => {
+            setSearch(value.trim());
+            setPage(1);
+          }}
+        />
+        <Typography.Title level={5} style={{ margin: 0 }}>
+          <DownloadReport path="/admin/accounts" query={query} fileName="accounts.csv" />
+        </Typography.Title>
+      </Flex>
+      {accounts.error ? (
+        <LoadFailure error={accounts.error} />
+      ) : (
+        <Table<AdminAccountRow>
+          rowKey="id"
+          aria-label="Accounts"
+          loading={accounts.isFetching}
+          columns={columns}
+          dataSource={accounts.data?.accounts ?? []}
+          locale={noData}
+          title={
+            accounts.data
+              ? () => `Total Usage and Total Cost of the previous month: ${monthName(accounts.data.month)}`
+              : undefined
+          }
+          pagination={pager(page, accounts.data?.total ?? 0, setPage)}
+        />
+      )}
+    </Flex>
+  );
+}
