@@ -23,7 +23,6 @@ const RolesPage = lazy(() =>
 );
 const RoleGate = lazy(() => import('./RoleGate.tsx').then((m) => ({ default: m.RoleGate })));
 const NotFoundPage = lazy(() => import('./NotFoundPage.tsx').then((m) => ({ default: m.NotFoundPage })));
-const ComingSoon = lazy(() => import('../ui/ComingSoon.tsx').then((m) => ({ default: m.ComingSoon })));
 const LoginPage = lazy(() =>
   import('../features/auth/LoginPage.tsx').then((m) => ({ default: m.LoginPage })),
 );
@@ -188,10 +187,6 @@ const TransferCostDetailPage = lazy(() =>
 const WasabiConfirmGate = lazy(() =>
   import('../features/billing/WasabiConfirmGate.tsx').then((m) => ({ default: m.WasabiConfirmGate })),
 );
-
-function soon(path: string, title: string): RouteObject {
-  return { path, element: <ComingSoon title={title} /> };
-}
 
 const ADMINS = ['Owner', 'Admin'] as const;
 
