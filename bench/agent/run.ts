@@ -6,7 +6,11 @@
 // Goals: agent time ≤ 1.0 × rclone's, agent peak RSS ≤ rclone's, for the upload and for the download. Exits 1 when
 // a goal is missed or a copy differs.
 //
-//   npx tsx bench/agent/run.ts [--files 2000 --file-kib 64 --big 2 --big-mib 1024] [--only rclone]
+//   npx tsx bench/agent/run.ts [--files 2000 --file-kib 64 --big 2 --big-mib 1024] [--only rclone|download]
+//     [--server-port 4611 --agent-port 47450]
+//
+// `--only download` skips the agent's upload: the agent downloads the copy rclone uploaded (same bytes, 5 MiB
+// multipart parts as the agent's own), for working on the download alone; the full run is the one to report.
 //
 // Needs rclone (Debian: apt-get install -y rclone) and GNU time (/usr/bin/time). The folder is cached in
 // bench/.data/agent.
@@ -28,8 +32,6 @@ import { agentBundle, agentNodeFlags, bundleAgent } from '../../scripts/build-ag
 const TIME_GOAL = 1.0;
 const RSS_GOAL = 1.0;
 const MiB = 1024 * 1024;
-const SERVER_PORT = 4611;
-const AGENT_PORT = 47_450;
 const BUCKET = 'agent-bench';
 
 const { values: options } = parseArgs({
@@ -39,8 +41,14 @@ const { values: options } = parseArgs({
     big: { type: 'string', default: '2' },
     'big-mib': { type: 'string', default: '1024' },
     only: { type: 'string' },
+    'server-port': { type: 'string', default: '4611' },
+    'agent-port': { type: 'string', default: '47450' },
   },
 });
+if (options.only !== undefined && options.only !== 'rclone' && options.only !== 'download')
+  throw new Error('--only is rclone or download');
+const SERVER_PORT = Number(options['server-port']);
+const AGENT_PORT = Number(options['agent-port']);
 const fileCount = Number(options.files);
 const fileKiB = Number(options['file-kib']);
 const bigCount = Number(options.big);
@@ -141,8 +149,10 @@ async function startAgent(home: string, serverUrl: string): Promise<AgentRun> {
       '-f',
       '%M %U %S',
       process.execPath,
-      // As the packaging launchers start it.
+      // As the packaging launchers start it. BENCH_AGENT_FLAGS adds Node flags, e.g. '--cpu-prof
+      // --cpu-prof-dir=/tmp/agent' to see where the agent's CPU goes (bench/inventory's BENCH_S3RVER_FLAGS likewise).
       ...agentNodeFlags,
+      ...(process.env.BENCH_AGENT_FLAGS?.split(' ').filter(Boolean) ?? []),
       agentBundle,
       'start',
       '--home',
@@ -317,25 +327,28 @@ async function main(): Promise<number> {
     };
 
     // Upload, from a fresh agent process whose peak RSS is the upload's.
-    let agent = await startAgent(home, serverUrl);
-    let key = await connect();
-    let started = performance.now();
-    const upload = (await agentCall('POST', '/upload', key, {
-      paths: [`/${sourceRoot}/${folderName}`],
-      remoteDirectory: { cloud_account_id: accountId, bucket_name: BUCKET, path: 'agent/' },
-    })) as { transferID: string };
-    const uploaded = await waitForEnd(key, upload.transferID);
-    const uploadSeconds = (performance.now() - started) / 1000;
-    const uploadFigures = await agent.stopped();
-    if (uploaded.status !== 'completed')
-      throw new Error(`upload ended ${uploaded.status}: ${JSON.stringify(uploaded.transferErrors)}`);
+    let uploadFigures: (PeerRun & { output: string }) | null = null;
+    if (options.only !== 'download') {
+      const agent = await startAgent(home, serverUrl);
+      const key = await connect();
+      const started = performance.now();
+      const upload = (await agentCall('POST', '/upload', key, {
+        paths: [`/${sourceRoot}/${folderName}`],
+        remoteDirectory: { cloud_account_id: accountId, bucket_name: BUCKET, path: 'agent/' },
+      })) as { transferID: string };
+      const uploaded = await waitForEnd(key, upload.transferID);
+      const seconds = (performance.now() - started) / 1000;
+      uploadFigures = { ...(await agent.stopped()), seconds };
+      if (uploaded.status !== 'completed')
+        throw new Error(`upload ended ${uploaded.status}: ${JSON.stringify(uploaded.transferErrors)}`);
+    }
 
     // Download back, from another fresh agent process.
-    agent = await startAgent(home, serverUrl);
-    key = await connect();
-    started = performance.now();
+    const agent = await startAgent(home, serverUrl);
+    const key = await connect();
+    const started = performance.now();
     const download = (await agentCall('POST', '/download', key, {
-      remotePaths: [`agent/${folderName}/`],
+      remotePaths: [`${uploadFigures ? 'agent' : 'rclone'}/${folderName}/`],
       cloud_account_id: accountId,
       bucket_name: BUCKET,
       localPath: `/${path.basename(restore)}`,
@@ -348,7 +361,7 @@ async function main(): Promise<number> {
     const agentOk = sameDigests(sourceDigests, digests(path.join(restore, folderName)));
     console.log(`Agent copy back ${agentOk ? 'identical' : 'DIFFERS'} (${downloaded.filesDone} files)`);
 
-    const upOk = line('Upload', { ...uploadFigures, seconds: uploadSeconds }, rcloneUp);
+    const upOk = uploadFigures ? line('Upload', uploadFigures, rcloneUp) : true;
     const downOk = line('Download', { ...downloadFigures, seconds: downloadSeconds }, rcloneDown);
     return upOk && downOk && agentOk && rcloneOk ? 0 : 1;
   } finally {
