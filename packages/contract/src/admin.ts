@@ -51,7 +51,7 @@ const pagesize = z.coerce.number().int().min(1).max(100).default(ADMIN_PAGE_SIZE
 const search = text({ trim: true, max: 200 })
   .transform((s) => s.slice(0, ADMIN_SEARCH_MAX))
   .optional();
-const isoDate = z.iso.date({ message: 'Use a date as YYYY-MM-DD.' });
+const isoDate = z.iso.date({ message: 'Use a date as YYYY-MM-DD.' }).max(10);
 /** The IANA zone dates are shown in (the browser's); CSV dates use it too, so the file matches the table. */
 export const timeZoneParam = text({ max: 64 }).refine(isTimeZone, adminMessages.badTimeZone).default('UTC');
 const format = z.enum(['json', 'csv']).default('json');
