@@ -81,20 +81,6 @@ describe('route guard and route table (the network is stubbed with vi.stubGlobal
   });
 
   it.each([
-    ['/wbrstatus', 'Wasabi Migration Status'],
-    ['/awstboard', 'AWS Transfer Status'],
-  ])('shows %s as a screen that arrives later, inside the signed-in layout', async (path, title) => {
-    localStorage.setItem(AUTH_STORAGE_KEY, 'jwt-1');
-    stubApi({ 'GET /api/users/_me': { status: 200, body: buildProfile() } });
-    renderAt(path);
-
-    expect(await screen.findByRole('heading', { name: title })).toBeInTheDocument();
-    expect(screen.getByText('This screen arrives in a later release of Cumulo.')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Back to the dashboard' })).toHaveAttribute('href', '/');
-    expect(await screen.findByText('Hello, Ada')).toBeInTheDocument();
-  });
-
-  it.each([
     ['/Sync', 'Sync'],
     ['/sync', 'Sync'],
     ['/replication', 'Create Replication Job'],
