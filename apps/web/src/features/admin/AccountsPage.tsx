@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
-import { Button, Flex, Input, Table, Typography, type TableColumnsType } from 'antd';
+import { Flex, Table, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
-import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, type AdminAccountRow } from '@cumulo/contract';
+import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, type AdminAccountRow } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useAdminAccounts } from './admin-api.ts';
-import { DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
+import { AdminListHeader, DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
 
 /** 'YYYY-MM' → 'October 2026'. */
 function monthName(month: string): string {
@@ -47,32 +47,16 @@ export function AccountsPage() {
 
   return (
     <Flex vertical gap={16}>
-      <Flex justify="space-between" align="center" wrap gap={8}>
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          Account
-        </Typography.Title>
-        <Link to="/addNewAccount">
-          <Button type="primary" icon={<PlusOutlined />}>
-            Add New Account
-          </Button>
-        </Link>
-      </Flex>
-      <Flex justify="space-between" align="center" wrap gap={8}>
-        <Input.Search
-          aria-label="Search accounts"
-          placeholder="Search accounts"
-          allowClear
-          maxLength={ADMIN_SEARCH_MAX}
-          style={{ maxWidth: 320 }}
-          onSearch={(value) => {
-            setSearch(value.trim());
-            setPage(1);
-          }}
-        />
-        <Typography.Title level={5} style={{ margin: 0 }}>
-          <DownloadReport path="/admin/accounts" query={query} fileName="accounts.csv" />
-        </Typography.Title>
-      </Flex>
+      <AdminListHeader
+        title="Account"
+        add={{ to: '/addNewAccount', label: 'Add New Account', icon: <PlusOutlined /> }}
+        searchLabel="Search accounts"
+        onSearch={(value) => {
+          setSearch(value);
+          setPage(1);
+        }}
+        download={<DownloadReport path="/admin/accounts" query={query} fileName="accounts.csv" />}
+      />
       {accounts.error ? (
         <LoadFailure error={accounts.error} />
       ) : (

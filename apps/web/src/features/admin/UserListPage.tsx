@@ -1,13 +1,13 @@
 import { useMemo, useState } from 'react';
-import { App, Button, Flex, Input, Space, Switch, Table, Typography, type TableColumnsType } from 'antd';
+import { App, Flex, Space, Switch, Table, type TableColumnsType } from 'antd';
 import { UserAddOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
-import { ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, USER_COLUMNS, type AdminUserRow } from '@cumulo/contract';
+import { ADMIN_PAGE_SIZE, USER_COLUMNS, type AdminUserRow } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useProfile } from '../profile/useProfile.ts';
 import { useAdminUsers, useSetUserActive } from './admin-api.ts';
-import { DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
+import { AdminListHeader, DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
 
 const STATUS_TITLE = 'Status';
 
@@ -70,32 +70,16 @@ export function UserListPage() {
 
   return (
     <Flex vertical gap={16}>
-      <Flex justify="space-between" align="center" wrap gap={8}>
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          Users
-        </Typography.Title>
-        <Link to="/addNewUser">
-          <Button type="primary" icon={<UserAddOutlined />}>
-            Add New User
-          </Button>
-        </Link>
-      </Flex>
-      <Flex justify="space-between" align="center" wrap gap={8}>
-        <Input.Search
-          aria-label="Search users"
-          placeholder="Search users"
-          allowClear
-          maxLength={ADMIN_SEARCH_MAX}
-          style={{ maxWidth: 320 }}
-          onSearch={(value) => {
-            setSearch(value.trim());
-            setPage(1);
-          }}
-        />
-        <Typography.Title level={5} style={{ margin: 0 }}>
-          <DownloadReport path="/admin/users" query={query} fileName="users.csv" />
-        </Typography.Title>
-      </Flex>
+      <AdminListHeader
+        title="Users"
+        add={{ to: '/addNewUser', label: 'Add New User', icon: <UserAddOutlined /> }}
+        searchLabel="Search users"
+        onSearch={(value) => {
+          setSearch(value);
+          setPage(1);
+        }}
+        download={<DownloadReport path="/admin/users" query={query} fileName="users.csv" />}
+      />
       {users.error ? (
         <LoadFailure error={users.error} />
       ) : (

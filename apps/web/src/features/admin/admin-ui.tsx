@@ -1,7 +1,18 @@
-import { useState } from 'react';
-import { Alert, App, Button, Empty, type FormInstance, type TableColumnsType } from 'antd';
+import { useState, type ReactNode } from 'react';
+import {
+  Alert,
+  App,
+  Button,
+  Empty,
+  Flex,
+  Input,
+  Typography,
+  type FormInstance,
+  type TableColumnsType,
+} from 'antd';
+import { Link } from 'react-router';
 import { DownloadOutlined } from '@ant-design/icons';
-import { ADMIN_PAGE_SIZE, type AdminColumn, type ApiErrorBody } from '@cumulo/contract';
+import { ADMIN_PAGE_SIZE, ADMIN_SEARCH_MAX, type AdminColumn, type ApiErrorBody } from '@cumulo/contract';
 import { ApiError, describeError } from '../../api/client.ts';
 import { browserTimeZone, downloadAdminCsv, type AdminQuery } from './admin-api.ts';
 
@@ -78,4 +89,50 @@ export function showFieldErrors(form: FormInstance, error: unknown, fields: read
   });
   form.setFields(taken);
   return taken.length > 0;
+}
+
+/**
+ * The top of the Account and Users lists (spec 002 §2): the heading with its "Add New …" button, then the search
+ * box and the "Download Report" heading of the table below.
+ */
+export function AdminListHeader({
+  title,
+  add,
+  searchLabel,
+  onSearch,
+  download,
+}: {
+  title: string;
+  add: { to: string; label: string; icon: ReactNode };
+  searchLabel: string;
+  onSearch: (search: string) => void;
+  download: ReactNode;
+}) {
+  return (
+    <>
+      <Flex justify="space-between" align="center" wrap gap={8}>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          {title}
+        </Typography.Title>
+        <Link to={add.to}>
+          <Button type="primary" icon={add.icon}>
+            {add.label}
+          </Button>
+        </Link>
+      </Flex>
+      <Flex justify="space-between" align="center" wrap gap={8}>
+        <Input.Search
+          aria-label={searchLabel}
+          placeholder={searchLabel}
+          allowClear
+          maxLength={ADMIN_SEARCH_MAX}
+          style={{ maxWidth: 320 }}
+          onSearch={(value) => onSearch(value.trim())}
+        />
+        <Typography.Title level={5} style={{ margin: 0 }}>
+          {download}
+        </Typography.Title>
+      </Flex>
+    </>
+  );
 }
