@@ -17,7 +17,6 @@ import {
   type StorageCostEstimate,
   type UserAcl,
 } from '@cumulo/contract';
-import type { ObjectStore } from '@cumulo/storage';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
@@ -34,6 +33,7 @@ import type { IngestJob } from './ingest/ingest-run.ts';
 import { awsResourceApis, type ResourceApi } from './resource-api.ts';
 import { ResourcesRepo } from './resources.repo.ts';
 import { ResourcesService } from './resources.service.ts';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * The resource, invoice, transfer and estimate calls against a generated two months of billing reports in an
@@ -541,9 +541,3 @@ describe('storage estimates beside the billed cost', () => {
     expect(before.every((e) => e.billed_cost === null)).toBe(true);
   });
 });
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}

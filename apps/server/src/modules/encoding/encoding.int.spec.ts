@@ -1,3 +1,4 @@
+import { buffer as readAll } from 'node:stream/consumers';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -53,12 +54,6 @@ const call = (method: Method, url: string, member: Member, body?: unknown) =>
   callApi(server, method, url, member.token, body);
 
 const connectAws = (member: Member, name: string) => connectS3rverAccount(server, member.token, name);
-
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
 
 /** The command lines of the ffmpeg processes still alive that name `output` (Linux /proc). */
 async function ffmpegsWriting(output: string): Promise<string[]> {

@@ -17,6 +17,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * A transfer's bandwidth limit through the API and the engine, between real stores (s3rver → Azurite) on embedded
@@ -35,12 +36,6 @@ let blob: ObjectStore & { close(): Promise<void> };
 
 const transfer = (body: Record<string, unknown>) =>
   callApi(server, 'POST', '/api/transfer/transfer', owner.token, body);
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function batchOf(id: string): Promise<TransferBatch> {
   const list = (await callApi(server, 'GET', '/api/transfer/get_all?type=1&pagesize=200', owner.token))

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS } from '@cumulo/contract';
-import type { ObjectStore } from '@cumulo/storage';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
@@ -15,6 +14,7 @@ import { createLogger } from '../../logger.ts';
 import { TransferExecutor, type Copier } from './engine/executor.ts';
 import { TransferProgress } from './engine/progress.ts';
 import { drainGraceMs } from './engine/drain.ts';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * A worker told to stop (SIGTERM: main.ts calls TransferExecutor.shutdown) mid-batch: the copies that end within
@@ -45,12 +45,6 @@ afterAll(async () => {
   await server?.stop();
   await s3rver?.stop();
 });
-
-async function readAll(objects: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await objects.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 const LEASE_SECONDS = 120;
 

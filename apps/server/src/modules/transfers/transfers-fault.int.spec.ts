@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferList, type TransferStarted } from '@cumulo/contract';
-import { type ObjectStore } from '@cumulo/storage';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
@@ -19,6 +18,7 @@ import {
 } from '@cumulo/storage/testing';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * THE FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed), is killed with
@@ -55,12 +55,6 @@ function startWorker(): ChildProcess {
   child.stderr?.on('data', (chunk: Buffer) => workerLog.push(chunk.toString()));
   workers.push(child);
   return child;
-}
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {

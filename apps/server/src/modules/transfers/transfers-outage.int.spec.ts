@@ -21,6 +21,7 @@ import {
 import { createLogger } from '../../logger.ts';
 import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
 import { sweepTransfers } from './engine/sweep.ts';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * THE OUTAGE TEST: the destination store (a second s3rver, reached as a generic S3 account) stops while a batch
@@ -56,12 +57,6 @@ function hold(request: S3rverRequest): Promise<void> | undefined {
 
 const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
   callApi(server, method, url, owner.token, body);
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function keysOf(store: ObjectStore, bucket: string): Promise<string[]> {
   const keys: string[] = [];

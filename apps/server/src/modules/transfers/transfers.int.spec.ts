@@ -29,6 +29,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
+import { readAll } from '../../../test/objects.ts';
 
 /**
  * The transfer engine end to end: the API queues a batch, the worker role (pg-boss handlers in this process)
@@ -48,12 +49,6 @@ let wsBase: string;
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) =>
   callApi(server, method, url, token, body);
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function keysOf(store: ObjectStore, bucket: string, prefix = ''): Promise<string[]> {
   const keys: string[] = [];

@@ -1,3 +1,4 @@
+import { buffer as readAll } from 'node:stream/consumers';
 import { createHash, randomBytes } from 'node:crypto';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,12 +46,6 @@ let blobService: BlobServiceClient;
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) =>
   callApi(server, method, url, token, body);
-
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
 
 beforeAll(async () => {
   [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);

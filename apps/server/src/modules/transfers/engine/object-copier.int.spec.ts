@@ -24,6 +24,7 @@ import {
 import { MemoryBudget } from './memory-budget.ts';
 import { abandonCopy, copyObject } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
+import { readAll } from '../../../../test/objects.ts';
 
 const MiB = 1024 * 1024;
 type Parts = NonNullable<ObjectStoreCapabilities['parts']>;
@@ -97,12 +98,6 @@ function watchingReads(store: ObjectStore): { store: ObjectStore; reads: () => n
     },
   });
   return { store: counting, reads: () => reads };
-}
-
-async function readAll(store: ObjectStore, bucket: string, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await store.read(bucket, key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 let nextItemId = 1;
