@@ -233,6 +233,17 @@ export const connectS3rverAccount = (server: TestServer, token: string, name: st
  * (s3rver) and azure (Azurite), which the server reaches through PROVIDER_ENDPOINTS — plus direct stores on the
  * same servers for arranging and checking objects behind the product's back.
  */
+/** The test's own client of s3rver (to seed and read back objects), with the keys every test account uses. */
+export function s3rverStore(endpoint: string): S3ObjectStore {
+  return new S3ObjectStore({
+    provider: 'aws',
+    accessKeyId: S3RVER_KEY,
+    secretAccessKey: S3RVER_KEY,
+    endpoint,
+    region: 'us-east-1',
+  });
+}
+
 export async function connectLabAccounts(
   server: TestServer,
   token: string,
@@ -246,13 +257,7 @@ export async function connectLabAccounts(
     accessKey: AZURITE_ACCOUNT,
     secretKey: AZURITE_KEY,
   });
-  const s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: endpoints.s3rver,
-    region: 'us-east-1',
-  });
+  const s3 = s3rverStore(endpoints.s3rver);
   const blob = new AzureObjectStore({
     provider: 'azure',
     accountName: AZURITE_ACCOUNT,

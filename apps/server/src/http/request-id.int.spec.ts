@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferStarted } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import type { S3ObjectStore } from '@cumulo/storage/adapters';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   connectS3rverAccount,
   signedInMember,
   startTestServer,
   type TestServer,
+  s3rverStore,
 } from '../../test/harness.ts';
 import { QUEUES } from '../jobs/boss.ts';
 
@@ -34,13 +35,7 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  store = s3rverStore(s3rver.endpoint);
 });
 afterAll(async () => {
   await store?.close();

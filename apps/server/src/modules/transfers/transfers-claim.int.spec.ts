@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferList } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
+import type { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+  s3rverStore,
+} from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import { DEFAULT_MAX_CLAIMS, TransferExecutor, transferErrors } from './engine/executor.ts';
 import { TransferProgress } from './engine/progress.ts';
@@ -25,13 +31,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'poison');
-  store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  store = s3rverStore(s3rver.endpoint);
 });
 afterAll(async () => {
   await store?.close();

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import type { S3ObjectStore } from '@cumulo/storage/adapters';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   connectS3rverAccount,
   signedInMember,
   startTestServer,
   type TestServer,
+  s3rverStore,
 } from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import { TransferExecutor, type Copier } from './engine/executor.ts';
@@ -32,13 +33,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'drain');
-  store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  store = s3rverStore(s3rver.endpoint);
 });
 afterAll(async () => {
   await store?.close();
