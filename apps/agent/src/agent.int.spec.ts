@@ -6,7 +6,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT_KEY_HEADER, agentMessages, agentStatusAnswer, type AgentTransfer } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startRestartableS3rver, type RestartableS3rver } from '@cumulo/storage/testing';
@@ -472,16 +472,20 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     }
     expect(await store.stat(BUCKET, 'in/docs/.env')).toBeNull();
     expect(await store.stat(BUCKET, 'in/docs/.git/config')).toBeNull();
-    expect(standIn.history).toContainEqual({
-      transfer_id: id,
-      direction: 'upload',
-      cloud_account_id: ACCOUNT,
-      bucket_name: BUCKET,
-      files: ['docs'],
-      files_count: 4,
-      size: Object.values(files).reduce((sum, bytes) => sum + bytes.length, 0),
-      is_directory: true,
-    });
+    await vi.waitFor(
+      () =>
+        expect(standIn.history).toContainEqual({
+          transfer_id: id,
+          direction: 'upload',
+          cloud_account_id: ACCOUNT,
+          bucket_name: BUCKET,
+          files: ['docs'],
+          files_count: 4,
+          size: Object.values(files).reduce((sum, bytes) => sum + bytes.length, 0),
+          is_directory: true,
+        }),
+      { timeout: 10_000 },
+    );
   });
 
   it('downloads the folder back into another added folder, byte for byte', async () => {
@@ -509,7 +513,16 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
       expect(md5(readFileSync(path.join(tree, 'restore', 'docs', name))), name).toBe(md5(bytes));
       expect(existsSync(path.join(tree, 'restore', 'docs', `${name}.cumulo-part`))).toBe(false);
     }
-    expect(standIn.history.at(-1)).toMatchObject({ direction: 'download', files: ['docs'], files_count: 4 });
+    // The agent reports an ended transfer to the server after it ends (its status says ended first): wait for it.
+    await vi.waitFor(
+      () =>
+        expect(standIn.history.at(-1)).toMatchObject({
+          direction: 'download',
+          files: ['docs'],
+          files_count: 4,
+        }),
+      { timeout: 10_000 },
+    );
     expect(readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('not for the page');
   });
 
