@@ -1,5 +1,5 @@
 import { StorageError, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
-import { MD5_METADATA, SHA256_METADATA, SOURCE_ETAG_METADATA } from './copy-steps.ts';
+import { MD5_METADATA, SHA256_METADATA, SOURCE_ETAG_METADATA } from './metadata-tags.ts';
 
 /**
  * Where a source key lands. Keys keep their path relative to the folder the source path names: a folder

@@ -5,51 +5,40 @@ import {
   type PartsStartOptions,
   type PartsUploadRef,
 } from '@cumulo/storage';
+import { md5Hex, sourceChecksums, type SourceChecksums } from '../checksums.ts';
 import {
   CHECKSUM_MISMATCH,
-  MD5_METADATA,
-  SHA256_METADATA,
-  SOURCE_CHANGED,
-  carriedMetadata,
-  contentOf,
-  discardDestination,
-  md5Hex,
-  readSource,
-  sourceChecksums,
-  sourceTags,
-  sourceVersionOf,
-  statDestination,
-  statSource,
-  writeWithTags,
-  type SourceChecksums,
-} from './copy-steps.ts';
-import {
   CopyError,
+  SOURCE_CHANGED,
   type CopyMethod,
   type CopyResult,
+  type CopySettings,
   type CopyTask,
   type FinishedPart,
-} from './copy-task.ts';
-import type { MemoryBudget } from './memory-budget.ts';
-import { PartHasher } from './part-hasher.ts';
-import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from './source-parts.ts';
-import type { ThrottleGate } from './throttle.ts';
+} from '../copy-task.ts';
+import {
+  MD5_METADATA,
+  SHA256_METADATA,
+  carriedMetadata,
+  contentOf,
+  sourceTags,
+  writeWithTags,
+} from '../metadata-tags.ts';
+import { PartHasher } from '../part-hasher.ts';
+import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from '../source-parts.ts';
+import { readSource, statDestination, statSource } from '../source-reads.ts';
+
+/**
+ * Parallel parts: ranged reads of the source → UploadPart (S3) or Put Block (Azure), several parts in flight, each
+ * recorded in the ledger so that a successor resumes the same upload. Also here: the upload session and its
+ * ledger, which the server-side copy in parts (`server-copy.ts`) shares.
+ */
 
 export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
 
 const MiB = 1024 * 1024;
 /** Below this, per-request overhead dominates a cross-cloud copy; providers' own minimums are lower. */
 export const MIN_COPY_PART = 8 * MiB;
-
-export interface PartsSettings {
-  /** Forced part size (tests, tuning); still raised to the provider minimum and the part-count limit. */
-  partSize?: number;
-  /** Parts in flight, at most (fewer when the memory budget grants fewer part buffers). */
-  concurrency: number;
-  gate: ThrottleGate;
-  /** The worker process's copy buffers (TRANSFER_MEMORY_MB), shared by every object in flight. */
-  memory: MemoryBudget;
-}
 
 /** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
 export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
@@ -67,7 +56,7 @@ interface PartRange {
   end: number;
 }
 
-function rangesOf(size: number, partSize: number): PartRange[] {
+export function rangesOf(size: number, partSize: number): PartRange[] {
   return Array.from({ length: Math.ceil(size / partSize) }, (_, index) => ({
     partNumber: index + 1,
     start: index * partSize,
@@ -126,12 +115,12 @@ async function resumedSession(
   return { upload, partSize: item.partSize, finished };
 }
 
-async function openSession(
+export async function openSession(
   task: CopyTask,
   parts: PartsCapability,
   method: CopyMethod,
   startOptions: PartsStartOptions,
-  settings: PartsSettings,
+  settings: CopySettings,
   exactPartSize?: number,
 ): Promise<UploadSession> {
   const resumed = await resumedSession(task, parts, method);
@@ -178,7 +167,7 @@ export async function discardUpload(
  * Runs `work` over the parts with at most `concurrency` in flight, in part order. The first failure stops the
  * others (their in-flight calls are aborted) and is thrown once all have settled, so nothing is left running.
  */
-async function runParts(
+export async function runParts(
   ranges: PartRange[],
   concurrency: number,
   outer: AbortSignal,
@@ -220,7 +209,7 @@ async function runParts(
 async function sendPart(
   task: CopyTask,
   parts: PartsCapability,
-  settings: PartsSettings,
+  settings: CopySettings,
   session: UploadSession,
   partNumber: number,
   bytes: Buffer,
@@ -238,19 +227,29 @@ async function sendPart(
 }
 
 /** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
-const spoilsUpload = (error: unknown) =>
+export const spoilsUpload = (error: unknown) =>
   error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
 
 /**
  * Ranged reads of the source → parallel part uploads, each with its Content-MD5, each recorded in the ledger once
- * the store has it. The whole-object MD5 and SHA-256 are computed in part order as parts come in (PartHasher) and
- * checked against the source BEFORE the upload is completed, so a bad copy never becomes an object.
+ * the store has it; a copy an earlier attempt began resumes from its ledger. Null when the destination takes no
+ * parts (the copier's next method streams it).
  */
-export async function copyInParts(
+export async function copyInParts(task: CopyTask, settings: CopySettings): Promise<CopyResult | null> {
+  const parts = task.destination.store.capabilities.parts;
+  return parts ? copyInPartsTo(task, parts, settings, { mirror: true }) : null;
+}
+
+/**
+ * A source with a parts ETag is copied in its own parts where it can be (`copyMirrored`). Otherwise the
+ * whole-object MD5 and SHA-256 are computed in part order as parts come in (PartHasher) and checked against the
+ * source BEFORE the upload is completed, so a bad copy never becomes an object.
+ */
+async function copyInPartsTo(
   task: CopyTask,
   parts: PartsCapability,
-  settings: PartsSettings,
-  options: { mirror: boolean } = { mirror: true },
+  settings: CopySettings,
+  options: { mirror: boolean },
 ): Promise<CopyResult> {
   const { item } = task;
   const info = await statSource(task).catch(async (error: unknown) => {
@@ -290,7 +289,7 @@ export async function copyInParts(
       tags,
     });
     // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
-    return mirrored ?? copyInParts(task, parts, settings, { mirror: false });
+    return mirrored ?? copyInPartsTo(task, parts, settings, { mirror: false });
   }
   // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
   // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
@@ -389,7 +388,7 @@ const MIRROR_PARTS_IN_BUDGET = 4;
 async function mirrorablePartSize(
   task: CopyTask,
   parts: PartsCapability,
-  settings: PartsSettings,
+  settings: CopySettings,
   info: ObjectInfo,
 ): Promise<number | null> {
   const size = await sourcePartSize(task, info);
@@ -399,7 +398,7 @@ async function mirrorablePartSize(
 }
 
 /** Whether the destination takes an object of `total` bytes in parts of `partSize` (the last one shorter). */
-function partsFit(limits: PartsCapability['limits'], partSize: number, total: number): boolean {
+export function partsFit(limits: PartsCapability['limits'], partSize: number, total: number): boolean {
   const count = Math.ceil(total / partSize);
   return (
     (count === 1 || partSize >= limits.minPart) && partSize <= limits.maxPart && count <= limits.maxParts
@@ -418,7 +417,7 @@ function partsFit(limits: PartsCapability['limits'], partSize: number, total: nu
 async function copyMirrored(
   task: CopyTask,
   parts: PartsCapability,
-  settings: PartsSettings,
+  settings: CopySettings,
   session: UploadSession,
   ranges: PartRange[],
   source: {
@@ -485,108 +484,10 @@ async function copyMirrored(
   }
 }
 
-function partList(finished: Map<number, FinishedPart>, count: number) {
+export function partList(finished: Map<number, FinishedPart>, count: number) {
   return Array.from({ length: count }, (_, index) => {
     const part = finished.get(index + 1);
     if (!part) throw new CopyError(`Part ${index + 1} of the copy is missing`, true);
     return { partNumber: part.partNumber, etag: part.etag };
   });
-}
-
-/**
- * Server-side copy in parallel part ranges (S3 UploadPartCopy, Azure Put Block From URL): no bytes through the
- * worker, resumable through the ledger like a parts copy. Returns null when the store turns out not to copy parts
- * (s3rver answers 501), after discarding the upload, so the caller copies the bytes itself.
- */
-export async function serverCopyInParts(
-  task: CopyTask,
-  parts: PartsCapability,
-  settings: PartsSettings,
-  info: ObjectInfo,
-  isUnsupported: (error: unknown) => boolean,
-): Promise<CopyResult | null> {
-  const copyPart = parts.copyPart?.bind(parts);
-  if (!copyPart) return null;
-  const { item, source } = task;
-  const content = contentOf(info);
-  // The same bytes: the source's checksums stay true of the copy.
-  const metadata = { ...info.metadata, ...sourceVersionOf(info) };
-  // Copied in the source's own parts, the copy gets the source's parts ETag: a check of what the store copied,
-  // and a copy that later comparisons find equal from the listings alone.
-  const sourcePart = await sourcePartSize(task, info);
-  const tags = await sourceTags(task, info);
-  const session = await openSession(
-    task,
-    parts,
-    'server-copy',
-    { ...content, metadata, tags },
-    settings,
-    sourcePart !== null && partsFit(parts.limits, sourcePart, item.size) ? sourcePart : undefined,
-  );
-  const { upload, finished } = session;
-  const ranges = rangesOf(item.size, session.partSize);
-  const mirrored = session.partSize === sourcePart && ranges.length === info.partsMd5?.parts;
-  try {
-    await runParts(
-      ranges.filter((range) => !finished.has(range.partNumber)),
-      settings.concurrency,
-      task.signal,
-      async (range, signal) => {
-        const { etag } = await settings.gate.call(
-          () =>
-            copyPart(
-              upload,
-              range.partNumber,
-              { bucket: source.bucket, key: item.sourceKey },
-              { start: range.start, end: range.end },
-              { signal },
-            ),
-          signal,
-        );
-        const part: FinishedPart = {
-          partNumber: range.partNumber,
-          size: range.end - range.start + 1,
-          etag,
-          md5: null,
-        };
-        await task.ledger.recordPart(item.id, part);
-        finished.set(range.partNumber, part);
-        task.onBytes(part.size);
-      },
-      () => undefined,
-    );
-    const now = await statSource(task);
-    if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
-    await settings.gate.call(
-      () =>
-        writeWithTags(tags, (carried) =>
-          parts.complete(upload, partList(finished, ranges.length), { ...content, metadata, tags: carried }),
-        ),
-      task.signal,
-    );
-    await forget(task);
-    const copied = await statDestination(task);
-    const checksums = sourceChecksums(info, null);
-    // A destination that tells a parts ETag (not under SSE-KMS) must tell the source's.
-    if (mirrored && copied.partsMd5 && copied.etag !== info.etag) {
-      if (await sourcePartsAre(task, session.partSize)) {
-        await discardDestination(task);
-        throw new CopyError(CHECKSUM_MISMATCH, true);
-      }
-    }
-    const checked = mirrored && copied.partsMd5 !== undefined && copied.etag === info.etag;
-    return {
-      method: 'server-copy',
-      md5: null,
-      sha256: checksums.sha256,
-      verifiedBy: checked ? 'parts-md5' : 'server-copy',
-    };
-  } catch (error) {
-    if (!task.signal.aborted && isUnsupported(error)) {
-      await discardUpload(task, parts, upload);
-      return null;
-    }
-    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
-    throw error;
-  }
 }
