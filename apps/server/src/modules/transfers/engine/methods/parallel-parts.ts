@@ -40,196 +40,6 @@ const MiB = 1024 * 1024;
 /** Below this, per-request overhead dominates a cross-cloud copy; providers' own minimums are lower. */
 export const MIN_COPY_PART = 8 * MiB;
 
-/** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
-export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
-  const needed = Math.ceil(Math.ceil(size / limits.maxParts) / MiB) * MiB;
-  const partSize = Math.max(forced ?? MIN_COPY_PART, limits.minPart, needed);
-  if (partSize > limits.maxPart) {
-    throw new CopyError(`An object of ${size} bytes is larger than the destination accepts`, false);
-  }
-  return partSize;
-}
-
-interface PartRange {
-  partNumber: number;
-  start: number;
-  end: number;
-}
-
-export function rangesOf(size: number, partSize: number): PartRange[] {
-  return Array.from({ length: Math.ceil(size / partSize) }, (_, index) => ({
-    partNumber: index + 1,
-    start: index * partSize,
-    end: Math.min(size, (index + 1) * partSize) - 1,
-  }));
-}
-
-/** An open upload at the destination and the parts of it that are already done. */
-interface UploadSession {
-  upload: PartsUploadRef;
-  partSize: number;
-  finished: Map<number, FinishedPart>;
-}
-
-const uploadRef = (task: CopyTask, uploadId: string): PartsUploadRef => ({
-  bucket: task.destination.bucket,
-  key: task.item.destinationKey,
-  uploadId,
-});
-
-/**
- * The parts an earlier attempt finished, as both the ledger and the store know them: the ledger may hold a part
- * the store lost (upload expired) and the store may hold a part whose recording was cut short by the crash; only
- * parts both agree on (number, size, ETag) are skipped. Null when the upload itself is gone.
- */
-async function resumedSession(
-  task: CopyTask,
-  parts: PartsCapability,
-  method: CopyMethod,
-): Promise<UploadSession | null> {
-  const { item, ledger } = task;
-  if (item.method !== method || !item.uploadId || !item.partSize) return null;
-  const upload = uploadRef(task, item.uploadId);
-  let held;
-  try {
-    held = await parts.listParts(upload);
-  } catch (error) {
-    if (error instanceof StorageError && error.code === 'ObjectNotFound') {
-      await forget(task);
-      return null;
-    }
-    throw error;
-  }
-  const heldByNumber = new Map(held.map((part) => [part.partNumber, part]));
-  const ranges = rangesOf(item.size, item.partSize);
-  const finished = new Map<number, FinishedPart>();
-  for (const recorded of await ledger.finishedParts(item.id)) {
-    const range = ranges[recorded.partNumber - 1];
-    const stored = heldByNumber.get(recorded.partNumber);
-    const sameSize =
-      range && stored && recorded.size === range.end - range.start + 1 && stored.size === recorded.size;
-    const sameEtag = !recorded.etag || !stored?.etag || recorded.etag === stored.etag;
-    if (sameSize && sameEtag)
-      finished.set(recorded.partNumber, { ...recorded, etag: recorded.etag ?? stored.etag });
-  }
-  return { upload, partSize: item.partSize, finished };
-}
-
-export async function openSession(
-  task: CopyTask,
-  parts: PartsCapability,
-  method: CopyMethod,
-  startOptions: PartsStartOptions,
-  settings: CopySettings,
-  exactPartSize?: number,
-): Promise<UploadSession> {
-  const resumed = await resumedSession(task, parts, method);
-  if (resumed) return resumed;
-  const { item, destination, ledger } = task;
-  const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
-  const uploadId = await settings.gate.call(
-    () =>
-      writeWithTags(startOptions.tags, (tags) =>
-        parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
-      ),
-    task.signal,
-  );
-  try {
-    await ledger.begin(item.id, method, uploadId, partSize);
-  } catch (error) {
-    // The lease went while the store opened the upload (the item failed or was handed on meanwhile, e.g. through
-    // an outage): no ledger will ever name this upload, so nothing would abort it later. Abort it now.
-    await parts.abort(uploadRef(task, uploadId)).catch(() => undefined);
-    throw error;
-  }
-  // The task's item mirrors the ledger, so abandonCopy(task) finds this upload even if the executor never re-reads.
-  Object.assign(item, { method, uploadId, partSize });
-  return { upload: uploadRef(task, uploadId), partSize, finished: new Map() };
-}
-
-/** Forgets the upload in the ledger and on the task's item (after complete, abort, or when it is gone). */
-export async function forget(task: CopyTask): Promise<void> {
-  await task.ledger.clear(task.item.id);
-  Object.assign(task.item, { uploadId: null, partSize: null });
-}
-
-/** Aborts the destination upload and forgets it: what is there cannot become a verified object. */
-export async function discardUpload(
-  task: CopyTask,
-  parts: PartsCapability,
-  upload: PartsUploadRef,
-): Promise<void> {
-  await parts.abort(upload).catch(() => undefined);
-  await forget(task);
-}
-
-/**
- * Runs `work` over the parts with at most `concurrency` in flight, in part order. The first failure stops the
- * others (their in-flight calls are aborted) and is thrown once all have settled, so nothing is left running.
- */
-export async function runParts(
-  ranges: PartRange[],
-  concurrency: number,
-  outer: AbortSignal,
-  work: (range: PartRange, signal: AbortSignal) => Promise<void>,
-  onFailure: (error: unknown) => void,
-): Promise<void> {
-  const inner = new AbortController();
-  const stop = () => inner.abort(outer.reason);
-  outer.addEventListener('abort', stop, { once: true });
-  let next = 0;
-  let failed: { error: unknown } | null = null;
-  const worker = async () => {
-    while (!failed && next < ranges.length) {
-      const range = ranges[next++] as PartRange;
-      try {
-        await work(range, inner.signal);
-      } catch (error) {
-        if (!failed) {
-          failed = { error };
-          inner.abort(error);
-          onFailure(error);
-        }
-        return;
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, worker));
-  } finally {
-    outer.removeEventListener('abort', stop);
-  }
-  if (failed) throw (failed as { error: unknown }).error;
-}
-
-/**
- * Sends one part with its Content-MD5 (the store refuses damaged bytes), records it in the ledger, so a successor
- * resumes after it, and counts its bytes.
- */
-async function sendPart(
-  task: CopyTask,
-  parts: PartsCapability,
-  settings: CopySettings,
-  session: UploadSession,
-  partNumber: number,
-  bytes: Buffer,
-  md5: string,
-  signal: AbortSignal,
-): Promise<void> {
-  const { etag } = await settings.gate.call(
-    () => parts.uploadPart(session.upload, partNumber, bytes, { md5, signal }),
-    signal,
-  );
-  const part: FinishedPart = { partNumber, size: bytes.length, etag, md5 };
-  await task.ledger.recordPart(task.item.id, part);
-  session.finished.set(partNumber, part);
-  task.onBytes(bytes.length);
-}
-
-/** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
-export const spoilsUpload = (error: unknown) =>
-  error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
-
 /**
  * Ranged reads of the source → parallel part uploads, each with its Content-MD5, each recorded in the ledger once
  * the store has it; a copy an earlier attempt began resumes from its ledger. Null when the destination takes no
@@ -483,6 +293,198 @@ async function copyMirrored(
     memory.release();
   }
 }
+
+/* The upload session and its ledger, shared with the server-side copy in parts (server-copy.ts). */
+
+/** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
+export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
+  const needed = Math.ceil(Math.ceil(size / limits.maxParts) / MiB) * MiB;
+  const partSize = Math.max(forced ?? MIN_COPY_PART, limits.minPart, needed);
+  if (partSize > limits.maxPart) {
+    throw new CopyError(`An object of ${size} bytes is larger than the destination accepts`, false);
+  }
+  return partSize;
+}
+
+interface PartRange {
+  partNumber: number;
+  start: number;
+  end: number;
+}
+
+export function rangesOf(size: number, partSize: number): PartRange[] {
+  return Array.from({ length: Math.ceil(size / partSize) }, (_, index) => ({
+    partNumber: index + 1,
+    start: index * partSize,
+    end: Math.min(size, (index + 1) * partSize) - 1,
+  }));
+}
+
+/** An open upload at the destination and the parts of it that are already done. */
+interface UploadSession {
+  upload: PartsUploadRef;
+  partSize: number;
+  finished: Map<number, FinishedPart>;
+}
+
+const uploadRef = (task: CopyTask, uploadId: string): PartsUploadRef => ({
+  bucket: task.destination.bucket,
+  key: task.item.destinationKey,
+  uploadId,
+});
+
+/**
+ * The parts an earlier attempt finished, as both the ledger and the store know them: the ledger may hold a part
+ * the store lost (upload expired) and the store may hold a part whose recording was cut short by the crash; only
+ * parts both agree on (number, size, ETag) are skipped. Null when the upload itself is gone.
+ */
+async function resumedSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+): Promise<UploadSession | null> {
+  const { item, ledger } = task;
+  if (item.method !== method || !item.uploadId || !item.partSize) return null;
+  const upload = uploadRef(task, item.uploadId);
+  let held;
+  try {
+    held = await parts.listParts(upload);
+  } catch (error) {
+    if (error instanceof StorageError && error.code === 'ObjectNotFound') {
+      await forget(task);
+      return null;
+    }
+    throw error;
+  }
+  const heldByNumber = new Map(held.map((part) => [part.partNumber, part]));
+  const ranges = rangesOf(item.size, item.partSize);
+  const finished = new Map<number, FinishedPart>();
+  for (const recorded of await ledger.finishedParts(item.id)) {
+    const range = ranges[recorded.partNumber - 1];
+    const stored = heldByNumber.get(recorded.partNumber);
+    const sameSize =
+      range && stored && recorded.size === range.end - range.start + 1 && stored.size === recorded.size;
+    const sameEtag = !recorded.etag || !stored?.etag || recorded.etag === stored.etag;
+    if (sameSize && sameEtag)
+      finished.set(recorded.partNumber, { ...recorded, etag: recorded.etag ?? stored.etag });
+  }
+  return { upload, partSize: item.partSize, finished };
+}
+
+export async function openSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+  startOptions: PartsStartOptions,
+  settings: CopySettings,
+  exactPartSize?: number,
+): Promise<UploadSession> {
+  const resumed = await resumedSession(task, parts, method);
+  if (resumed) return resumed;
+  const { item, destination, ledger } = task;
+  const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
+  const uploadId = await settings.gate.call(
+    () =>
+      writeWithTags(startOptions.tags, (tags) =>
+        parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
+      ),
+    task.signal,
+  );
+  try {
+    await ledger.begin(item.id, method, uploadId, partSize);
+  } catch (error) {
+    // The lease went while the store opened the upload (the item failed or was handed on meanwhile, e.g. through
+    // an outage): no ledger will ever name this upload, so nothing would abort it later. Abort it now.
+    await parts.abort(uploadRef(task, uploadId)).catch(() => undefined);
+    throw error;
+  }
+  // The task's item mirrors the ledger, so abandonCopy(task) finds this upload even if the executor never re-reads.
+  Object.assign(item, { method, uploadId, partSize });
+  return { upload: uploadRef(task, uploadId), partSize, finished: new Map() };
+}
+
+/** Forgets the upload in the ledger and on the task's item (after complete, abort, or when it is gone). */
+export async function forget(task: CopyTask): Promise<void> {
+  await task.ledger.clear(task.item.id);
+  Object.assign(task.item, { uploadId: null, partSize: null });
+}
+
+/** Aborts the destination upload and forgets it: what is there cannot become a verified object. */
+export async function discardUpload(
+  task: CopyTask,
+  parts: PartsCapability,
+  upload: PartsUploadRef,
+): Promise<void> {
+  await parts.abort(upload).catch(() => undefined);
+  await forget(task);
+}
+
+/**
+ * Runs `work` over the parts with at most `concurrency` in flight, in part order. The first failure stops the
+ * others (their in-flight calls are aborted) and is thrown once all have settled, so nothing is left running.
+ */
+export async function runParts(
+  ranges: PartRange[],
+  concurrency: number,
+  outer: AbortSignal,
+  work: (range: PartRange, signal: AbortSignal) => Promise<void>,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  const inner = new AbortController();
+  const stop = () => inner.abort(outer.reason);
+  outer.addEventListener('abort', stop, { once: true });
+  let next = 0;
+  let failed: { error: unknown } | null = null;
+  const worker = async () => {
+    while (!failed && next < ranges.length) {
+      const range = ranges[next++] as PartRange;
+      try {
+        await work(range, inner.signal);
+      } catch (error) {
+        if (!failed) {
+          failed = { error };
+          inner.abort(error);
+          onFailure(error);
+        }
+        return;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, worker));
+  } finally {
+    outer.removeEventListener('abort', stop);
+  }
+  if (failed) throw (failed as { error: unknown }).error;
+}
+
+/**
+ * Sends one part with its Content-MD5 (the store refuses damaged bytes), records it in the ledger, so a successor
+ * resumes after it, and counts its bytes.
+ */
+async function sendPart(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  partNumber: number,
+  bytes: Buffer,
+  md5: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const { etag } = await settings.gate.call(
+    () => parts.uploadPart(session.upload, partNumber, bytes, { md5, signal }),
+    signal,
+  );
+  const part: FinishedPart = { partNumber, size: bytes.length, etag, md5 };
+  await task.ledger.recordPart(task.item.id, part);
+  session.finished.set(partNumber, part);
+  task.onBytes(bytes.length);
+}
+
+/** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
+export const spoilsUpload = (error: unknown) =>
+  error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
 
 export function partList(finished: Map<number, FinishedPart>, count: number) {
   return Array.from({ length: count }, (_, index) => {
