@@ -54,7 +54,7 @@ const dataDir = path.join(repoRoot, 'bench/.data/transfer');
 
 const SMALL_SETTINGS: WorkerSettings = { objectConcurrency: 32, jobsPerBatch: 2 };
 const LARGE_SETTINGS: WorkerSettings = { objectConcurrency: 16, jobsPerBatch: 2 };
-/** The copier's parts in flight per object and its smallest copy part (engine/object-copier.ts, parts-copy.ts). */
+/** The copier's parts in flight per object and its smallest copy part (engine/object-copier.ts, methods/parallel-parts.ts). */
 const LARGE_PARTS_IN_FLIGHT = 4;
 const LARGE_PART_SIZE = 8 * MiB;
 /** Rounds of (c), each tool going first in turn. */

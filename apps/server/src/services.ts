@@ -66,8 +66,9 @@ import { enqueueTransferBatch } from './modules/transfers/transfers.jobs.ts';
 import { TransferExecutor } from './modules/transfers/engine/executor.ts';
 import { TransferQuota } from './modules/transfers/transfer-quota.ts';
 import { TransferProgress } from './modules/transfers/engine/progress.ts';
-import { abandonCopy, copyObject } from './modules/transfers/engine/object-copier.ts';
+import { ObjectCopier } from './modules/transfers/engine/object-copier.ts';
 import { MemoryBudget } from './modules/transfers/engine/memory-budget.ts';
+import { ThrottleGates } from './modules/transfers/engine/throttle.ts';
 import { OrganizationsRepo } from './modules/organizations/organizations.repo.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { MembersRepo } from './modules/members/members.repo.ts';
@@ -345,11 +346,11 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transferQuota,
     searchIndex,
   );
-  const transferMemory = new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024);
-  const transferCopier = {
-    copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task, { memory: transferMemory }),
-    abandonCopy,
-  };
+  // The process-wide pools every copy of this process shares: its copy buffers and each destination's backoff.
+  const transferCopier = new ObjectCopier({
+    memory: new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024),
+    gates: new ThrottleGates(),
+  });
   const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.pool, db.locks);
   syncCyclesRepo.onFinished = (status) => metrics.syncCycleEnded(status);
   const syncCycles = new SyncCycleService({

@@ -1,9 +1,11 @@
-import type { ObjectStore } from '@cumulo/storage';
+import { StorageError, type ObjectStore } from '@cumulo/storage';
+import type { MemoryBudget } from './memory-budget.ts';
+import type { ThrottleGate } from './throttle.ts';
 
 /**
  * The seam between the executor (claims items, leases, batch counters, progress; `executor.ts`) and the object
- * copier (moves and verifies one object; `object-copier.ts`). The copier never touches batch state; the executor
- * never touches bytes.
+ * copier (moves and verifies one object; `object-copier.ts`, which picks one of `methods/`). The copier never
+ * touches batch state; the executor never touches bytes.
  */
 
 export type CopyMethod = 'server-copy' | 'single' | 'parts' | 'stream';
@@ -80,6 +82,22 @@ export interface CopyResult {
   verifiedBy: 'md5' | 'parts-md5' | 'sha256' | 'server-copy';
 }
 
+/** How the copy methods (`methods/`) work for one object, as the copier set them from its options and pools. */
+export interface CopySettings {
+  /** Parts in flight, at most (fewer when the memory budget grants fewer part buffers). */
+  concurrency: number;
+  /** Forced part size (tests, tuning); still raised to the provider minimum and the part-count limit. */
+  partSize?: number;
+  /** At or below this size an object is copied in one request through memory. */
+  singleMax: number;
+  /** At or below this size a server-side copy is one call (S3 CopyObject stops at 5 GiB); above, part copies. */
+  serverCopyMax: number;
+  /** The destination's backoff, shared by every copy to it in this process. */
+  gate: ThrottleGate;
+  /** The worker process's copy buffers (TRANSFER_MEMORY_MB), shared by every object in flight. */
+  memory: MemoryBudget;
+}
+
 /** A failure worth showing the user (the item's error), and whether another attempt may succeed. */
 export class CopyError extends Error {
   constructor(
@@ -90,4 +108,33 @@ export class CopyError extends Error {
     super(message, options);
     this.name = 'CopyError';
   }
+}
+
+export const SOURCE_CHANGED = 'The source object changed during the copy';
+export const CHECKSUM_MISMATCH = 'The copied bytes do not match the checksum of the source object';
+
+/**
+ * Store errors become the item's error. Throttling, network trouble and unknown answers may pass on a later
+ * attempt; a missing object or bucket, refused credentials or an unsupported call will not.
+ */
+export function toCopyError(error: unknown): CopyError {
+  if (error instanceof CopyError) return error;
+  if (error instanceof StorageError) {
+    const retryable = error.code === 'Throttled' || error.code === 'Network' || error.code === 'Unknown';
+    return new CopyError(error.message, retryable, { cause: error });
+  }
+  return new CopyError(error instanceof Error ? error.message : String(error), true, { cause: error });
+}
+
+/** A cancelled copy rejects with the task's own abort reason, so the executor can tell it from a failure. */
+export function failure(task: CopyTask, error: unknown): unknown {
+  return task.signal.aborted ? task.signal.reason : toCopyError(error);
+}
+
+/** True when the store does not offer a server-side call at all (s3rver answers UploadPartCopy with 501). */
+export function isUnsupported(error: unknown): boolean {
+  return (
+    error instanceof StorageError &&
+    (error.code === 'Unsupported' || error.status === 501 || error.status === 405)
+  );
 }

@@ -1,5 +1,5 @@
 import { StorageError, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
-import { MD5_METADATA, SHA256_METADATA, SOURCE_ETAG_METADATA } from './copy-steps.ts';
+import { MD5_METADATA, SHA256_METADATA, SOURCE_ETAG_METADATA } from './metadata-tags.ts';
 
 /**
  * Where a source key lands. Keys keep their path relative to the folder the source path names: a folder
@@ -38,7 +38,7 @@ export function sameContent(source: ObjectInfo, destination: ObjectInfo, sameEnd
   // A copy Cumulo verified, of this very version: also where no checksum compares (multipart, SSE-KMS sources).
   if (source.etag !== null && destination.metadata[SOURCE_ETAG_METADATA] === source.etag) return true;
   // The same bytes uploaded in the same parts, on any two S3 stores: a copy Cumulo wrote in the source's own parts
-  // (parts-copy.ts), or two uploads by tools with one part size. Listings show it, so no HEAD is needed.
+  // (methods/parallel-parts.ts), or two uploads by tools with one part size. Listings show it, so no HEAD is needed.
   if (source.etag !== null && PARTS_ETAG.test(source.etag) && source.etag === destination.etag) return true;
   const sourceMd5 = source.md5 ?? source.metadata[MD5_METADATA] ?? null;
   const destinationMd5 = destination.md5 ?? destination.metadata[MD5_METADATA] ?? null;

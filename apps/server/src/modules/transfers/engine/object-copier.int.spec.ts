@@ -21,12 +21,22 @@ import {
   type FinishedPart,
   type PartLedger,
 } from './copy-task.ts';
-import { MemoryBudget } from './memory-budget.ts';
-import { abandonCopy, copyObject } from './object-copier.ts';
+import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
+import { ObjectCopier, type CopierPools, type CopyOptions } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
 import { readAll } from '../../../../test/objects.ts';
 
 const MiB = 1024 * 1024;
+
+/** The pools of one worker process, as services.ts builds them, shared by every copy of this file. */
+const processPools: CopierPools = {
+  memory: new MemoryBudget(DEFAULT_TRANSFER_MEMORY),
+  gates: new ThrottleGates(),
+};
+/** One copy with the process's pools, unless the test gives its own, and the test's tuning. */
+const copyObject = (task: CopyTask, options: CopyOptions & Partial<CopierPools> = {}) =>
+  new ObjectCopier({ ...processPools, ...options }).copyObject(task);
+const abandonCopy = (task: CopyTask) => new ObjectCopier(processPools).abandonCopy(task);
 type Parts = NonNullable<ObjectStoreCapabilities['parts']>;
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');

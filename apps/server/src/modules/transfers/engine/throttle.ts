@@ -71,7 +71,10 @@ export class ThrottleGate {
   }
 }
 
-/** The gates of every destination of this process, so all copies to one destination share its backoff. */
+/**
+ * The gates of every destination of a process, so all copies to one destination share its backoff: one per
+ * worker process, built in services.ts with the copier.
+ */
 export class ThrottleGates {
   private readonly gates = new Map<string, ThrottleGate>();
 
@@ -87,6 +90,3 @@ export class ThrottleGates {
     return gate;
   }
 }
-
-/** The process-wide gates the copier uses unless told otherwise; the executor may consult them too. */
-export const destinationGates = new ThrottleGates();

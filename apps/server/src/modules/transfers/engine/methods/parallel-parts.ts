@@ -1,0 +1,495 @@
+import {
+  StorageError,
+  type ObjectInfo,
+  type ObjectStoreCapabilities,
+  type PartsStartOptions,
+  type PartsUploadRef,
+} from '@cumulo/storage';
+import { md5Hex, sourceChecksums, type SourceChecksums } from '../checksums.ts';
+import {
+  CHECKSUM_MISMATCH,
+  CopyError,
+  SOURCE_CHANGED,
+  type CopyMethod,
+  type CopyResult,
+  type CopySettings,
+  type CopyTask,
+  type FinishedPart,
+} from '../copy-task.ts';
+import {
+  MD5_METADATA,
+  SHA256_METADATA,
+  carriedMetadata,
+  contentOf,
+  sourceTags,
+  writeWithTags,
+} from '../metadata-tags.ts';
+import { PartHasher } from '../part-hasher.ts';
+import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from '../source-parts.ts';
+import { readSource, statDestination, statSource } from '../source-reads.ts';
+
+/**
+ * Parallel parts: ranged reads of the source → UploadPart (S3) or Put Block (Azure), several parts in flight, each
+ * recorded in the ledger so that a successor resumes the same upload. Also here: the upload session and its
+ * ledger, which the server-side copy in parts (`server-copy.ts`) shares.
+ */
+
+export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
+
+const MiB = 1024 * 1024;
+/** Below this, per-request overhead dominates a cross-cloud copy; providers' own minimums are lower. */
+export const MIN_COPY_PART = 8 * MiB;
+
+/**
+ * Ranged reads of the source → parallel part uploads, each with its Content-MD5, each recorded in the ledger once
+ * the store has it; a copy an earlier attempt began resumes from its ledger. Null when the destination takes no
+ * parts (the copier's next method streams it).
+ */
+export async function copyInParts(task: CopyTask, settings: CopySettings): Promise<CopyResult | null> {
+  const parts = task.destination.store.capabilities.parts;
+  return parts ? copyInPartsTo(task, parts, settings, { mirror: true }) : null;
+}
+
+/**
+ * A source with a parts ETag is copied in its own parts where it can be (`copyMirrored`). Otherwise the
+ * whole-object MD5 and SHA-256 are computed in part order as parts come in (PartHasher) and checked against the
+ * source BEFORE the upload is completed, so a bad copy never becomes an object.
+ */
+async function copyInPartsTo(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  options: { mirror: boolean },
+): Promise<CopyResult> {
+  const { item } = task;
+  const info = await statSource(task).catch(async (error: unknown) => {
+    // The object an earlier attempt was copying is gone or replaced: its parts are of no use any more.
+    if (item.method === 'parts' && item.uploadId && spoilsUpload(error)) {
+      await discardUpload(task, parts, uploadRef(task, item.uploadId));
+    }
+    throw error;
+  });
+  const expected = sourceChecksums(info, item.sourceMd5);
+  // S3 fixes metadata when the upload starts: give it every checksum known now. Azure takes it at complete.
+  const startMetadata: Record<string, string> = {
+    ...carriedMetadata(info),
+    ...(expected.md5 ? { [MD5_METADATA]: expected.md5 } : {}),
+    ...(expected.sha256 ? { [SHA256_METADATA]: expected.sha256 } : {}),
+  };
+  const content = contentOf(info);
+  // S3 takes the tags when the upload starts, Azure when it completes: both are given them.
+  const tags = await sourceTags(task, info);
+  const sourcePart = options.mirror ? await mirrorablePartSize(task, parts, settings, info) : null;
+  const session = await openSession(
+    task,
+    parts,
+    'parts',
+    { ...content, metadata: startMetadata, tags },
+    settings,
+    sourcePart ?? undefined,
+  );
+  const { upload, finished } = session;
+  const ranges = rangesOf(item.size, session.partSize);
+  // A resumed upload keeps the part size it was begun with: it mirrors the source only if begun so.
+  if (info.partsMd5 && session.partSize === sourcePart && ranges.length === info.partsMd5.parts) {
+    const mirrored = await copyMirrored(task, parts, settings, session, ranges, {
+      info,
+      expected,
+      metadata: startMetadata,
+      tags,
+    });
+    // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
+    return mirrored ?? copyInPartsTo(task, parts, settings, { mirror: false });
+  }
+  // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
+  // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
+  const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
+  // The source's MD5, when it has one, verifies the copy: the SHA-256 pass (the dearest one) is then skipped.
+  const hasher = new PartHasher(ranges.length, memory.units, {
+    sha256: expected.md5 === null,
+    onHashed: (bytes) => memory.recycle(bytes),
+  });
+
+  try {
+    await runParts(
+      ranges,
+      memory.units,
+      task.signal,
+      async (range, signal) => {
+        await hasher.waitForRoom(range.partNumber, signal);
+        const bytes = await readSource(task, range, signal, { into: memory.buffer() });
+        const md5 = md5Hex(bytes);
+        const done = finished.get(range.partNumber);
+        if (done) {
+          // Resuming: this part is already at the destination and is NOT sent again, but its bytes are read
+          // once more for the whole-object checksums. Hash state cannot survive a crash, so re-reading the
+          // finished parts is the honest cost of a checksum that covers every byte of a resumed copy.
+          if (done.md5 && done.md5 !== md5) throw new CopyError(CHECKSUM_MISMATCH, true);
+        } else {
+          await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
+        }
+        hasher.add(range.partNumber, bytes);
+      },
+      (error) => hasher.fail(error),
+    );
+    const digest = hasher.digest();
+    if (
+      (expected.md5 && digest.md5 !== expected.md5) ||
+      (expected.sha256 && digest.sha256 !== null && digest.sha256 !== expected.sha256)
+    ) {
+      throw new CopyError(CHECKSUM_MISMATCH, true);
+    }
+    // Ranged reads of an object replaced mid-copy would mix two versions: the ETag must not have moved.
+    const now = await statSource(task);
+    if (now.etag !== info.etag) throw new CopyError(SOURCE_CHANGED, true);
+
+    // A checksum already set at start (the source's MD5 or SHA-256) is what later syncs compare; only a copy whose
+    // source had none gets the digests computed here. Azure applies metadata at completion anyway; S3 fixed it at
+    // start, so its adapter adds late metadata with a server-side self CopyObject — worth paying only when needed.
+    const knownAtStart = MD5_METADATA in startMetadata || SHA256_METADATA in startMetadata;
+    const metadata = knownAtStart
+      ? startMetadata
+      : {
+          ...startMetadata,
+          [MD5_METADATA]: digest.md5,
+          ...(digest.sha256 ? { [SHA256_METADATA]: digest.sha256 } : {}),
+        };
+    await settings.gate.call(
+      () =>
+        writeWithTags(tags, (carried) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...content,
+            metadata,
+            md5: digest.md5,
+            tags: carried,
+          }),
+        ),
+      task.signal,
+    );
+    await forget(task);
+    await statDestination(task);
+    return {
+      method: 'parts',
+      md5: digest.md5,
+      sha256: digest.sha256,
+      verifiedBy: expected.md5 ? 'md5' : 'sha256',
+    };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  } finally {
+    memory.release();
+  }
+}
+
+/**
+ * Parts in flight a mirrored copy must still be able to hold: a source part size larger than the budget's share
+ * would leave fewer parts in flight than a copy at Cumulo's own part size, so such a source is not mirrored.
+ */
+const MIRROR_PARTS_IN_BUDGET = 4;
+
+/**
+ * The source's part size when the copy can be written in the very parts the source was uploaded in
+ * (source-parts.ts): the destination takes parts of that size and count, and the memory budget holds enough of
+ * them. Such a copy is checked against the source's own ETag with the part MD5s the upload computes anyway: one
+ * pass over the bytes, where a copy at another part size could check nothing of a multipart source (its ETag is
+ * no MD5 of the object) and hashed it twice more.
+ */
+async function mirrorablePartSize(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  info: ObjectInfo,
+): Promise<number | null> {
+  const size = await sourcePartSize(task, info);
+  if (size === null) return null;
+  const affordable = size * MIRROR_PARTS_IN_BUDGET <= settings.memory.total;
+  return partsFit(parts.limits, size, info.size) && affordable ? size : null;
+}
+
+/** Whether the destination takes an object of `total` bytes in parts of `partSize` (the last one shorter). */
+export function partsFit(limits: PartsCapability['limits'], partSize: number, total: number): boolean {
+  const count = Math.ceil(total / partSize);
+  return (
+    (count === 1 || partSize >= limits.minPart) && partSize <= limits.maxPart && count <= limits.maxParts
+  );
+}
+
+/**
+ * A parts copy in the source's own part layout: each part is read, sent with its Content-MD5 and recorded, and
+ * the MD5 of the part MD5s must be the source's parts ETag before the upload is completed. No part waits for an
+ * earlier one (nothing is hashed in object order), so each buffer is reused as soon as its part is in; a resumed
+ * copy reads none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
+ * is looked up part by part: when it is the uniform one, the bytes were wrong (CHECKSUM_MISMATCH, the upload is
+ * discarded); when it is not, nothing was wrong but the assumption, and null sends the caller to a copy at its
+ * own part size.
+ */
+async function copyMirrored(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: {
+    info: ObjectInfo;
+    expected: SourceChecksums;
+    metadata: Record<string, string>;
+    tags: Record<string, string> | undefined;
+  },
+): Promise<CopyResult | null> {
+  const { upload, finished } = session;
+  const content = contentOf(source.info);
+  const md5s = new Map<number, string>();
+  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
+  const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
+  try {
+    await runParts(
+      ranges.filter((range) => !md5s.has(range.partNumber)),
+      memory.units,
+      task.signal,
+      async (range, signal) => {
+        const bytes = await readSource(task, range, signal, { into: memory.buffer() });
+        try {
+          const md5 = md5Hex(bytes);
+          await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
+          md5s.set(range.partNumber, md5);
+        } finally {
+          memory.recycle(bytes);
+        }
+      },
+      () => undefined,
+    );
+    const digest = {
+      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
+      parts: ranges.length,
+    };
+    if (!matchesPartsMd5(source.info, digest)) {
+      if (await sourcePartsAre(task, session.partSize)) throw new CopyError(CHECKSUM_MISMATCH, true);
+      await discardUpload(task, parts, upload);
+      return null;
+    }
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    const { md5, sha256 } = source.expected;
+    await settings.gate.call(
+      () =>
+        writeWithTags(source.tags, (tags) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...content,
+            metadata: source.metadata,
+            ...(md5 ? { md5 } : {}),
+            tags,
+          }),
+        ),
+      task.signal,
+    );
+    await forget(task);
+    await statDestination(task);
+    return { method: 'parts', md5, sha256, verifiedBy: 'parts-md5' };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  } finally {
+    memory.release();
+  }
+}
+
+/* The upload session and its ledger, shared with the server-side copy in parts (server-copy.ts). */
+
+/** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
+export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
+  const needed = Math.ceil(Math.ceil(size / limits.maxParts) / MiB) * MiB;
+  const partSize = Math.max(forced ?? MIN_COPY_PART, limits.minPart, needed);
+  if (partSize > limits.maxPart) {
+    throw new CopyError(`An object of ${size} bytes is larger than the destination accepts`, false);
+  }
+  return partSize;
+}
+
+interface PartRange {
+  partNumber: number;
+  start: number;
+  end: number;
+}
+
+export function rangesOf(size: number, partSize: number): PartRange[] {
+  return Array.from({ length: Math.ceil(size / partSize) }, (_, index) => ({
+    partNumber: index + 1,
+    start: index * partSize,
+    end: Math.min(size, (index + 1) * partSize) - 1,
+  }));
+}
+
+/** An open upload at the destination and the parts of it that are already done. */
+interface UploadSession {
+  upload: PartsUploadRef;
+  partSize: number;
+  finished: Map<number, FinishedPart>;
+}
+
+const uploadRef = (task: CopyTask, uploadId: string): PartsUploadRef => ({
+  bucket: task.destination.bucket,
+  key: task.item.destinationKey,
+  uploadId,
+});
+
+/**
+ * The parts an earlier attempt finished, as both the ledger and the store know them: the ledger may hold a part
+ * the store lost (upload expired) and the store may hold a part whose recording was cut short by the crash; only
+ * parts both agree on (number, size, ETag) are skipped. Null when the upload itself is gone.
+ */
+async function resumedSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+): Promise<UploadSession | null> {
+  const { item, ledger } = task;
+  if (item.method !== method || !item.uploadId || !item.partSize) return null;
+  const upload = uploadRef(task, item.uploadId);
+  let held;
+  try {
+    held = await parts.listParts(upload);
+  } catch (error) {
+    if (error instanceof StorageError && error.code === 'ObjectNotFound') {
+      await forget(task);
+      return null;
+    }
+    throw error;
+  }
+  const heldByNumber = new Map(held.map((part) => [part.partNumber, part]));
+  const ranges = rangesOf(item.size, item.partSize);
+  const finished = new Map<number, FinishedPart>();
+  for (const recorded of await ledger.finishedParts(item.id)) {
+    const range = ranges[recorded.partNumber - 1];
+    const stored = heldByNumber.get(recorded.partNumber);
+    const sameSize =
+      range && stored && recorded.size === range.end - range.start + 1 && stored.size === recorded.size;
+    const sameEtag = !recorded.etag || !stored?.etag || recorded.etag === stored.etag;
+    if (sameSize && sameEtag)
+      finished.set(recorded.partNumber, { ...recorded, etag: recorded.etag ?? stored.etag });
+  }
+  return { upload, partSize: item.partSize, finished };
+}
+
+export async function openSession(
+  task: CopyTask,
+  parts: PartsCapability,
+  method: CopyMethod,
+  startOptions: PartsStartOptions,
+  settings: CopySettings,
+  exactPartSize?: number,
+): Promise<UploadSession> {
+  const resumed = await resumedSession(task, parts, method);
+  if (resumed) return resumed;
+  const { item, destination, ledger } = task;
+  const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
+  const uploadId = await settings.gate.call(
+    () =>
+      writeWithTags(startOptions.tags, (tags) =>
+        parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
+      ),
+    task.signal,
+  );
+  try {
+    await ledger.begin(item.id, method, uploadId, partSize);
+  } catch (error) {
+    // The lease went while the store opened the upload (the item failed or was handed on meanwhile, e.g. through
+    // an outage): no ledger will ever name this upload, so nothing would abort it later. Abort it now.
+    await parts.abort(uploadRef(task, uploadId)).catch(() => undefined);
+    throw error;
+  }
+  // The task's item mirrors the ledger, so abandonCopy(task) finds this upload even if the executor never re-reads.
+  Object.assign(item, { method, uploadId, partSize });
+  return { upload: uploadRef(task, uploadId), partSize, finished: new Map() };
+}
+
+/** Forgets the upload in the ledger and on the task's item (after complete, abort, or when it is gone). */
+export async function forget(task: CopyTask): Promise<void> {
+  await task.ledger.clear(task.item.id);
+  Object.assign(task.item, { uploadId: null, partSize: null });
+}
+
+/** Aborts the destination upload and forgets it: what is there cannot become a verified object. */
+export async function discardUpload(
+  task: CopyTask,
+  parts: PartsCapability,
+  upload: PartsUploadRef,
+): Promise<void> {
+  await parts.abort(upload).catch(() => undefined);
+  await forget(task);
+}
+
+/**
+ * Runs `work` over the parts with at most `concurrency` in flight, in part order. The first failure stops the
+ * others (their in-flight calls are aborted) and is thrown once all have settled, so nothing is left running.
+ */
+export async function runParts(
+  ranges: PartRange[],
+  concurrency: number,
+  outer: AbortSignal,
+  work: (range: PartRange, signal: AbortSignal) => Promise<void>,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  const inner = new AbortController();
+  const stop = () => inner.abort(outer.reason);
+  outer.addEventListener('abort', stop, { once: true });
+  let next = 0;
+  let failed: { error: unknown } | null = null;
+  const worker = async () => {
+    while (!failed && next < ranges.length) {
+      const range = ranges[next++] as PartRange;
+      try {
+        await work(range, inner.signal);
+      } catch (error) {
+        if (!failed) {
+          failed = { error };
+          inner.abort(error);
+          onFailure(error);
+        }
+        return;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, ranges.length) }, worker));
+  } finally {
+    outer.removeEventListener('abort', stop);
+  }
+  if (failed) throw (failed as { error: unknown }).error;
+}
+
+/**
+ * Sends one part with its Content-MD5 (the store refuses damaged bytes), records it in the ledger, so a successor
+ * resumes after it, and counts its bytes.
+ */
+async function sendPart(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  partNumber: number,
+  bytes: Buffer,
+  md5: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const { etag } = await settings.gate.call(
+    () => parts.uploadPart(session.upload, partNumber, bytes, { md5, signal }),
+    signal,
+  );
+  const part: FinishedPart = { partNumber, size: bytes.length, etag, md5 };
+  await task.ledger.recordPart(task.item.id, part);
+  session.finished.set(partNumber, part);
+  task.onBytes(bytes.length);
+}
+
+/** Parts the next attempt cannot build on: the upload goes, the copy starts over. */
+export const spoilsUpload = (error: unknown) =>
+  error instanceof CopyError && (error.message === CHECKSUM_MISMATCH || error.message === SOURCE_CHANGED);
+
+export function partList(finished: Map<number, FinishedPart>, count: number) {
+  return Array.from({ length: count }, (_, index) => {
+    const part = finished.get(index + 1);
+    if (!part) throw new CopyError(`Part ${index + 1} of the copy is missing`, true);
+    return { partNumber: part.partNumber, etag: part.etag };
+  });
+}
