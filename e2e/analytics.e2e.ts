@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { formatUsd } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { CurReportGenerator, objectStoreSink, type PeriodTotals } from '@cumulo/server/test/cur/generator.ts';
+import { CurReportGenerator, objectStoreSink, type PeriodTotals } from '@cumulo/server/testing';
 import { fillCardForm } from './billing.ts';
 import { connectAwsWithBillingBucket } from './cloud-accounts.ts';
 import { pick } from './selects.ts';

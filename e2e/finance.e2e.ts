@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { Page } from '@playwright/test';
 import { FINANCE_SETTINGS_DEFAULTS, formatFinanceAmount } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { CurReportGenerator, objectStoreSink, type ReportSink } from '@cumulo/server/test/cur/generator.ts';
+import { CurReportGenerator, objectStoreSink, type ReportSink } from '@cumulo/server/testing';
 import { fillCardForm } from './billing.ts';
 import { connectAwsWithBillingBucket } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';

@@ -10,10 +10,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
-import { analyticsDailyCosts } from '@cumulo/server/src/db/schema/index.ts';
-import type { RollupRow } from '@cumulo/server/src/modules/analytics/ingest/report-types.ts';
-import type { CostScope } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
-import { AnalyticsCostsRepo } from '@cumulo/server/src/modules/analytics/analytics-costs.repo.ts';
+import { analyticsDailyCosts, type RollupRow, type CostScope, AnalyticsCostsRepo } from '@cumulo/server';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { signedInBenchMember } from '../shared/bench-member.ts';
 import { p50, startBenchApp, timedCalls } from '../shared/bench-app.ts';

@@ -4,8 +4,7 @@
 //   node engine-child.js <threads> <file>…
 import fs from 'node:fs';
 import path from 'node:path';
-import { createIngestEngine } from '@cumulo/server/src/modules/analytics/ingest/engine.ts';
-import { HEAP_GROWING_PERCENT, applyHeapPolicy } from '@cumulo/server/src/runtime/heap.ts';
+import { createIngestEngine, HEAP_GROWING_PERCENT, applyHeapPolicy } from '@cumulo/server/ingest';
 
 // The heap policy the server's processes apply at start (main.ts), before any thread starts.
 applyHeapPolicy(HEAP_GROWING_PERCENT);

@@ -18,7 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
-import { DEFAULT_READ_THREADS } from '@cumulo/server/src/modules/analytics/ingest/read-pool.ts';
+import { DEFAULT_READ_THREADS } from '@cumulo/server/ingest';
 import { analyticsReadWorkerEntry, bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 const TIME_RATIO_GOAL = 2.0;

@@ -9,7 +9,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CurReportGenerator, directorySink, totalsJson } from '@cumulo/server/test/cur/generator.ts';
+import { CurReportGenerator, directorySink, totalsJson } from '@cumulo/server/testing';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 
 const { values: options } = parseArgs({

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { BATCH_STATUS } from '@cumulo/contract';
 import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import type { Principal } from '@cumulo/server/src/http/auth.ts';
+import type { Principal } from '@cumulo/server';
 import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { ensureS3rverSeed, type SeedLayout } from '../shared/s3rver-seed.ts';
 import { CumuloBench, type WorkerSettings } from '../transfer/cumulo.ts';

@@ -1,13 +1,13 @@
 // Child process: one inventory of an s3rver account through the product's own code (BucketInventory with the
 // real StoreRegistry, SecretBox and S3 adapter); only the database rows and the event bus are in-memory
 // stand-ins. A fresh process per run keeps its peak RSS clean. Prints one JSON line.
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { BucketInventory } from '@cumulo/server/src/modules/cloud-accounts/bucket-inventory.ts';
-import type {
-  BucketRow,
-  CloudAccountRow,
-  CloudAccountsRepo,
-} from '@cumulo/server/src/modules/cloud-accounts/cloud-accounts.repo.ts';
+import {
+  createLogger,
+  BucketInventory,
+  type BucketRow,
+  type CloudAccountRow,
+  type CloudAccountsRepo,
+} from '@cumulo/server/stores';
 import { s3rverAccount } from '../shared/s3rver-account.ts';
 
 type BucketUpdate = Parameters<CloudAccountsRepo['updateBucket']>[3];

@@ -23,12 +23,15 @@ import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { INSERT_CLOUD_TYPE, ROLE_ID, TRANSFER_TYPE, storageIdOf } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { loadConfig } from '@cumulo/server/src/config.ts';
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { openDb, runMigrations } from '@cumulo/server/src/db/client.ts';
-import { startEmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
-import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildServices } from '@cumulo/server/src/services.ts';
+import {
+  loadConfig,
+  createLogger,
+  openDb,
+  runMigrations,
+  startEmbeddedPostgres,
+  startBoss,
+  buildServices,
+} from '@cumulo/server';
 import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { p50 } from '../shared/bench-app.ts';
 import { signedInBenchMember } from '../shared/bench-member.ts';

@@ -1,19 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '@cumulo/server/src/config.ts';
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { openDb, runMigrations } from '@cumulo/server/src/db/client.ts';
-import { startEmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
-import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildApp } from '@cumulo/server/src/app.ts';
+import {
+  loadConfig,
+  createLogger,
+  openDb,
+  runMigrations,
+  startEmbeddedPostgres,
+  startBoss,
+  buildApp,
+  type Db,
+  type Services,
+} from '@cumulo/server';
+
+/** Named, since the server package exports its services' type but not the modules it is made of. */
+export interface BenchApp {
+  app: Awaited<ReturnType<typeof buildApp>>['app'];
+  services: Services;
+  db: Db;
+  close(): Promise<void>;
+}
 
 /**
  * The whole server in-process on a fresh embedded PostgreSQL in `dataDir` (emptied first), for benches that time
  * the server's own calls. The bench's organisation holds every package (BILLING_ENTITLE_ALL): the timed calls are
  * paid screens' calls. `env` adds settings (e.g. PROVIDER_ENDPOINTS). `close()` stops everything.
  */
-export async function startBenchApp(dataDir: string, env: Record<string, string> = {}) {
+export async function startBenchApp(dataDir: string, env: Record<string, string> = {}): Promise<BenchApp> {
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
   const log = createLogger('warn');

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '@cumulo/server/src/db/client.ts';
-import type { Principal } from '@cumulo/server/src/http/auth.ts';
-import type { buildServices } from '@cumulo/server/src/services.ts';
+import type { Db, Principal, buildServices } from '@cumulo/server';
 
 /**
  * A new member with their own organisation, signed up and verified through the real identity service, then signed

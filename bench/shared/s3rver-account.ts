@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { StoreConfig } from '@cumulo/storage';
-import { SecretBox } from '@cumulo/server/src/crypto/keys.ts';
-import type { CloudAccountRow } from '@cumulo/server/src/modules/cloud-accounts/cloud-accounts.repo.ts';
-import { StoreRegistry } from '@cumulo/server/src/modules/cloud-accounts/store-registry.ts';
+import { SecretBox, type CloudAccountRow, StoreRegistry } from '@cumulo/server/stores';
 
 /**
  * A generic S3 account row for an s3rver, sealed as the server seals credentials, and the product's StoreRegistry

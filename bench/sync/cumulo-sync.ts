@@ -4,7 +4,7 @@
 // two: an untimed first one before the source changes (a full check that builds the job's state), then the timed
 // one after.
 import { saveReplicationBody, SYNC_CYCLE_STATUS, type SaveReplicationBody } from '@cumulo/contract';
-import type { SyncCycleRow, SyncJobRow } from '@cumulo/server/src/modules/sync/sync.views.ts';
+import type { SyncCycleRow, SyncJobRow } from '@cumulo/server';
 import type { CumuloBench, WorkerSettings } from '../transfer/cumulo.ts';
 import { settleDisk } from '../shared/settle.ts';
 

@@ -30,7 +30,7 @@ import { cycleCompleted, cycleNoChange, replicationJob, runCycle } from './cumul
 import { rcloneSync } from './rclone-sync.ts';
 import { changeSource, seedSync, SYNC_BUCKET } from './seed.ts';
 import { differences, type Side } from './verify.ts';
-import type { SyncJobRow } from '@cumulo/server/src/modules/sync/sync.views.ts';
+import type { SyncJobRow } from '@cumulo/server';
 
 const { values: options } = parseArgs({
   options: {

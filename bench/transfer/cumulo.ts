@@ -9,13 +9,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BATCH_STATUS, INSERT_CLOUD_TYPE } from '@cumulo/contract';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
-import { loadConfig } from '@cumulo/server/src/config.ts';
-import { createLogger } from '@cumulo/server/src/logger.ts';
-import { openDb, runMigrations, type Db } from '@cumulo/server/src/db/client.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@cumulo/server/src/db/embedded-postgres.ts';
-import { startBoss } from '@cumulo/server/src/jobs/boss.ts';
-import { buildServices } from '@cumulo/server/src/services.ts';
-import type { Principal } from '@cumulo/server/src/http/auth.ts';
+import {
+  loadConfig,
+  createLogger,
+  openDb,
+  runMigrations,
+  type Db,
+  startEmbeddedPostgres,
+  type EmbeddedPostgres,
+  startBoss,
+  buildServices,
+  type Principal,
+} from '@cumulo/server';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { cpuMeter, cpuSecondsOf, cpuSecondsOfNamed } from '../shared/proc-cpu.ts';
 import { settleDisk } from '../shared/settle.ts';

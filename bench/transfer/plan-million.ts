@@ -3,12 +3,10 @@
 // issue allows one): an ObjectStore whose `list` generates sorted pages of 1000 keys, as S3 answers them, so the
 // measure is the planner's own memory, not a store's. Usage: plan-million.ts DATABASE_URL ORGANIZATION_ID COUNT
 // First, as in main.ts: every Cumulo process runs under the same heap policy (HEAP_GROWING_PERCENT).
-import '@cumulo/server/src/runtime/heap-policy.ts';
+import '@cumulo/server/heap-policy';
 import fs from 'node:fs';
 import { createObjectStore, type ListPage, type ObjectStore } from '@cumulo/storage';
-import { openDb } from '@cumulo/server/src/db/client.ts';
-import { TransfersRepo } from '@cumulo/server/src/modules/transfers/transfers.repo.ts';
-import { planBatch } from '@cumulo/server/src/modules/transfers/engine/planner.ts';
+import { openDb, TransfersRepo, planBatch } from '@cumulo/server/planning';
 
 const [databaseUrl, organizationId, countText] = process.argv.slice(2);
 if (!databaseUrl || !organizationId || !countText)

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { EMAIL_PATTERN, PROVIDER_NAMES } from '@cumulo/contract';
-import { HEAP_GROWING_PERCENT } from './runtime/heap.ts';
-import { DEFAULT_READ_THREADS } from './modules/analytics/ingest/read-pool.ts';
-import { DEFAULT_TRANSFER_MEMORY_MB } from './modules/transfers/engine/memory-budget.ts';
-import { DEFAULT_OUTAGE_SECONDS } from './modules/transfers/engine/outage.ts';
+import {
+  DEFAULT_OUTAGE_SECONDS,
+  DEFAULT_READ_THREADS,
+  DEFAULT_TRANSFER_MEMORY_MB,
+  HEAP_GROWING_PERCENT,
+} from './config-defaults.ts';
 import { parseAllowList } from './net/outbound-policy.ts';
 
 const bool = z

@@ -186,7 +186,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const agentPackages = new AgentPackages(
     path.resolve(config.AGENT_DIST_DIR ?? path.join(serverRoot(), '..', 'agent')),
   );
-  const auth = new AuthService(masterKey, db.orm, config.JWT_TTL_SECONDS, accessRepo, apiKeys, agent);
+  const auth = new AuthService(masterKey, config.JWT_TTL_SECONDS, accessRepo, apiKeys, agent);
   const mail = new MailService(
     { smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, dataDir: config.DATA_DIR },
     log,

@@ -7,7 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { PackageHandle } from '@cumulo/contract';
-import type { Principal } from '../src/http/auth.ts';
+import type { Principal } from '../src/authz/principal.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDb, runMigrations, type Db } from '../src/db/client.ts';

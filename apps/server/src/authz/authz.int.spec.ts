@@ -17,7 +17,7 @@ import {
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import {
   callApi,
   putCardOnFile,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS, authzMessages, messages, roleMay, type RoleTitle } from '@cumulo/contract';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { authorize, type Actor } from './policy.ts';
 
 const actor = (role: RoleTitle, userId = 'u-1'): Actor => ({ userId, role });

@@ -9,7 +9,7 @@ import {
   type EffectiveAccess,
   type RoleTitle,
 } from '@cumulo/contract';
-import { forbidden } from '../http/errors.ts';
+import { forbidden } from '../errors.ts';
 
 /** Who acts: a signed-in member (a `Principal` fits). */
 export interface Actor {

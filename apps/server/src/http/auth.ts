@@ -1,4 +1,3 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import {
@@ -11,45 +10,19 @@ import {
   type EffectiveAccess,
   type RoleTitle,
 } from '@cumulo/contract';
-import type { Database } from '../db/client.ts';
-import { sessions, users, roles } from '../db/schema/index.ts';
+import type { ApiKeyAuthenticator, DeviceAuthenticator, Principal } from '../authz/principal.ts';
 import { deriveKey } from '../crypto/keys.ts';
-import { AppError, forbidden, unauthorized } from './errors.ts';
+import { AppError, forbidden, unauthorized } from '../errors.ts';
 
-/** Who is calling: set on the request by the auth hook, read by every guarded route. */
-export interface Principal {
-  userId: string;
-  organizationId: string;
-  /** The sign-in session; empty for an API key call, which cannot reach the routes that use it (requireSession). */
-  sessionId: string;
-  role: RoleTitle;
-  /** Set when the call authenticated with an API key instead of a sign-in session. */
-  apiKeyId?: string;
-  /**
-   * Set when the call authenticated with a transfer agent's device token (`Authorization: Agent <token>`): the
-   * device acts as its member, on the few routes the agent makes only (modules/agent/README.md).
-   */
-  deviceId?: string;
-  /** The member's effective service ACL, loaded once per request (modules/access): `authorize` reads it. */
-  access: EffectiveAccess;
-}
-
-/** Checks an API key presented with HTTP Basic (modules/api-keys); the hook adds the creator's ACL. */
-export interface ApiKeyAuthenticator {
-  authenticate(accessKey: string, secret: string, ip: string): Promise<Omit<Principal, 'access'> | null>;
-}
-
-/** Checks a transfer agent's device token (modules/agent); the hook adds the member's ACL. */
-export interface DeviceAuthenticator {
-  /** The live device's member, or null (unknown or revoked token, member deactivated). */
-  authenticate(token: string): Promise<Omit<Principal, 'access'> | null>;
-  /** `METHOD /api/route/:param` of every route a device may call; everything else answers it 403. */
-  readonly routes: ReadonlySet<string>;
-}
-
-/** Reads a member's effective service ACL (modules/access's repo). */
+/** Reads a member's effective service ACL, and a session bearer's caller with it (modules/access's repo). */
 export interface AccessLoader {
   effective(organizationId: string, userId: string): Promise<EffectiveAccess>;
+  /** The live session's organisation, role and ACL, or undefined (revoked, expired, user deactivated). */
+  sessionCaller(
+    sessionId: string,
+    userId: string,
+    now: Date,
+  ): Promise<{ organizationId: string; role: RoleTitle; access: EffectiveAccess } | undefined>;
 }
 
 declare module 'fastify' {
@@ -67,7 +40,6 @@ export class AuthService {
 
   constructor(
     master: Buffer,
-    private readonly orm: Database,
     private readonly sessionTtlSeconds: number,
     private readonly access: AccessLoader,
     private readonly apiKeys?: ApiKeyAuthenticator,
@@ -148,29 +120,10 @@ export class AuthService {
     }
     const sid = typeof payload.sid === 'string' ? payload.sid : null;
     if (!sid || !/^[0-9a-f-]{36}$/i.test(sid)) return null;
-    const [row] = await this.orm
-      .select({ organizationId: sessions.organizationId, role: roles.title })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .innerJoin(roles, eq(roles.id, users.roleId))
-      .where(
-        and(
-          eq(sessions.id, sid),
-          eq(sessions.userId, payload.sub),
-          isNull(sessions.revokedAt),
-          gt(sessions.expiresAt, new Date()),
-          eq(users.active, true),
-        ),
-      )
-      .limit(1);
-    if (!row) return null;
-    return {
-      userId: payload.sub,
-      sessionId: sid,
-      organizationId: row.organizationId,
-      role: row.role as RoleTitle,
-      access: await this.access.effective(row.organizationId, payload.sub),
-    };
+    // One round trip: the session's checks and the caller's ACL together (every authenticated request pays it).
+    const caller = await this.access.sessionCaller(sid, payload.sub, new Date());
+    if (!caller) return null;
+    return { userId: payload.sub, sessionId: sid, ...caller };
   }
 
   /**

@@ -2,7 +2,7 @@ import { messages } from '@cumulo/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { QuotaExceeded } from '../modules/billing/entitlements.ts';
-import { AppError, type FieldErrors } from './errors.ts';
+import { AppError, type FieldErrors } from '../errors.ts';
 
 /** Maps every error to `{ message, errors? }`: typed errors as they are, bad input as 400, the rest as the generic text. */
 export function registerErrorHandler(app: FastifyInstance) {

@@ -5,7 +5,7 @@
  * `objectStoreSink`; bench/cur writes big months to disk through `directorySink`.
  *
  * It lives under apps/server/test because both can import it without a build: the server's vitest project and
- * tsc include test/, and the bench runs TypeScript through tsx and already imports `@cumulo/server/...` paths.
+ * tsc include test/, and the bench and e2e import it through tsx as `@cumulo/server/testing` (package.json).
  *
  *   const generator = new CurReportGenerator({ seed: 7, layout: 'cur-legacy', endMonth: '2026-10', months: 12 });
  *   await generator.writeAll(objectStoreSink(store, 'billing'));

@@ -13,8 +13,8 @@ import {
   type UserPermission,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { AccessRepo } from './access.repo.ts';

@@ -30,8 +30,8 @@ import {
   type inviteAdminUserBody,
 } from '@cumulo/contract';
 import type { z } from 'zod';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, forbidden, notFound } from '../../errors.ts';
 import { recordAudit, changesOf } from '../audit/audit.writer.ts';
 import type { MembersService } from '../members/members.service.ts';
 import type { InstanceOperatorsRepo } from './instance-operators.repo.ts';

@@ -1,6 +1,6 @@
 import { objectMessages, type AgentDownloadFile } from '@cumulo/contract';
 import type { ObjectInfo, ObjectStore } from '@cumulo/storage';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../errors.ts';
 
 /** Files answered by one POST /agent/downloads call at most; the rest follow through `continuation`. */
 export const DOWNLOAD_PAGE_FILES = 500;

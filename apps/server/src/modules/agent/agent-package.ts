@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { zipSync, type Zippable } from 'fflate';
 import type { AgentPlatform } from '@cumulo/contract';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 
 /** The single-file build of apps/agent, relative to AGENT_DIST_DIR. */
 export const AGENT_BUNDLE = path.join('dist', 'cumulo-agent.mjs');

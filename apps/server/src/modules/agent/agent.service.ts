@@ -21,8 +21,8 @@ import {
   type RedeemAgentCodeBody,
 } from '@cumulo/contract';
 import { authorize, SERVICE_OFF } from '../../authz/policy.ts';
-import type { DeviceAuthenticator, Principal } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../../http/errors.ts';
+import type { DeviceAuthenticator, Principal } from '../../authz/principal.ts';
+import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../../errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

@@ -8,8 +8,8 @@ import {
   type NotificationItem,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { BusMessage } from '../../realtime/events.ts';

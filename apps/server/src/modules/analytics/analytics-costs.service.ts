@@ -17,8 +17,8 @@ import {
   type ProductTotalCost,
 } from '@cumulo/contract';
 import { requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { AnalyticsCostsRepo, CostScope, ResourceSum } from './analytics-costs.repo.ts';

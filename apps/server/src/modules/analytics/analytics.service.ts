@@ -1,7 +1,7 @@
 import { analyticsMessages, type AnalyticsRunView } from '@cumulo/contract';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { AnalyticsRepo, IngestRunRow } from './analytics.repo.ts';
 import type { IngestJob } from './ingest/ingest-run.ts';

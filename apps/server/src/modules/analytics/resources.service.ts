@@ -21,8 +21,8 @@ import {
 } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
 import { requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BillingRepo } from '../billing/billing.repo.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';

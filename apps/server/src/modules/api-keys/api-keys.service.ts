@@ -7,8 +7,8 @@ import {
   type ApiKeyView,
   type CreatedApiKey,
 } from '@cumulo/contract';
-import type { ApiKeyAuthenticator, Principal } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { ApiKeyAuthenticator, Principal } from '../../authz/principal.ts';
+import { notFound } from '../../errors.ts';
 import type { SignInLimiter } from '../identity/sign-in-limiter.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.ts';

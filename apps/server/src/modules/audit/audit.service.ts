@@ -8,8 +8,8 @@ import {
   type AuditPage,
   type AuditQuery,
 } from '@cumulo/contract';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest } from '../../errors.ts';
 import type { AuditRepo, AuditRow, AuditScope } from './audit.repo.ts';
 
 /** The CSV's columns: one line per changed property of an entry (one line with empty change cells when none). */

@@ -5,8 +5,8 @@ import {
   type BillingPeriod,
   type PackageDefinition,
 } from '@cumulo/contract';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { BillingRepo } from './billing.repo.ts';

@@ -1,5 +1,5 @@
 import { billingMessages } from '@cumulo/contract';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../errors.ts';
 import { recordAudit } from '../audit/audit.writer.ts';
 import { subscriptionChanged } from './billing.audit.ts';
 import type { BillingRepo } from './billing.repo.ts';

@@ -17,8 +17,8 @@ import {
   type SubscriptionView,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, forbidden, notFound } from '../../errors.ts';
 import type { ClientInfo, IdentityService } from '../identity/identity.service.ts';
 import { recordAudit } from '../audit/audit.writer.ts';
 import {

@@ -1,5 +1,5 @@
 import type { PackageHandle, QuotaKey, QuotaUsage } from '@cumulo/contract';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 
 /**
  * The one answer to "may this organisation use this, and how much is left?" (ARCHITECTURE "Entitlements").

@@ -7,8 +7,8 @@ import {
 } from '@cumulo/contract';
 import { StorageError, type AclGrant, type ObjectStore } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { providerError } from './provider-error.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from './cloud-accounts.repo.ts';

@@ -19,8 +19,8 @@ import {
 } from '@cumulo/contract';
 import type { ObjectStore, StoreConfig } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, forbidden, notFound, type FieldErrors } from '../../errors.ts';
 import type { WasabiPartnerClient } from './wasabi-partner.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';

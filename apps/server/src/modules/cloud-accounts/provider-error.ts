@@ -1,6 +1,6 @@
 import { accountFormMessages } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import { OutboundRefusedError } from '../../net/outbound-policy.ts';
 
 /**

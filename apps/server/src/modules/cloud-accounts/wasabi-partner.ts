@@ -1,4 +1,4 @@
-import { AppError, badRequest } from '../../http/errors.ts';
+import { AppError, badRequest } from '../../errors.ts';
 
 /** What the Wasabi tab's "create" path needs to know about the partner API. */
 export interface WasabiCreateInfo {

@@ -8,8 +8,8 @@ import {
   type DashboardLayout,
   type DashboardWidgetId,
 } from '@cumulo/contract';
-import type { Principal } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { notFound } from '../../errors.ts';
 import type { DashboardRepo } from './dashboard.repo.ts';
 
 const isWidget = (id: string): id is DashboardWidgetId => id in DASHBOARD_WIDGETS;

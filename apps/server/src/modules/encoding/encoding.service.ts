@@ -9,7 +9,7 @@ import {
 } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
 import { authorize, requireService, type Actor } from '../../authz/policy.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { Entitlements } from '../billing/entitlements.ts';

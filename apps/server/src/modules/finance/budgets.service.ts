@@ -16,8 +16,8 @@ import {
   type TreeNode,
 } from '@cumulo/contract';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { changesOf, recordAudit, type AuditEvent } from '../audit/audit.writer.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

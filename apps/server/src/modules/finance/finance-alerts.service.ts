@@ -11,8 +11,8 @@ import {
   type SetBudgetAlertBody,
 } from '@cumulo/contract';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { AlertsService } from '../alerts/alerts.service.ts';

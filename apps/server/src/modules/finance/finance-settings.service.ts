@@ -5,7 +5,7 @@ import {
   type FinanceSettingsBody,
 } from '@cumulo/contract';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../authz/principal.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { FinanceSettingsRepo, FinanceSettingsRow } from './finance-settings.repo.ts';

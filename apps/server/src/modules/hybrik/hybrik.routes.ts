@@ -12,7 +12,7 @@ import {
   hybrikSettingsBody,
   messageAnswer,
 } from '@cumulo/contract';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../errors.ts';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { HybrikService, ProfileFile } from './hybrik.service.ts';
 

@@ -16,7 +16,7 @@ import {
 } from '@cumulo/contract';
 import { StorageError, type ObjectStore } from '@cumulo/storage';
 import { authorize, requireService, type Actor } from '../../authz/policy.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

@@ -13,11 +13,12 @@ import {
   USER_TYPE_ALL_PROVIDERS,
   VERIFICATION_LINK_TTL_SECONDS,
   messages,
+  type EffectiveAccess,
   type UserProfile,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { AuthService, Principal } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.ts';
 import { hashToken, newInviteToken, newLinkToken } from '../../crypto/tokens.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
@@ -73,13 +74,26 @@ export const memberJoined = (user: UserRow): AuditEvent => ({
   }),
 });
 
+/**
+ * The tokens of a sign-in and the caller's ACL, as http/auth.ts's AuthService gives them: named here so that the
+ * service does not import http/.
+ */
+export interface SignInTokens {
+  readonly sessionTtl: number;
+  requestToken(): Promise<string>;
+  mfaSession(userId: string): Promise<string>;
+  mfaSessionUser(token: string): Promise<string>;
+  sessionToken(userId: string, sessionId: string, organizationId: string): Promise<string>;
+  accessOf(organizationId: string, userId: string): Promise<EffectiveAccess>;
+}
+
 /** Sign-up, sign-in (with MFA), e-mailed links and the caller's own profile. */
 export class IdentityService {
   #dummyHash: Promise<string> | undefined;
 
   constructor(
     private readonly repo: IdentityRepo,
-    private readonly auth: AuthService,
+    private readonly auth: SignInTokens,
     private readonly limiter: SignInLimiter,
     private readonly mailLimiter: MailLimiter,
     private readonly mail: MailService,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { MAIL_LIMIT, SIGN_IN_BACKOFF, messages } from '@cumulo/contract';
-import { tooManyRequests } from '../../http/errors.ts';
+import { tooManyRequests } from '../../errors.ts';
 
 export type SignInBackoff = {
   [K in keyof typeof SIGN_IN_BACKOFF]: number;

@@ -9,7 +9,7 @@ import {
   oauthStartBody,
   type SsoErrorCode,
 } from '@cumulo/contract';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { SSO_FLOW_TTL_SECONDS, type SsoService } from './sso.service.ts';
 

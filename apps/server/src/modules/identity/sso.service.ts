@@ -2,7 +2,7 @@ import { hash } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { ROLE_ID, messages, type SsoErrorCode } from '@cumulo/contract';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import { hashToken } from '../../crypto/tokens.ts';
 import type { Logger } from '../../logger.ts';
 import type { IdentityRepo, UserRow } from './identity.repo.ts';

@@ -11,8 +11,8 @@ import {
 } from '@cumulo/contract';
 import { StorageError, type ObjectInfo } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

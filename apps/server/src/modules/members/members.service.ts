@@ -14,8 +14,8 @@ import {
   type PendingInvitation,
 } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, forbidden, notFound, type FieldErrors } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, forbidden, notFound, type FieldErrors } from '../../errors.ts';
 import { hashToken, newInviteToken } from '../../crypto/tokens.ts';
 import type { MailService, OutgoingMail } from '../../mail/mail.service.ts';
 import type { Logger } from '../../logger.ts';

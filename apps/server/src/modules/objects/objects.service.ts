@@ -21,8 +21,8 @@ import {
 } from '@cumulo/contract';
 import { StorageError, type ObjectInfo } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { AppError, badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';

@@ -1,7 +1,7 @@
 import type { OrganizationFlags } from '@cumulo/contract';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { notFound } from '../../errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { ChargeConfirmations, OrganizationRow, OrganizationsRepo } from './organizations.repo.ts';
 

@@ -5,7 +5,7 @@ import {
   type MediaSearchBody,
   type MediaSearchFilter,
 } from '@cumulo/contract';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../errors.ts';
 
 /** `%`, `_` and `\` typed by a member are letters, not LIKE wildcards. */
 export function likeContains(value: string): string {

@@ -1,6 +1,6 @@
 import type { MediaSearchAnswer, MediaSearchBody, MediaSearchResult } from '@cumulo/contract';
 import { mediaSearchMessages } from '@cumulo/contract';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../authz/principal.ts';
 import { requireService } from '../../authz/policy.ts';
 import { requirePackage, type Entitlements } from '../billing/entitlements.ts';
 import { searchSql } from './search-query.ts';

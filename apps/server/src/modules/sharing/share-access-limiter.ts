@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { SHARE_ACCESS_LIMIT, sharingMessages } from '@cumulo/contract';
-import { tooManyRequests } from '../../http/errors.ts';
+import { tooManyRequests } from '../../errors.ts';
 
 /**
  * Counts failed tries on the public share calls in PostgreSQL (shared by every web process), like the sign-in

@@ -15,8 +15,8 @@ import {
 } from '@cumulo/contract';
 import type { SharedFile } from '../../db/schema/index.ts';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { AppError, badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.ts';
 import { hashToken, newLinkToken } from '../../crypto/tokens.ts';
 import type { SecretBox } from '../../crypto/keys.ts';
 import type { Logger } from '../../logger.ts';

@@ -21,7 +21,7 @@ import {
   type S3rverRequest,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import { eq } from 'drizzle-orm';
 import { syncCycles, syncJobs } from '../../db/schema/index.ts';
 import {

@@ -6,7 +6,7 @@ import {
   syncMessages,
   type NotificationItem,
 } from '@cumulo/contract';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../errors.ts';
 import { QUEUES } from '../../jobs/boss.ts';
 import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';

@@ -12,8 +12,8 @@ import {
   type SyncJob,
 } from '@cumulo/contract';
 import { authorize, requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';

@@ -10,8 +10,8 @@ import {
   type TransferStarted,
 } from '@cumulo/contract';
 import { requireService } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest } from '../../errors.ts';
 import type { TransferItemStatus } from '../../db/schema/transfers.ts';
 import type { C2cRepo, HistoryBatchRow, HistoryItemRow } from './c2c.repo.ts';
 import { providerFilterOf, type TransferRequest, type TransfersService } from './transfers.service.ts';

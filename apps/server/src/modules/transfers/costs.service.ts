@@ -8,8 +8,8 @@ import {
   type CostEstimate,
   type S3CostsAnswer,
 } from '@cumulo/contract';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 
 /** What a transfer costs, from the spec's constants (the pure arithmetic is the contract's, shared with /calc). */

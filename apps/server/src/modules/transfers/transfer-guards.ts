@@ -1,5 +1,5 @@
 import { transferMessages } from '@cumulo/contract';
-import { badRequest, forbidden } from '../../http/errors.ts';
+import { badRequest, forbidden } from '../../errors.ts';
 import type { CloudAccountRow } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';

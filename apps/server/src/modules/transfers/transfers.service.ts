@@ -15,7 +15,7 @@ import {
   type TransferStarted,
 } from '@cumulo/contract';
 import { authorize, requireService, requireWithin, type Actor } from '../../authz/policy.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';

@@ -1,8 +1,8 @@
 import { roleMay, uploadMessages } from '@cumulo/contract';
 import type { CorsRule } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';

@@ -23,8 +23,8 @@ import {
 import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
 import { authorize, requireService, requireWithin } from '../../authz/policy.ts';
-import type { Principal } from '../../http/auth.ts';
-import { badRequest, forbidden, notFound } from '../../http/errors.ts';
+import type { Principal } from '../../authz/principal.ts';
+import { badRequest, forbidden, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { aggregateLineItems } from './aggregate.ts';
 import type { IngestEngine } from './ingest-run.ts';
-import { DEFAULT_READ_THREADS, aggregateFilesInThreads } from './read-pool.ts';
+import { DEFAULT_READ_THREADS } from '../../../config-defaults.ts';
+import { aggregateFilesInThreads } from './read-pool.ts';
 import { readLineItemBatches } from './read-report.ts';
 
 /**

@@ -39,12 +39,6 @@ export type FromReadWorker =
   | { type: 'error'; report: { message: string; file: string; line?: number } }
   | { type: 'error'; message: string };
 
-/**
- * Files of one period read at once when the configuration does not say (ANALYTICS_READ_THREADS): two, the cores
- * the issue's goal was measured on, and each thread adds ~70 MB to the process's peak (README "Engine").
- */
-export const DEFAULT_READ_THREADS = 2;
-
 /** Opens one report file's bytes (the object's GET); a failure is the file's error. */
 export type OpenReportFile = (file: ReportFile) => Promise<Readable>;
 

@@ -1,7 +1,6 @@
 const MiB = 1024 * 1024;
 
-/** `TRANSFER_MEMORY_MB`'s default: eight 8 MiB parts in flight per worker process. */
-export const DEFAULT_TRANSFER_MEMORY_MB = 64;
+import { DEFAULT_TRANSFER_MEMORY_MB } from '../../../config-defaults.ts';
 export const DEFAULT_TRANSFER_MEMORY = DEFAULT_TRANSFER_MEMORY_MB * MiB;
 
 interface Waiter {

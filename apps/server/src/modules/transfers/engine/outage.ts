@@ -9,8 +9,7 @@ export interface Outage {
   cause: string;
 }
 
-/** How long a batch waits for an unreachable store before it fails (`TRANSFER_OUTAGE_SECONDS`). */
-export const DEFAULT_OUTAGE_SECONDS = 900;
+export { DEFAULT_OUTAGE_SECONDS } from '../../../config-defaults.ts';
 /** The first pause after a store was found unreachable; each next one doubles, up to the cap. */
 const FIRST_PAUSE_MS = 5000;
 const MAX_PAUSE_MS = 60_000;
