@@ -6,6 +6,7 @@ import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import type { Copier, TransferExecutor } from './engine/executor.ts';
 import { sweepTransfers, type EnqueueBatchJob } from './engine/sweep.ts';
 import type { TransfersRepo } from './transfers.repo.ts';
+import type { TransferQueueRepo } from './transfer-queue.repo.ts';
 import type { TransferRetention } from './transfer-retention.service.ts';
 
 export interface TransferBatchJob {
@@ -60,6 +61,7 @@ export async function registerTransferJobs(
   deps: {
     executor: TransferExecutor;
     repo: TransfersRepo;
+    itemQueue: TransferQueueRepo;
     accounts: CloudAccountsRepo;
     stores: StoreRegistry;
     copier: Copier;

@@ -1,6 +1,7 @@
 import { BATCH_STATUS, accessMessages } from '@cumulo/contract';
 import { mapAhead, readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
-import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
+import type { BatchRow } from '../transfers.repo.ts';
+import type { PlannedItem, TransferPlanningRepo } from '../transfer-planning.repo.ts';
 import {
   CONTENT_CHECK_CONCURRENCY,
   compareKeys,
@@ -93,7 +94,7 @@ export type ReservePlanned = (batch: BatchRow, bytes: number) => Promise<boolean
  * Each chunk's bytes to copy are reserved first: a refusal stops planning before the chunk is written.
  */
 export async function planBatch(
-  repo: TransfersRepo,
+  repo: TransferPlanningRepo,
   batch: BatchRow,
   endpoints: PlanEndpoints,
   reserve: ReservePlanned = async () => true,
