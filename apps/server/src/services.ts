@@ -354,7 +354,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     copyObject: (task: Parameters<typeof copyObject>[0]) => copyObject(task, { memory: transferMemory }),
     abandonCopy,
   };
-  const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.pool, db.locks);
+  const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.locks);
   syncCyclesRepo.onFinished = (status) => metrics.syncCycleEnded(status);
   const syncCycles = new SyncCycleService({
     repo: syncCyclesRepo,
