@@ -15,7 +15,7 @@ import {
 /** Items written per transaction: memory stays one listing page plus one chunk whatever the bucket size. */
 const PLAN_CHUNK = 2000;
 
-export interface PlanEndpoints {
+interface PlanEndpoints {
   source: ObjectStore;
   destination: ObjectStore;
   /** Same endpoint and credentials: ETags of both sides are comparable. */
