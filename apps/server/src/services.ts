@@ -328,7 +328,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
   const transfersRepo = new TransfersRepo(db.orm, db.locks);
   const transferQueueRepo = new TransferQueueRepo(db.orm);
-  const transferPlanningRepo = new TransferPlanningRepo(db.orm, db.pool, db.locks);
+  const transferPlanningRepo = new TransferPlanningRepo(db.orm, db.locks);
   // Transfers and sync cycles count their bytes against c2c; past the limit only an organisation in trial is refused.
   const transferQuota = new TransferQuota(
     entitlements,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { transferBatches } from '../../db/schema/index.ts';
 
@@ -26,61 +26,42 @@ export interface PlannedItem {
 export class TransferPlanningRepo {
   constructor(
     readonly orm: Database,
-    /** For transactions, which must stay on one connection. */
-    private readonly pool: pg.Pool,
     /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
-    private readonly locks: pg.Pool = pool,
+    private readonly locks: pg.Pool,
   ) {}
 
   /**
    * Inserts one chunk of planned items, adds them to the batch's totals and moves the plan cursor, in one
-   * transaction. The rows travel as arrays through `unnest` — one statement with a parameter per column whatever
+   * statement. The rows travel as arrays through `unnest` — one statement with a parameter per column whatever
    * the chunk size, where a multi-row VALUES would bind them per row — and the totals are summed by the database
    * from what was really inserted (a key planned before, by a planner that ran twice, counts once). Answers the
    * batch status, so the planner stops when the batch is canceled.
    */
   async insertPlanned(batchId: string, items: PlannedItem[], cursor: string | null): Promise<number | null> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
-      const { rows } = await client.query<{ status: number }>(
-        `with inserted as (
-           insert into transfer_items
-             (batch_id, source_key, destination_key, size, source_etag, source_md5, status, method)
-           select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-             $9::text[])
-           on conflict (batch_id, source_key) do nothing
-           returning size, status
-         )
-         update transfer_batches set
-           total_number = total_number + (select count(*) from inserted),
-           total_size = total_size + (select coalesce(sum(size), 0) from inserted),
-           skipped_number = skipped_number + (select count(*) from inserted where status = 'skipped'),
-           skipped_size = skipped_size + (select coalesce(sum(size), 0) from inserted where status = 'skipped'),
-           plan_cursor = coalesce($8, plan_cursor),
-           updated_at = now()
-         where id = $1
-         returning status`,
-        [
-          batchId,
-          items.map((item) => item.sourceKey),
-          items.map((item) => item.destinationKey),
-          items.map((item) => item.size),
-          items.map((item) => item.sourceEtag),
-          items.map((item) => item.sourceMd5),
-          items.map((item) => item.status),
-          cursor,
-          items.map((item) => (item.present ? 'present' : null)),
-        ],
-      );
-      await client.query('commit');
-      return rows[0]?.status ?? null;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const result = await this.orm.execute<{ status: number }>(sql`
+      with inserted as (
+        insert into transfer_items
+          (batch_id, source_key, destination_key, size, source_etag, source_md5, status, method)
+        select ${batchId}::uuid, * from unnest(${sql.param(items.map((item) => item.sourceKey))}::text[],
+          ${sql.param(items.map((item) => item.destinationKey))}::text[],
+          ${sql.param(items.map((item) => item.size))}::bigint[],
+          ${sql.param(items.map((item) => item.sourceEtag))}::text[],
+          ${sql.param(items.map((item) => item.sourceMd5))}::text[],
+          ${sql.param(items.map((item) => item.status))}::text[],
+          ${sql.param(items.map((item) => (item.present ? 'present' : null)))}::text[])
+        on conflict (batch_id, source_key) do nothing
+        returning size, status
+      )
+      update transfer_batches set
+        total_number = total_number + (select count(*) from inserted),
+        total_size = total_size + (select coalesce(sum(size), 0) from inserted),
+        skipped_number = skipped_number + (select count(*) from inserted where status = 'skipped'),
+        skipped_size = skipped_size + (select coalesce(sum(size), 0) from inserted where status = 'skipped'),
+        plan_cursor = coalesce(${cursor}, plan_cursor),
+        updated_at = now()
+      where id = ${batchId}
+      returning status`);
+    return result.rows[0]?.status ?? null;
   }
 
   /**
