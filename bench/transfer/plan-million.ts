@@ -6,7 +6,7 @@
 import '@cumulo/server/heap-policy';
 import fs from 'node:fs';
 import { createObjectStore, type ListPage, type ObjectStore } from '@cumulo/storage';
-import { openDb, TransfersRepo, planBatch } from '@cumulo/server/planning';
+import { openDb, TransfersRepo, TransferPlanningRepo, planBatch } from '@cumulo/server/planning';
 
 const [databaseUrl, organizationId, countText] = process.argv.slice(2);
 if (!databaseUrl || !organizationId || !countText)
@@ -47,6 +47,7 @@ const s3 = await createObjectStore({
 
 const db = openDb(databaseUrl, 2);
 const repo = new TransfersRepo(db.orm, db.pool);
+const planning = new TransferPlanningRepo(db.orm, db.pool);
 const { rows } = await db.pool.query<{ id: string }>(
   `insert into transfer_batches (organization_id, operation, source_bucket, destination_bucket)
    values ($1, 'copy', 'million-source', 'million-destination') returning id`,
@@ -58,7 +59,7 @@ const batch = await repo.findForEngine(batchId);
 if (!batch) throw new Error('batch not found');
 const rssBeforeMb = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
-await planBatch(repo, batch, { source: listingStub, destination: listingStub, sameEndpoint: false });
+await planBatch(planning, batch, { source: listingStub, destination: listingStub, sameEndpoint: false });
 const seconds = (performance.now() - started) / 1000;
 const planned = await db.pool.query<{ n: string }>(
   'select count(*) as n from transfer_items where batch_id = $1',

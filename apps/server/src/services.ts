@@ -59,6 +59,8 @@ import { SharingRepo } from './modules/sharing/sharing.repo.ts';
 import { SharingService } from './modules/sharing/sharing.service.ts';
 import { ShareAccessLimiter } from './modules/sharing/share-access-limiter.ts';
 import { TransfersRepo } from './modules/transfers/transfers.repo.ts';
+import { TransferQueueRepo } from './modules/transfers/transfer-queue.repo.ts';
+import { TransferPlanningRepo } from './modules/transfers/transfer-planning.repo.ts';
 import { TransferRetentionRepo } from './modules/transfers/transfer-retention.repo.ts';
 import { TransferRetention } from './modules/transfers/transfer-retention.service.ts';
 import { TransfersService } from './modules/transfers/transfers.service.ts';
@@ -325,7 +327,9 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     (organizationId) => agent.ftxConfirmed(organizationId),
   );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);
-  const transfersRepo = new TransfersRepo(db.orm, db.pool, db.locks);
+  const transfersRepo = new TransfersRepo(db.orm, db.locks);
+  const transferQueueRepo = new TransferQueueRepo(db.orm);
+  const transferPlanningRepo = new TransferPlanningRepo(db.orm, db.locks);
   // Transfers and sync cycles count their bytes against c2c; past the limit only an organisation in trial is refused.
   const transferQuota = new TransferQuota(
     entitlements,
@@ -351,7 +355,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     memory: new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024),
     gates: new ThrottleGates(),
   });
-  const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.pool, db.locks);
+  const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.locks);
   syncCyclesRepo.onFinished = (status) => metrics.syncCycleEnded(status);
   const syncCycles = new SyncCycleService({
     repo: syncCyclesRepo,
@@ -371,9 +375,11 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
   });
   const transferExecutor = new TransferExecutor(
     transfersRepo,
+    transferQueueRepo,
+    transferPlanningRepo,
     cloudAccountsRepo,
     stores,
-    new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
+    new TransferProgress(transfersRepo, transferQueueRepo, (message) => publish(db.pool, message), log),
     // A finished batch settles its c2c reservation to what it copied; one of a sync cycle moves its cycle on (the
     // sync sweep catches what this misses); the buckets a batch changed are counted again.
     async (batchId) => {
@@ -391,7 +397,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       jobsPerBatch: config.TRANSFER_JOBS_PER_BATCH,
       outageSeconds: config.TRANSFER_OUTAGE_SECONDS,
       yieldTo: (organizationId, jobId) =>
-        transfersRepo.anotherOrganizationWaits(
+        transferQueueRepo.anotherOrganizationWaits(
           organizationId,
           jobId,
           config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
@@ -501,6 +507,8 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     lifecycle,
     transfers,
     transfersRepo,
+    transferQueueRepo,
+    transferPlanningRepo,
     transferJobsPerOrganization: config.TRANSFER_BATCHES_PER_ORG * config.TRANSFER_JOBS_PER_BATCH,
     syncCycles,
     sync,

@@ -23,7 +23,7 @@ export interface Actor {
 }
 
 /** What the action touches, when members may act on what they created: its creator (null once they left). */
-export interface Owned {
+interface Owned {
   createdBy: string | null;
 }
 
@@ -41,7 +41,7 @@ export function requireService(actor: Pick<Actor, 'access'>, service: AccessServ
 }
 
 /** The code of a refusal because a size passes the caller's permission value. */
-export const SIZE_LIMIT = 'SIZE_LIMIT';
+const SIZE_LIMIT = 'SIZE_LIMIT';
 
 /** Refuses (403, naming the limit) `size` bytes beyond the caller's value of a size permission. */
 export function requireWithin(actor: Pick<Actor, 'access'>, attribute: AccessAttribute, size: number): void {

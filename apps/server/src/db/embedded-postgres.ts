@@ -18,7 +18,7 @@ const execFileAsync = promisify(execFile);
  * (2) runs the binaries from their install path, which the unprivileged `postgres` user cannot reach when the
  * checkout sits under a mode-700 directory, and (3) does not handle an orphan postmaster left by a SIGKILL.
  */
-export interface EmbeddedPostgresOptions {
+interface EmbeddedPostgresOptions {
   /** Directory of the cluster (PGDATA). */
   dataDir: string;
   /** 0 picks a free port. */

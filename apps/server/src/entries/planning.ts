@@ -3,4 +3,5 @@
 // before it, as main.ts does.
 export { openDb } from '../db/client.ts';
 export { TransfersRepo } from '../modules/transfers/transfers.repo.ts';
+export { TransferPlanningRepo } from '../modules/transfers/transfer-planning.repo.ts';
 export { planBatch } from '../modules/transfers/engine/planner.ts';

@@ -41,7 +41,7 @@ export const QUEUES = {
   /** Daily: ends subscriptions whose cancel was scheduled, renews the others with the ended period's invoice. */
   billingRoll: 'billing.roll',
 } as const;
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
@@ -52,7 +52,7 @@ const HOUR = 60 * MINUTE;
  * one. Long walks carry a heartbeat instead of a short expiry: a crashed worker's job is retried a minute after
  * its heartbeats stop, while a healthy walk of a huge bucket may take hours.
  */
-export const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
+const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.purgeExpiredIdentity]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
   [QUEUES.inventoryAccount]: {
     policy: 'stately',
@@ -185,7 +185,7 @@ export const NOTIFY_POLLING_SECONDS = 2;
 export const INVENTORY_JOBS_PER_ORG = 2;
 export const SYNC_CYCLES_PER_ORG = 2;
 
-export interface BossOptions {
+interface BossOptions {
   connectionString: string;
   /** Runs cron schedules and maintenance (the worker and all-in-one roles). */
   schedule: boolean;

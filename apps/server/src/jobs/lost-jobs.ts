@@ -10,7 +10,7 @@ import type { PgBoss } from 'pg-boss';
  */
 
 /** What the queue holds for a row: a job that may still run, only ended ones, or nothing at all. */
-export type QueueState = 'pending' | 'ended' | 'none';
+type QueueState = 'pending' | 'ended' | 'none';
 const PENDING_STATES = new Set(['created', 'retry', 'active']);
 
 /** The queue's state for the row `jobId` names in its payload (`{ jobId }`, as every such queue sends). */
@@ -23,11 +23,11 @@ export function queueStateOf(boss: PgBoss, queue: string) {
 }
 
 /** How long a row may wait or run before the sweep asks the queue about it. */
-export const LOST_JOB_AFTER_MS = 2 * 60_000;
+const LOST_JOB_AFTER_MS = 2 * 60_000;
 const SWEEP_BATCH = 200;
 
 /** A row waiting or running, as the sweep sees it. */
-export interface LiveRow {
+interface LiveRow {
   id: string;
   organizationId: string;
   /** Not started yet (New, queued): a row that was never sent can be sent now. */

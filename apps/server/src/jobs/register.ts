@@ -43,6 +43,7 @@ export async function registerJobs(queue: PgBoss, services: Services, log: Logge
     {
       executor: services.transferExecutor,
       repo: services.transfersRepo,
+      itemQueue: services.transferQueueRepo,
       accounts: services.cloudAccountsRepo,
       stores: services.stores,
       copier: services.transferCopier,

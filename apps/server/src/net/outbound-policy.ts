@@ -96,7 +96,7 @@ export function normalizeHost(host: string): string {
 }
 
 /** The operator's exceptions (ALLOWED_PRIVATE_ENDPOINTS): host names, addresses and CIDR ranges. */
-export interface AllowList {
+interface AllowList {
   hosts: ReadonlySet<string>;
   ranges: BlockList;
 }

@@ -4,7 +4,7 @@ import type { AccessService } from '@cumulo/contract';
 /** The one NOTIFY channel every process publishes on; the web role fans events out to browsers. */
 export const EVENTS_CHANNEL = 'cumulo_events';
 
-export interface OrgEvent {
+interface OrgEvent {
   organizationId: string;
   /** Only this user's sockets receive it, when set. */
   userId?: string;
@@ -15,13 +15,13 @@ export interface OrgEvent {
 }
 
 /** Internal control events (never forwarded to browsers). */
-export interface SessionRevokedEvent {
+interface SessionRevokedEvent {
   type: '$session-revoked';
   sessionIds: string[];
 }
 
 /** An organisation's service ACLs changed: the hub reads its members' ACLs again. */
-export interface AccessChangedEvent {
+interface AccessChangedEvent {
   type: '$access-changed';
   organizationId: string;
 }

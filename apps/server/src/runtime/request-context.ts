@@ -28,10 +28,6 @@ export function outsideContext<T>(work: () => T): T {
   return storage.exit(work);
 }
 
-export function currentContext(): RunContext | undefined {
-  return storage.getStore();
-}
-
 /**
  * The fields a log line gets from its context. Only a job's: a request's lines already carry its id through
  * Fastify's request logger, and adding it here too would write the key twice.

@@ -7,12 +7,12 @@ import type { Writable } from 'node:stream';
  * its `COPY … TO STDOUT` text as PostgreSQL sent them, `E` (JSON {rows}); last `Z` (JSON {@link BackupTrailer}).
  * A file without its `Z` frame was cut short; gzip's CRC catches damage inside.
  */
-export const BACKUP_MAGIC = Buffer.from('CUMULO-BACKUP\n', 'ascii');
+const BACKUP_MAGIC = Buffer.from('CUMULO-BACKUP\n', 'ascii');
 export const BACKUP_FORMAT_VERSION = 1;
 /** Larger frames than anything the writer makes (COPY chunks are ~64 KiB): a length past it means damage. */
 const MAX_FRAME = 64 * 1024 * 1024;
 
-export type FrameType = 'H' | 'T' | 'D' | 'E' | 'Z';
+type FrameType = 'H' | 'T' | 'D' | 'E' | 'Z';
 
 export interface BackupTable {
   schema: string;

@@ -42,7 +42,7 @@ async function migrationsOf(repo: BackupRepo): Promise<BackupMigration[]> {
   return (await repo.appliedMigrations()).map((m) => ({ ...m, tag: tags.get(m.createdAt) ?? 'unknown' }));
 }
 
-export interface BackupSummary {
+interface BackupSummary {
   file: string;
   tables: number;
   rows: number;
@@ -118,7 +118,7 @@ export async function createBackup(db: Db, file: string, log: Logger): Promise<B
   }
 }
 
-export interface RestoreSummary {
+interface RestoreSummary {
   createdAt: string;
   tables: number;
   rows: number;

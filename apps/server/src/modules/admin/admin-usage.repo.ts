@@ -18,13 +18,13 @@ export interface UsageScope {
 }
 
 /** One direction's bytes; a provider is null where the batch's account was removed. */
-export interface DirectionBytes {
+interface DirectionBytes {
   source: string | null;
   destination: string | null;
   bytes: number;
 }
 
-export interface CostGroup extends DirectionBytes {
+interface CostGroup extends DirectionBytes {
   sourceAccount: string | null;
   destinationAccount: string | null;
 }

@@ -21,7 +21,7 @@ export interface MonthRange {
   month: string;
 }
 
-export interface AccountListRow {
+interface AccountListRow {
   id: string;
   name: string;
   description: string | null;
@@ -30,7 +30,7 @@ export interface AccountListRow {
   active: boolean;
 }
 
-export interface UserListRow {
+interface UserListRow {
   id: string;
   name: string;
   email: string;
@@ -251,7 +251,7 @@ export class AdminRepo {
   }
 }
 
-export interface UserFilter {
+interface UserFilter {
   search?: string;
   organizationId?: string;
 }

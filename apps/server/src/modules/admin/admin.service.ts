@@ -48,7 +48,7 @@ import {
 type InviteAdminUserBody = z.output<typeof inviteAdminUserBody>;
 
 /** Rows read per query while a CSV streams: the file never holds more than one batch in memory. */
-export const CSV_BATCH = 500;
+const CSV_BATCH = 500;
 
 interface Paging {
   page: number;
@@ -56,7 +56,7 @@ interface Paging {
 }
 
 /** The previous calendar month in UTC of `now`: what the Account list's Total Usage and Total Cost are of. */
-export function previousMonth(now: Date): MonthRange {
+function previousMonth(now: Date): MonthRange {
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   return { from, to, month: from.toISOString().slice(0, 7) };
@@ -67,7 +67,7 @@ export function previousMonth(now: Date): MonthRange {
  * Undefined outside the years 1–9999: no batch is that old or that late, so such a bound excludes nothing, and
  * PostgreSQL could not read it.
  */
-export function startOfDayIn(day: string, timeZone: string, addDays = 0): Date | undefined {
+function startOfDayIn(day: string, timeZone: string, addDays = 0): Date | undefined {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
   // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
   const wall = new Date(0).setUTCFullYear(year, month - 1, date + addDays);

@@ -5,7 +5,7 @@ import { badRequest } from '../../errors.ts';
 /** Files answered by one POST /agent/downloads call at most; the rest follow through `continuation`. */
 export const DOWNLOAD_PAGE_FILES = 500;
 /** How long a file's signed GET stays valid: enough to start a slow large file, useless soon after if leaked. */
-export const AGENT_DOWNLOAD_URL_SECONDS = 60 * 60;
+const AGENT_DOWNLOAD_URL_SECONDS = 60 * 60;
 /** Files stat'ed or signed at once. */
 const PARALLEL = 16;
 
@@ -13,7 +13,7 @@ const PARALLEL = 16;
  * Where a listing stopped: the index of the chosen path it was in, and the store's own token inside that path's
  * listing (null: the path starts afresh). Carried to the agent as opaque base64url JSON.
  */
-export interface DownloadCursor {
+interface DownloadCursor {
   path: number;
   token: string | null;
 }
@@ -37,14 +37,14 @@ export function decodeCursor(continuation: string): DownloadCursor | null {
 }
 
 /** The folder a chosen key sits in ('' at the bucket's root): what is cut from the keys under it. */
-export function parentOf(chosen: string): string {
+function parentOf(chosen: string): string {
   const trimmed = chosen.endsWith('/') ? chosen.slice(0, -1) : chosen;
   const slash = trimmed.lastIndexOf('/');
   return slash < 0 ? '' : trimmed.slice(0, slash + 1);
 }
 
 /** Inside a walked folder, a name starting with a dot (a file or any folder on the way) is left out. */
-export function hiddenUnder(folder: string, key: string): boolean {
+function hiddenUnder(folder: string, key: string): boolean {
   return key
     .slice(folder.length)
     .split('/')

@@ -5,7 +5,7 @@ import type { AgentPlatform } from '@cumulo/contract';
 import { AppError } from '../../errors.ts';
 
 /** The single-file build of apps/agent, relative to AGENT_DIST_DIR. */
-export const AGENT_BUNDLE = path.join('dist', 'cumulo-agent.mjs');
+const AGENT_BUNDLE = path.join('dist', 'cumulo-agent.mjs');
 /** The folder every file of the zip sits in. */
 const ZIP_ROOT = 'cumulo-agent';
 

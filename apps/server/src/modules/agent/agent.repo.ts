@@ -11,11 +11,11 @@ import {
   users,
 } from '../../db/schema/index.ts';
 
-export type AgentDeviceRow = typeof agentDevices.$inferSelect;
+type AgentDeviceRow = typeof agentDevices.$inferSelect;
 export type AgentTransferRow = typeof agentTransfers.$inferSelect;
 
 /** A device whose token may still be used: not revoked, its member active in the device's organisation. */
-export interface LiveDevice {
+interface LiveDevice {
   id: string;
   userId: string;
   organizationId: string;
@@ -24,7 +24,7 @@ export interface LiveDevice {
 }
 
 /** A member as the agent shows who it acts for. */
-export interface DeviceMember {
+interface DeviceMember {
   userId: string;
   email: string;
   firstName: string;

@@ -39,7 +39,7 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
 /** Failed code redeems one client address may make per window before it waits (a code has ~40 bits). */
 export const PAIR_TRIES = { perIp: 20, windowSeconds: 15 * 60 } as const;
 
-export const agentErrors = {
+const agentErrors = {
   continuationInvalid:
     'This continuation is not one this server gave for these paths. Start the listing again.',
   rangeInvalid: 'The start date must be before the end date.',

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.ts';
 import type { AlertsRepo } from './alerts.repo.ts';
 import type { AlertsService } from './alerts.service.ts';
 
-export interface AlertCheckJob {
+interface AlertCheckJob {
   organizationId: string;
 }
 

@@ -4,7 +4,7 @@ import { alerts, notificationReads, notifications, users } from '../../db/schema
 import { ROLE_ID } from '@cumulo/contract';
 
 export type AlertRow = typeof alerts.$inferSelect;
-export type NotificationRow = typeof notifications.$inferSelect;
+type NotificationRow = typeof notifications.$inferSelect;
 /** A notification as one member sees it: with that member's read state. */
 export type MemberNotificationRow = NotificationRow & { read: boolean };
 

@@ -31,14 +31,14 @@ const auditedAlert = (alert: AlertRow, accountName: string) => ({
 });
 
 /** Latest bell notifications returned by GET /notifications. */
-export const BELL_LIMIT = 50;
+const BELL_LIMIT = 50;
 
 /**
  * What an alert watches, measured from the latest finished inventory; null while a watched bucket is still being
  * counted (a half-walked bucket would read as a drop and re-arm the alert) or when nothing was measured yet.
  * Buckets whose inventory failed are left out of an account's sum.
  */
-export function measure(
+function measure(
   alert: Pick<AlertRow, 'kind' | 'bucketName'>,
   account: Pick<CloudAccountRow, 'provider'>,
   buckets: ReadonlyArray<Pick<BucketRow, 'name' | 'totalBytes' | 'status'>>,

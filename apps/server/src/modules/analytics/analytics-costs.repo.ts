@@ -12,7 +12,7 @@ export interface CostScope {
 }
 
 /** Sums come back as decimal text of nano-dollars: the service turns them into bigint, then dollars once. */
-export interface MonthProductSum {
+interface MonthProductSum {
   productCode: string;
   lineItemType: string;
   costNano: bigint;
@@ -20,7 +20,7 @@ export interface MonthProductSum {
   lastDay: string;
 }
 
-export interface UsageSum {
+interface UsageSum {
   usageType: string;
   operation: string;
   region: string;
@@ -35,7 +35,7 @@ export interface ResourceSum {
   costNano: bigint;
 }
 
-export interface PeriodHeld {
+interface PeriodHeld {
   month: string;
   costNano: bigint;
   /** ISO 8601 (UTC). */
@@ -48,7 +48,7 @@ export interface AccountMonthSum extends MonthProductSum {
   month: string;
 }
 
-export interface DashboardSum {
+interface DashboardSum {
   cloudAccountId: string;
   productCode: string;
   usageType: string;

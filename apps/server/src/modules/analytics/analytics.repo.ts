@@ -11,7 +11,7 @@ import {
 import type { ReportPeriod, RollupRow } from './ingest/report-types.ts';
 
 export type IngestRunRow = typeof analyticsIngestRuns.$inferSelect;
-export type ReportPeriodRow = typeof analyticsReportPeriods.$inferSelect;
+type ReportPeriodRow = typeof analyticsReportPeriods.$inferSelect;
 
 /** How a finished run went. */
 export interface RunOutcome {

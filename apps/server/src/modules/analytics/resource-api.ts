@@ -6,7 +6,7 @@ import type { StoreConfig } from '@cumulo/storage';
 import type { CloudAccountRow } from '../cloud-accounts/cloud-accounts.repo.ts';
 
 /** What the provider's own API says of a file system (EFS DescribeFileSystems). */
-export interface ApiFileSystem {
+interface ApiFileSystem {
   name: string | null;
   sizeInBytes: number;
   mountTargets: number;

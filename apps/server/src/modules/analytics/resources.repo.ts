@@ -25,7 +25,7 @@ export interface ResourceUsageRow {
   lastUsageDay: string | null;
 }
 
-export interface FinishedTransferRow {
+interface FinishedTransferRow {
   id: string;
   transferredSize: number;
   finishedAt: Date;

@@ -47,7 +47,7 @@ const INSTANCE_RESOURCES: Record<InstanceKind, { product: string; pattern: strin
 };
 
 /** The month 'YYYY-MM' (the current UTC month when absent) as the rollups' day range. */
-export function monthRange(month: string | undefined, now: Date): MonthRange {
+function monthRange(month: string | undefined, now: Date): MonthRange {
   const [year, monthIndex] = (month ?? now.toISOString().slice(0, 7)).split('-').map(Number);
   const first = Date.UTC(year ?? now.getUTCFullYear(), (monthIndex ?? 1) - 1, 1);
   const next = new Date(first);

@@ -6,7 +6,7 @@ import { apiKeys, roles, users } from '../../db/schema/index.ts';
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /** What a presented access key resolves to when it may still be used: its creator, live, in the key's organisation. */
-export interface LiveApiKey {
+interface LiveApiKey {
   id: string;
   secretHash: string;
   userId: string;

@@ -13,7 +13,7 @@ import { badRequest } from '../../errors.ts';
 import type { AuditRepo, AuditRow, AuditScope } from './audit.repo.ts';
 
 /** The CSV's columns: one line per changed property of an entry (one line with empty change cells when none). */
-export const AUDIT_CSV_COLUMNS = [
+const AUDIT_CSV_COLUMNS = [
   'time',
   'author',
   'entity',

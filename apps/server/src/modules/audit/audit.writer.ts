@@ -28,7 +28,7 @@ export interface AuditEvent {
 }
 
 /** The value of one property as the trail shows it: text, or null where there is none. */
-export type AuditValue = string | number | bigint | boolean | Date | null | undefined;
+type AuditValue = string | number | bigint | boolean | Date | null | undefined;
 
 const show = (value: AuditValue): string | null =>
   value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : String(value);
@@ -36,7 +36,7 @@ const show = (value: AuditValue): string | null =>
 /** A secret's value as the trail shows it: that there is one, never what it is. */
 const masked = (value: AuditValue): string | null => (show(value) === null ? null : AUDIT_SECRET_MASK);
 
-export interface DiffOptions {
+interface DiffOptions {
   /** Properties whose values are secrets (keys, passwords, webhook URLs): recorded as changed, shown masked. */
   secrets?: readonly string[];
 }

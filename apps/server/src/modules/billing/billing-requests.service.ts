@@ -13,7 +13,7 @@ import type { BillingRepo } from './billing.repo.ts';
 import { ownerRequestMail } from './billing.mail.ts';
 
 /** A bell entry for the organisation's Owners only. */
-export type OwnerBell = (notice: {
+type OwnerBell = (notice: {
   organizationId: string;
   title: string;
   description: string;

@@ -18,16 +18,15 @@ import {
 
 export type PaymentProfileRow = typeof paymentProfiles.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
-export type SubscriptionEventRow = typeof subscriptionEvents.$inferSelect;
-export type CouponRow = typeof coupons.$inferSelect;
+type CouponRow = typeof coupons.$inferSelect;
 export type InvoiceRow = typeof invoices.$inferSelect;
-export type CustomerRow = typeof billingCustomers.$inferSelect;
+type CustomerRow = typeof billingCustomers.$inferSelect;
 
 /** States in which a subscription still grants what it sells. */
-export const LIVE_STATES = ['active', 'pending_cancel', 'past_due'] as const;
+const LIVE_STATES = ['active', 'pending_cancel', 'past_due'] as const;
 
 /** What one quota holds in one period. */
-export interface Counter {
+interface Counter {
   used: number;
   reserved: number;
 }

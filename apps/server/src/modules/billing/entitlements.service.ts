@@ -16,7 +16,7 @@ import type { BillingRepo } from './billing.repo.ts';
 import { QuotaExceeded, type Entitlements } from './entitlements.ts';
 
 /** Where an organisation stands: in trial (no card) or on a plan, and which period its quotas count in. */
-export interface BillingStanding {
+interface BillingStanding {
   hasCard: boolean;
   inTrial: boolean;
   plan: PlanDefinition | undefined;

@@ -46,7 +46,7 @@ export class QuotaExceeded extends Error {
 }
 
 /** The code of a refusal because the organisation lacks a paid package: the web shows the subscription modal. */
-export const PACKAGE_REQUIRED = 'PACKAGE_REQUIRED';
+const PACKAGE_REQUIRED = 'PACKAGE_REQUIRED';
 
 /**
  * Refuses (403 PACKAGE_REQUIRED, `message` in words) an organisation that does not hold `pkg`. The services of a

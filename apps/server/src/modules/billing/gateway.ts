@@ -7,7 +7,7 @@
  * The shared suite `gateways/gateway-contract.ts` runs against both.
  */
 
-export type GatewayName = 'manual' | 'stripe';
+type GatewayName = 'manual' | 'stripe';
 
 /** A card as the form sends it. The number and CVC pass through to the gateway and are never stored or logged. */
 export interface CardInput {

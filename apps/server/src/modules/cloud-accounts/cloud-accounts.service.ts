@@ -47,7 +47,7 @@ const GOOGLE_UNIVERSE = 'googleapis.com';
 const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
 
 /** An active member of the organisation, as the identity repo lists them. */
-export interface OrganizationMember {
+interface OrganizationMember {
   id: string;
   firstName: string;
   lastName: string;

@@ -6,7 +6,7 @@ export interface WasabiCreateInfo {
   message: string;
 }
 
-export const WASABI_CREATE_DISABLED =
+const WASABI_CREATE_DISABLED =
   'Creating new Wasabi accounts needs a Wasabi partner (Account Control API) key. An administrator enables it ' +
   'by setting WASABI_PARTNER_URL and WASABI_PARTNER_API_KEY on the Cumulo server. Until then, create the ' +
   'account at wasabi.com and connect it on the "Connect Existing Account" tab.';

@@ -15,7 +15,7 @@ import { encode, probe, type FfmpegProgress } from './ffmpeg.ts';
 import { findPreset } from './presets.ts';
 import { openSourceRelay, type SourceRelay } from './source-relay.ts';
 
-export interface RunnerOptions {
+interface RunnerOptions {
   /** How often a running job looks at its row for a cancel, and writes its progress at most. */
   pollMs: number;
 }
@@ -31,7 +31,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The source's file name without its extension: what output names start with. */
-export function sourceBaseName(key: string): string {
+function sourceBaseName(key: string): string {
   const name = key.split('/').filter(Boolean).at(-1) ?? 'output';
   const dot = name.lastIndexOf('.');
   return dot > 0 ? name.slice(0, dot) : name;

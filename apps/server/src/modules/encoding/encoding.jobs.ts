@@ -7,7 +7,7 @@ import type { EncodingRepo } from './encoding.repo.ts';
 import { queueStateOf, type LostJobs } from '../../jobs/lost-jobs.ts';
 import type { EnqueueEncoding } from './encoding.service.ts';
 
-export interface EncodingJobData {
+interface EncodingJobData {
   jobId: string;
 }
 
@@ -23,7 +23,7 @@ export function enqueueEncoding(boss: PgBoss): EnqueueEncoding {
   };
 }
 
-export const ENCODING_JOBS_PER_ORG = 2;
+const ENCODING_JOBS_PER_ORG = 2;
 
 /** The sweep's view of `encoding_jobs` (jobs/lost-jobs.ts): New waits, Processing runs. */
 export function lostEncodingJobs(

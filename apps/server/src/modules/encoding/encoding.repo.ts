@@ -9,7 +9,7 @@ export type NewEncodingJob = typeof encodingJobs.$inferInsert & { id: string };
 
 /** A job that has not ended: a cancel stops it, a remove refuses it. */
 export const LIVE_STATUSES: EncodingJobStatus[] = ['New', 'Processing'];
-export const ENDED_STATUSES: EncodingJobStatus[] = ['Finished', 'Stopped', 'Error'];
+const ENDED_STATUSES: EncodingJobStatus[] = ['Finished', 'Stopped', 'Error'];
 
 /** SQL of encoding jobs. The API's queries are scoped to one organisation; the runner's work by id. */
 export class EncodingRepo {

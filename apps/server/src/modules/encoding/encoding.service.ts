@@ -25,7 +25,7 @@ import { toEncodingJob } from './encoding.views.ts';
 import { findPreset, presetList } from './presets.ts';
 
 /** Who encodes: a signed-in member (a Principal fits). */
-export interface EncodingCaller extends Actor {
+interface EncodingCaller extends Actor {
   organizationId: string;
 }
 

@@ -78,7 +78,7 @@ export interface FfmpegProgress {
   timeLeft: number | null;
 }
 
-export interface FfmpegRun {
+interface FfmpegRun {
   /** Resolves when ffmpeg ended: ok, killed (a cancel), or failed with the end of its error output. */
   done: Promise<{ outcome: 'ok' } | { outcome: 'killed' } | { outcome: 'failed'; reason: string }>;
   /** SIGKILLs ffmpeg's whole process group. */

@@ -13,18 +13,18 @@ export interface SourceProbe {
 }
 
 /** Where a preset writes: `dir` is the job's temp folder, `base` `<source base name>-<preset slug>`. */
-export interface PresetTarget {
+interface PresetTarget {
   dir: string;
   base: string;
 }
 
 /** A file a preset writes besides ffmpeg's own (the sprite sheet's WebVTT index). */
-export interface ExtraFile {
+interface ExtraFile {
   name: string;
   body: string;
 }
 
-export interface EncodingPreset {
+interface EncodingPreset {
   name: string;
   /** Names outputs: `<source base name>-<slug>.<ext>`, or the folder `<source base name>-<slug>/` of HLS. */
   slug: string;
@@ -38,7 +38,7 @@ export interface EncodingPreset {
   extras?(probe: SourceProbe, target: PresetTarget): ExtraFile[];
 }
 
-export interface PresetCategory {
+interface PresetCategory {
   category: string;
   presets: EncodingPreset[];
 }
@@ -229,7 +229,7 @@ const sprite: EncodingPreset = {
 };
 
 /** The preset catalogue (spec 001 §7 "encoding.presets"): categories of named presets. */
-export const PRESET_CATALOGUE: PresetCategory[] = [
+const PRESET_CATALOGUE: PresetCategory[] = [
   { category: 'MP4', presets: [mp4(1080, '5000k'), mp4(720, '2800k'), mp4(480, '1400k')] },
   { category: 'HLS', presets: [hls] },
   {

@@ -27,7 +27,7 @@ export interface SourceRelay {
 const RANGE = /^bytes=(\d*)-(\d*)$/;
 
 /** The inclusive byte range a `Range` header asks of `size` bytes; null for the whole; 'invalid' if unsatisfiable. */
-export function rangeOf(
+function rangeOf(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | 'invalid' {

@@ -5,7 +5,7 @@ import { forecastNano } from '../analytics/analytics-costs.service.ts';
 const PROJECTED: ReadonlySet<string> = new Set(PROJECTED_LINE_ITEM_TYPES);
 
 /** One month of one account and label: what the reports billed, and the month's forecast (spec 000 §5). */
-export interface MonthActual {
+interface MonthActual {
   actualNano: bigint;
   /** The current month's forecast; a past month's actual; null for a month still ahead. */
   forecastNano: bigint | null;
@@ -16,11 +16,9 @@ export interface MonthActual {
 /** Nano-dollars to cents, rounded half away from zero: budgets are compared and stored in cents. */
 export const centsOf = (nano: bigint) =>
   Number((nano + (nano >= 0n ? 5_000_000n : -5_000_000n)) / 10_000_000n);
-/** Nano-dollars to dollars with 2 decimals, as finance answers carry money. */
-export const dollarsOf = (nano: bigint) => centsOf(nano) / 100;
 
 /** Whether a report's product code is what a budget label names: the code itself or its label, any case. */
-export function labelMatches(label: string, productCode: string): boolean {
+function labelMatches(label: string, productCode: string): boolean {
   if (label === BUDGET_TOTAL_LABEL) return true;
   const wanted = label.toLowerCase();
   return productCode.toLowerCase() === wanted || productLabelOf(productCode).toLowerCase() === wanted;

@@ -30,14 +30,7 @@ const ALL_MONTHS = ['2000-01', '2100-12'] as const;
 /** The product codes the analytics screens name, offered for a budget before any report mentions them. */
 const KNOWN_CODES: readonly string[] = Object.values(ALLOCATION_PRODUCTS).flat();
 /** The CSV's columns (GET /finance/budget.csv), as the table shows them. */
-export const BUDGET_CSV_COLUMNS = [
-  'month',
-  'budget',
-  'actual',
-  'forecast',
-  'difference',
-  'percent used',
-] as const;
+const BUDGET_CSV_COLUMNS = ['month', 'budget', 'actual', 'forecast', 'difference', 'percent used'] as const;
 
 const dollars = (cents: number) => cents / 100;
 const shown = (cents: number | null) => (cents === null ? null : (cents / 100).toFixed(2));
@@ -84,7 +77,7 @@ class BudgetBook {
  * Spec 002 §7 "Budget and finance" warning: a cloud's month whose product budgets, when any is set, do not add
  * up to its own (total) budget — 'sub budgets does not match total budget'.
  */
-export const subBudgetsMismatch = (total: number | null, subBudgets: number | null) =>
+const subBudgetsMismatch = (total: number | null, subBudgets: number | null) =>
   subBudgets !== null && subBudgets !== total;
 
 /**

@@ -12,7 +12,7 @@ export type FinanceAlertRow = typeof financeAlerts.$inferSelect;
 export type FiringKind = (typeof financeAlertFirings.$inferInsert)['kind'];
 
 /** One month's budget of one account and label, in cents. */
-export interface BudgetCents {
+interface BudgetCents {
   cloudAccountId: string;
   label: string;
   /** 'YYYY-MM' */

@@ -25,11 +25,10 @@ import type { FinanceSettingsRepo } from './finance-settings.repo.ts';
 import { budgetAlertMail } from './finance.mail.ts';
 
 /** An alert as the list and the audit trail name it: "S3 budget of My AWS". */
-export const alertTitle = (label: string, accountName: string) =>
-  `${budgetLabelOf(label)} budget of ${accountName}`;
+const alertTitle = (label: string, accountName: string) => `${budgetLabelOf(label)} budget of ${accountName}`;
 
 /** The months 'YYYY-MM' from `from` to `to`, inclusive. */
-export function monthsBetween(from: string, to: string): string[] {
+function monthsBetween(from: string, to: string): string[] {
   const months: string[] = [];
   let [year, month] = from.split('-').map(Number) as [number, number];
   for (let current = from; current <= to;) {

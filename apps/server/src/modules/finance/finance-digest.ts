@@ -9,7 +9,7 @@ const DAY = 24 * 60 * 60 * 1000;
 /** The minute of each hour the digest check runs (FINANCE_DIGEST_CRON '7 * * * *'). */
 const CHECK_MINUTE = 7;
 
-export interface Period {
+interface Period {
   start: Date;
   end: Date;
 }

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { audits, financeDigests, financeSettings } from '../../db/schema/index.ts';
 
 export type FinanceSettingsRow = typeof financeSettings.$inferSelect;
-export type FinanceDigestRow = typeof financeDigests.$inferSelect;
+type FinanceDigestRow = typeof financeDigests.$inferSelect;
 
 /** A claim older than this without a result belongs to a worker that died: the next hourly check takes it over. */
 const STALE_CLAIM = sql`interval '30 minutes'`;

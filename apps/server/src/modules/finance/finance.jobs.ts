@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.ts';
 import type { FinanceAlertsService } from './finance-alerts.service.ts';
 import type { FinanceDigest } from './finance-digest.ts';
 
-export interface FinanceEvaluateJob {
+interface FinanceEvaluateJob {
   organizationId: string;
 }
 

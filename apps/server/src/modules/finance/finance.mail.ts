@@ -15,7 +15,7 @@ export function budgetAlertMail(to: string, title: string, description: string, 
   };
 }
 
-export interface DigestEntry {
+interface DigestEntry {
   createdAt: Date;
   authorName: string;
   entity: AuditEntity;
@@ -23,7 +23,7 @@ export interface DigestEntry {
   type: AuditType;
 }
 
-export interface DigestContent {
+interface DigestContent {
   /** How people read the period: '2026-11-03', '2026-11-02 to 2026-11-08', '2026-10'. */
   period: string;
   counts: ReadonlyArray<{ entity: AuditEntity; type: AuditType; count: number }>;

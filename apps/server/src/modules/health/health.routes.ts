@@ -8,7 +8,7 @@ import type { Lifecycle } from '../../runtime/lifecycle.ts';
 const VERSION = process.env.npm_package_version ?? '0.1.0';
 
 /** A dependency that does not answer within this long counts as down: readiness must answer, not hang. */
-export const READY_CHECK_MS = 2000;
+const READY_CHECK_MS = 2000;
 
 function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

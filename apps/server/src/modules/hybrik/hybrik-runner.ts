@@ -18,7 +18,7 @@ import { openSourceRelay, type SourceRelay } from '../encoding/source-relay.ts';
 import type { HybrikJobRow, HybrikRepo } from './hybrik.repo.ts';
 import { contentTypeOf, fileName, targetArgs, targetFileName } from './hybrik-targets.ts';
 
-export interface HybrikRunnerOptions {
+interface HybrikRunnerOptions {
   /** How often a running job writes its progress at most. */
   pollMs: number;
 }

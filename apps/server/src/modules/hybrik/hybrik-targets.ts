@@ -33,7 +33,7 @@ const AUDIO_ENCODERS: Record<string, string[]> = {
 };
 
 /** The source's file name without its extension, and its extension without the dot. */
-export function sourceParts(key: string): { basename: string; extension: string } {
+function sourceParts(key: string): { basename: string; extension: string } {
   const name = key.split('/').filter(Boolean).at(-1) ?? 'output';
   const dot = name.lastIndexOf('.');
   return dot > 0
@@ -56,7 +56,7 @@ export function fileName(pattern: string, sourceKey: string, defaultExtension: s
   return parts.length > 0 ? parts.join('/') : `${basename}.${defaultExtension}`;
 }
 
-export function defaultExtension(target: HybrikTarget): string {
+function defaultExtension(target: HybrikTarget): string {
   return CONTAINERS[target.container.kind]?.extension ?? 'bin';
 }
 

@@ -7,7 +7,7 @@ import type { HybrikRunner } from './hybrik-runner.ts';
 import type { HybrikRepo } from './hybrik.repo.ts';
 import type { EnqueueHybrikJob } from './hybrik.service.ts';
 
-export interface HybrikJobData {
+interface HybrikJobData {
   jobId: string;
 }
 
@@ -20,7 +20,7 @@ export function enqueueHybrikJob(boss: PgBoss): EnqueueHybrikJob {
   };
 }
 
-export const HYBRIK_JOBS_PER_ORG = 2;
+const HYBRIK_JOBS_PER_ORG = 2;
 
 /** The sweep's view of `hybrik_jobs` (jobs/lost-jobs.ts): queued waits, active runs. */
 export function lostHybrikJobs(repo: HybrikRepo, boss: PgBoss, enqueue: EnqueueHybrikJob): LostJobs {

@@ -26,7 +26,7 @@ import type { HybrikProfileRow, HybrikRepo, HybrikSettingsRow } from './hybrik.r
 import { toHybrikJob, toHybrikProfile, toProfilesBucket } from './hybrik.views.ts';
 
 /** Who calls: a signed-in member (a Principal fits). */
-export interface HybrikCaller extends Actor {
+interface HybrikCaller extends Actor {
   organizationId: string;
 }
 

@@ -13,7 +13,7 @@ import { cloudAccounts } from '../../db/schema/cloud-accounts.ts';
 import { InstanceOperatorsRepo } from '../admin/instance-operators.repo.ts';
 
 export type UserRow = typeof users.$inferSelect;
-export type OrganizationRow = typeof organizations.$inferSelect;
+type OrganizationRow = typeof organizations.$inferSelect;
 export type TokenKind = (typeof userTokens.$inferSelect)['kind'];
 
 /** SQL of users, sessions, e-mailed tokens and invitations. Every read of organisation data filters by its id. */

@@ -3,7 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { MAIL_LIMIT, SIGN_IN_BACKOFF, messages } from '@cumulo/contract';
 import { tooManyRequests } from '../../errors.ts';
 
-export type SignInBackoff = {
+type SignInBackoff = {
   [K in keyof typeof SIGN_IN_BACKOFF]: number;
 };
 

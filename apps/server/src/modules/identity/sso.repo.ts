@@ -2,7 +2,7 @@ import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { invitations, ssoFlows, userIdentities } from '../../db/schema/index.ts';
 
-export type SsoFlowRow = typeof ssoFlows.$inferSelect;
+type SsoFlowRow = typeof ssoFlows.$inferSelect;
 
 /** SQL of single sign-on: flows under way and the provider identities linked to users. */
 export class SsoRepo {

@@ -16,10 +16,10 @@ import {
 } from './identity.service.ts';
 import { SsoRepo } from './sso.repo.ts';
 
-export type SsoServiceName = 'Google' | 'OIDC';
+type SsoServiceName = 'Google' | 'OIDC';
 
 /** One OpenID Connect client the operator configured (an operator setting, so its issuer is trusted). */
-export interface SsoProvider {
+interface SsoProvider {
   issuer: string;
   clientId: string;
   clientSecret: string;
@@ -48,8 +48,7 @@ export const SSO_FLOW_TTL_SECONDS = 600;
 const SCOPE = 'openid email profile';
 
 /** A refusal the callback sends back to /login as a code (the page shows the contract's message for it). */
-export const ssoRefusal = (code: SsoErrorCode, message: string, status = 401) =>
-  new AppError(status, code, message);
+const ssoRefusal = (code: SsoErrorCode, message: string, status = 401) => new AppError(status, code, message);
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 

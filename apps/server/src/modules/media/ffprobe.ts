@@ -4,12 +4,12 @@ import { isStorableText } from '@cumulo/contract';
 import type { ProbedSections } from '../../db/schema/index.ts';
 
 /** How long one probe may read before it is stopped: ffprobe reads headers, not the whole file. */
-export const PROBE_TIMEOUT_MS = 30_000;
+const PROBE_TIMEOUT_MS = 30_000;
 /** The most ffprobe may print: a file with thousands of streams or huge tags is cut, not held in memory. */
 const PROBE_OUTPUT_MAX = 4 * 1024 * 1024;
 
 /** What a probe found: the sections, or that the bytes are not media, or that they could not be read. */
-export type ProbeOutcome =
+type ProbeOutcome =
   { kind: 'media'; sections: ProbedSections } | { kind: 'notMedia' } | { kind: 'unreadable'; reason: string };
 
 const numeric = z.union([z.string(), z.number()]).optional();

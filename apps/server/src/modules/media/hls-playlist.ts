@@ -7,7 +7,7 @@
 /** A playlist key: served (rewritten) by the proxy rather than signed. */
 export const PLAYLIST_KEY = /\.m3u8$/i;
 
-export interface PlaylistRewrite {
+interface PlaylistRewrite {
   /** The playlist's own key: relative URIs resolve against its folder. */
   playlistKey: string;
   /** The folder the token grants ('' or ending with '/'): URIs resolving outside it are left as written. */
@@ -64,7 +64,7 @@ async function rewriteUri(uri: string, rewrite: PlaylistRewrite): Promise<string
 }
 
 /** The bucket key a relative URI of the playlist at `playlistKey` names; null when it cannot be decoded. */
-export function resolveKey(playlistKey: string, uri: string): string | null {
+function resolveKey(playlistKey: string, uri: string): string | null {
   const folder = playlistKey.slice(0, playlistKey.lastIndexOf('/') + 1);
   // Keys may hold characters a URL gives meaning to ('%', '?', '#'): the base is the folder, percent-encoded.
   const base = BASE + folder.split('/').map(encodeURIComponent).join('/');

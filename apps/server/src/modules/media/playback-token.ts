@@ -15,7 +15,7 @@ export interface PlaybackGrant {
 }
 
 /** Why a token does not open: tampered or malformed tokens are `invalid`, good ones past their time `expired`. */
-export type OpenedToken = { kind: 'valid'; grant: PlaybackGrant } | { kind: 'invalid' } | { kind: 'expired' };
+type OpenedToken = { kind: 'valid'; grant: PlaybackGrant } | { kind: 'invalid' } | { kind: 'expired' };
 
 /** The signed payload: short keys keep the URL short (the folder can be 1 KB already). */
 interface TokenPayload {

@@ -4,7 +4,7 @@ import { QUEUES } from '../../jobs/boss.ts';
 import type { QueueStat } from './queue-stats.repo.ts';
 
 /** A scrape reads the queue's depth at most this often: a storm of scrapes costs the database one query. */
-export const QUEUE_STATS_CACHE_MS = 5000;
+const QUEUE_STATS_CACHE_MS = 5000;
 
 /** Source and destination provider of a transfer (provider names only: a bounded set of label values). */
 export interface TransferLabels {

@@ -36,7 +36,7 @@ const WALK_PAGE = 1000;
  * name search is a walk of the listing, and an unbounded walk of a ten-million-key bucket would hold a request for
  * minutes. A one-bucket search resumes from its continuation token; a search across buckets does not page.
  */
-export const SEARCH_SCAN_MAX = 20_000;
+const SEARCH_SCAN_MAX = 20_000;
 /** Buckets walked at once by a search across buckets, and objects checked at once before signing links. */
 const PARALLEL = 4;
 /** Paths of one delete named in its audit entry; a longer selection is counted, not listed. */
@@ -50,7 +50,7 @@ type Stores = Pick<StoreRegistry, 'storeFor'>;
 type ForgetObjects = (account: CloudAccountRow, bucket: string, keys: string[]) => Promise<void>;
 
 /** A folder path as listed: '' for the root, otherwise ending with '/' (keys may hold '//', so no collapsing). */
-export function folderPrefix(path: string): string {
+function folderPrefix(path: string): string {
   return path === '' || path.endsWith('/') ? path : `${path}/`;
 }
 

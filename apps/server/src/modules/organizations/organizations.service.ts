@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import type { ChargeConfirmations, OrganizationRow, OrganizationsRepo } from './organizations.repo.ts';
 
-export interface ConfirmationsBody {
+interface ConfirmationsBody {
   confirmed_c2c?: true;
   confirmed_ftx?: true;
   confirmed_wasabi?: true;
@@ -53,7 +53,7 @@ const confirmationsOf = (row: OrganizationRow) => ({
   confirmed_wasabi: row.confirmedWasabi,
 });
 
-export function organizationFlagsView(row: OrganizationRow): OrganizationFlags {
+function organizationFlagsView(row: OrganizationRow): OrganizationFlags {
   return {
     is_cbs: row.isCbs,
     confirmed_c2c: row.confirmedC2c,

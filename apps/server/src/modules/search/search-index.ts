@@ -12,10 +12,10 @@ export type IndexableObject = Pick<ObjectInfo, 'key' | 'size' | 'lastModified' |
  * trigram and full-text indexes (bench/media-search), so a walk of a large bucket is bound by one backend's CPU;
  * two pages at once (disjoint keys, no conflicts between them) use two.
  */
-export const WALK_WRITES_IN_FLIGHT = 2;
+const WALK_WRITES_IN_FLIGHT = 2;
 
 /** A walk of one bucket in progress: pages go in as they are listed; `finish` removes what the walk did not see. */
-export interface BucketReplacement {
+interface BucketReplacement {
   add(objects: IndexableObject[]): Promise<void>;
   finish(): Promise<void>;
 }

@@ -51,7 +51,7 @@ function fieldOf(field: string): { texts: SQL[]; number: SQL | null } {
 const anyOf = (parts: SQL[]) => sql`coalesce((${sql.join(parts, sql` or `)}), false)`;
 
 /** One filter as a boolean SQL expression. */
-export function filterSql(filter: MediaSearchFilter): SQL {
+function filterSql(filter: MediaSearchFilter): SQL {
   const { texts, number } = fieldOf(filter.field);
   const value = filter.value;
   const asText = String(value);
@@ -86,7 +86,7 @@ export function filterSql(filter: MediaSearchFilter): SQL {
  * and the name starts with the rest. A folder marker ('a/b/') ends with a '/' its name lacks: those few keys have
  * a trigram index of their own (`search_objects_folder_key_trgm`).
  */
-export function keyContains(keyword: string): SQL {
+function keyContains(keyword: string): SQL {
   const pattern = likeContains(keyword);
   const slash = keyword.lastIndexOf('/');
   if (slash < 0) return sql`(o.prefix ilike ${pattern} or o.name ilike ${pattern})`;

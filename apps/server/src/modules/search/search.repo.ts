@@ -36,13 +36,13 @@ export type SearchRow = {
 };
 
 /** The key's last segment (a folder marker keeps its own name) and its folder. */
-export function splitKey(key: string): { name: string; prefix: string } {
+function splitKey(key: string): { name: string; prefix: string } {
   const trimmed = key.endsWith('/') ? key.slice(0, -1) : key;
   const slash = trimmed.lastIndexOf('/');
   return { name: trimmed.slice(slash + 1), prefix: slash < 0 ? '' : trimmed.slice(0, slash + 1) };
 }
 
-export function extensionOf(name: string): string {
+function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot <= 0
     ? ''

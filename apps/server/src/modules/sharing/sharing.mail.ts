@@ -19,7 +19,7 @@ const passwordLine = (required: boolean) =>
     : 'No password is needed to open the link.';
 
 /** The subject of a share mail; tests and people search for it. */
-export const shareSubject = (notice: Pick<ShareNotice, 'sharedBy' | 'files'>) =>
+const shareSubject = (notice: Pick<ShareNotice, 'sharedBy' | 'files'>) =>
   `${notice.sharedBy} shared ${fileCount(notice.files.length)} with you`;
 
 /** The e-mail of a share: who shared, which files, until when, whether a password is needed; never the password. */

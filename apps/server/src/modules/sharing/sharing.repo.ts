@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { chatWebhooks, shareDownloads, shares, users } from '../../db/schema/index.ts';
 
 export type ShareRow = typeof shares.$inferSelect;
-export type ChatWebhookRow = typeof chatWebhooks.$inferSelect;
+type ChatWebhookRow = typeof chatWebhooks.$inferSelect;
 
 export interface ShareListRow extends ShareRow {
   creatorName: string | null;

@@ -35,7 +35,7 @@ const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } 
 const CHAT_TIMEOUT_MS = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface ShareRequest {
+interface ShareRequest {
   files: Array<{ name: string; bucket_name: string; cloud_account_id: string }>;
   password: string | null;
   expiration: number;
@@ -77,7 +77,7 @@ function auditedShare(share: ShareRow) {
 }
 
 /** "https://hooks.slack.com/••••abcd": enough to recognise the hook, not enough to use it. */
-export function maskWebhookUrl(url: string): string {
+function maskWebhookUrl(url: string): string {
   let origin = '';
   try {
     origin = new URL(url).origin;

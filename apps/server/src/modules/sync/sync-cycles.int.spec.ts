@@ -729,7 +729,9 @@ describe('sync cycles: s3rver and Azurite, embedded PostgreSQL, SMTP sink', () =
     // Its batch is held while the diff has not run: with nothing to claim, the sweep queues no job for it, and a
     // job that runs it anyway waits (below, until the diff drops the empty batch) instead of finalizing it.
     const heldId = first.batchId ?? '';
-    expect((await server.services.transfersRepo.batchesToResume()).map((b) => b.id)).not.toContain(heldId);
+    expect((await server.services.transferQueueRepo.batchesToResume()).map((b) => b.id)).not.toContain(
+      heldId,
+    );
     const waiting = server.services.transferExecutor.run(heldId);
     const { rows: held } = await server.db.pool.query<{ phase: string; status: number }>(
       'select phase, status from transfer_batches where id = $1',

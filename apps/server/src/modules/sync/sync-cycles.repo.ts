@@ -1,18 +1,25 @@
 import type pg from 'pg';
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, isNull, min, sql } from 'drizzle-orm';
 import { BATCH_STATUS, ROLE_ID, SYNC_FULL_CHECK_DAYS, TRANSFER_TYPE } from '@cumulo/contract';
 import type { Database } from '../../db/client.ts';
-import { syncCycles, syncDeletions, syncJobs, transferBatches, users } from '../../db/schema/index.ts';
+import {
+  syncCycles,
+  syncDeletions,
+  syncJobs,
+  syncObjects,
+  transferBatches,
+  users,
+} from '../../db/schema/index.ts';
 import type { SyncCyclePhase } from '../../db/schema/sync.ts';
 import { destinationFolder } from '../transfers/engine/keys.ts';
 import type { StateObject } from './engine/diff.ts';
 import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
 import type { RecordCycleChange } from './sync-cycles.port.ts';
 
-export type SyncDeletionRow = typeof syncDeletions.$inferSelect;
+type SyncDeletionRow = typeof syncDeletions.$inferSelect;
 
 /** A copy the diff found: an item of the cycle's batch. */
-export interface DiffCopy {
+interface DiffCopy {
   sourceKey: string;
   destinationKey: string;
   size: number;
@@ -21,7 +28,7 @@ export interface DiffCopy {
 }
 
 /** A destination object gone from the source. */
-export interface DiffDeletion {
+interface DiffDeletion {
   key: string;
   size: number;
   etag: string | null;
@@ -45,7 +52,7 @@ export interface DiffChunk {
 }
 
 /** How the batch of a cycle stands, as the cycle reads it. */
-export interface CycleBatchState {
+interface CycleBatchState {
   status: number;
   phase: string;
   error: string | null;
@@ -58,30 +65,26 @@ export interface DroppedBatch {
   organizationId: string;
   transferredSize: number;
 }
-interface DroppedRow {
-  id: string;
-  organization_id: string;
-  transferred_size: string;
-}
-const DROPPED = 'returning id, organization_id, transferred_size';
-const droppedOf = (row: DroppedRow): DroppedBatch => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  transferredSize: Number(row.transferred_size),
-});
+const DROPPED = {
+  id: transferBatches.id,
+  organizationId: transferBatches.organizationId,
+  transferredSize: transferBatches.transferredSize,
+};
 
 export type DeletionOutcome = { key: string; status: 'deleted' | 'quarantined' | 'failed'; error?: string };
 
 const UNIQUE_VIOLATION = '23505';
 const ONE_LIVE_INDEX = 'sync_cycles_one_live_idx';
 const num = (value: unknown) => Number(value ?? 0);
+/** Raised inside writeDiffChunk's transaction to roll its chunk back: the cycle stopped diffing meanwhile. */
+class NotDiffing extends Error {}
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Whether a cycle starting `now` must list the destination itself: the job never did, or not for
  * `SYNC_FULL_CHECK_DAYS`. Otherwise it lists the source only and reads the destination from the state.
  */
-export function needsFullCheck(destinationCheckedAt: Date | null, now: Date): boolean {
+function needsFullCheck(destinationCheckedAt: Date | null, now: Date): boolean {
   return (
     destinationCheckedAt === null ||
     now.getTime() - destinationCheckedAt.getTime() >= SYNC_FULL_CHECK_DAYS * DAY_MS
@@ -96,28 +99,25 @@ export function isOverlap(error: unknown): boolean {
 }
 
 /**
- * SQL of sync cycles, their deletion candidates and the rows of their transfer batch. The engine's calls take ids
- * from job payloads (never from a request): the job API checked the organisation before anything got here.
+ * SQL of sync cycles, their deletion candidates, the job's state (`sync_objects`) and the rows of their transfer
+ * batch. The engine's calls take ids from job payloads (never from a request): the job API checked the
+ * organisation before anything got here. Every statement goes through drizzle (`sql` where a query needs what the
+ * builder does not say); every multi-step write through `transaction`, as in identity.repo.
  */
 export class SyncCyclesRepo {
   constructor(
     readonly orm: Database,
-    /** For transactions, which must stay on one connection. */
-    private readonly pool: pg.Pool,
     /** For the session advisory lock held while the work runs (Db.locks: apart from the requests' pool). */
-    private readonly locks: pg.Pool = pool,
+    private readonly locks: pg.Pool,
   ) {}
 
   /** Told of every cycle this repo ends, with its status (the `cumulo_sync_cycles_total` counter). */
   onFinished: ((status: number) => void) | undefined;
 
-  /**
-   * Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). Only the
-   * drizzle calls of the bound repo join it; those on `pool` do not.
-   */
+  /** Runs `work` in one transaction, as a change and its audit entry must (ARCHITECTURE "Audit trail"). */
   transaction<T>(work: (tx: SyncCyclesRepo) => Promise<T>): Promise<T> {
     return this.orm.transaction((tx) => {
-      const bound = new SyncCyclesRepo(tx as unknown as Database, this.pool, this.locks);
+      const bound = new SyncCyclesRepo(tx as unknown as Database, this.locks);
       bound.onFinished = this.onFinished;
       return work(bound);
     });
@@ -136,7 +136,7 @@ export class SyncCyclesRepo {
     record?: RecordCycleChange,
   ): Promise<SyncCycleRow | null> {
     try {
-      return await this.orm.transaction(async (tx) => {
+      return await this.transaction(async ({ orm: tx }) => {
         // Decided once, from the job's row as it is now (the caller's copy may be older than the last full
         // check), and kept on the cycle: a resumed diff goes on the way it began.
         const [current] = await tx
@@ -156,7 +156,7 @@ export class SyncCyclesRepo {
           .returning();
         if (!cycle) throw new Error('insert returned no row');
         if (dryRun) {
-          await record?.(tx as unknown as Database, cycle);
+          await record?.(tx, cycle);
           return cycle;
         }
         const [batch] = await tx
@@ -184,7 +184,7 @@ export class SyncCyclesRepo {
           .set({ batchId: batch.id })
           .where(eq(syncCycles.id, cycle.id))
           .returning();
-        await record?.(tx as unknown as Database, linked ?? cycle);
+        await record?.(tx, linked ?? cycle);
         return linked ?? cycle;
       });
     } catch (error) {
@@ -203,22 +203,29 @@ export class SyncCyclesRepo {
     return row;
   }
 
-  /** The unfinished cycle copying with this batch, once the batch has finished. */
   async organizationOfCycle(cycleId: string): Promise<string | undefined> {
-    const result = await this.pool.query<{ organization_id: string }>(
-      'select organization_id from sync_cycles where id = $1',
-      [cycleId],
-    );
-    return result.rows[0]?.organization_id;
+    const [row] = await this.orm
+      .select({ organizationId: syncCycles.organizationId })
+      .from(syncCycles)
+      .where(eq(syncCycles.id, cycleId));
+    return row?.organizationId;
   }
 
+  /** The unfinished cycle copying with this batch, once the batch has finished. */
   async cycleOfFinishedBatch(batchId: string): Promise<string | undefined> {
-    const result = await this.pool.query<{ id: string }>(
-      `select c.id from sync_cycles c join transfer_batches b on b.id = c.batch_id
-       where b.id = $1 and b.phase = 'finished' and c.phase = 'copying' and c.finished_at is null`,
-      [batchId],
-    );
-    return result.rows[0]?.id;
+    const [row] = await this.orm
+      .select({ id: syncCycles.id })
+      .from(syncCycles)
+      .innerJoin(transferBatches, eq(transferBatches.id, syncCycles.batchId))
+      .where(
+        and(
+          eq(transferBatches.id, batchId),
+          eq(transferBatches.phase, 'finished'),
+          eq(syncCycles.phase, 'copying'),
+          isNull(syncCycles.finishedAt),
+        ),
+      );
+    return row?.id;
   }
 
   /**
@@ -233,77 +240,60 @@ export class SyncCyclesRepo {
     batchId: string,
     chunk: DiffChunk,
   ): Promise<{ cycle: SyncCycleRow; batchStatus: number | null; copies: number } | undefined> {
-    const client = await this.pool.connect();
+    const copies = chunk.copies;
+    const deletions = chunk.deletions;
+    let written: { batchStatus: number | null; copies: number };
     try {
-      await client.query('begin');
-      const { rows } = await client.query<{ id: string; batch_status: number | null; copies: string }>(
-        `with items as (
-           insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5)
-           select $2, * from unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
-           where exists (select 1 from transfer_batches where id = $2 and status = $16)
-           on conflict (batch_id, source_key) do nothing
-           returning size
-         ), totals as (
-           update transfer_batches set updated_at = now(),
-             total_number = total_number + (select count(*) from items),
-             total_size = total_size + (select coalesce(sum(size), 0) from items)
-           where id = $2 and exists (select 1 from items)
-         ), deletions as (
-           insert into sync_deletions (cycle_id, key, size, etag)
-           select $1, * from unnest($8::text[], $9::bigint[], $10::text[])
-           on conflict (cycle_id, key) do nothing
-           returning size
-         )
-         update sync_cycles set
-           source_count = source_count + $11, destination_count = destination_count + $12,
-           destination_bytes = destination_bytes + $13, unchanged_count = unchanged_count + $14,
-           copy_count = copy_count + (select count(*) from items),
-           copy_bytes = copy_bytes + (select coalesce(sum(size), 0) from items),
-           delete_count = delete_count + (select count(*) from deletions),
-           delete_bytes = delete_bytes + (select coalesce(sum(size), 0) from deletions),
-           diff_cursor = $15, updated_at = now()
-         where id = $1 and phase = 'diffing' and finished_at is null
-         returning id, (select status from transfer_batches where id = $2) as batch_status,
-           (select count(*) from items) as copies`,
-        [
-          cycle.id,
-          batchId,
-          chunk.copies.map((copy) => copy.sourceKey),
-          chunk.copies.map((copy) => copy.destinationKey),
-          chunk.copies.map((copy) => copy.size),
-          chunk.copies.map((copy) => copy.sourceEtag),
-          chunk.copies.map((copy) => copy.sourceMd5),
-          chunk.deletions.map((deletion) => deletion.key),
-          chunk.deletions.map((deletion) => deletion.size),
-          chunk.deletions.map((deletion) => deletion.etag),
-          chunk.sourceCount,
-          chunk.destinationCount,
-          chunk.destinationBytes,
-          chunk.unchangedCount,
-          chunk.cursor,
-          BATCH_STATUS.ongoing,
-        ],
-      );
-      if (rows.length === 0) {
-        await client.query('rollback');
-        return undefined;
-      }
-      if (chunk.states.length > 0) await upsertStates(client, cycle, chunk.states);
-      await client.query('commit');
-      const written = await this.find(cycle.id);
-      return (
-        written && {
-          cycle: written,
-          batchStatus: rows[0]?.batch_status ?? null,
-          copies: num(rows[0]?.copies),
-        }
-      );
+      written = await this.transaction(async (tx) => {
+        const result = await tx.orm.execute<{ id: string; batch_status: number | null; copies: string }>(sql`
+          with items as (
+            insert into transfer_items (batch_id, source_key, destination_key, size, source_etag, source_md5)
+            select ${batchId}::uuid, * from unnest(${sql.param(copies.map((copy) => copy.sourceKey))}::text[],
+              ${sql.param(copies.map((copy) => copy.destinationKey))}::text[],
+              ${sql.param(copies.map((copy) => copy.size))}::bigint[],
+              ${sql.param(copies.map((copy) => copy.sourceEtag))}::text[],
+              ${sql.param(copies.map((copy) => copy.sourceMd5))}::text[])
+            where exists (select 1 from transfer_batches where id = ${batchId} and status = ${BATCH_STATUS.ongoing})
+            on conflict (batch_id, source_key) do nothing
+            returning size
+          ), totals as (
+            update transfer_batches set updated_at = now(),
+              total_number = total_number + (select count(*) from items),
+              total_size = total_size + (select coalesce(sum(size), 0) from items)
+            where id = ${batchId} and exists (select 1 from items)
+          ), deletions as (
+            insert into sync_deletions (cycle_id, key, size, etag)
+            select ${cycle.id}::uuid, * from unnest(${sql.param(deletions.map((deletion) => deletion.key))}::text[],
+              ${sql.param(deletions.map((deletion) => deletion.size))}::bigint[],
+              ${sql.param(deletions.map((deletion) => deletion.etag))}::text[])
+            on conflict (cycle_id, key) do nothing
+            returning size
+          )
+          update sync_cycles set
+            source_count = source_count + ${chunk.sourceCount},
+            destination_count = destination_count + ${chunk.destinationCount},
+            destination_bytes = destination_bytes + ${chunk.destinationBytes},
+            unchanged_count = unchanged_count + ${chunk.unchangedCount},
+            copy_count = copy_count + (select count(*) from items),
+            copy_bytes = copy_bytes + (select coalesce(sum(size), 0) from items),
+            delete_count = delete_count + (select count(*) from deletions),
+            delete_bytes = delete_bytes + (select coalesce(sum(size), 0) from deletions),
+            diff_cursor = ${chunk.cursor}, updated_at = now()
+          where id = ${cycle.id} and phase = 'diffing' and finished_at is null
+          returning id, (select status from transfer_batches where id = ${batchId}) as batch_status,
+            (select count(*) from items) as copies`);
+        const [row] = result.rows;
+        // The CTEs' inserts ran whether or not the cycle was still diffing: only a rollback undoes them.
+        if (!row) throw new NotDiffing();
+        if (chunk.states.length > 0) await tx.#upsertStates(cycle, chunk.states);
+        return { batchStatus: row.batch_status ?? null, copies: num(row.copies) };
+      });
     } catch (error) {
-      await client.query('rollback').catch(() => undefined);
+      if (error instanceof NotDiffing) return undefined;
       throw error;
-    } finally {
-      client.release();
     }
+    const row = await this.find(cycle.id);
+    return row && { cycle: row, ...written };
   }
 
   /**
@@ -311,35 +301,33 @@ export class SyncCyclesRepo {
    * holds, and go; the job remembers when its destination was listed. One transaction, harmless to run twice.
    */
   async endFullCheck(cycle: Pick<SyncCycleRow, 'id' | 'syncJobId' | 'startedAt'>): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('begin');
-      await client.query('delete from sync_objects where sync_job_id = $1 and cycle_id is distinct from $2', [
-        cycle.syncJobId,
-        cycle.id,
-      ]);
+    await this.transaction(async ({ orm: tx }) => {
+      await tx
+        .delete(syncObjects)
+        .where(
+          and(
+            eq(syncObjects.syncJobId, cycle.syncJobId),
+            sql`${syncObjects.cycleId} is distinct from ${cycle.id}`,
+          ),
+        );
       // The cycle's start, not now: whatever changed at the destination while it listed is caught next time.
-      await client.query('update sync_jobs set destination_checked_at = $2 where id = $1', [
-        cycle.syncJobId,
-        cycle.startedAt,
-      ]);
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      await tx
+        .update(syncJobs)
+        .set({ destinationCheckedAt: cycle.startedAt })
+        .where(eq(syncJobs.id, cycle.syncJobId));
+    });
   }
 
   /** One page of the job's state in key order (byte order: the column is COLLATE "C"), after a relative key. */
   async statePage(syncJobId: string, after: string | null, limit: number): Promise<StateObject[]> {
-    const result = await this.pool.query<{ key: string; size: string; source_etag: string | null }>(
-      `select key, size, source_etag from sync_objects
-       where sync_job_id = $1 and ($2::text is null or key > $2) order by key limit $3`,
-      [syncJobId, after, limit],
-    );
-    return result.rows.map((row) => ({ key: row.key, size: num(row.size), sourceEtag: row.source_etag }));
+    return this.orm
+      .select({ key: syncObjects.key, size: syncObjects.size, sourceEtag: syncObjects.sourceEtag })
+      .from(syncObjects)
+      .where(
+        and(eq(syncObjects.syncJobId, syncJobId), after === null ? undefined : gt(syncObjects.key, after)),
+      )
+      .orderBy(syncObjects.key)
+      .limit(limit);
   }
 
   /**
@@ -352,14 +340,13 @@ export class SyncCyclesRepo {
     batchId: string,
     destinationBase: string,
   ): Promise<void> {
-    await this.pool.query(
-      `insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
-       select $1, substr(destination_key, $4::int + 1), size, source_etag, $2
-       from transfer_items where batch_id = $3 and status = 'done'
-       on conflict (sync_job_id, key) do update
-         set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`,
-      [cycle.syncJobId, cycle.id, batchId, destinationBase.length],
-    );
+    await this.orm.execute(sql`
+      insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
+      select ${cycle.syncJobId}::uuid, substr(destination_key, ${destinationBase.length}::int + 1), size,
+        source_etag, ${cycle.id}::uuid
+      from transfer_items where batch_id = ${batchId} and status = 'done'
+      on conflict (sync_job_id, key) do update
+        set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`);
   }
 
   /**
@@ -419,12 +406,18 @@ export class SyncCyclesRepo {
    * finalizes it (its totals were bumped chunk by chunk). Conditional, so it happens once; answers whether it did.
    */
   async releaseBatch(batchId: string): Promise<boolean> {
-    const result = await this.pool.query(
-      `update transfer_batches set phase = 'copying', updated_at = now()
-       where id = $1 and phase = 'held' and status = $2`,
-      [batchId, BATCH_STATUS.ongoing],
-    );
-    return (result.rowCount ?? 0) > 0;
+    const rows = await this.orm
+      .update(transferBatches)
+      .set({ phase: 'copying', updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(transferBatches.id, batchId),
+          eq(transferBatches.phase, 'held'),
+          eq(transferBatches.status, BATCH_STATUS.ongoing),
+        ),
+      )
+      .returning({ id: transferBatches.id });
+    return rows.length > 0;
   }
 
   /**
@@ -434,20 +427,25 @@ export class SyncCyclesRepo {
    * in the job's state: the next cycle copies them again).
    */
   async dropHeldBatch(batchId: string): Promise<DroppedBatch | undefined> {
-    const result = await this.pool.query<DroppedRow>(
-      `delete from transfer_batches where id = $1 and phase = 'held' ${DROPPED}`,
-      [batchId],
-    );
-    return result.rows.map(droppedOf)[0];
+    const [row] = await this.orm
+      .delete(transferBatches)
+      .where(and(eq(transferBatches.id, batchId), eq(transferBatches.phase, 'held')))
+      .returning(DROPPED);
+    return row;
   }
 
   /** Held batches whose cycle is gone (its job was deleted mid-diff) are dropped the same way. */
   async dropOrphanBatches(): Promise<DroppedBatch[]> {
-    const result = await this.pool.query<DroppedRow>(
-      `delete from transfer_batches b where b.phase = 'held' and b.sync_cycle_id is not null
-         and not exists (select 1 from sync_cycles c where c.id = b.sync_cycle_id) ${DROPPED}`,
-    );
-    return result.rows.map(droppedOf);
+    return this.orm
+      .delete(transferBatches)
+      .where(
+        and(
+          eq(transferBatches.phase, 'held'),
+          sql`${transferBatches.syncCycleId} is not null`,
+          sql`not exists (select 1 from ${syncCycles} where ${syncCycles.id} = ${transferBatches.syncCycleId})`,
+        ),
+      )
+      .returning(DROPPED);
   }
 
   /**
@@ -455,21 +453,17 @@ export class SyncCyclesRepo {
    * missing a minute after they began to wait — the worker that paused them stopped before it announced it.
    */
   async unannouncedApprovals(linkPrefix: string): Promise<SyncCycleRow[]> {
-    const result = await this.pool.query<{ id: string }>(
-      `select c.id from sync_cycles c
-       where c.phase = 'awaiting_approval' and c.finished_at is null and c.updated_at < now() - interval '1 minute'
-         and not exists (select 1 from notifications n
-                         where n.organization_id = c.organization_id and n.link = $1 || c.id::text)`,
-      [linkPrefix],
-    );
-    if (result.rows.length === 0) return [];
     return this.orm
       .select()
       .from(syncCycles)
       .where(
-        inArray(
-          syncCycles.id,
-          result.rows.map((row) => row.id),
+        and(
+          eq(syncCycles.phase, 'awaiting_approval'),
+          isNull(syncCycles.finishedAt),
+          sql`${syncCycles.updatedAt} < now() - interval '1 minute'`,
+          sql`not exists (select 1 from notifications n
+                          where n.organization_id = ${syncCycles.organizationId}
+                            and n.link = ${linkPrefix} || ${syncCycles.id}::text)`,
         ),
       );
   }
@@ -495,27 +489,22 @@ export class SyncCyclesRepo {
     const cycleId = cycle.id;
     if (outcomes.length === 0) return this.find(cycleId);
     // A key deleted or quarantined leaves the job's state in the same statement (a failed one keeps its row).
-    await this.pool.query(
-      `with settled as (
-         update sync_deletions d set status = v.status, error = v.error
-         from unnest($2::text[], $3::text[], $4::text[]) as v(key, status, error)
-         where d.cycle_id = $1 and d.key = v.key and d.status = 'pending'
-         returning d.key, d.status),
-       gone as (
-         delete from sync_objects o using settled s
-         where o.sync_job_id = $5 and s.status <> 'failed' and o.key = substr(s.key, $6::int + 1))
-       update sync_cycles set updated_at = now(),
-         deleted_count = deleted_count + (select count(*) from settled where status <> 'failed')
-       where id = $1`,
-      [
-        cycleId,
-        outcomes.map((outcome) => outcome.key),
-        outcomes.map((outcome) => outcome.status),
-        outcomes.map((outcome) => outcome.error?.slice(0, 2000) ?? null),
-        cycle.syncJobId,
-        destinationBase.length,
-      ],
-    );
+    await this.orm.execute(sql`
+      with settled as (
+        update sync_deletions d set status = v.status, error = v.error
+        from unnest(${sql.param(outcomes.map((outcome) => outcome.key))}::text[],
+          ${sql.param(outcomes.map((outcome) => outcome.status))}::text[],
+          ${sql.param(outcomes.map((outcome) => outcome.error?.slice(0, 2000) ?? null))}::text[])
+          as v(key, status, error)
+        where d.cycle_id = ${cycleId} and d.key = v.key and d.status = 'pending'
+        returning d.key, d.status),
+      gone as (
+        delete from sync_objects o using settled s
+        where o.sync_job_id = ${cycle.syncJobId} and s.status <> 'failed'
+          and o.key = substr(s.key, ${destinationBase.length}::int + 1))
+      update sync_cycles set updated_at = now(),
+        deleted_count = deleted_count + (select count(*) from settled where status <> 'failed')
+      where id = ${cycleId}`);
     return this.find(cycleId);
   }
 
@@ -528,11 +517,11 @@ export class SyncCyclesRepo {
   }
 
   async failedDeletions(cycleId: string): Promise<{ count: number; error: string | null }> {
-    const result = await this.pool.query<{ count: string; error: string | null }>(
-      `select count(*) as count, min(error) as error from sync_deletions where cycle_id = $1 and status = 'failed'`,
-      [cycleId],
-    );
-    return { count: num(result.rows[0]?.count), error: result.rows[0]?.error ?? null };
+    const [row] = await this.orm
+      .select({ count: count(), error: min(syncDeletions.error) })
+      .from(syncDeletions)
+      .where(and(eq(syncDeletions.cycleId, cycleId), eq(syncDeletions.status, 'failed')));
+    return { count: row?.count ?? 0, error: row?.error ?? null };
   }
 
   /** The organisation's active Owners and Admins: who approves deletes, and gets the approval's e-mail and bell. */
@@ -575,12 +564,10 @@ export class SyncCyclesRepo {
 
   /** Whether some live session holds the cycle's lock (a worker is advancing it). */
   async cycleLocked(cycleId: string): Promise<boolean> {
-    const result = await this.pool.query<{ held: boolean }>(
-      `select exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted
-         and l.database = (select oid from pg_database where datname = current_database())
-         and l.objid = (hashtext($1)::bigint & 4294967295)::oid and l.objsubid = 1) as held`,
-      [`sync-cycle:${cycleId}`],
-    );
+    const result = await this.orm.execute<{ held: boolean }>(sql`
+      select exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted
+        and l.database = (select oid from pg_database where datname = current_database())
+        and l.objid = (hashtext(${`sync-cycle:${cycleId}`})::bigint & 4294967295)::oid and l.objsubid = 1) as held`);
     return result.rows[0]?.held === true;
   }
 
@@ -589,8 +576,8 @@ export class SyncCyclesRepo {
    * finished), with the ids of their `sync.cycle` jobs waiting and running.
    */
   async cyclesToResume(): Promise<Array<{ id: string; waiting: number; active: string[] }>> {
-    const result = await this.pool.query<{ id: string; waiting: string; active: string[] | null }>(
-      `select c.id,
+    const result = await this.orm.execute<{ id: string; waiting: string; active: string[] | null }>(sql`
+      select c.id,
          (select count(*) from pgboss.job j where j.name = 'sync.cycle' and j.singleton_key = c.id::text
             and j.state in ('created', 'retry')) as waiting,
          (select array_agg(j.id::text) from pgboss.job j where j.name = 'sync.cycle'
@@ -598,8 +585,7 @@ export class SyncCyclesRepo {
        from sync_cycles c left join transfer_batches b on b.id = c.batch_id
        where c.finished_at is null
          and (c.phase in ('diffing', 'deleting')
-              or (c.phase = 'copying' and (b.id is null or b.phase in ('held', 'finished'))))`,
-    );
+              or (c.phase = 'copying' and (b.id is null or b.phase in ('held', 'finished'))))`);
     return result.rows.map((row) => ({ id: row.id, waiting: num(row.waiting), active: row.active ?? [] }));
   }
 
@@ -620,28 +606,27 @@ export class SyncCyclesRepo {
       keys: string[];
     }>
   > {
-    const result = await this.pool.query<{
+    const result = await this.orm.execute<{
       cycle_id: string;
-      started_at: Date;
+      /** Raw statements answer timestamps as text (drizzle's driver leaves them unparsed). */
+      started_at: string;
       organization_id: string;
       account_id: string;
       bucket: string;
       keys: string[];
-    }>(
-      `select c.id as cycle_id, c.started_at, j.organization_id, j.destination_cloud_account_id as account_id,
+    }>(sql`
+      select c.id as cycle_id, c.started_at, j.organization_id, j.destination_cloud_account_id as account_id,
          j.destination_bucket as bucket,
          (select array_agg(d.key order by d.key) from (select key from sync_deletions d
-            where d.cycle_id = c.id and d.status = 'quarantined' order by key limit $2) d) as keys
+            where d.cycle_id = c.id and d.status = 'quarantined' order by key limit ${limit}) d) as keys
        from sync_cycles c join sync_jobs j on j.id = c.sync_job_id
        where j.quarantine_days is not null and c.finished_at is not null
-         and c.finished_at + make_interval(days => j.quarantine_days) <= $1
+         and c.finished_at + make_interval(days => j.quarantine_days) <= ${now}
          and exists (select 1 from sync_deletions d where d.cycle_id = c.id and d.status = 'quarantined')
-       limit 50`,
-      [now, limit],
-    );
+       limit 50`);
     return result.rows.map((row) => ({
       cycleId: row.cycle_id,
-      startedAt: row.started_at,
+      startedAt: new Date(row.started_at),
       organizationId: row.organization_id,
       accountId: row.account_id,
       bucket: row.bucket,
@@ -662,25 +647,16 @@ export class SyncCyclesRepo {
         ),
       );
   }
-}
 
-/** Upserts a full check's view of destination keys into the job's state, marked with the cycle that saw them. */
-async function upsertStates(
-  client: pg.PoolClient,
-  cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>,
-  states: StateObject[],
-): Promise<void> {
-  await client.query(
-    `insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
-     select $1, * , $2::uuid from unnest($3::text[], $4::bigint[], $5::text[])
-     on conflict (sync_job_id, key) do update
-       set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`,
-    [
-      cycle.syncJobId,
-      cycle.id,
-      states.map((state) => state.key),
-      states.map((state) => state.size),
-      states.map((state) => state.sourceEtag),
-    ],
-  );
+  /** Upserts a full check's view of destination keys into the job's state, marked with the cycle that saw them. */
+  async #upsertStates(cycle: Pick<SyncCycleRow, 'id' | 'syncJobId'>, states: StateObject[]): Promise<void> {
+    await this.orm.execute(sql`
+      insert into sync_objects (sync_job_id, key, size, source_etag, cycle_id)
+      select ${cycle.syncJobId}::uuid, *, ${cycle.id}::uuid
+      from unnest(${sql.param(states.map((state) => state.key))}::text[],
+        ${sql.param(states.map((state) => state.size))}::bigint[],
+        ${sql.param(states.map((state) => state.sourceEtag))}::text[])
+      on conflict (sync_job_id, key) do update
+        set size = excluded.size, source_etag = excluded.source_etag, cycle_id = excluded.cycle_id`);
+  }
 }

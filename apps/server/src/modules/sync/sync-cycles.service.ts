@@ -30,7 +30,7 @@ export interface SyncTriggerJob {
   syncJobId: string;
 }
 
-export interface SyncCycleServiceDeps {
+interface SyncCycleServiceDeps {
   repo: SyncCyclesRepo;
   accounts: CloudAccountsRepo;
   stores: StoreRegistry;

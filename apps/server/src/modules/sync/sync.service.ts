@@ -55,7 +55,7 @@ const jobSettings = (job: SyncJobRow) => ({
 /** A validated saveSync (/Sync) or saveSyncWasabi (/replication) payload. */
 export type SyncJobPayload = z.output<typeof saveSyncBody> | z.output<typeof saveReplicationBody>;
 
-export interface SyncOptions {
+interface SyncOptions {
   id: string;
   quarantineDays: number | null;
   deleteThresholdCount: number;

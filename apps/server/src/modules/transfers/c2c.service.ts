@@ -17,14 +17,14 @@ import type { C2cRepo, HistoryBatchRow, HistoryItemRow } from './c2c.repo.ts';
 import { providerFilterOf, type TransferRequest, type TransfersService } from './transfers.service.ts';
 
 /** The history lists at most this many files of a batch. */
-export const HISTORY_FILES_PER_BATCH = 20;
+const HISTORY_FILES_PER_BATCH = 20;
 const DAY_MS = 86_400_000;
 
 /** What the c2c calls need of the transfer engine. */
-export type TransferEngine = Pick<TransfersService, 'start' | 'cancel'>;
+type TransferEngine = Pick<TransfersService, 'start' | 'cancel'>;
 
 /** The spec's older c2c payload shape, after the contract has parsed it. */
-export interface C2cMove {
+interface C2cMove {
   files: Array<{ path: string; bucket_name: string }>;
   cloud_id: string;
   type: C2cMoveBody['type'];

@@ -13,12 +13,12 @@ import type { TransfersRepo } from './transfers.repo.ts';
  */
 
 /** What a refused overlap says: the transfer's words, or the sync's. */
-export interface OverlapWords {
+interface OverlapWords {
   sameBucket: string;
   nestedDestination: string;
 }
 
-export interface CopyPair {
+interface CopyPair {
   sourceBucket: string;
   destinationBucket: string;
   sourcePath: string;

@@ -5,7 +5,7 @@ import type { TransfersRepo } from './transfers.repo.ts';
 const FINISHED = [BATCH_STATUS.completed, BATCH_STATUS.canceled, BATCH_STATUS.failed] as number[];
 
 /** The reservation of one batch on the organisation's c2c quota. */
-export const transferQuotaRef = (batchId: string) => `transfer:${batchId}`;
+const transferQuotaRef = (batchId: string) => `transfer:${batchId}`;
 
 /** The c2c refusal of a check made before anything is reserved, in the words the service's own refusals use. */
 function c2cExceeded(remainingBytes: number): QuotaExceeded {
@@ -21,7 +21,7 @@ function c2cExceeded(remainingBytes: number): QuotaExceeded {
 export const quotaErrorText = (error: QuotaExceeded) => `${error.title}: ${error.message}`;
 
 /** What the quota needs of the transfers' SQL. */
-export type QuotaBatches = Pick<TransfersRepo, 'withQuotaLock' | 'statusOf' | 'findForEngine'>;
+type QuotaBatches = Pick<TransfersRepo, 'withQuotaLock' | 'statusOf' | 'findForEngine'>;
 
 /**
  * The c2c quota of cloud-to-cloud transfers and sync cycles (transfers README "Quota"): a known size is checked

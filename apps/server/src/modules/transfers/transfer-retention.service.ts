@@ -1,6 +1,6 @@
 import type { PrunableBatch, TransferRetentionRepo } from './transfer-retention.repo.ts';
 
-export interface RetentionResult {
+interface RetentionResult {
   /** Batches whose prunable items are all gone now. */
   batches: number;
   /** Items deleted. */
@@ -8,7 +8,7 @@ export interface RetentionResult {
 }
 
 /** Rows per DELETE: each statement holds its row locks briefly and its transaction stays small. */
-export const RETENTION_CHUNK = 5_000;
+const RETENTION_CHUNK = 5_000;
 /** Breath between statements, so the prune never monopolises the database against the copies and the API. */
 const PAUSE_MS = 50;
 const BATCH_PAGE = 100;

@@ -72,7 +72,7 @@ async function plannedBatch(
     destinationBucket: `${name}-dst`,
   });
   const keys = Object.keys(sizes);
-  await repo.insertPlanned(
+  await server.services.transferPlanningRepo.insertPlanned(
     batch.id,
     keys.map((key) => ({
       sourceKey: key,
@@ -85,7 +85,7 @@ async function plannedBatch(
     })),
     keys.at(-1) ?? null,
   );
-  expect(await repo.finishPlanning(batch.id)).toBe(true);
+  expect(await server.services.transferPlanningRepo.finishPlanning(batch.id)).toBe(true);
   return batch;
 }
 
@@ -108,7 +108,7 @@ describe('transfer items whose worker stops every time', () => {
       destinationBucket: 'poison-dst',
     });
     // poison.bin first: claims go by id, so a claim of one item takes it.
-    await repo.insertPlanned(
+    await server.services.transferPlanningRepo.insertPlanned(
       batch.id,
       Object.entries(files).map(([key, body]) => ({
         sourceKey: key,
@@ -120,7 +120,7 @@ describe('transfer items whose worker stops every time', () => {
       })),
       'poison.bin',
     );
-    expect(await repo.finishPlanning(batch.id)).toBe(true);
+    expect(await server.services.transferPlanningRepo.finishPlanning(batch.id)).toBe(true);
     const expireLeases = () =>
       server.db.pool.query(
         `update transfer_items set lease_until = now() - interval '1 second'
@@ -132,17 +132,31 @@ describe('transfer items whose worker stops every time', () => {
     // Workers that each claimed and died: poison.bin DEFAULT_MAX_CLAIMS times, fine.txt two times less.
     for (let worker = 1; worker <= DEFAULT_MAX_CLAIMS; worker++) {
       const both = worker <= DEFAULT_MAX_CLAIMS - 2;
-      const claimed = await repo.claim(batch.id, `dead-${worker}`, 60, both ? 2 : 1, DEFAULT_MAX_CLAIMS);
+      const claimed = await server.services.transferQueueRepo.claim(
+        batch.id,
+        `dead-${worker}`,
+        60,
+        both ? 2 : 1,
+        DEFAULT_MAX_CLAIMS,
+      );
       expect(claimed.map((item) => item.sourceKey)).toEqual(
         both ? ['poison.bin', 'fine.txt'] : ['poison.bin'],
       );
       // A lease still running is its worker's: nothing is failed under it, whatever its count.
-      expect(await repo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message)).toBe(0);
+      expect(
+        await server.services.transferQueueRepo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message),
+      ).toBe(0);
       await expireLeases();
     }
 
     // The next claim passes over the item at the bound; the one below it is claimed once more (and dies again).
-    const next = await repo.claim(batch.id, 'dead-again', 60, 10, DEFAULT_MAX_CLAIMS);
+    const next = await server.services.transferQueueRepo.claim(
+      batch.id,
+      'dead-again',
+      60,
+      10,
+      DEFAULT_MAX_CLAIMS,
+    );
     expect(next.map((item) => item.sourceKey)).toEqual(['fine.txt']);
     await expireLeases();
 
@@ -165,7 +179,9 @@ describe('transfer items whose worker stops every time', () => {
       'The copy of this object was interrupted 5 times: the worker copying it stopped each time. It was set aside so that the rest of the transfer could finish.',
     );
     // Failed once, counted once.
-    expect(await repo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message)).toBe(0);
+    expect(await server.services.transferQueueRepo.failAbandoned(batch.id, DEFAULT_MAX_CLAIMS, message)).toBe(
+      0,
+    );
 
     const list = await callApi(server, 'GET', '/api/transfer/get_all?type=1', owner.token);
     expect((list.body as TransferList).items.find((b) => b.id === batch.id)).toMatchObject({
@@ -188,7 +204,7 @@ describe('transfer items whose worker stops every time', () => {
 
 describe('items settled together (ItemSettler)', () => {
   it('settles in one statement items that end together, each only under its own lease, counted once', async () => {
-    const repo = server.services.transfersRepo;
+    const repo = server.services.transferQueueRepo;
     const batch = await plannedBatch('settle', 'move', {
       'a.bin': 100,
       'b.bin': 200,
@@ -283,7 +299,7 @@ describe('items settled together (ItemSettler)', () => {
 
 describe('row locks of the engine statements', () => {
   it('settles items in id order and writes progress around locked rows, so the two never deadlock', async () => {
-    const repo = server.services.transfersRepo;
+    const repo = server.services.transferQueueRepo;
     const batch = await plannedBatch('locks', 'copy', { x1: 10, x2: 10 });
     const [first, second] = (await repo.claim(batch.id, 'worker-1', 60, 2, DEFAULT_MAX_CLAIMS)).sort(
       (x, y) => x.id - y.id,
@@ -339,7 +355,7 @@ describe('row locks of the engine statements', () => {
  * would; `refused()` tells how many records it refused.
  */
 function refusingExecutor(status: 'done' | 'skipped') {
-  const repo = server.services.transfersRepo;
+  const repo = server.services.transferQueueRepo;
   let refused = 0;
   const finishItems: typeof repo.finishItems = async (owner, outcomes) => {
     if (refused === 0 && outcomes.some(({ outcome }) => outcome.status === status)) {
@@ -357,10 +373,12 @@ function refusingExecutor(status: 'done' | 'skipped') {
   });
   const log = createLogger('silent');
   const executor = new TransferExecutor(
+    server.services.transfersRepo,
     refusing,
+    server.services.transferPlanningRepo,
     server.services.cloudAccountsRepo,
     server.services.stores,
-    new TransferProgress(refusing, async () => undefined, log),
+    new TransferProgress(server.services.transfersRepo, refusing, async () => undefined, log),
     async () => undefined,
     server.services.transferCopier,
     { leaseSeconds: 60, objectConcurrency: 4, claimChunk: 8, attempts: 1 },
@@ -478,7 +496,7 @@ describe('lease renewal overlapping a claim', () => {
       'copy',
       Object.fromEntries(keys.map((key) => [key, key.length])),
     );
-    const repo = server.services.transfersRepo;
+    const repo = server.services.transferQueueRepo;
     let claimed = () => undefined as void;
     let overlapped = 0;
     const claim: typeof repo.claim = async (...args) => {
@@ -504,10 +522,12 @@ describe('lease renewal overlapping a claim', () => {
     });
     const log = createLogger('silent');
     const executor = new TransferExecutor(
+      server.services.transfersRepo,
       slowRenewals,
+      server.services.transferPlanningRepo,
       server.services.cloudAccountsRepo,
       server.services.stores,
-      new TransferProgress(slowRenewals, async () => undefined, log),
+      new TransferProgress(server.services.transfersRepo, slowRenewals, async () => undefined, log),
       async () => undefined,
       server.services.transferCopier,
       // A renewal every second (a third of the lease), waiting up to 1 s: leases renewed well within 3 s.

@@ -68,7 +68,7 @@ describe('a worker shutting down (SIGTERM) mid-batch', () => {
       destinationCloudAccountId: accountId,
       destinationBucket: 'drain-dst',
     });
-    await repo.insertPlanned(
+    await server.services.transferPlanningRepo.insertPlanned(
       batch.id,
       Object.entries(files).map(([key, body]) => ({
         sourceKey: key,
@@ -80,7 +80,7 @@ describe('a worker shutting down (SIGTERM) mid-batch', () => {
       })),
       'e.bin',
     );
-    expect(await repo.finishPlanning(batch.id)).toBe(true);
+    expect(await server.services.transferPlanningRepo.finishPlanning(batch.id)).toBe(true);
 
     const real = server.services.transferCopier;
     // Three copies run at once (objectConcurrency). The first two started never end by themselves (objects far
@@ -113,9 +113,11 @@ describe('a worker shutting down (SIGTERM) mid-batch', () => {
     const log = createLogger('silent');
     const stopping = new TransferExecutor(
       repo,
+      server.services.transferQueueRepo,
+      server.services.transferPlanningRepo,
       server.services.cloudAccountsRepo,
       server.services.stores,
-      new TransferProgress(repo, async () => undefined, log),
+      new TransferProgress(repo, server.services.transferQueueRepo, async () => undefined, log),
       async () => undefined,
       copier,
       { leaseSeconds: LEASE_SECONDS, objectConcurrency: 3, claimChunk: 10, attempts: 3 },

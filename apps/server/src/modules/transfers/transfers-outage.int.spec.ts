@@ -256,6 +256,7 @@ describe('transfer engine: the destination store stops mid-transfer (s3rver → 
     // it now rather than wait for the schedule.
     await sweepTransfers({
       repo: server.services.transfersRepo,
+      itemQueue: server.services.transferQueueRepo,
       executor: server.services.transferExecutor,
       accounts: server.services.cloudAccountsRepo,
       stores: server.services.stores,

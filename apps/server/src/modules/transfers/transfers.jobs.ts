@@ -6,9 +6,10 @@ import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import type { Copier, TransferExecutor } from './engine/executor.ts';
 import { sweepTransfers, type EnqueueBatchJob } from './engine/sweep.ts';
 import type { TransfersRepo } from './transfers.repo.ts';
+import type { TransferQueueRepo } from './transfer-queue.repo.ts';
 import type { TransferRetention } from './transfer-retention.service.ts';
 
-export interface TransferBatchJob {
+interface TransferBatchJob {
   batchId: string;
 }
 
@@ -16,7 +17,7 @@ export interface TransferBatchJob {
  * Where a batch's jobs stand in the queue: its organisation, and how many of that organisation's live batches were
  * requested before it (0: its oldest). undefined when the batch is gone.
  */
-export type QueuePlaceOf = (batchId: string) => Promise<{ organizationId: string; rank: number } | undefined>;
+type QueuePlaceOf = (batchId: string) => Promise<{ organizationId: string; rank: number } | undefined>;
 
 /**
  * Every job of a batch carries its organisation as its pg-boss group: the worker's `groupConcurrency` then lets at
@@ -60,6 +61,7 @@ export async function registerTransferJobs(
   deps: {
     executor: TransferExecutor;
     repo: TransfersRepo;
+    itemQueue: TransferQueueRepo;
     accounts: CloudAccountsRepo;
     stores: StoreRegistry;
     copier: Copier;

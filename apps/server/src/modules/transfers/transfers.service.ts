@@ -36,7 +36,7 @@ import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 import { toMigrationFile, toMigrationProgress, toTransferBatch } from './transfers.views.ts';
 
 /** Who starts or manages a transfer: a signed-in member (a Principal fits). */
-export interface TransferCaller extends Actor {
+interface TransferCaller extends Actor {
   organizationId: string;
 }
 
@@ -62,7 +62,7 @@ export interface TransferRequest {
 }
 
 /** A bell notice about a batch. */
-export interface BatchFailureNotice {
+interface BatchFailureNotice {
   organizationId: string;
   title: string;
   description: string;
@@ -71,7 +71,7 @@ export interface BatchFailureNotice {
 }
 
 /** Queues the jobs that work on a batch (engine fan-out). */
-export type EnqueueBatch = (batchId: string) => Promise<void>;
+type EnqueueBatch = (batchId: string) => Promise<void>;
 
 const LIVE_FILES = 20;
 /** Selected keys whose sizes are asked for before a transfer is accepted (the quota check); the rest wait for planning. */

@@ -53,7 +53,7 @@ export function toTransferBatch(batch: BatchView): TransferBatch {
 }
 
 /** Spec 001 §4 "Migration statuses" of a batch. */
-export function migrationStatus(batch: Pick<BatchView, 'status' | 'phase' | 'bytesDone'>): MigrationStatus {
+function migrationStatus(batch: Pick<BatchView, 'status' | 'phase' | 'bytesDone'>): MigrationStatus {
   switch (batch.status) {
     case BATCH_STATUS.completed:
       return 'Succeeded';

@@ -16,7 +16,7 @@ export const bucketConfigMessages = {
 } as const;
 
 /** What the browser's PUTs of parts need: write the parts, read the ETag of each (S3 completes with them). */
-export const UPLOAD_CORS_METHODS = ['PUT', 'GET', 'HEAD', 'POST'];
+const UPLOAD_CORS_METHODS = ['PUT', 'GET', 'HEAD', 'POST'];
 
 /**
  * The origins the browser uploads from: the app's public origin, and the origin the request came from when it is
@@ -36,7 +36,7 @@ export function uploadOrigins(appOrigin: string, requestOrigin: string | undefin
   return origins;
 }
 
-export interface BucketConfigRequest {
+interface BucketConfigRequest {
   cloud_account_id: string;
   bucket_name: string;
   cors?: boolean;
@@ -44,7 +44,7 @@ export interface BucketConfigRequest {
   cleanup_incomplete_multipart?: boolean;
 }
 
-export interface BucketConfigAnswer {
+interface BucketConfigAnswer {
   ok: boolean;
   message: string;
   cors: string | null;

@@ -5,7 +5,7 @@ import { uploadReports, uploadSessions } from '../../db/schema/index.ts';
 const REPORT_BATCH = 1000;
 
 export type UploadSessionRow = typeof uploadSessions.$inferSelect;
-export type UploadReportRow = typeof uploadReports.$inferSelect;
+type UploadReportRow = typeof uploadReports.$inferSelect;
 
 /** SQL of direct-upload sessions and reports; every query but the sweep's is scoped to one organisation. */
 export class UploadsRepo {

@@ -34,9 +34,9 @@ import type { UploadSessionRow, UploadsRepo } from './uploads.repo.ts';
 import type { SearchIndex } from '../search/search-index.ts';
 
 /** How long a signed part URL stays valid: enough for a slow 5 GiB part, short enough to be useless if leaked. */
-export const SIGNED_PART_SECONDS = 60 * 60;
+const SIGNED_PART_SECONDS = 60 * 60;
 /** A session nobody signed, resumed or completed for this long is aborted by the sweep. */
-export const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 const SWEEP_BATCH = 100;
 /** Objects of a batch checked at the same time on completion, when the listing did not find them. */
 const BATCH_STAT_CONCURRENCY = 16;
@@ -79,14 +79,14 @@ const BATCH_REF = 'upload-batch:';
  * wasabi (the /wasabi screen uploads only there, and which screen asked does not reach the server); any other
  * S3-family store s3_native. Azure and Google uploads have no quota of their own in the spec: null.
  */
-export function uploadQuotaOf(provider: Provider, accelerate: boolean): QuotaKey | null {
+function uploadQuotaOf(provider: Provider, accelerate: boolean): QuotaKey | null {
   if (accelerate) return 's3_acceleration';
   if (provider === 'wasabi') return 'wasabi';
   return isS3Family(provider) ? 's3_native' : null;
 }
 
 /** Which way the browser sends a file of this size to this provider. */
-export function uploadModeOf(provider: Provider, size: number, partSize: number): UploadMode {
+function uploadModeOf(provider: Provider, size: number, partSize: number): UploadMode {
   if (size <= partSize) return 'single';
   if (provider === 'azure') return 'azure-blocks';
   if (provider === 'google') return 'gcs-resumable';
@@ -764,7 +764,7 @@ export class UploadsService {
 }
 
 /** The longest start every key shares ('' when none). */
-export function commonPrefix(keys: string[]): string {
+function commonPrefix(keys: string[]): string {
   let prefix = keys[0] ?? '';
   for (const key of keys) {
     let i = 0;

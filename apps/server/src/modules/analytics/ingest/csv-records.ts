@@ -25,7 +25,7 @@ export class CsvSyntaxError extends Error {
  * held, so only kept columns may be read) and the 1-based line it starts on. The array is the splitter's own and
  * is overwritten by the next record: copy what must outlive the call.
  */
-export type CsvRecordSink = (fields: readonly string[], count: number, line: number) => void;
+type CsvRecordSink = (fields: readonly string[], count: number, line: number) => void;
 
 export class CsvRecordSplitter {
   #pending = '';

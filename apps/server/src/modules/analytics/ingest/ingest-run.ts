@@ -20,19 +20,19 @@ import {
  * Streams one report file as batches of line items (`read-report.ts`: a batch per decompressed chunk or Parquet
  * row group, since a promise per line cost more than parsing it).
  */
-export type ReadLineItemBatches = (
+type ReadLineItemBatches = (
   stream: Readable,
   file: ReportFile,
   layout: ReportLayout,
 ) => AsyncIterable<readonly LineItem[]>;
 /** Folds a period's line items into its daily rollup rows (memory: one row per distinct key, not per line). */
-export type AggregateLineItems = (batches: AsyncIterable<readonly LineItem[]>) => Promise<RollupRow[]>;
+type AggregateLineItems = (batches: AsyncIterable<readonly LineItem[]>) => Promise<RollupRow[]>;
 
 /**
  * Folds a period's files into its rollup rows, reading them itself (engine.ts: several files at once in worker
  * threads); `open` gives a file's bytes and fails with a ReportError naming it.
  */
-export type AggregateReportFiles = (
+type AggregateReportFiles = (
   files: readonly ReportFile[],
   layout: ReportLayout,
   open: OpenReportFile,

@@ -348,7 +348,7 @@ export class CsvPieceReader {
  * The line items of a Parquet report read from a range-readable source (a file, or ranged GETs of an object), one
  * row group at a time: only that group's column chunks of the columns used are fetched and decoded.
  */
-export async function* readParquetLineItemBatches(
+async function* readParquetLineItemBatches(
   source: AsyncBuffer,
   file: ReportFile,
   layout: ReportLayout,

@@ -44,7 +44,7 @@ export interface ReportPeriod {
  * Fee, RIFee, Credit, Refund, Tax, SavingsPlanCoveredUsage, SavingsPlanNegation, SavingsPlanRecurringFee,
  * SavingsPlanUpfrontFee, BundledDiscount, … — any other value AWS adds is kept as written.
  */
-export type LineItemType = string;
+type LineItemType = string;
 
 /** One line of a report, normalised from either layout's columns (mapped by header name, never by position). */
 export interface LineItem {

@@ -11,7 +11,7 @@ import {
   type StoredCard,
 } from '../gateway.ts';
 
-export interface StripeGatewayOptions {
+interface StripeGatewayOptions {
   secretKey: string;
   /** The webhook endpoint's signing secret (`whsec_…`); without it every webhook is refused. */
   webhookSecret?: string;
@@ -23,13 +23,13 @@ export interface StripeGatewayOptions {
 const CURRENCY = 'usd';
 
 /** Stripe's product ids are ours: one product per plan or package handle, created on first use and reused. */
-export const stripeProductId = (handle: string) => `cumulo_${handle}`;
+const stripeProductId = (handle: string) => `cumulo_${handle}`;
 
 /**
  * One coupon per code and discount, so a code whose discount changes gets a new Stripe coupon instead of
  * silently billing the old one.
  */
-export function stripeCouponId(
+function stripeCouponId(
   code: string,
   discount: { percentOff?: number | null; amountOffCents?: number | null },
 ) {

@@ -13,11 +13,11 @@ import { deleteCandidates } from './deletions.ts';
 import { diffListings, ListingError, type DiffEntry, type DiffOptions, type StateObject } from './diff.ts';
 
 /** Entries of the merge per transaction (each with the cursor): what a killed diff may have to list again. */
-export const DIFF_CHUNK = 1000;
+const DIFF_CHUNK = 1000;
 /** Rows of the job's state read per query in a cycle that does not list the destination. */
-export const STATE_PAGE = 1000;
+const STATE_PAGE = 1000;
 
-export const syncErrors = {
+const syncErrors = {
   sourceAccountGone: 'The source cloud account of this sync was removed.',
   destinationAccountGone: 'The destination cloud account of this sync was removed.',
   batchGone: 'The transfer of this cycle was removed.',
@@ -41,7 +41,7 @@ interface Endpoint {
 }
 
 /** What the runner tells the rest of the product; the service wires these to /rm, the transfer engine and mail. */
-export interface CycleRunnerHooks {
+interface CycleRunnerHooks {
   publishCycle(cycle: SyncCycleRow): Promise<void>;
   /**
    * Queues the transfer jobs of a batch (when the diff first writes copies, and again at its release), and tells

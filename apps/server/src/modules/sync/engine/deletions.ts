@@ -4,7 +4,7 @@ import type { DeletionOutcome, SyncCyclesRepo } from '../sync-cycles.repo.ts';
 import type { SyncCycleRow } from '../sync.views.ts';
 
 /** Candidates deleted per round: one `deleteMany` (S3 deletes 1000 keys per request). */
-export const DELETE_CHUNK = 1000;
+const DELETE_CHUNK = 1000;
 /** Server-side quarantine copies in flight at once. */
 const QUARANTINE_CONCURRENCY = 16;
 

@@ -11,7 +11,7 @@ import {
 } from '../../transfers/engine/keys.ts';
 
 /** One side of a sync: a store, a bucket and the path under it (a prefix for a source, a folder for a destination). */
-export interface DiffSide {
+interface DiffSide {
   store: ObjectStore;
   bucket: string;
   path: string;
@@ -29,7 +29,7 @@ export interface StateObject {
  * The destination as Cumulo knows it, instead of listing it: the state's rows in key order (UTF-8 byte order),
  * a page at a time, starting after a relative key (null: from the first).
  */
-export interface DestinationState {
+interface DestinationState {
   /** The job's destination path: a state row's destination key is `destinationFolder(path) + key`. */
   path: string;
   pages(after: string | null): AsyncIterable<StateObject[]>;
@@ -50,7 +50,7 @@ export interface DiffOptions {
  * A destination object as the merge saw it: from a listing, or from the state (then `etag` is null, the
  * destination's own ETag being unknown, and `sourceEtag` is the row's).
  */
-export interface DestinationObject {
+interface DestinationObject {
   key: string;
   size: number;
   etag: string | null;

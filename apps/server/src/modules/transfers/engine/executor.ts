@@ -8,7 +8,9 @@ import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cl
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
 import { QuotaExceeded } from '../../billing/entitlements.ts';
 import { quotaErrorText } from '../transfer-quota.ts';
-import type { BatchRow, BatchView, ClaimedItem, ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
+import type { BatchRow, BatchView, TransfersRepo } from '../transfers.repo.ts';
+import type { ClaimedItem, ItemOutcome, TransferQueueRepo } from '../transfer-queue.repo.ts';
+import type { TransferPlanningRepo } from '../transfer-planning.repo.ts';
 import { CopyError, type CopyEndpoint, type CopyResult, type CopyTask } from './copy-task.ts';
 import { removeEmptyFolders } from './empty-folders.ts';
 import { BatchBandwidth } from './bandwidth.ts';
@@ -129,6 +131,8 @@ export class TransferExecutor {
 
   constructor(
     private readonly repo: TransfersRepo,
+    private readonly itemQueue: TransferQueueRepo,
+    private readonly planning: TransferPlanningRepo,
     private readonly accounts: CloudAccountsRepo,
     private readonly stores: StoreRegistry,
     private readonly progress: TransferProgress,
@@ -194,7 +198,7 @@ export class TransferExecutor {
   /**
    * Drains this process's copies (SIGTERM, main.ts): nothing new is claimed from now on; the copies in flight get
    * `graceMs` to finish, then are aborted, and every item still held (in flight or claimed and waiting) is handed
-   * back as pending at once (TransfersRepo.release: its upload and parts kept for the next worker to resume), so
+   * back as pending at once (TransferQueueRepo.release: its upload and parts kept for the next worker to resume), so
    * another worker claims it now instead of when its lease would have run out. Resolves once every run ended.
    */
   async shutdown(graceMs: number): Promise<void> {
@@ -286,13 +290,13 @@ export class TransferExecutor {
       const fresh = await this.repo.findForEngine(batch.id);
       if (!fresh || fresh.status !== BATCH_STATUS.ongoing) return false;
       if (fresh.phase !== 'planning') return true;
-      const attempt = await this.repo.withPlanningLock(batch.id, async () => {
+      const attempt = await this.planning.withPlanningLock(batch.id, async () => {
         const current = await this.repo.findForEngine(batch.id);
         if (!current || current.status !== BATCH_STATUS.ongoing || current.phase !== 'planning') return;
         await this.repo.markStarted(batch.id);
         try {
           await planBatch(
-            this.repo,
+            this.planning,
             current,
             {
               source: endpoints.source.store,
@@ -341,8 +345,8 @@ export class TransferExecutor {
     const { leaseSeconds, objectConcurrency, claimChunk } = this.options;
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    const ledger = this.repo.ledger(owner);
-    const settler = new ItemSettler(this.repo, owner);
+    const ledger = this.itemQueue.ledger(owner);
+    const settler = new ItemSettler(this.itemQueue, owner);
     const queue: ClaimedItem[] = [];
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
     control.abortCopies = () => {
@@ -367,7 +371,7 @@ export class TransferExecutor {
       () =>
         void (async () => {
           const asked = new Set([...queue.map((item) => item.id), ...running.keys()]);
-          const held = await this.repo.renewLeases([...asked], owner, leaseSeconds);
+          const held = await this.itemQueue.renewLeases([...asked], owner, leaseSeconds);
           // Only what this renewal asked for can be lost: a chunk claimed while it was on its way is held afresh.
           const lost = (id: number) => asked.has(id) && !held.has(id);
           for (const [id, copy] of running) if (lost(id)) copy.controller.abort(LEASE_LOST);
@@ -408,8 +412,8 @@ export class TransferExecutor {
           running.size < objectConcurrency
         ) {
           if (queue.length === 0) {
-            await this.repo.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
-            queue.push(...(await this.repo.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
+            await this.itemQueue.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
+            queue.push(...(await this.itemQueue.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
           }
           const item = queue.shift();
           if (!item) break;
@@ -464,7 +468,7 @@ export class TransferExecutor {
       const left = queue.splice(0);
       // Claimed but not started: handed back as never claimed when the job steps aside or its process stops.
       if ((yielding || this.#stopping) && !canceled)
-        for (const item of left) await this.repo.release(item.id, owner);
+        for (const item of left) await this.itemQueue.release(item.id, owner);
       else await Promise.all(left.map((item) => settler.settle(item.id, { status: 'canceled' })));
     }
     if (canceled) return counts;
@@ -500,7 +504,7 @@ export class TransferExecutor {
       let result: CopyResult | null = null;
       if (!verifiedBefore) {
         result = await this.#copyWithRetries(task, labels);
-        if (move && !(await this.repo.markVerified(item.id, owner, result))) return 'lost';
+        if (move && !(await this.itemQueue.markVerified(item.id, owner, result))) return 'lost';
       }
       if (move) await this.#deleteSource(task);
       outage.succeeded();
@@ -521,7 +525,7 @@ export class TransferExecutor {
       if (task.signal.aborted && task.signal.reason === LEASE_LOST) return 'lost';
       if (task.signal.aborted && task.signal.reason === SHUTTING_DOWN) {
         // Back to pending at once, its upload and parts kept: the next worker resumes it (see shutdown).
-        await this.repo.release(item.id, owner);
+        await this.itemQueue.release(item.id, owner);
         return 'released';
       }
       if (task.signal.aborted) {
@@ -535,7 +539,7 @@ export class TransferExecutor {
       if (storeTrouble(error) && (await this.#waitsForStore(batch.id, task, outage, message))) {
         // The object waits for the store with its job: back to pending (its upload kept, its claim not counted as
         // a worker stopping on it), claimed again when the pause ends, or failed with the rest if it never does.
-        await this.repo.release(item.id, owner);
+        await this.itemQueue.release(item.id, owner);
         return 'paused';
       }
       if (message === transferErrors.unknown)
@@ -580,7 +584,7 @@ export class TransferExecutor {
     const seen = outage.outage;
     if (!seen) return;
     const error = transferMessages.storeUnreachable(seen.side, outage.waitedSeconds, seen.cause);
-    const failed = await this.repo.failUnreachable(batchId, seen.cause, error);
+    const failed = await this.itemQueue.failUnreachable(batchId, seen.cause, error);
     this.log.warn(
       { batchId, side: seen.side, failed },
       'a store of the transfer stayed unreachable: batch failed',

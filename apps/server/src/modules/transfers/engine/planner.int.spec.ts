@@ -56,7 +56,9 @@ describe('planBatch with Skip Existing Files', () => {
     const destination = listingStore(copies, 2, { metadataInListings: false });
     const batch = await batchOf({ operation: 'copy', planCursor: 'b' });
 
-    expect(await planBatch(server.services.transfersRepo, batch, endpoints(source, destination))).toBe(true);
+    expect(await planBatch(server.services.transferPlanningRepo, batch, endpoints(source, destination))).toBe(
+      true,
+    );
 
     expect(await itemsOf(batch.id)).toEqual([
       ['c', 'skipped', null],
@@ -70,7 +72,7 @@ describe('planBatch with Skip Existing Files', () => {
     const destination = listingStore(copies, 2, { metadataInListings: false });
     const batch = await batchOf({ operation: 'move' });
 
-    await planBatch(server.services.transfersRepo, batch, endpoints(source, destination));
+    await planBatch(server.services.transferPlanningRepo, batch, endpoints(source, destination));
 
     expect(await itemsOf(batch.id)).toEqual([
       ['a', 'pending', 'present'],
@@ -105,7 +107,7 @@ describe('planBatch comparing parts ETags', () => {
     );
     const batch = await batchOf({ operation: 'copy' });
 
-    await planBatch(server.services.transfersRepo, batch, endpoints(source, destination));
+    await planBatch(server.services.transferPlanningRepo, batch, endpoints(source, destination));
 
     expect(await itemsOf(batch.id)).toEqual([
       ['a', 'skipped', null],

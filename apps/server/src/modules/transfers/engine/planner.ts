@@ -1,6 +1,7 @@
 import { BATCH_STATUS, accessMessages } from '@cumulo/contract';
 import { mapAhead, readAhead, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
-import type { BatchRow, PlannedItem, TransfersRepo } from '../transfers.repo.ts';
+import type { BatchRow } from '../transfers.repo.ts';
+import type { PlannedItem, TransferPlanningRepo } from '../transfer-planning.repo.ts';
 import {
   CONTENT_CHECK_CONCURRENCY,
   compareKeys,
@@ -14,7 +15,7 @@ import {
 /** Items written per transaction: memory stays one listing page plus one chunk whatever the bucket size. */
 const PLAN_CHUNK = 2000;
 
-export interface PlanEndpoints {
+interface PlanEndpoints {
   source: ObjectStore;
   destination: ObjectStore;
   /** Same endpoint and credentials: ETags of both sides are comparable. */
@@ -93,7 +94,7 @@ export type ReservePlanned = (batch: BatchRow, bytes: number) => Promise<boolean
  * Each chunk's bytes to copy are reserved first: a refusal stops planning before the chunk is written.
  */
 export async function planBatch(
-  repo: TransfersRepo,
+  repo: TransferPlanningRepo,
   batch: BatchRow,
   endpoints: PlanEndpoints,
   reserve: ReservePlanned = async () => true,

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '../../../logger.ts';
 import type { BusMessage } from '../../../realtime/events.ts';
 import type { TransfersRepo } from '../transfers.repo.ts';
+import type { TransferQueueRepo } from '../transfer-queue.repo.ts';
 import { toMigrationFile, toMigrationProgress } from '../transfers.views.ts';
 import { outsideContext } from '../../../runtime/request-context.ts';
 
@@ -72,6 +73,7 @@ export class TransferProgress {
 
   constructor(
     private readonly repo: TransfersRepo,
+    private readonly itemQueue: TransferQueueRepo,
     private readonly publish: (message: BusMessage) => Promise<void>,
     private readonly log: Logger,
   ) {}
@@ -166,7 +168,7 @@ export class TransferProgress {
   async #flushBatch(batchId: string, state: BatchState) {
     state.dirty = false;
     const inFlight = [...state.files].filter(([, file]) => file.finishedAt === null);
-    await this.repo.recordBytes(inFlight.map(([itemId, file]) => ({ itemId, bytes: file.bytes })));
+    await this.itemQueue.recordBytes(inFlight.map(([itemId, file]) => ({ itemId, bytes: file.bytes })));
     const batch = await this.repo.findForEngine(batchId);
     if (!batch) return;
     const now = Date.now();

@@ -1,4 +1,4 @@
-import type { ItemOutcome, TransfersRepo } from '../transfers.repo.ts';
+import type { ItemOutcome, TransferQueueRepo } from '../transfer-queue.repo.ts';
 
 interface Waiting {
   itemId: number;
@@ -9,7 +9,7 @@ interface Waiting {
 
 /**
  * Settles one worker's items in groups: the items that end while a statement is on its way to the database go
- * together in the next one (TransfersRepo.finishItems), like a database's group commit. Nothing waits on a
+ * together in the next one (TransferQueueRepo.finishItems), like a database's group commit. Nothing waits on a
  * timer: an item that ends alone is written at once. With 64 small objects in flight, a statement per object
  * was the worker's busiest database traffic (each one waking PostgreSQL, and each one updating the batch's row
  * under its lock); grouped, 1000 objects took 180–300 statements (bench/transfer (a), counted in PostgreSQL's
@@ -23,7 +23,7 @@ export class ItemSettler {
   #writing = false;
 
   constructor(
-    private readonly repo: TransfersRepo,
+    private readonly repo: Pick<TransferQueueRepo, 'finishItems'>,
     private readonly owner: string,
   ) {}
 

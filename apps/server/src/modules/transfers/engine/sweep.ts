@@ -3,6 +3,7 @@ import type { Logger } from '../../../logger.ts';
 import type { CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../../cloud-accounts/store-registry.ts';
 import type { TransfersRepo } from '../transfers.repo.ts';
+import type { TransferQueueRepo } from '../transfer-queue.repo.ts';
 import type { CopyTask } from './copy-task.ts';
 import { endpointKeyOf, type Copier, type TransferExecutor } from './executor.ts';
 
@@ -18,6 +19,7 @@ const UPLOADS_PER_SWEEP = 200;
  */
 export async function sweepTransfers(deps: {
   repo: TransfersRepo;
+  itemQueue: TransferQueueRepo;
   executor: TransferExecutor;
   accounts: CloudAccountsRepo;
   stores: StoreRegistry;
@@ -25,21 +27,21 @@ export async function sweepTransfers(deps: {
   enqueue: EnqueueBatchJob;
   log: Logger;
 }) {
-  const { repo, executor, accounts, stores, copier, enqueue, log } = deps;
+  const { repo, itemQueue, executor, accounts, stores, copier, enqueue, log } = deps;
   let queued = 0;
-  for (const batch of await repo.batchesToResume()) {
+  for (const batch of await itemQueue.batchesToResume()) {
     if (batch.status === BATCH_STATUS.canceling) await executor.settleCancel(batch.id);
     if ((await repo.statusOf(batch.id)) !== BATCH_STATUS.ongoing) continue;
     await enqueue(batch.id, batch.leaseEndsIn === null ? 0 : Math.ceil(batch.leaseEndsIn) + 1);
     queued += 1;
   }
   let aborted = 0;
-  for (const item of await repo.abandonedUploads(UPLOADS_PER_SWEEP)) {
+  for (const item of await itemQueue.abandonedUploads(UPLOADS_PER_SWEEP)) {
     const account = item.batch.destinationCloudAccountId
       ? await accounts.find(item.batch.organizationId, item.batch.destinationCloudAccountId)
       : undefined;
     if (!account) {
-      await repo.forgetUpload(item.id);
+      await itemQueue.forgetUpload(item.id);
       continue;
     }
     const destination = {
@@ -53,13 +55,13 @@ export async function sweepTransfers(deps: {
       item: { ...item, method: item.method === 'present' ? null : item.method },
       source: destination,
       destination,
-      ledger: repo.ledger(''),
+      ledger: itemQueue.ledger(''),
       signal: AbortSignal.abort(),
       onBytes: () => undefined,
     };
     try {
       await copier.abandonCopy(task);
-      await repo.forgetUpload(item.id);
+      await itemQueue.forgetUpload(item.id);
       aborted += 1;
     } catch (error) {
       log.warn({ err: error, itemId: item.id }, 'could not abort the upload of a transfer item');
