@@ -331,6 +331,19 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     transfersRepo,
     async (organizationId) => (await entitlements.standing(organizationId)).inTrial,
   );
+  // What follows a batch's end (Completed, Failed or Canceled), run once per batch by whoever ended it: the engine
+  // (finalize, failBatch, a settled cancel, the sweep's too) or a cancel that ended it at once (TransfersService).
+  // Its c2c reservation is settled to what it copied, a batch that failed as a whole tells the bell, a sync cycle's
+  // batch moves its cycle on (the sync sweep catches what this misses), the buckets it changed are counted again
+  // and the media-search index learns what it copied. Events while a batch runs are `publishBatch` alone.
+  const onBatchFinished = async (batchId: string) => {
+    await transfers.publishBatch(batchId);
+    await transfers.settleQuota(batchId);
+    await transfers.noticeFailure(batchId);
+    await syncCycles.onBatchFinished(batchId);
+    await transfers.recountChangedBuckets(batchId);
+    await transfers.indexChangedObjects(batchId);
+  };
   const transfers = new TransfersService(
     transfersRepo,
     cloudAccountsRepo,
@@ -339,6 +352,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
       transfersRepo.queuePlaceOf(batchId),
     ),
     (message) => publish(db.pool, message),
+    onBatchFinished,
     log,
     enqueueInventory(boss),
     (notice) => alerts.bell(notice),
@@ -373,16 +387,7 @@ export function buildServices(deps: Pick<AppDeps, 'config' | 'db' | 'log' | 'mas
     cloudAccountsRepo,
     stores,
     new TransferProgress(transfersRepo, (message) => publish(db.pool, message), log),
-    // A finished batch settles its c2c reservation to what it copied; one of a sync cycle moves its cycle on (the
-    // sync sweep catches what this misses); the buckets a batch changed are counted again.
-    async (batchId) => {
-      await transfers.publishBatch(batchId);
-      await transfers.settleQuota(batchId);
-      await transfers.noticeFailure(batchId);
-      await syncCycles.onBatchFinished(batchId);
-      await transfers.recountChangedBuckets(batchId);
-      await transfers.indexChangedObjects(batchId);
-    },
+    { publishBatch: (batchId) => transfers.publishBatch(batchId), onBatchFinished },
     transferCopier,
     {
       leaseSeconds: config.TRANSFER_LEASE_SECONDS,
