@@ -4,6 +4,11 @@
 // idle for a few seconds (pg-boss polls, the schedules are installed), then VmRSS and VmHWM are read from
 // /proc/<pid>/status. Three rounds, each a fresh process; the median is printed beside the goal.
 //
+// Beside it, the floor: a Node process with the same flags that imports only the npm packages every worker loads
+// at start (the database driver and ORM, the job queue, the config validation, the logger and the metrics
+// registry) and idles as long. No worker built on these packages can sit below it; a goal under it is out of reach
+// of any change to Cumulo's own modules, and the bench says so.
+//
 //   npm run worker-idle -w bench [-- --rounds 3 --idle 5]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +20,8 @@ import { repoRoot } from '../inventory/s3rver-process.ts';
 import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 const GOAL_MB = 80;
+/** The npm packages a worker cannot start without (db/client.ts, jobs/boss.ts, config.ts, logger.ts, metrics). */
+const WORKER_PACKAGES = ['pg', 'pg-boss', 'drizzle-orm', 'drizzle-orm/pg-core', 'zod', 'pino', 'prom-client'];
 
 const { values: options } = parseArgs({
   options: {
@@ -33,8 +40,8 @@ interface Reading {
   readyMs: number;
 }
 
-function memoryOf(pid: number): { rssMb: number; hwmMb: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+/** VmRSS and VmHWM of a /proc/<pid>/status text. */
+function memoryIn(status: string): { rssMb: number; hwmMb: number } {
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? NaN);
   return { rssMb: kib('VmRSS') / 1024, hwmMb: kib('VmHWM') / 1024 };
 }
@@ -77,6 +84,23 @@ async function stop(child: ChildProcess, exited: Promise<unknown>) {
   clearTimeout(timer);
 }
 
+/** The floor: the worker's packages alone, in a process with the worker's flags, read after the same idle. */
+async function floorReading(): Promise<{ rssMb: number; hwmMb: number }> {
+  const script = `
+    for (const name of ${JSON.stringify(WORKER_PACKAGES)}) await import(name);
+    const fs = await import('node:fs');
+    setTimeout(() => { process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8')); }, ${idleMs});`;
+  const child = spawn(process.execPath, [...serverNodeFlags, '--input-type=module', '-e', script], {
+    cwd: path.join(repoRoot, 'apps/server'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let status = '';
+  child.stdout.on('data', (chunk: Buffer) => (status += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the floor process exited (${code})`);
+  return memoryIn(status);
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const mb = (value: number) => `${value.toFixed(1)} MB`;
 
@@ -111,7 +135,7 @@ async function main() {
         const readyMs = performance.now() - begun;
         await new Promise((resolve) => setTimeout(resolve, idleMs));
         if (worker.child.exitCode !== null) throw new Error(`worker exited while idle\n${worker.output()}`);
-        readings.push({ ...memoryOf(worker.child.pid ?? NaN), readyMs });
+        readings.push({ ...memoryIn(fs.readFileSync(`/proc/${worker.child.pid}/status`, 'utf8')), readyMs });
       } finally {
         await stop(worker.child, worker.exited);
       }
@@ -124,8 +148,16 @@ async function main() {
     );
     const rss = median(readings.map((reading) => reading.rssMb));
     const peak = median(readings.map((reading) => reading.hwmMb));
+    const floors: Array<{ rssMb: number; hwmMb: number }> = [];
+    for (let round = 0; round < rounds; round++) floors.push(await floorReading());
+    const floor = median(floors.map((reading) => reading.rssMb));
     console.log(
       `  median RSS ${mb(rss)} (goal ≤ ${GOAL_MB} MB: ${rss <= GOAL_MB ? 'met' : 'missed'}), median peak RSS ${mb(peak)}`,
+    );
+    console.log(
+      `  floor: ${WORKER_PACKAGES.join(', ')} alone: RSS ${floors.map((reading) => mb(reading.rssMb)).join(', ')}` +
+        ` (median ${mb(floor)}); the worker's own modules add ${mb(rss - floor)}` +
+        (floor > GOAL_MB ? `; the goal sits below this floor: bound ${mb(floor)}` : ''),
     );
   } finally {
     await pg.stop();
