@@ -149,7 +149,7 @@ export class SyncCycleService implements SyncCycleControl {
     return this.runner.advance(cycleId);
   }
 
-  /** A cycle whose batch just ended moves on (called by services.ts `onBatchFinished`, once per batch end). */
+  /** A cycle whose batch just ended moves on (called by worker-services.ts `onBatchFinished`, once per batch end). */
   async onBatchFinished(batchId: string): Promise<void> {
     const cycleId = await this.#deps.repo.cycleOfFinishedBatch(batchId);
     if (cycleId) await this.#enqueueCycle(cycleId);

@@ -101,7 +101,7 @@ export class TransfersService {
     private readonly stores: StoreRegistry,
     private readonly enqueue: EnqueueBatch,
     private readonly publish: (message: BusMessage) => Promise<void>,
-    /** What follows a batch's end, once per batch (services.ts `onBatchFinished`; README "When a batch ends"). */
+    /** What follows a batch's end, once per batch (`onBatchFinished`; README "When a batch ends"). */
     private readonly onBatchFinished: (batchId: string) => Promise<void>,
     private readonly log: Logger,
     /** Counts a bucket's objects and bytes again (the cloud-accounts inventory, one bucket). */

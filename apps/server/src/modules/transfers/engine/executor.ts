@@ -58,8 +58,8 @@ export interface RunResult {
 export const DEFAULT_MAX_CLAIMS = 5;
 
 /**
- * What the executor tells the rest of the server about a batch (services.ts builds them). Two things, kept apart:
- * `publishBatch` is an event for the screens, sent on a change while the batch runs (its planning ended);
+ * What the executor tells the rest of the server about a batch (built in worker-services.ts), two things kept
+ * apart: `publishBatch` is an event for the screens, sent on a change while the batch runs (its planning ended);
  * `onBatchFinished` is the batch's end (Completed, Failed or Canceled), run once per batch by whoever ended it
  * (README "When a batch ends").
  */
