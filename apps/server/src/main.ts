@@ -11,6 +11,7 @@ import { QUEUES, startBoss } from './jobs/boss.ts';
 import { loadMasterKey } from './crypto/keys.ts';
 import { serverRoot } from './runtime/paths.ts';
 import { drainGraceMs } from './modules/transfers/engine/drain.ts';
+import type { WorkerServices } from './worker-services.ts';
 
 /**
  * CLI entry. Roles:
@@ -119,9 +120,15 @@ async function main() {
     stops.push(() => boss.stop({ graceful: true, timeout: 20_000 }));
 
     const masterKey = loadMasterKey(config.MASTER_KEY, config.DATA_DIR);
-    // A worker loads the services only; Fastify and the routes are loaded by the roles that serve HTTP.
-    const { buildServices } = await import('./services.ts');
-    const services = buildServices({ config, db, log, masterKey, boss });
+    // A worker loads what its job handlers use (worker-services.ts), and nothing of the web's services, Fastify or
+    // the routes: the roles that serve HTTP build the web's services on top of the worker's (services.ts).
+    const serviceDeps = { config, db, log, masterKey, boss };
+    const webServices =
+      role === 'start' || role === 'web'
+        ? (await import('./services.ts')).buildServices(serviceDeps)
+        : undefined;
+    const services: WorkerServices =
+      webServices ?? (await import('./worker-services.ts')).buildWorkerServices(serviceDeps);
     closeServices = async () => {
       services.mail.close();
       await services.stores.closeAll();
@@ -157,13 +164,13 @@ async function main() {
       log.info(`worker role: metrics at http://${config.HOST}:${listener.port}/metrics`);
     }
 
-    if (role === 'start' || role === 'web') {
+    if (webServices) {
       const webDist = config.WEB_DIST ? path.resolve(config.WEB_DIST) : defaultWebDist();
       if (!fs.existsSync(path.join(webDist, 'index.html'))) {
         log.warn(`no built web app in ${webDist}: serving the API only (run "npm run build")`);
       }
       const { buildApp } = await import('./app.ts');
-      const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, services);
+      const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, webServices);
       const server: FastifyInstance = app;
       stops.push(() => server.close());
       await server.listen({ port: config.PORT, host: config.HOST });

@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../services.ts';
+import type { WorkerServices } from '../worker-services.ts';
 import { withJobContext } from './job-context.ts';
 import { registerIdentityJobs } from '../modules/identity/identity.jobs.ts';
 import { registerInventoryJobs } from '../modules/cloud-accounts/cloud-accounts.jobs.ts';
@@ -15,7 +15,7 @@ import { registerAnalyticsJobs } from '../modules/analytics/analytics.jobs.ts';
 import { enqueueFinanceEvaluation, registerFinanceJobs } from '../modules/finance/finance.jobs.ts';
 
 /** Every job handler of the worker role, in one place; `schedule` also installs the cron sweeps. */
-export async function registerJobs(queue: PgBoss, services: Services, log: Logger, schedule: boolean) {
+export async function registerJobs(queue: PgBoss, services: WorkerServices, log: Logger, schedule: boolean) {
   // Every handler runs in its job's context: its log lines name the job and the request that sent it.
   const boss = withJobContext(queue, log);
   await registerIdentityJobs(boss, services.identityRepo, log, schedule);

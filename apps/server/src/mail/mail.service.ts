@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../logger.ts';
 
 export interface OutgoingMail {
@@ -15,7 +15,8 @@ export interface OutgoingMail {
 
 /** Sends mail through SMTP_URL, or writes .eml files to DATA_DIR/mail when no SMTP server is configured. */
 export class MailService {
-  readonly #transport: Transporter;
+  /** nodemailer is loaded with the first mail: a worker that sends none does not hold it (bench/worker-idle). */
+  #transport: Promise<Transporter> | undefined;
   readonly #toFiles: boolean;
 
   constructor(
@@ -23,13 +24,21 @@ export class MailService {
     private readonly log: Logger,
   ) {
     this.#toFiles = !options.smtpUrl;
-    this.#transport = options.smtpUrl
-      ? nodemailer.createTransport(options.smtpUrl)
-      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  #transporter(): Promise<Transporter> {
+    const { smtpUrl } = this.options;
+    this.#transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      smtpUrl
+        ? nodemailer.createTransport(smtpUrl)
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+    );
+    return this.#transport;
   }
 
   async send(mail: OutgoingMail): Promise<void> {
-    const info = await this.#transport.sendMail({
+    const transport = await this.#transporter();
+    const info = await transport.sendMail({
       from: this.options.from,
       to: mail.to,
       subject: mail.subject,
@@ -54,6 +63,6 @@ export class MailService {
   }
 
   close() {
-    this.#transport.close();
+    void this.#transport?.then((transport) => transport.close());
   }
 }

@@ -5,7 +5,7 @@ import { subscriptionChanged } from './billing.audit.ts';
 import type { BillingRepo, SubscriptionRow } from './billing.repo.ts';
 import { dollars, periodEnd, productTitle } from './billing.views.ts';
 import { monthPeriod } from './entitlements.service.ts';
-import type { PaymentGateway } from './gateway.ts';
+import type { UsageGateway } from './gateways/usage-gateway.ts';
 
 const GiB = 1024 ** 3;
 
@@ -13,7 +13,7 @@ const GiB = 1024 ** 3;
 export class BillingRoll {
   constructor(
     private readonly repo: BillingRepo,
-    private readonly gateway: PaymentGateway,
+    private readonly gateway: UsageGateway,
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
   ) {}

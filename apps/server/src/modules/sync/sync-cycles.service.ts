@@ -40,7 +40,7 @@ interface SyncCycleServiceDeps {
   publish: (message: BusMessage) => Promise<void>;
   /** Queues the transfer jobs of a batch (the transfer engine's fan-out). */
   enqueueBatch: (batchId: string) => Promise<void>;
-  /** `transfer.batch` event of a batch. */
+  /** `transfer.batch` event of a batch (an event only: its end is the transfers' `onBatchFinished`). */
   publishBatch: (batchId: string) => Promise<void>;
   publicUrl: string;
   log: Logger;
@@ -149,7 +149,7 @@ export class SyncCycleService implements SyncCycleControl {
     return this.runner.advance(cycleId);
   }
 
-  /** The transfer engine's finalize hook: a cycle whose batch just finished moves on. */
+  /** A cycle whose batch just ended moves on (called by worker-services.ts `onBatchFinished`, once per batch end). */
   async onBatchFinished(batchId: string): Promise<void> {
     const cycleId = await this.#deps.repo.cycleOfFinishedBatch(batchId);
     if (cycleId) await this.#enqueueCycle(cycleId);

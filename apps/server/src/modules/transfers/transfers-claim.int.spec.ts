@@ -379,7 +379,7 @@ function refusingExecutor(status: 'done' | 'skipped') {
     server.services.cloudAccountsRepo,
     server.services.stores,
     new TransferProgress(server.services.transfersRepo, refusing, async () => undefined, log),
-    async () => undefined,
+    { publishBatch: async () => undefined, onBatchFinished: async () => undefined },
     server.services.transferCopier,
     { leaseSeconds: 60, objectConcurrency: 4, claimChunk: 8, attempts: 1 },
     log,
@@ -528,7 +528,7 @@ describe('lease renewal overlapping a claim', () => {
       server.services.cloudAccountsRepo,
       server.services.stores,
       new TransferProgress(server.services.transfersRepo, slowRenewals, async () => undefined, log),
-      async () => undefined,
+      { publishBatch: async () => undefined, onBatchFinished: async () => undefined },
       server.services.transferCopier,
       // A renewal every second (a third of the lease), waiting up to 1 s: leases renewed well within 3 s.
       { leaseSeconds: 3, objectConcurrency: 1, claimChunk: 2, attempts: 1 },

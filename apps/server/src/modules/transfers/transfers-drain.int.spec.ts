@@ -118,7 +118,7 @@ describe('a worker shutting down (SIGTERM) mid-batch', () => {
       server.services.cloudAccountsRepo,
       server.services.stores,
       new TransferProgress(repo, server.services.transferQueueRepo, async () => undefined, log),
-      async () => undefined,
+      { publishBatch: async () => undefined, onBatchFinished: async () => undefined },
       copier,
       { leaseSeconds: LEASE_SECONDS, objectConcurrency: 3, claimChunk: 10, attempts: 3 },
       log,

@@ -101,6 +101,8 @@ export class TransfersService {
     private readonly stores: StoreRegistry,
     private readonly enqueue: EnqueueBatch,
     private readonly publish: (message: BusMessage) => Promise<void>,
+    /** What follows a batch's end, once per batch (`onBatchFinished`; README "When a batch ends"). */
+    private readonly onBatchFinished: (batchId: string) => Promise<void>,
     private readonly log: Logger,
     /** Counts a bucket's objects and bytes again (the cloud-accounts inventory, one bucket). */
     private readonly recount: (job: InventoryJob) => Promise<void>,
@@ -242,9 +244,10 @@ export class TransfersService {
       if (!requested) throw badRequest(transferMessages.notCancelable);
     }
     await this.repo.cancelIdleItems(batch.id);
-    await this.repo.finalize(batch.id);
-    await this.publishBatch(batch.id);
-    await this.settleQuota(batch.id);
+    // Nothing in flight: the batch ends Canceled here. Otherwise it shows Canceling, and the job whose copies were
+    // in flight ends it once they stop (TransferExecutor.settleCancel, or the sweep's).
+    if (await this.repo.finalize(batch.id)) await this.onBatchFinished(batch.id);
+    else await this.publishBatch(batch.id);
     return { message: transferMessages.canceled };
   }
 
@@ -324,7 +327,10 @@ export class TransfersService {
     );
   }
 
-  /** A batch that ended counts the bytes it copied against the c2c quota (once, however often it is called). */
+  /**
+   * A batch that ended counts the bytes it copied against the c2c quota (once, however often it is called).
+   * Called once per batch end (`onBatchFinished`).
+   */
   async settleQuota(batchId: string): Promise<void> {
     await this.quota?.settle(batchId);
   }
@@ -333,7 +339,7 @@ export class TransfersService {
    * A batch that failed as a whole (its `error` says why: a store unreachable past the outage budget, a source that
    * could not be listed, an account removed) puts a notice in the organisation's bell, leading to the transfer
    * history; a batch where only some objects failed says so in its counts and its failed-files list instead.
-   * Called once per batch end (the engine's finalize hook).
+   * Called once per batch end (`onBatchFinished`).
    */
   async noticeFailure(batchId: string): Promise<void> {
     const batch = await this.repo.findForEngine(batchId);
@@ -357,7 +363,7 @@ export class TransfersService {
    */
   async recountChangedBuckets(batchId: string): Promise<void> {
     const batch = await this.repo.findForEngine(batchId);
-    // Events go out while a batch runs too (planned); only an ended one has changed what it will change.
+    // Run at the batch's end (`onBatchFinished`); a batch still running has not changed what it will change.
     if (!batch || !FINISHED.includes(batch.status)) return;
     const changed = [
       batch.transferredNumber > 0 && batch.destinationCloudAccountId
@@ -431,8 +437,8 @@ export class TransfersService {
       await this.enqueue(batchId);
     } catch (error) {
       this.log.error({ err: error, batchId }, 'transfer could not be queued');
-      await this.repo.failBatch(batchId, transferMessages.enqueueFailed);
-      await this.settleQuota(batchId);
+      if (await this.repo.failBatch(batchId, transferMessages.enqueueFailed))
+        await this.onBatchFinished(batchId);
       throw badRequest(transferMessages.enqueueFailed);
     }
     await this.publishBatch(batchId);

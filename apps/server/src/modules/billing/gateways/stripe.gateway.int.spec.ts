@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.ts';
 import { BadSignature, CardDeclined } from '../gateway.ts';
 import { buildGateway } from './build-gateway.ts';
+import { buildUsageGateway } from './usage-gateway.ts';
+import { ManualGateway } from './manual.gateway.ts';
 import { buildCard, paymentGatewayContract, type GatewayFixture } from './gateway-contract.ts';
 import {
   STRIPE_TEST_CARD_DECLINED,
@@ -130,6 +132,31 @@ describe('Stripe adapter against stripe-stateful-mock and Stripe JSON fixtures: 
     });
     const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
     expect(built.readWebhook(Buffer.from(payload), header)).toMatchObject({ type: 'ignored' });
+  });
+
+  it("is what the worker's monthly roll charges usage through (buildUsageGateway), Stripe loaded at the first charge", async () => {
+    const usage = buildUsageGateway(
+      loadConfig({
+        BILLING_GATEWAY: 'stripe',
+        STRIPE_SECRET_KEY: SECRET_KEY,
+        STRIPE_API_URL: offline.apiBase.toString(),
+      }),
+    );
+    expect(usage.name).toBe('stripe');
+    const customerRef = await gateway.createCustomer({
+      organizationId: 'org-6',
+      name: 'Acme',
+      email: 'owner@acme.test',
+    });
+    const charge = { description: 'Cloud-to-cloud usage', amountCents: 250, idempotencyKey: 'roll-org-6' };
+    await usage.addUsageCharge(customerRef, charge);
+    await usage.addUsageCharge(customerRef, charge);
+    expect(
+      [...offline.state.invoiceItems.values()]
+        .filter((item) => item.customer === customerRef)
+        .map((item) => ({ description: item.description, amountCents: item.amount })),
+    ).toEqual([{ description: charge.description, amountCents: 250 }]);
+    expect(buildUsageGateway(loadConfig({ BILLING_GATEWAY: 'manual' }))).toBeInstanceOf(ManualGateway);
   });
 
   it("sends the spec's billing country USA as Stripe's two-letter US", async () => {

@@ -59,6 +59,17 @@ export interface RunResult {
 
 export const DEFAULT_MAX_CLAIMS = 5;
 
+/**
+ * What the executor tells the rest of the server about a batch (built in worker-services.ts), two things kept
+ * apart: `publishBatch` is an event for the screens, sent on a change while the batch runs (its planning ended);
+ * `onBatchFinished` is the batch's end (Completed, Failed or Canceled), run once per batch by whoever ended it
+ * (README "When a batch ends").
+ */
+export interface BatchHooks {
+  publishBatch(batchId: string): Promise<void>;
+  onBatchFinished(batchId: string): Promise<void>;
+}
+
 /** The per-object copier (engine/object-copier.ts), injectable for tests of the executor alone. */
 export interface Copier {
   copyObject(task: CopyTask): Promise<CopyResult>;
@@ -136,7 +147,7 @@ export class TransferExecutor {
     private readonly accounts: CloudAccountsRepo,
     private readonly stores: StoreRegistry,
     private readonly progress: TransferProgress,
-    private readonly publishBatch: (batchId: string) => Promise<void>,
+    private readonly hooks: BatchHooks,
     private readonly copier: Copier,
     private readonly options: ExecutorOptions,
     private readonly log: Logger,
@@ -190,7 +201,7 @@ export class TransferExecutor {
       // job reaching the end may do it (deleting what is already gone is harmless); finalize happens once.
       if (batch.operation === 'move' && (await this.repo.wouldComplete(batch.id)))
         await this.#removeMovedFolders(batch, endpoints.source);
-      if (await this.repo.finalize(batch.id)) await this.publishBatch(batch.id);
+      if (await this.repo.finalize(batch.id)) await this.hooks.onBatchFinished(batch.id);
     }
     return counts;
   }
@@ -242,7 +253,7 @@ export class TransferExecutor {
   /** Cancels what nobody works on and ends the batch when no item is in flight any more. */
   async settleCancel(batchId: string) {
     await this.repo.cancelIdleItems(batchId);
-    if (await this.repo.finalize(batchId)) await this.publishBatch(batchId);
+    if (await this.repo.finalize(batchId)) await this.hooks.onBatchFinished(batchId);
   }
 
   async #endpoints(
@@ -258,7 +269,7 @@ export class TransferExecutor {
     ]);
     if (!source || !destination) {
       const error = source ? transferErrors.destinationAccountGone : transferErrors.sourceAccountGone;
-      if (await this.repo.failBatch(batch.id, error)) await this.publishBatch(batch.id);
+      if (await this.repo.failBatch(batch.id, error)) await this.hooks.onBatchFinished(batch.id);
       return null;
     }
     const endpoint = async (account: CloudAccountRow, bucket: string): Promise<CopyEndpoint> => ({
@@ -309,12 +320,14 @@ export class TransferExecutor {
           // Out of quota: nothing of the batch has been copied yet (copies start once planning ends), and no
           // retry can pass; the batch fails with the spec's words, and the engine's hook settles its reservation.
           if (error instanceof QuotaExceeded) {
-            if (await this.repo.failBatch(batch.id, quotaErrorText(error))) await this.publishBatch(batch.id);
+            if (await this.repo.failBatch(batch.id, quotaErrorText(error)))
+              await this.hooks.onBatchFinished(batch.id);
             return;
           }
           // Past the requester's maximum transfer size: the same, in the permission's words.
           if (error instanceof SizeLimitExceeded) {
-            if (await this.repo.failBatch(batch.id, error.message)) await this.publishBatch(batch.id);
+            if (await this.repo.failBatch(batch.id, error.message))
+              await this.hooks.onBatchFinished(batch.id);
             return;
           }
           // A store that does not answer gets a few more tries (each already retried by the SDK), resuming after
@@ -326,10 +339,11 @@ export class TransferExecutor {
           }
           const message = error instanceof Error ? error.message : String(error);
           if (await this.repo.failBatch(batch.id, transferErrors.planningFailed(message)))
-            await this.publishBatch(batch.id);
+            await this.hooks.onBatchFinished(batch.id);
           return;
         }
-        await this.publishBatch(batch.id);
+        // Planned: its totals are known, and the screens show them. The batch runs on: an event, not its end.
+        await this.hooks.publishBatch(batch.id);
       });
       if (attempt.locked && failures > 0) await sleep(PLAN_RETRY_MS * 2 ** (failures - 1));
       if (!attempt.locked) await sleep(1000);
