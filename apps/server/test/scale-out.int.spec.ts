@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, INSERT_CLOUD_TYPE, type TransferBatch, type TransferList } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { s3rverStore } from './harness.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { buildServerIfStale, serverNodeFlags } from '../../../scripts/build-server.mjs';
 import { freePort } from './free-port.ts';
@@ -133,13 +134,7 @@ beforeAll(async () => {
     startS3rver(),
   ]);
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
 }, 120_000);
 
 afterAll(async () => {

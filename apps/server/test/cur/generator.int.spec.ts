@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { s3rverStore } from '../harness.ts';
 import {
   CurReportGenerator,
   directorySink,
@@ -445,13 +446,7 @@ describe('billing-report generator into s3rver', () => {
   let store: S3ObjectStore;
   beforeAll(async () => {
     s3rver = await startS3rver();
-    store = new S3ObjectStore({
-      provider: 'aws',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-      region: 'us-east-1',
-    });
+    store = s3rverStore(s3rver.endpoint);
     await store.createBucket('billing');
   });
   afterAll(async () => {

@@ -20,6 +20,7 @@ import {
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
+  readAll,
   S3RVER_KEY,
   startAzurite,
   startS3rver,
@@ -27,13 +28,19 @@ import {
 } from '@cumulo/storage/testing';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  azuriteStore,
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { CurReportGenerator, objectStoreSink, type PeriodTotals } from '../../../test/cur/generator.ts';
 import type { IngestJob } from './ingest/ingest-run.ts';
 import { awsResourceApis, type ResourceApi } from './resource-api.ts';
 import { ResourcesRepo } from './resources.repo.ts';
 import { ResourcesService } from './resources.service.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * The resource, invoice, transfer and estimate calls against a generated two months of billing reports in an
@@ -103,19 +110,8 @@ beforeAll(async () => {
     PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
   });
   owner = await signedInMember(server, 'owner');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
-  blob = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite.endpoint,
-  });
+  s3 = s3rverStore(s3rver.endpoint);
+  blob = azuriteStore(azurite.endpoint);
   generator = new CurReportGenerator({
     seed: 24,
     layout: 'cur-legacy',

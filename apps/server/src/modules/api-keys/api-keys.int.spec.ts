@@ -6,9 +6,14 @@ import {
   type ApiKeyView,
   type CreatedApiKey,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 type Member = Awaited<ReturnType<typeof signedInMember>>;
 
@@ -65,13 +70,7 @@ beforeAll(async () => {
   stranger = await signedInMember(server, 'stranger');
   ownerAccountId = await connectAws(owner, 'Key AWS');
   strangerAccountId = await connectAws(stranger, 'Their AWS');
-  await new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  }).createBucket('api-keys-photos');
+  await s3rverStore(s3rver.endpoint).createBucket('api-keys-photos');
 });
 afterAll(async () => {
   await server?.stop();

@@ -14,8 +14,9 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
 import {
-  callApi,
   buyPackage,
+  callApi,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -138,13 +139,7 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
   await buyPackage(server, owner, 'finance');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   const connected = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
     cloudType: 1,
     name: 'My AWS',

@@ -14,7 +14,13 @@ import {
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { syncJobs } from '../../db/schema/index.ts';
 
 /**
@@ -117,13 +123,7 @@ beforeAll(async () => {
   });
   expect(connected.status, connected.raw).toBe(201);
   awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('backup');
 });
 afterAll(async () => {

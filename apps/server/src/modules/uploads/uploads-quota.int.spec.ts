@@ -13,7 +13,13 @@ import {
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 /**
  * Direct uploads of an organisation in trial count against s3_native (s3_acceleration when accelerated): the API
@@ -99,13 +105,7 @@ beforeAll(async () => {
   });
   expect(connected.status, connected.raw).toBe(201);
   awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('uploads');
 });
 afterAll(async () => {

@@ -1,16 +1,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { StorageError, type ObjectStore, type ObjectStoreCapabilities } from '@cumulo/storage';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
-  AZURITE_ACCOUNT,
-  AZURITE_KEY,
-  S3RVER_KEY,
+  readAll,
   startAzurite,
   startS3rver,
   type S3rverServer,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
+import { azuriteStore, s3rverStore } from '../../../../test/harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CopyError,
@@ -24,7 +22,6 @@ import {
 import { MemoryBudget } from './memory-budget.ts';
 import { abandonCopy, copyObject } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
-import { readAll } from '../../../../test/objects.ts';
 
 const MiB = 1024 * 1024;
 type Parts = NonNullable<ObjectStoreCapabilities['parts']>;
@@ -186,28 +183,9 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
   beforeAll(async () => {
     [s3a, s3b, azurite] = await Promise.all([startS3rver(), startS3rver(), startAzurite()]);
-    const s3 = (endpoint: string) =>
-      new S3ObjectStore(
-        {
-          provider: 'aws',
-          accessKeyId: S3RVER_KEY,
-          secretAccessKey: S3RVER_KEY,
-          region: 'us-east-1',
-          endpoint,
-        },
-        { maxAttempts: 2 },
-      );
-    storeA = s3(s3a.endpoint);
-    storeB = s3(s3b.endpoint);
-    azure = new AzureObjectStore(
-      {
-        provider: 'azure',
-        accountName: AZURITE_ACCOUNT,
-        accountKey: AZURITE_KEY,
-        endpoint: azurite.endpoint,
-      },
-      { maxAttempts: 2 },
-    );
+    storeA = s3rverStore(s3a.endpoint, { maxAttempts: 2 });
+    storeB = s3rverStore(s3b.endpoint, { maxAttempts: 2 });
+    azure = azuriteStore(azurite.endpoint, { maxAttempts: 2 });
     await Promise.all([
       storeA.createBucket(bucket),
       storeA.createBucket(otherBucket),
