@@ -231,23 +231,21 @@ export const connectS3rverAccount = (server: TestServer, token: string, name: st
 
 /**
  * The test's own client of s3rver (to seed and read back objects), with the keys every test account uses.
- * `retry` as the adapter takes it, for the engine tests that hand this store to the code under test.
+ * `provider: 'genericS3'` for the specs whose accounts are generic S3 ones; `retry` as the adapter takes it, for
+ * the engine tests that hand this store to the code under test.
  */
-export function s3rverStore(endpoint: string, retry?: RetryOptions): S3ObjectStore {
+export function s3rverStore(
+  endpoint: string,
+  { provider = 'aws', retry }: { provider?: 'aws' | 'genericS3'; retry?: RetryOptions } = {},
+): S3ObjectStore {
   return new S3ObjectStore(
-    {
-      provider: 'aws',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint,
-      region: 'us-east-1',
-    },
+    { provider, accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, endpoint, region: 'us-east-1' },
     retry,
   );
 }
 
 /** The test's own client of Azurite's well-known account, as s3rverStore is of s3rver. */
-export function azuriteStore(endpoint: string, retry?: RetryOptions): AzureObjectStore {
+export function azuriteStore(endpoint: string, { retry }: { retry?: RetryOptions } = {}): AzureObjectStore {
   return new AzureObjectStore(
     { provider: 'azure', accountName: AZURITE_ACCOUNT, accountKey: AZURITE_KEY, endpoint },
     retry,

@@ -62,13 +62,8 @@ function startServer(batchesPerOrganization: number, jobsPerBatch: number) {
 
 beforeAll(async () => {
   [source, destination] = await Promise.all([startS3rver(), startRestartableS3rver({ hold: slowForA })]);
-  const credentials = { accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' };
   sourceStore = s3rverStore(source.endpoint);
-  destinationStore = new S3ObjectStore({
-    provider: 'genericS3',
-    endpoint: destination.endpoint,
-    ...credentials,
-  });
+  destinationStore = s3rverStore(destination.endpoint, { provider: 'genericS3' });
   await sourceStore.createBucket('fair-a');
   await sourceStore.createBucket('fair-b');
   await sourceStore.createBucket('fair-a-long');

@@ -127,13 +127,8 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  const credentials = { accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' };
   sourceStore = s3rverStore(source.endpoint);
-  destinationStore = new S3ObjectStore({
-    provider: 'genericS3',
-    endpoint: destination.endpoint,
-    ...credentials,
-  });
+  destinationStore = s3rverStore(destination.endpoint, { provider: 'genericS3' });
   await sourceStore.createBucket(SOURCE_BUCKET);
   await destinationStore.createBucket(DESTINATION_BUCKET);
   for (const [key, body] of Object.entries(files))

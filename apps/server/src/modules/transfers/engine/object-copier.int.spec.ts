@@ -183,9 +183,9 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
   beforeAll(async () => {
     [s3a, s3b, azurite] = await Promise.all([startS3rver(), startS3rver(), startAzurite()]);
-    storeA = s3rverStore(s3a.endpoint, { maxAttempts: 2 });
-    storeB = s3rverStore(s3b.endpoint, { maxAttempts: 2 });
-    azure = azuriteStore(azurite.endpoint, { maxAttempts: 2 });
+    storeA = s3rverStore(s3a.endpoint, { retry: { maxAttempts: 2 } });
+    storeB = s3rverStore(s3b.endpoint, { retry: { maxAttempts: 2 } });
+    azure = azuriteStore(azurite.endpoint, { retry: { maxAttempts: 2 } });
     await Promise.all([
       storeA.createBucket(bucket),
       storeA.createBucket(otherBucket),
