@@ -13,7 +13,7 @@ import {
   type HybrikProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { keysOf, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { keysOf, readAll, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   buyPackage,
   callApi,
@@ -264,14 +264,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       'cumulo/renders/clip_small.mp4',
     ]);
     const output = path.join(workDir, 'out.mp4');
-    await fs.writeFile(
-      output,
-      await s3.read('hybrik', 'cumulo/renders/clip_small.mp4').then(async (stream) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      }),
-    );
+    await fs.writeFile(output, await readAll(s3, 'hybrik', 'cumulo/renders/clip_small.mp4'));
     const { stdout } = await run('ffprobe', [
       '-v',
       'error',

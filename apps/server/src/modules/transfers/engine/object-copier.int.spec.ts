@@ -473,9 +473,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
           if (options?.range?.start !== 2 * partSize) return storeA.read(name, key, options);
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[12345] = (altered[12345] ?? 0) ^ 0x01;
           return Readable.from([altered]);
         },
@@ -701,9 +699,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
           if (options?.range?.start !== 2 * 5 * MiB) return storeA.read(name, key, options);
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[777] = (altered[777] ?? 0) ^ 0x80;
           return Readable.from([altered]);
         },
@@ -773,9 +769,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     it("removes a streamed copy whose bytes do not give the source's parts ETag", async () => {
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[7 * MiB] = (altered[7 * MiB] ?? 0) ^ 0x04;
           return Readable.from([altered]);
         },
