@@ -17,9 +17,10 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { keysOf, S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { keysOf, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   callApi,
+  connectS3rverAccount,
   s3rverStore,
   signedInMember,
   startTestServer,
@@ -149,14 +150,7 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  const connected = await call('POST', '/api/cloudaccount/insert', owner, {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(connected.status, connected.raw).toBe(201);
-  awsId = (connected.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
   s3 = s3rverStore(s3rver.endpoint);
 }, 60_000);
 

@@ -6,6 +6,7 @@ import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/t
 import { ALL_USERS_GROUP, LOG_DELIVERY_GROUP, requestedGrants } from './buckets.service.ts';
 import {
   callApi,
+  connectS3rverAccount,
   s3rverStore,
   signedInMember,
   startTestServer,
@@ -50,13 +51,7 @@ beforeAll(async () => {
     WASABI_PARTNER_API_KEY: 'partner-test-key',
   });
   owner = await signedInMember(server, 'owner');
-  const aws = await call('POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  awsId = (aws.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
 });
 afterAll(async () => {
   await server?.stop();

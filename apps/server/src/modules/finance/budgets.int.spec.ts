@@ -11,11 +11,12 @@ import {
   type TreeNode,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
 import {
   buyPackage,
   callApi,
+  connectS3rverAccount,
   s3rverStore,
   signedInMember,
   startTestServer,
@@ -140,13 +141,7 @@ beforeAll(async () => {
   owner = await signedInMember(server, 'owner');
   await buyPackage(server, owner, 'finance');
   s3 = s3rverStore(s3rver.endpoint);
-  const connected = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name: 'My AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  awsId = (connected.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'My AWS');
   await s3.createBucket('cur-budgets');
   generator = new CurReportGenerator({
     seed: 'finance-budgets',

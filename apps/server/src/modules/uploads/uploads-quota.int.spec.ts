@@ -15,6 +15,7 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   callApi,
+  connectS3rverAccount,
   s3rverStore,
   signedInMember,
   startTestServer,
@@ -97,14 +98,7 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'uploader');
   organizationId = owner.principal.organizationId;
-  const connected = await call('POST', '/api/cloudaccount/insert', {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: 'S3RVER',
-    secretKey: 'S3RVER',
-  });
-  expect(connected.status, connected.raw).toBe(201);
-  awsId = (connected.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
   s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('uploads');
 });
