@@ -31,6 +31,7 @@ import { createLogger } from '../../logger.ts';
 import {
   azuriteStore,
   callApi,
+  connectAccount,
   s3rverStore,
   signedInMember,
   startTestServer,
@@ -98,12 +99,6 @@ async function grantAnalytics(member: Member) {
   );
 }
 
-async function connect(member: Member, body: object) {
-  const res = await callApi(server, 'POST', '/api/cloudaccount/insert', member.token, body);
-  expect(res.status, res.raw).toBe(201);
-  return (res.body as { id: string }).id;
-}
-
 beforeAll(async () => {
   [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
   server = await startTestServer({
@@ -142,7 +137,7 @@ afterAll(async () => {
 
 describe('connecting an account with its billing bucket', () => {
   it('queues the ingestion with trigger connect, and it ingests the reports', async () => {
-    awsId = await connect(owner, {
+    awsId = await connectAccount(server, owner.token, {
       cloudType: 1,
       name: 'Billing AWS',
       accessKey: S3RVER_KEY,
@@ -168,7 +163,7 @@ describe('connecting an account with its billing bucket', () => {
     const outcome = await server.services.analyticsIngest.run(job.data);
     expect(outcome).toMatchObject({ state: 'succeeded', periodsReplaced: MONTHS.length });
 
-    azureId = await connect(owner, {
+    azureId = await connectAccount(server, owner.token, {
       cloudType: 4,
       name: 'Lab Blob',
       accessKey: AZURITE_ACCOUNT,
@@ -441,7 +436,7 @@ describe('the billing bucket’s files', () => {
   });
 
   it('says in words when the keys cannot read the billing bucket', async () => {
-    const missingId = await connect(owner, {
+    const missingId = await connectAccount(server, owner.token, {
       cloudType: 1,
       name: 'No Billing',
       accessKey: S3RVER_KEY,

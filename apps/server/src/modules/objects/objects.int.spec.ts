@@ -18,7 +18,13 @@ import {
   startS3rver,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  connectAccount,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 type Member = Awaited<ReturnType<typeof signedInMember>>;
 
@@ -76,12 +82,6 @@ const providers: ProviderCase[] = [
   },
 ];
 
-async function connect(member: Member, provider: ProviderCase): Promise<string> {
-  const res = await call('POST', '/api/cloudaccount/insert', member.token, provider.insert());
-  expect(res.status).toBe(201);
-  return (res.body as { id: string }).id;
-}
-
 async function seed(store: ObjectStore, bucket: string, keys: string[]) {
   await store.createBucket(bucket);
   for (let i = 0; i < keys.length; i += 20) {
@@ -100,7 +100,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
   let store: ObjectStore;
 
   beforeAll(async () => {
-    accountId = await connect(owner, provider);
+    accountId = await connectAccount(server, owner.token, provider.insert());
     store = await createObjectStore(provider.direct());
   });
   afterAll(async () => {
