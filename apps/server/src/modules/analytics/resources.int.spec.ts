@@ -20,6 +20,7 @@ import {
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
+  keysOf,
   readAll,
   S3RVER_KEY,
   startAzurite,
@@ -414,9 +415,7 @@ describe('the billing bucket’s files', () => {
     const res = await call(`/api/analytics/invoices?cloudId=${awsId}`);
     expect(res.status, res.raw).toBe(200);
     const page = res.body as AnalyticsInvoices;
-    const written: string[] = [];
-    for await (const listed of s3.list(BILLING, { prefix: `${PREFIX}/` }))
-      written.push(...listed.objects.map((o) => o.key));
+    const written = await keysOf(s3, BILLING, `${PREFIX}/`);
 
     expect(page.bucket).toBe(`${BILLING}/${PREFIX}`);
     expect(page.files.map((f) => f.key).sort()).toEqual(written.sort());
