@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { linkToken, startTestServer, type TestServer } from '../test/harness.ts';
+import { linkToken, s3rverStore, startTestServer, type TestServer } from '../test/harness.ts';
 
 /**
  * A user's whole journey through the real app, s3rver, the SMTP sink and PostgreSQL, with every log line of the
@@ -35,12 +34,7 @@ const requestToken = async () => String((await call('POST', '/api/authentication
 beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({}, logLines);
-  const store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-  });
+  const store = s3rverStore(s3rver.endpoint, { provider: 'genericS3' });
   await store.createBucket('logs');
   await store.write('logs', 'report.csv', Buffer.from('a,b\n1,2\n'));
   await store.close();

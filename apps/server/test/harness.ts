@@ -7,6 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { PackageHandle } from '@cumulo/contract';
+import type { RetryOptions } from '@cumulo/storage';
 import type { Principal } from '../src/authz/principal.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -229,21 +230,33 @@ export const connectS3rverAccount = (server: TestServer, token: string, name: st
   connectAccount(server, token, { cloudType: 1, name, accessKey: S3RVER_KEY, secretKey: S3RVER_KEY });
 
 /**
+ * The test's own client of s3rver (to seed and read back objects), with the keys every test account uses.
+ * `provider: 'genericS3'` for the specs whose accounts are generic S3 ones; `retry` as the adapter takes it, for
+ * the engine tests that hand this store to the code under test.
+ */
+export function s3rverStore(
+  endpoint: string,
+  { provider = 'aws', retry }: { provider?: 'aws' | 'genericS3'; retry?: RetryOptions } = {},
+): S3ObjectStore {
+  return new S3ObjectStore(
+    { provider, accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, endpoint, region: 'us-east-1' },
+    retry,
+  );
+}
+
+/** The test's own client of Azurite's well-known account, as s3rverStore is of s3rver. */
+export function azuriteStore(endpoint: string, { retry }: { retry?: RetryOptions } = {}): AzureObjectStore {
+  return new AzureObjectStore(
+    { provider: 'azure', accountName: AZURITE_ACCOUNT, accountKey: AZURITE_KEY, endpoint },
+    retry,
+  );
+}
+
+/**
  * The two lab accounts most integration tests need, connected through the API as a user connects them — aws
  * (s3rver) and azure (Azurite), which the server reaches through PROVIDER_ENDPOINTS — plus direct stores on the
  * same servers for arranging and checking objects behind the product's back.
  */
-/** The test's own client of s3rver (to seed and read back objects), with the keys every test account uses. */
-export function s3rverStore(endpoint: string): S3ObjectStore {
-  return new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint,
-    region: 'us-east-1',
-  });
-}
-
 export async function connectLabAccounts(
   server: TestServer,
   token: string,
@@ -258,11 +271,6 @@ export async function connectLabAccounts(
     secretKey: AZURITE_KEY,
   });
   const s3 = s3rverStore(endpoints.s3rver);
-  const blob = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: endpoints.azurite,
-  });
+  const blob = azuriteStore(endpoints.azurite);
   return { awsId, azureId, s3, blob };
 }

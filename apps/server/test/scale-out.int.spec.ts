@@ -8,7 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, INSERT_CLOUD_TYPE, type TransferBatch, type TransferList } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { readAll, S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { s3rverStore } from './harness.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { buildServerIfStale, serverNodeFlags } from '../../../scripts/build-server.mjs';
 import { freePort } from './free-port.ts';
@@ -133,13 +134,7 @@ beforeAll(async () => {
     startS3rver(),
   ]);
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
 }, 120_000);
 
 afterAll(async () => {
@@ -415,9 +410,7 @@ describe('scale-out: one web and two worker processes on one PostgreSQL, one wor
       expect(listed.size).toBe(OBJECTS);
       expect([...expected].filter(([key, hash]) => listed.get(key) !== hash)).toEqual([]);
       for (const { source_key: key } of reclaimed) {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await store.read(DESTINATION_BUCKET, key)) chunks.push(chunk as Buffer);
-        expect(md5(Buffer.concat(chunks)), key).toBe(expected.get(key));
+        expect(md5(await readAll(store, DESTINATION_BUCKET, key)), key).toBe(expected.get(key));
       }
 
       console.log(

@@ -16,11 +16,12 @@ import {
   type UserAcl,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { keysOf, S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { AppError } from '../errors.ts';
 import {
   callApi,
   putCardOnFile,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -66,12 +67,6 @@ async function allowed(action: Action, role: RoleTitle, method: Method, url: str
   return res;
 }
 
-async function keysOf(bucket: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of s3.list(bucket)) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
-}
-
 async function seed(bucket: string, keys: string[]) {
   await s3.createBucket(bucket);
   for (const key of keys) await s3.write(bucket, key, Buffer.from(`content of ${key}`));
@@ -97,13 +92,7 @@ beforeAll(async () => {
   const connected = await call('POST', '/api/cloudaccount/insert', owner, connectAws('Owner AWS'));
   expect(connected.status, connected.raw).toBe(201);
   awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
 }, 60_000);
 
 afterAll(async () => {
@@ -188,16 +177,16 @@ describe('authorization of every changing call, as User and as Admin (real API, 
       });
     }
     expect(cycle).toMatchObject({ phase: 'awaiting_approval', approval: 'waiting', deleteCount: 3 });
-    expect(await keysOf('owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(await keysOf(s3, 'owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
 
     await refused('sync.decide', 'User', 'POST', '/api/sync/decide', { cycleId: cycle.id, approve: true });
-    expect(await keysOf('owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(await keysOf(s3, 'owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
     const rejected = await allowed('sync.decide', 'Admin', 'POST', '/api/sync/decide', {
       cycleId: cycle.id,
       approve: false,
     });
     expect(syncCycleStarted.parse(rejected.body).cycle.approval).toBe('rejected');
-    expect(await keysOf('owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(await keysOf(s3, 'owner-data')).toEqual(['a.txt', 'b.txt', 'c.txt']);
 
     // Changing a job's guardrail or quarantine later is an Owner's or Admin's call too.
     const options = {
@@ -268,7 +257,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
     await refused('transfer.move', 'User', 'POST', '/api/c2c/moveaws', c2c(0));
     await refused('transfer.move', 'User', 'POST', '/api/c2c/moveWasabi', c2c('move'));
     expect(await count('transfer_batches')).toBe(batches);
-    expect(await keysOf('move-src')).toEqual(['one.txt', 'two.txt']);
+    expect(await keysOf(s3, 'move-src')).toEqual(['one.txt', 'two.txt']);
 
     await allowed('transfer.copy', 'User', 'POST', '/api/transfer/transfer', transfer('copy'));
     await allowed('transfer.copy', 'User', 'POST', '/api/c2c/moveaws', c2c(1));
@@ -342,12 +331,12 @@ describe('authorization of every changing call, as User and as Admin (real API, 
       ...target,
       paths: ['keep.txt', 'u/'],
     });
-    expect(await keysOf('objects')).toEqual(['a/', 'keep.txt', 'u/']);
+    expect(await keysOf(s3, 'objects')).toEqual(['a/', 'keep.txt', 'u/']);
     await allowed('object.delete', 'Admin', 'DELETE', '/api/transfers/delete_object', {
       ...target,
       paths: ['keep.txt'],
     });
-    expect(await keysOf('objects')).toEqual(['a/', 'u/']);
+    expect(await keysOf(s3, 'objects')).toEqual(['a/', 'u/']);
   });
 
   it("every member adds and deletes a file's custom metadata", async () => {

@@ -7,9 +7,14 @@ import {
   saveSyncBody,
   transferMessages,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startAzurite, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../test/harness.ts';
 
 /**
  * Issue 20, finding 4: odd text or numbers must never answer 500. Every route of the OpenAPI document the app
@@ -192,13 +197,7 @@ beforeAll(async () => {
   if (bucket.status >= 300)
     throw new Error(`creating the fuzz bucket answered ${bucket.status}: ${bucket.raw}`);
   // An object named like every sampled key, so shares, downloads and moves find what they are asked for.
-  const store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  const store = s3rverStore(s3rver.endpoint);
   await store.write(BUCKET, BUCKET, Buffer.from('fuzz'));
   await store.close();
 }, 60_000);

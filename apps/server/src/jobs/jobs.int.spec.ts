@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../test/harness.ts';
 
 /**
  * The worker role as `npm start` runs it (pg-boss with schedules and supervision, every handler registered):
@@ -46,12 +52,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({}, undefined, { jobs: true });
   owner = await signedInMember(server, 'worker-owner');
-  direct = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-  });
+  direct = s3rverStore(s3rver.endpoint, { provider: 'genericS3' });
 });
 afterAll(async () => {
   await direct?.close();

@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { keysOf, readAll, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { s3rverStore } from '../harness.ts';
 import {
   CurReportGenerator,
   directorySink,
@@ -445,13 +446,7 @@ describe('billing-report generator into s3rver', () => {
   let store: S3ObjectStore;
   beforeAll(async () => {
     s3rver = await startS3rver();
-    store = new S3ObjectStore({
-      provider: 'aws',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-      region: 'us-east-1',
-    });
+    store = s3rverStore(s3rver.endpoint);
     await store.createBucket('billing');
   });
   afterAll(async () => {
@@ -480,18 +475,14 @@ describe('billing-report generator into s3rver', () => {
     expect(legacy.periods).toHaveLength(12);
     expect(legacy.periods[0]).toBe('2025-11');
 
-    const listed: string[] = [];
-    for await (const page of store.list('billing', { prefix: 'cur/' }))
-      listed.push(...page.objects.map((o) => o.key));
+    const listed = await keysOf(store, 'billing', 'cur/');
     const expectedKeys = written.flatMap((d) => [...d.manifestKeys, ...d.files.map((f) => f.key)]);
     expect(listed.sort()).toEqual([...new Set(expectedKeys)].sort());
     expect(listed).toContain('cur/legacy/20251101-20251201/legacy-Manifest.json');
     expect(listed).toContain('cur/exports/metadata/BILLING_PERIOD=2026-10/exports-Manifest.json');
 
-    const body = await store.read('billing', written[0]?.files[0]?.key ?? '');
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(chunk as Buffer);
-    expect(zlib.gunzipSync(Buffer.concat(chunks)).toString('utf8').split('\n').length).toBe(
+    const body = await readAll(store, 'billing', written[0]?.files[0]?.key ?? '');
+    expect(zlib.gunzipSync(body).toString('utf8').split('\n').length).toBe(
       (written[0]?.files[0]?.lines ?? 0) + 2,
     );
   });

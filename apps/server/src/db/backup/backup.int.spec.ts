@@ -8,8 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferBatch, type TransferList } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { openDb, runMigrations } from '../client.ts';
@@ -20,6 +19,7 @@ import { buildApp } from '../../app.ts';
 import {
   callApi,
   connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startSmtpSink,
   type TestServer,
@@ -172,13 +172,7 @@ describe('backup and restore through the CLI', () => {
       await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
         owner.principal.organizationId,
       ]);
-      const s3 = new S3ObjectStore({
-        provider: 'aws',
-        accessKeyId: S3RVER_KEY,
-        secretAccessKey: S3RVER_KEY,
-        endpoint: s3rver.endpoint,
-        region: 'us-east-1',
-      });
+      const s3 = s3rverStore(s3rver.endpoint);
       await s3.createBucket('bk-src');
       await s3.createBucket('bk-dst');
       await s3.write('bk-src', 'a.txt', randomBytes(2000), { size: 2000 });

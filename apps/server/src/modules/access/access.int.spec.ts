@@ -17,8 +17,15 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { keysOf, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import {
+  callApi,
+  connectS3rverAccount,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 /**
  * The roles and access-level calls of spec 002 §7 with the rules of §6, and their enforcement on the transfers,
@@ -115,12 +122,6 @@ async function fill(bucket: string, keys: string[], size: number) {
   for (const key of keys) await s3.write(bucket, key, randomBytes(size), { size });
 }
 
-async function keysOf(bucket: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of s3.list(bucket)) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
-}
-
 async function ended(member: Member, id: string): Promise<TransferBatch> {
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -149,21 +150,8 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  const connected = await call('POST', '/api/cloudaccount/insert', owner, {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(connected.status, connected.raw).toBe(201);
-  awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
+  s3 = s3rverStore(s3rver.endpoint);
 }, 60_000);
 
 afterAll(async () => {
@@ -553,7 +541,7 @@ describe('roles and per-service permissions (real API, embedded PostgreSQL, s3rv
       [batch.id],
     );
     expect(rows[0]?.error).toMatch(/more than your maximum transfer size of 3 kB/);
-    expect(await keysOf('cap-dst')).toEqual([]);
+    expect(await keysOf(s3, 'cap-dst')).toEqual([]);
 
     // Within the cap, the same member's transfer goes through.
     const small = await call('POST', '/api/transfer/transfer', user, { ...body, files: ['big.bin'] });
@@ -561,7 +549,7 @@ describe('roles and per-service permissions (real API, embedded PostgreSQL, s3rv
     expect((await ended(user, transferStarted.parse(small.body).batch.id)).transferStatus).toBe(
       BATCH_STATUS.completed,
     );
-    expect(await keysOf('cap-dst')).toEqual(['big.bin']);
+    expect(await keysOf(s3, 'cap-dst')).toEqual(['big.bin']);
     await setUserLimit(user, 'transfers', null);
   });
 });

@@ -21,11 +21,11 @@ import {
   type TransferList,
 } from '@cumulo/contract';
 import { startS3rver, S3RVER_KEY, type S3rverServer } from '@cumulo/storage/testing';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   callApi,
   connectAccount,
   connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -951,13 +951,7 @@ describe('a real transfer in the reports (worker role, s3rver as aws and as wasa
       accessKey: S3RVER_KEY,
       secretKey: S3RVER_KEY,
     });
-    const s3 = new S3ObjectStore({
-      provider: 'aws',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-      region: 'us-east-1',
-    });
+    const s3 = s3rverStore(s3rver.endpoint);
     try {
       await s3.createBucket('report-src');
       await s3.createBucket('report-dst');

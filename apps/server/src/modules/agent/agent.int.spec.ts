@@ -25,10 +25,11 @@ import {
   type UserAcl,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   callApi,
   connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -127,13 +128,7 @@ beforeAll(async () => {
   stranger = await signedInMember(server, 'stranger');
   awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
   strangerAwsId = await connectS3rverAccount(server, stranger.token, 'Their AWS');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('media');
 }, 60_000);
 

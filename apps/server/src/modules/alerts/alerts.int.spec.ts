@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertMessages, alertSizeBytes, type AlertView, type NotificationItem } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 let server: TestServer;
 let s3rver: TestStoreServer;
@@ -27,12 +33,7 @@ beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer();
   owner = await signedInMember(server, 'owner');
-  store = new S3ObjectStore({
-    provider: 'genericS3',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-  });
+  store = s3rverStore(s3rver.endpoint, { provider: 'genericS3' });
   await store.createBucket(BUCKET);
   await store.write(BUCKET, 'small.bin', Buffer.alloc(1024, 1));
   const account = await call('POST', '/api/cloudaccount/insert', owner.token, {

@@ -21,8 +21,9 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
 import {
-  callApi,
   buyPackage,
+  callApi,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -162,13 +163,7 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
   await buyPackage(server, owner, 'analytics');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   const ingest = new IngestRun(
     server.services.analyticsRepo,
     server.services.cloudAccountsRepo,

@@ -4,7 +4,13 @@ import { ANALYTICS_INGEST_CRON, ROLE_ID, analyticsMessages, type AnalyticsRunVie
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import {
   CurReportGenerator,
   objectStoreSink,
@@ -138,13 +144,7 @@ beforeAll(async () => {
     secretKey: S3RVER_KEY,
   });
   awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   ingest = new IngestRun(
     server.services.analyticsRepo,
     server.services.cloudAccountsRepo,

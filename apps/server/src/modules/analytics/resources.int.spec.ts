@@ -20,6 +20,8 @@ import {
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
+  keysOf,
+  readAll,
   S3RVER_KEY,
   startAzurite,
   startS3rver,
@@ -27,13 +29,20 @@ import {
 } from '@cumulo/storage/testing';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  azuriteStore,
+  callApi,
+  connectAccount,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { CurReportGenerator, objectStoreSink, type PeriodTotals } from '../../../test/cur/generator.ts';
 import type { IngestJob } from './ingest/ingest-run.ts';
 import { awsResourceApis, type ResourceApi } from './resource-api.ts';
 import { ResourcesRepo } from './resources.repo.ts';
 import { ResourcesService } from './resources.service.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * The resource, invoice, transfer and estimate calls against a generated two months of billing reports in an
@@ -91,31 +100,14 @@ async function grantAnalytics(member: Member) {
   );
 }
 
-async function connect(member: Member, body: object) {
-  const res = await callApi(server, 'POST', '/api/cloudaccount/insert', member.token, body);
-  expect(res.status, res.raw).toBe(201);
-  return (res.body as { id: string }).id;
-}
-
 beforeAll(async () => {
   [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
   server = await startTestServer({
     PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
   });
   owner = await signedInMember(server, 'owner');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
-  blob = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite.endpoint,
-  });
+  s3 = s3rverStore(s3rver.endpoint);
+  blob = azuriteStore(azurite.endpoint);
   generator = new CurReportGenerator({
     seed: 24,
     layout: 'cur-legacy',
@@ -146,7 +138,7 @@ afterAll(async () => {
 
 describe('connecting an account with its billing bucket', () => {
   it('queues the ingestion with trigger connect, and it ingests the reports', async () => {
-    awsId = await connect(owner, {
+    awsId = await connectAccount(server, owner.token, {
       cloudType: 1,
       name: 'Billing AWS',
       accessKey: S3RVER_KEY,
@@ -172,7 +164,7 @@ describe('connecting an account with its billing bucket', () => {
     const outcome = await server.services.analyticsIngest.run(job.data);
     expect(outcome).toMatchObject({ state: 'succeeded', periodsReplaced: MONTHS.length });
 
-    azureId = await connect(owner, {
+    azureId = await connectAccount(server, owner.token, {
       cloudType: 4,
       name: 'Lab Blob',
       accessKey: AZURITE_ACCOUNT,
@@ -423,9 +415,7 @@ describe('the billing bucket’s files', () => {
     const res = await call(`/api/analytics/invoices?cloudId=${awsId}`);
     expect(res.status, res.raw).toBe(200);
     const page = res.body as AnalyticsInvoices;
-    const written: string[] = [];
-    for await (const listed of s3.list(BILLING, { prefix: `${PREFIX}/` }))
-      written.push(...listed.objects.map((o) => o.key));
+    const written = await keysOf(s3, BILLING, `${PREFIX}/`);
 
     expect(page.bucket).toBe(`${BILLING}/${PREFIX}`);
     expect(page.files.map((f) => f.key).sort()).toEqual(written.sort());
@@ -445,7 +435,7 @@ describe('the billing bucket’s files', () => {
   });
 
   it('says in words when the keys cannot read the billing bucket', async () => {
-    const missingId = await connect(owner, {
+    const missingId = await connectAccount(server, owner.token, {
       cloudType: 1,
       name: 'No Billing',
       accessKey: S3RVER_KEY,

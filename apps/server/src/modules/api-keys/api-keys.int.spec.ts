@@ -6,9 +6,15 @@ import {
   type ApiKeyView,
   type CreatedApiKey,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import {
+  callApi,
+  connectS3rverAccount,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 type Member = Awaited<ReturnType<typeof signedInMember>>;
 
@@ -47,31 +53,14 @@ async function createKey(member: Member): Promise<CreatedApiKey> {
 const listBuckets = (key: CreatedApiKey, accountId: string) =>
   withKey(key, 'POST', '/api/cloudaccount/list_buckets', { id: accountId });
 
-async function connectAws(member: Member, name: string) {
-  const res = await callApi(server, 'POST', '/api/cloudaccount/insert', member.token, {
-    cloudType: 1,
-    name,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(res.status, res.raw).toBe(201);
-  return (res.body as { id: string }).id;
-}
-
 beforeAll(async () => {
   s3rver = await startS3rver();
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
   stranger = await signedInMember(server, 'stranger');
-  ownerAccountId = await connectAws(owner, 'Key AWS');
-  strangerAccountId = await connectAws(stranger, 'Their AWS');
-  await new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  }).createBucket('api-keys-photos');
+  ownerAccountId = await connectS3rverAccount(server, owner.token, 'Key AWS');
+  strangerAccountId = await connectS3rverAccount(server, stranger.token, 'Their AWS');
+  await s3rverStore(s3rver.endpoint).createBucket('api-keys-photos');
 });
 afterAll(async () => {
   await server?.stop();
@@ -205,7 +194,7 @@ describe('API keys against embedded PostgreSQL and s3rver', () => {
 
   it('stops working at once when its creator is deactivated', async () => {
     const member = await signedInMember(server, 'leaver');
-    const accountId = await connectAws(member, 'Leaver AWS');
+    const accountId = await connectS3rverAccount(server, member.token, 'Leaver AWS');
     const key = await createKey(member);
     expect((await listBuckets(key, accountId)).status).toBe(200);
     await server.db.pool.query('update users set active = false where id = $1', [member.principal.userId]);
@@ -252,7 +241,7 @@ describe('API keys against embedded PostgreSQL and s3rver', () => {
 
   it("answers 429 after repeated wrong secrets while the owner's password sign-in still works", async () => {
     const member = await signedInMember(server, 'target');
-    const accountId = await connectAws(member, 'Target AWS');
+    const accountId = await connectS3rverAccount(server, member.token, 'Target AWS');
     const key = await createKey(member);
     const wrong = { ...key, secret_key: 'x'.repeat(43) };
     for (let attempt = 0; attempt < SIGN_IN_BACKOFF.freePerUser; attempt += 1) {

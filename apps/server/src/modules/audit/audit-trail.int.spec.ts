@@ -7,6 +7,7 @@ import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/t
 import {
   callApi,
   linkToken,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -84,13 +85,7 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  store = s3rverStore(s3rver.endpoint);
   await store.createBucket(SRC);
   await store.createBucket(DST);
   await store.write(SRC, 'docs/report.csv', Buffer.from('a,b\n1,2\n'));

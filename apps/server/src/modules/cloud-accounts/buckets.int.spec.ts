@@ -2,10 +2,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketNameMessages } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { ALL_USERS_GROUP, LOG_DELIVERY_GROUP, requestedGrants } from './buckets.service.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  connectS3rverAccount,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 let server: TestServer;
 let s3rver: TestStoreServer;
@@ -45,13 +51,7 @@ beforeAll(async () => {
     WASABI_PARTNER_API_KEY: 'partner-test-key',
   });
   owner = await signedInMember(server, 'owner');
-  const aws = await call('POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  awsId = (aws.body as { id: string }).id;
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
 });
 afterAll(async () => {
   await server?.stop();
@@ -59,14 +59,7 @@ afterAll(async () => {
   await new Promise((resolve) => partner?.close(resolve));
 });
 
-const direct = () =>
-  new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+const direct = () => s3rverStore(s3rver.endpoint);
 
 describe('Create New Bucket calls against s3rver', () => {
   it('checks names with the provider: a free name is free, an existing one answers the spec message', async () => {

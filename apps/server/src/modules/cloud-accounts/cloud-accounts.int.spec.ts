@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountFormMessages, MASK } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
@@ -11,7 +10,13 @@ import {
 } from '@cumulo/storage/testing';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { REFUSED_HOST, closedPort, startRefusedListener } from '../../../test/refused-address.ts';
 
 let server: TestServer;
@@ -192,12 +197,7 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
   });
 
   it('lists the buckets of an account live from the provider', async () => {
-    const direct = new S3ObjectStore({
-      provider: 'genericS3',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-    });
+    const direct = s3rverStore(s3rver.endpoint, { provider: 'genericS3' });
     await direct.createBucket('media-archive');
     await direct.close();
     const account = (
@@ -213,12 +213,7 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
   });
 
   it('inventories every bucket as a stream of pages: real counts, sizes and cost estimates', async () => {
-    const direct = new S3ObjectStore({
-      provider: 'genericS3',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-    });
+    const direct = s3rverStore(s3rver.endpoint, { provider: 'genericS3' });
     await direct.createBucket('inv-many');
     await direct.createBucket('inv-sized');
     const many = 1203; // more than one listing page of 1000

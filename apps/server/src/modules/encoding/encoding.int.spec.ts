@@ -1,4 +1,3 @@
-import { buffer as readAll } from 'node:stream/consumers';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -18,15 +17,16 @@ import {
   type EncodingPresets,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { keysOf, readAll, S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { EVENTS_CHANNEL } from '../../realtime/events.ts';
 import { openSourceRelay } from './source-relay.ts';
 import {
   callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
-  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 /**
@@ -63,12 +63,6 @@ async function ffmpegsWriting(output: string): Promise<string[]> {
     if (cmdline.startsWith('ffmpeg') && cmdline.includes(output)) found.push(cmdline.replaceAll('\0', ' '));
   }
   return found;
-}
-
-async function keysOf(bucket: string, prefix = ''): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of s3.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
 }
 
 /** A tiny test clip (testsrc2 and a sine) of `seconds` at `size`, as an MP4 with its index first. */
@@ -151,13 +145,7 @@ beforeAll(async () => {
   await listener.query(`listen ${EVENTS_CHANNEL}`);
   awsId = await connectAws(owner, 'Media AWS');
   strangerAwsId = await connectAws(stranger, 'Other AWS');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('media');
   await s3.createBucket('renders');
   const [small, long] = await Promise.all([clip('small.mp4', 4, '640x360'), clip('long.mp4', 60, '640x360')]);
@@ -219,16 +207,16 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     const thumb = await watch(thumbJob.id, ended);
     expect(thumb.job.status, thumb.job.error ?? '').toBe('Finished');
     expect(thumb.job.outputs).toEqual(['out/small-thumbnail.jpg']);
-    expect(await keysOf('renders', 'out/')).toEqual(['out/small-480p.mp4', 'out/small-thumbnail.jpg']);
+    expect(await keysOf(s3, 'renders', 'out/')).toEqual(['out/small-480p.mp4', 'out/small-thumbnail.jpg']);
 
     const local = path.join(workDir, 'out.mp4');
-    await fs.writeFile(local, await readAll(await s3.read('renders', 'out/small-480p.mp4')));
+    await fs.writeFile(local, await readAll(s3, 'renders', 'out/small-480p.mp4'));
     const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', local]);
     const streams = (JSON.parse(stdout) as { streams: Array<{ codec_name: string; height?: number }> })
       .streams;
     expect(streams.map((s) => s.codec_name).sort()).toEqual(['aac', 'h264']);
     expect(streams.find((s) => s.codec_name === 'h264')?.height).toBe(480);
-    const jpeg = await readAll(await s3.read('renders', 'out/small-thumbnail.jpg'));
+    const jpeg = await readAll(s3, 'renders', 'out/small-thumbnail.jpg');
     expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
 
     // Listed with the organisation's jobs; a finished job can be removed, and says so in the audit trail.
@@ -311,8 +299,8 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     expect(gone.job.error).toBe(mediaMessages.sourceGone('clips/doomed.mp4', mediaMessages.objectMissing));
     // The workers noticed the cancels, killed ffmpeg, and nothing of the ladder or the film reached the bucket.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await keysOf('renders', 'hls/')).toEqual([]);
-    expect(await keysOf('renders', 'big/')).toEqual([]);
+    expect(await keysOf(s3, 'renders', 'hls/')).toEqual([]);
+    expect(await keysOf(s3, 'renders', 'big/')).toEqual([]);
     expect(await ffmpegsWriting('long-hls')).toEqual([]);
     expect(await ffmpegsWriting('long-1080p')).toEqual([]);
   }, 120_000);
@@ -377,7 +365,7 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
       const done = await watch(created.id, ended);
       expect(done.job.status, done.job.error ?? '').toBe('Finished');
     }
-    const keys = await keysOf('renders', 'ladder/');
+    const keys = await keysOf(s3, 'renders', 'ladder/');
     expect(keys).toEqual(
       expect.arrayContaining([
         'ladder/small-hls/master.m3u8',
@@ -389,10 +377,10 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
       ]),
     );
     expect(keys.some((key) => /^ladder\/small-hls\/360p_\d{3}\.ts$/.test(key))).toBe(true);
-    const master = (await readAll(await s3.read('renders', 'ladder/small-hls/master.m3u8'))).toString();
+    const master = (await readAll(s3, 'renders', 'ladder/small-hls/master.m3u8')).toString();
     expect(master).toContain('#EXT-X-STREAM-INF');
     expect(master).toContain('720p.m3u8');
-    const vtt = (await readAll(await s3.read('renders', 'ladder/small-sprite.vtt'))).toString();
+    const vtt = (await readAll(s3, 'renders', 'ladder/small-sprite.vtt')).toString();
     expect(vtt.startsWith('WEBVTT')).toBe(true);
     expect(vtt).toContain('00:00:00.000 --> 00:00:01.000\nsmall-sprite.jpg#xywh=0,0,160,90');
   }, 60_000);
@@ -430,7 +418,7 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     expect(abandoned.error).toBe(mediaMessages.workerLost);
     const resent = await watch(lost, ended);
     expect(resent.job.status, resent.job.error ?? '').toBe('Finished');
-    expect(await keysOf('renders', 'lost/')).toEqual(['lost/small-thumbnail.jpg']);
+    expect(await keysOf(s3, 'renders', 'lost/')).toEqual(['lost/small-thumbnail.jpg']);
     expect((await watch(fresh.id, ended)).job.status).toBe('Finished');
     // Nothing is left to sweep.
     expect(await server.services.encodingSweep()).toEqual({ abandoned: 0, resent: 0 });
@@ -494,6 +482,6 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     ])) as [EncodingJob];
     const audio = await watch(fits.id, ended);
     expect(audio.job.status, audio.job.error ?? '').toBe('Finished');
-    expect(await keysOf('renders', 'audio/')).toEqual(['audio/small-aac.m4a']);
+    expect(await keysOf(s3, 'renders', 'audio/')).toEqual(['audio/small-aac.m4a']);
   }, 60_000);
 });

@@ -11,11 +11,13 @@ import {
   type TreeNode,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
 import {
-  callApi,
   buyPackage,
+  callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -138,20 +140,8 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'owner');
   await buyPackage(server, owner, 'finance');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
-  const connected = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name: 'My AWS',
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  awsId = (connected.body as { id: string }).id;
+  s3 = s3rverStore(s3rver.endpoint);
+  awsId = await connectS3rverAccount(server, owner.token, 'My AWS');
   await s3.createBucket('cur-budgets');
   generator = new CurReportGenerator({
     seed: 'finance-budgets',

@@ -10,11 +10,12 @@ import {
   type FinanceSettings,
   type NotificationItem,
 } from '@cumulo/contract';
-import { S3RVER_KEY, startS3rver } from '@cumulo/storage/testing';
+import { startS3rver } from '@cumulo/storage/testing';
 import type { PgBoss } from 'pg-boss';
 import {
-  callApi,
   buyPackage,
+  callApi,
+  connectS3rverAccount,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -57,17 +58,6 @@ const YEAR = new Date().getUTCFullYear();
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, member: Member, body?: unknown) =>
   callApi(server, method, url, member.token, body);
-
-async function connectAws(member: Member, name: string) {
-  const res = await call('POST', '/api/cloudaccount/insert', member, {
-    cloudType: 1,
-    name,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(res.status, res.raw).toBe(201);
-  return (res.body as { id: string }).id;
-}
 
 /** The alerts service on the injected clock, as the worker builds it, with evaluations queued into `queued`. */
 function alertsService() {
@@ -166,7 +156,7 @@ beforeAll(async () => {
   stranger = await signedInMember(server, 'stranger');
   await buyPackage(server, owner, 'finance');
   await buyPackage(server, stranger, 'finance');
-  awsId = await connectAws(owner, 'Lab AWS');
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -277,7 +267,7 @@ describe('budget alerts: the calls', () => {
       (
         await call('POST', '/api/finance/alerts', stranger, {
           ...body(),
-          cloud: await connectAws(stranger, 'Theirs'),
+          cloud: await connectS3rverAccount(server, stranger.token, 'Theirs'),
           product: 'Render Farm',
         })
       ).status,

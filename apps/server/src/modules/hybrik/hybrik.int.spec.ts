@@ -13,14 +13,15 @@ import {
   type HybrikProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { keysOf, readAll, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   buyPackage,
   callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
-  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 /**
@@ -108,12 +109,6 @@ async function upload(
   return { status: res.statusCode, body: res.json<{ message: string; profile: HybrikProfile }>() };
 }
 
-async function keysOf(bucket: string, prefix = ''): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of s3.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
-}
-
 async function jobsIn(member: Member, filter: string): Promise<HybrikJob[]> {
   const res = await call('GET', `/api/hybrik/jobs?filter=${filter}`, member);
   expect(res.status, res.raw).toBe(200);
@@ -150,13 +145,7 @@ beforeAll(async () => {
   user = await signedInMember(server, 'user', { principal: owner.principal, roleId: ROLE_ID.User });
   stranger = await signedInMember(server, 'stranger');
   awsId = await connectS3rverAccount(server, owner.token, 'Media AWS');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('media');
   await s3.createBucket('hybrik');
   const file = path.join(workDir, 'clip.mp4');
@@ -249,7 +238,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
     );
     expect(badName.body.message).toBe(hybrikMessages.unstorableText('source'));
     expect((await upload(user, JSON.stringify(profileJson()))).status).toBe(403);
-    expect(await keysOf('hybrik')).toEqual([]);
+    expect(await keysOf(s3, 'hybrik')).toEqual([]);
   });
 
   it('runs source → transcode → copy as a User, to completed, with the outputs in the bucket', async () => {
@@ -258,7 +247,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
     expect(uploaded.body.message).toBe(hybrikMessages.profileUploaded);
     const profile = uploaded.body.profile;
     expect(profile).toMatchObject({ name: 'Small MP4', definitions: { source: 's3://anywhere/in.mp4' } });
-    expect(await keysOf('hybrik')).toEqual([`cumulo/${profile.id}.json`]);
+    expect(await keysOf(s3, 'hybrik')).toEqual([`cumulo/${profile.id}.json`]);
     expect((await call('GET', '/api/hybrik/profiles', user)).body).toEqual([profile]);
 
     const id = await runJob(user, profile.id, 's3://media/clips/clip.mp4');
@@ -269,20 +258,13 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       's3://hybrik/cumulo/renders/clip_small.mp4',
       's3://hybrik/cumulo/delivery/clip_small.mp4',
     ]);
-    expect(await keysOf('hybrik', 'cumulo/')).toEqual([
+    expect(await keysOf(s3, 'hybrik', 'cumulo/')).toEqual([
       `cumulo/${profile.id}.json`,
       'cumulo/delivery/clip_small.mp4',
       'cumulo/renders/clip_small.mp4',
     ]);
     const output = path.join(workDir, 'out.mp4');
-    await fs.writeFile(
-      output,
-      await s3.read('hybrik', 'cumulo/renders/clip_small.mp4').then(async (stream) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      }),
-    );
+    await fs.writeFile(output, await readAll(s3, 'hybrik', 'cumulo/renders/clip_small.mp4'));
     const { stdout } = await run('ffprobe', [
       '-v',
       'error',
@@ -297,7 +279,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
 
   it('fails a job whose source disappeared before it ran, with the reason, and writes nothing', async () => {
     const [profile] = (await call('GET', '/api/hybrik/profiles', owner)).body as HybrikProfile[];
-    const before = await keysOf('hybrik');
+    const before = await keysOf(s3, 'hybrik');
     const id = await runJob(user, profile?.id ?? '', 's3://media/clips/doomed.mp4', () =>
       s3.deleteMany('media', ['clips/doomed.mp4']).then(() => undefined),
     );
@@ -306,7 +288,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
       id,
       error: hybrikMessages.sourceGone('clips/doomed.mp4', hybrikMessages.objectMissing),
     });
-    expect(await keysOf('hybrik')).toEqual(before);
+    expect(await keysOf(s3, 'hybrik')).toEqual(before);
     const missing = await call('POST', '/api/hybrik/jobs', user, {
       profile_id: profile?.id,
       cloud_account_id: awsId,
@@ -357,7 +339,7 @@ describe('Hybrik profile jobs (API, pg-boss, s3rver, real ffmpeg)', () => {
     const res = await call('DELETE', `/api/hybrik/profiles/${profile?.id}`, owner);
     expect(res.status, res.raw).toBe(200);
     expect((await call('GET', '/api/hybrik/profiles', owner)).body).toEqual([]);
-    expect(await keysOf('hybrik', 'cumulo/')).not.toContain(`cumulo/${profile?.id}.json`);
+    expect(await keysOf(s3, 'hybrik', 'cumulo/')).not.toContain(`cumulo/${profile?.id}.json`);
     const audit = await server.db.pool.query<{ entity: string; type: string }>(
       `select entity, type from audits where organization_id = $1 and entity like 'Hybrik%' order by created_at`,
       [owner.principal.organizationId],

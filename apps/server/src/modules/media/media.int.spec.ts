@@ -12,13 +12,14 @@ import {
   type MetadataEntry,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
-  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 /**
@@ -95,13 +96,7 @@ beforeAll(async () => {
   const connect = (member: Member, name: string) => connectS3rverAccount(server, member.token, name);
   awsId = await connect(owner, 'Media AWS');
   strangersAwsId = await connect(stranger, 'Stranger AWS');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket(BUCKET);
   [clip, smallClip] = await Promise.all([
     makeClip('clip.mp4', '320x240', 3),

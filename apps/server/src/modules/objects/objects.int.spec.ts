@@ -12,12 +12,19 @@ import { createObjectStore, type ObjectStore, type StoreConfig } from '@cumulo/s
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
+  keysOf,
   S3RVER_KEY,
   startAzurite,
   startS3rver,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  connectAccount,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 type Member = Awaited<ReturnType<typeof signedInMember>>;
 
@@ -75,12 +82,6 @@ const providers: ProviderCase[] = [
   },
 ];
 
-async function connect(member: Member, provider: ProviderCase): Promise<string> {
-  const res = await call('POST', '/api/cloudaccount/insert', member.token, provider.insert());
-  expect(res.status).toBe(201);
-  return (res.body as { id: string }).id;
-}
-
 async function seed(store: ObjectStore, bucket: string, keys: string[]) {
   await store.createBucket(bucket);
   for (let i = 0; i < keys.length; i += 20) {
@@ -88,12 +89,6 @@ async function seed(store: ObjectStore, bucket: string, keys: string[]) {
       keys.slice(i, i + 20).map((key) => store.write(bucket, key, Buffer.from(`body of ${key}`))),
     );
   }
-}
-
-async function allKeys(store: ObjectStore, bucket: string, prefix?: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
-  return keys;
 }
 
 const bucketName = () => `browse-${randomBytes(4).toString('hex')}`;
@@ -105,7 +100,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
   let store: ObjectStore;
 
   beforeAll(async () => {
-    accountId = await connect(owner, provider);
+    accountId = await connectAccount(server, owner.token, provider.insert());
     store = await createObjectStore(provider.direct());
   });
   afterAll(async () => {
@@ -299,7 +294,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
       status: 200,
       body: { deleted: 1032, message: objectMessages.deleted(1032) },
     });
-    expect((await allKeys(store, bucket)).sort()).toEqual(['keep/a.txt', 'older.txt']);
+    expect((await keysOf(store, bucket)).sort()).toEqual(['keep/a.txt', 'older.txt']);
 
     const root = await call('DELETE', '/api/transfers/delete_object', owner.token, {
       cloud_account_id: accountId,
@@ -313,7 +308,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
       paths: [],
     });
     expect(empty).toMatchObject({ status: 400, body: { message: objectMessages.pathsRequired } });
-    expect((await allKeys(store, bucket)).sort()).toEqual(['keep/a.txt', 'older.txt']);
+    expect((await keysOf(store, bucket)).sort()).toEqual(['keep/a.txt', 'older.txt']);
   });
 
   it('searches names and path prefixes in a bucket, page by page, and across the organisation', async () => {
@@ -388,6 +383,6 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
     ]);
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 404, 404]);
     for (const answer of answers) expect(answer.raw).not.toContain('secret.txt');
-    expect(await allKeys(store, bucket)).toEqual(['secret.txt']);
+    expect(await keysOf(store, bucket)).toEqual(['secret.txt']);
   });
 });

@@ -16,14 +16,15 @@ import {
   type UserAcl,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
+import { startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import {
   buyPackage,
   callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
-  connectS3rverAccount,
 } from '../../../test/harness.ts';
 
 let server: TestServer;
@@ -65,13 +66,7 @@ beforeAll(async () => {
   other = await signedInMember(server, 'other');
   await buyPackage(server, owner, 'litemam');
   await buyPackage(server, other, 'litemam');
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket(BUCKET);
   for (const [key, size] of Object.entries(OBJECTS)) {
     await s3.write(BUCKET, key, Buffer.alloc(size, 1), {

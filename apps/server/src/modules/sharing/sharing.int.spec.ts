@@ -8,11 +8,11 @@ import {
   sharingMessages,
   type ShareListAnswer,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
 import {
   callApi,
   linkToken,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -110,13 +110,7 @@ beforeAll(async () => {
   chatSinkUrl = `http://127.0.0.1:${(chatSink.address() as AddressInfo).port}/services/T000/B000/secretpart1234`;
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
 
-  const store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  const store = s3rverStore(s3rver.endpoint);
   await store.createBucket(BUCKET);
   await store.write(BUCKET, 'q1/report.csv', REPORT, { contentType: 'text/csv' });
   await store.write(BUCKET, 'clips/intro.bin', CLIP);
@@ -305,13 +299,7 @@ describe('sharing by e-mail link against s3rver, the SMTP sink and PostgreSQL', 
   });
 
   it("a share of another organisation is just a link: the owner's list never shows it", async () => {
-    const store = new S3ObjectStore({
-      provider: 'aws',
-      accessKeyId: S3RVER_KEY,
-      secretAccessKey: S3RVER_KEY,
-      endpoint: s3rver.endpoint,
-      region: 'us-east-1',
-    });
+    const store = s3rverStore(s3rver.endpoint);
     await store.write(BUCKET, 'eve/notes.txt', Buffer.from('eve'));
     await store.close();
     const theirs = await call('POST', '/api/transfers/share_files_by_email', stranger.token, {

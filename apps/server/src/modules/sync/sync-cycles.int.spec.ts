@@ -15,6 +15,8 @@ import {
 } from '@cumulo/contract';
 import type { ObjectStore } from '@cumulo/storage';
 import {
+  keysOf,
+  readAll,
   startAzurite,
   startRestartableS3rver,
   type RestartableS3rver,
@@ -33,7 +35,6 @@ import {
 } from '../../../test/harness.ts';
 import { quarantineKey } from './engine/deletions.ts';
 import type { SyncCycleRow, SyncJobRow } from './sync.views.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * The cycle engine against real stores — s3rver (aws, every request seen by a hold hook that only counts) and
@@ -95,12 +96,6 @@ async function runCycle(syncJob: SyncJobRow, seen?: { diff: S3rverRequest[]; cyc
   }
   if (seen) seen.cycle = requests.slice(before);
   return cycle;
-}
-
-async function keysOf(store: ObjectStore, bucket: string, prefix = ''): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
-  return keys;
 }
 
 /** HEAD requests on objects (a bucket HEAD is `/bucket`, an object's `/bucket/key`). */

@@ -6,16 +6,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYNC_CYCLE_STATUS } from '@cumulo/contract';
-import { type ObjectStore } from '@cumulo/storage';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
+  keysOf,
   S3RVER_KEY,
   startRestartableS3rver,
   type RestartableS3rver,
   type S3rverRequest,
 } from '@cumulo/storage/testing';
 import { syncJobs } from '../../db/schema/index.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
 
 /**
@@ -103,21 +109,6 @@ async function poll<T>(read: () => Promise<T | undefined>, what: string, timeout
   throw new Error(`${what} did not happen; worker said: ${workerLog.join('').slice(-3000)}`);
 }
 
-async function keysOf(store: ObjectStore, bucket: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket)) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
-}
-
-const s3 = (endpoint: string) =>
-  new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint,
-    region: 'us-east-1',
-  });
-
 beforeAll(async () => {
   source = await startRestartableS3rver({ hold });
   destination = await startRestartableS3rver({
@@ -131,8 +122,8 @@ beforeAll(async () => {
     MASTER_KEY: masterKey,
     PROVIDER_ENDPOINTS: JSON.stringify({ aws: source.endpoint }),
   });
-  sourceStore = s3(source.endpoint);
-  destinationStore = s3(destination.endpoint);
+  sourceStore = s3rverStore(source.endpoint);
+  destinationStore = s3rverStore(destination.endpoint);
 });
 afterAll(async () => {
   for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');

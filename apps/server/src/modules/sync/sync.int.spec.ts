@@ -12,9 +12,14 @@ import {
   transferMessages,
   type SyncJob,
 } from '@cumulo/contract';
-import type { ObjectStore } from '@cumulo/storage';
 import type { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
-import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
+import {
+  keysOf,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
 import {
   callApi,
   connectLabAccounts,
@@ -83,12 +88,6 @@ async function listed(id: string): Promise<SyncJob | undefined> {
 async function jobCount(): Promise<number> {
   const { rows } = await server.db.pool.query<{ count: string }>('select count(*) from sync_jobs');
   return Number(rows[0]?.count);
-}
-
-async function keysOf(store: ObjectStore, bucket: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket)) keys.push(...page.objects.map((o) => o.key));
-  return keys.sort();
 }
 
 /** The pg-boss schedules of a job (the engine keys them by job id on queue sync.trigger). */

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { c2cMessages, transferMessages, type HistoryEntry, type TransferStarted } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startS3rver, type TestStoreServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 const DAY = 86_400_000;
 const GB = 1_073_741_824;
@@ -86,13 +92,7 @@ beforeAll(async () => {
   awsId = await connect(owner.token, 1, 'Lab AWS');
   wasabiId = await connect(owner.token, 2, 'Lab Wasabi');
   strangerAccount = await connect(stranger.token, 1, 'Their AWS');
-  store = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  store = s3rverStore(s3rver.endpoint);
   await store.createBucket('c2c-src');
   await store.createBucket('c2c-dst');
   for (const key of ['photos/2024/a.jpg', 'photos/2024/raw/c.raw', 'photos/2024/b.jpg']) {

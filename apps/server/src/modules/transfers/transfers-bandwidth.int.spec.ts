@@ -9,7 +9,13 @@ import {
   type TransferStarted,
 } from '@cumulo/contract';
 import type { ObjectStore } from '@cumulo/storage';
-import { startAzurite, startS3rver, type S3rverServer, type TestStoreServer } from '@cumulo/storage/testing';
+import {
+  readAll,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
 import {
   callApi,
   connectLabAccounts,
@@ -17,7 +23,6 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * A transfer's bandwidth limit through the API and the engine, between real stores (s3rver → Azurite) on embedded

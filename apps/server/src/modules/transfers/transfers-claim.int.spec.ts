@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS, type TransferList } from '@cumulo/contract';
 import type { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   callApi,
+  connectS3rverAccount,
+  s3rverStore,
   signedInMember,
   startTestServer,
   type TestServer,
-  s3rverStore,
 } from '../../../test/harness.ts';
 import { createLogger } from '../../logger.ts';
 import { DEFAULT_MAX_CLAIMS, TransferExecutor, transferErrors } from './engine/executor.ts';
@@ -39,18 +40,6 @@ afterAll(async () => {
   await s3rver?.stop();
 });
 
-/** The s3rver connected as an S3 account of the organisation, the way a user connects one. */
-async function connectS3rver(name: string): Promise<string> {
-  const account = await callApi(server, 'POST', '/api/cloudaccount/insert', owner.token, {
-    cloudType: 1,
-    name,
-    accessKey: S3RVER_KEY,
-    secretKey: S3RVER_KEY,
-  });
-  expect(account.status, account.raw).toBe(201);
-  return (account.body as { id: string }).id;
-}
-
 /**
  * A batch planned with `sizes` (key → bytes) and nothing copied: its items wait to be claimed. `present`: planned
  * as Skip Existing Files plans a move's objects already at the destination.
@@ -62,7 +51,7 @@ async function plannedBatch(
   present = false,
 ) {
   const repo = server.services.transfersRepo;
-  const accountId = await connectS3rver(name);
+  const accountId = await connectS3rverAccount(server, owner.token, name);
   const batch = await repo.createBatch({
     organizationId: owner.principal.organizationId,
     operation,
@@ -92,7 +81,7 @@ async function plannedBatch(
 describe('transfer items whose worker stops every time', () => {
   it(`are failed after ${DEFAULT_MAX_CLAIMS} expired leases with a readable message, not reclaimed forever`, async () => {
     const repo = server.services.transfersRepo;
-    const accountId = await connectS3rver('Lab');
+    const accountId = await connectS3rverAccount(server, owner.token, 'Lab');
     const files = { 'poison.bin': randomBytes(3000), 'fine.txt': randomBytes(2000) };
     await store.createBucket('poison-src');
     await store.createBucket('poison-dst');

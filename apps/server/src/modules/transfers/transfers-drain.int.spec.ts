@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_STATUS } from '@cumulo/contract';
 import type { S3ObjectStore } from '@cumulo/storage/adapters';
-import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { readAll, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import {
   connectS3rverAccount,
   signedInMember,
@@ -15,7 +15,6 @@ import { createLogger } from '../../logger.ts';
 import { TransferExecutor, type Copier } from './engine/executor.ts';
 import { TransferProgress } from './engine/progress.ts';
 import { drainGraceMs } from './engine/drain.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * A worker told to stop (SIGTERM: main.ts calls TransferExecutor.shutdown) mid-batch: the copies that end within

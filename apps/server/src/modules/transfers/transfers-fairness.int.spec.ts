@@ -9,7 +9,13 @@ import {
   type S3rverRequest,
   type S3rverServer,
 } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 /**
  * FAIR QUEUES: organisation A queues a burst of transfers into a slow destination (every write to its buckets is
@@ -56,13 +62,8 @@ function startServer(batchesPerOrganization: number, jobsPerBatch: number) {
 
 beforeAll(async () => {
   [source, destination] = await Promise.all([startS3rver(), startRestartableS3rver({ hold: slowForA })]);
-  const credentials = { accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' };
-  sourceStore = new S3ObjectStore({ provider: 'aws', endpoint: source.endpoint, ...credentials });
-  destinationStore = new S3ObjectStore({
-    provider: 'genericS3',
-    endpoint: destination.endpoint,
-    ...credentials,
-  });
+  sourceStore = s3rverStore(source.endpoint);
+  destinationStore = s3rverStore(destination.endpoint, { provider: 'genericS3' });
   await sourceStore.createBucket('fair-a');
   await sourceStore.createBucket('fair-b');
   await sourceStore.createBucket('fair-a-long');

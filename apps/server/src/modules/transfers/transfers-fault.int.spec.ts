@@ -10,15 +10,22 @@ import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
+  readAll,
   S3RVER_KEY,
   startAzurite,
   startS3rver,
   type S3rverServer,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  azuriteStore,
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { serverNodeFlags } from '../../../../../scripts/build-server.mjs';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * THE FAULT TEST: the worker role runs as its own OS process (`dist/main.js worker`, as deployed), is killed with
@@ -74,19 +81,8 @@ beforeAll(async () => {
     MASTER_KEY: masterKey,
     PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }),
   });
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: S3RVER_KEY,
-    secretAccessKey: S3RVER_KEY,
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
-  blob = new AzureObjectStore({
-    provider: 'azure',
-    accountName: AZURITE_ACCOUNT,
-    accountKey: AZURITE_KEY,
-    endpoint: azurite.endpoint,
-  });
+  s3 = s3rverStore(s3rver.endpoint);
+  blob = azuriteStore(azurite.endpoint);
 });
 afterAll(async () => {
   for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');

@@ -8,9 +8,10 @@ import {
   type TransferList,
   type TransferStarted,
 } from '@cumulo/contract';
-import { type ObjectStore } from '@cumulo/storage';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import {
+  keysOf,
+  readAll,
   S3RVER_KEY,
   startRestartableS3rver,
   startS3rver,
@@ -19,9 +20,14 @@ import {
   type S3rverServer,
 } from '@cumulo/storage/testing';
 import { createLogger } from '../../logger.ts';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { sweepTransfers } from './engine/sweep.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * THE OUTAGE TEST: the destination store (a second s3rver, reached as a generic S3 account) stops while a batch
@@ -57,12 +63,6 @@ function hold(request: S3rverRequest): Promise<void> | undefined {
 
 const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
   callApi(server, method, url, owner.token, body);
-
-async function keysOf(store: ObjectStore, bucket: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket, {})) keys.push(...page.objects.map((o) => o.key));
-  return keys;
-}
 
 async function batchOf(id: string): Promise<TransferBatch> {
   const list = (await call('GET', '/api/transfer/get_all?type=1&pagesize=200')).body as TransferList;
@@ -127,13 +127,8 @@ beforeAll(async () => {
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);
-  const credentials = { accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' };
-  sourceStore = new S3ObjectStore({ provider: 'aws', endpoint: source.endpoint, ...credentials });
-  destinationStore = new S3ObjectStore({
-    provider: 'genericS3',
-    endpoint: destination.endpoint,
-    ...credentials,
-  });
+  sourceStore = s3rverStore(source.endpoint);
+  destinationStore = s3rverStore(destination.endpoint, { provider: 'genericS3' });
   await sourceStore.createBucket(SOURCE_BUCKET);
   await destinationStore.createBucket(DESTINATION_BUCKET);
   for (const [key, body] of Object.entries(files))

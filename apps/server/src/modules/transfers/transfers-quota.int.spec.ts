@@ -13,8 +13,14 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import { keysOf, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import {
+  callApi,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 import { syncJobs } from '../../db/schema/index.ts';
 
 /**
@@ -117,13 +123,7 @@ beforeAll(async () => {
   });
   expect(connected.status, connected.raw).toBe(201);
   awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('backup');
 });
 afterAll(async () => {
@@ -312,9 +312,7 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
     expect(row?.error).toBe(
       `${billingMessages.transfersQuotaTitle}: ${billingMessages.quotaRemaining(formatBytes(8 * KiB))}`,
     );
-    const copied: string[] = [];
-    for await (const page of s3.list('mirror')) copied.push(...page.objects.map((o) => o.key));
-    expect(copied).toEqual([]);
+    expect(await keysOf(s3, 'mirror')).toEqual([]);
     expect(await settled()).toEqual({ used: before.used, reserved: 0 });
   });
 });

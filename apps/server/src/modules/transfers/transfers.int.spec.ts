@@ -16,6 +16,8 @@ import {
 import { type ObjectStore } from '@cumulo/storage';
 import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
+  keysOf,
+  readAll,
   setAzuriteTier,
   startAzurite,
   startS3rver,
@@ -29,7 +31,6 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/harness.ts';
-import { readAll } from '../../../test/objects.ts';
 
 /**
  * The transfer engine end to end: the API queues a batch, the worker role (pg-boss handlers in this process)
@@ -49,12 +50,6 @@ let wsBase: string;
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, body?: unknown) =>
   callApi(server, method, url, token, body);
-
-async function keysOf(store: ObjectStore, bucket: string, prefix = ''): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const page of store.list(bucket, { prefix })) keys.push(...page.objects.map((o) => o.key));
-  return keys;
-}
 
 async function fill(store: ObjectStore, bucket: string, files: Record<string, Buffer>) {
   for (const [key, body] of Object.entries(files))

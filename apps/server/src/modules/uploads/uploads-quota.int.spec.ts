@@ -13,7 +13,14 @@ import {
 } from '@cumulo/contract';
 import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { startS3rver, type S3rverServer } from '@cumulo/storage/testing';
-import { callApi, signedInMember, startTestServer, type TestServer } from '../../../test/harness.ts';
+import {
+  callApi,
+  connectS3rverAccount,
+  s3rverStore,
+  signedInMember,
+  startTestServer,
+  type TestServer,
+} from '../../../test/harness.ts';
 
 /**
  * Direct uploads of an organisation in trial count against s3_native (s3_acceleration when accelerated): the API
@@ -91,21 +98,8 @@ beforeAll(async () => {
   server = await startTestServer({ PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) });
   owner = await signedInMember(server, 'uploader');
   organizationId = owner.principal.organizationId;
-  const connected = await call('POST', '/api/cloudaccount/insert', {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: 'S3RVER',
-    secretKey: 'S3RVER',
-  });
-  expect(connected.status, connected.raw).toBe(201);
-  awsId = (connected.body as { id: string }).id;
-  s3 = new S3ObjectStore({
-    provider: 'aws',
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-    endpoint: s3rver.endpoint,
-    region: 'us-east-1',
-  });
+  awsId = await connectS3rverAccount(server, owner.token, 'Lab AWS');
+  s3 = s3rverStore(s3rver.endpoint);
   await s3.createBucket('uploads');
 });
 afterAll(async () => {

@@ -5,15 +5,10 @@ import type { DirectUploadRef } from '../../object-store.ts';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type TestStoreServer } from '../../testing/servers.ts';
 import { blockIdOf, partNumberOf } from './azure-direct-upload.ts';
 import { AzureObjectStore } from './azure-store.ts';
+import { readAll } from '../../testing/objects.ts';
 
 const MiB = 1024 * 1024;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
 
 describe('Azure block ids', () => {
   it('are 24 characters whatever the part number, and name their part and upload', () => {
@@ -92,7 +87,7 @@ describe('Azure direct upload against Azurite: the browser PUTs blocks with a SA
       size: file.length,
       contentType: 'video/mp4',
     });
-    expect(sha256(await readAll(await store.read(bucket, 'videos/clip.bin')))).toBe(sha256(file));
+    expect(sha256(await readAll(store, bucket, 'videos/clip.bin'))).toBe(sha256(file));
   });
 
   it('lists the blocks already staged, so a reloaded page resumes from them', async () => {
@@ -111,7 +106,7 @@ describe('Azure direct upload against Azurite: the browser PUTs blocks with a SA
       [1, 2, 3].map((partNumber) => ({ partNumber, etag: null })),
       {},
     );
-    expect(sha256(await readAll(await store.read(bucket, 'resume/me.bin')))).toBe(sha256(file));
+    expect(sha256(await readAll(store, bucket, 'resume/me.bin'))).toBe(sha256(file));
     // Committing drops every block it did not name, the other upload's included.
     expect((await blockList('resume/me.bin')).uncommittedBlocks).toEqual([]);
   });
@@ -157,7 +152,7 @@ describe('Azure direct upload against Azurite: the browser PUTs blocks with a SA
       size: before.length,
       contentType: 'application/x-old',
     });
-    expect(sha256(await readAll(await store.read(bucket, 'cancel/existing.bin')))).toBe(sha256(before));
+    expect(sha256(await readAll(store, bucket, 'cancel/existing.bin'))).toBe(sha256(before));
   });
 
   it('abort leaves an object written in one request untouched (its staged blocks expire with Azure)', async () => {
@@ -169,7 +164,7 @@ describe('Azure direct upload against Azurite: the browser PUTs blocks with a SA
 
     await direct().abort(upload);
 
-    expect(sha256(await readAll(await store.read(bucket, 'cancel/single.bin')))).toBe(sha256(before));
+    expect(sha256(await readAll(store, bucket, 'cancel/single.bin'))).toBe(sha256(before));
   });
 
   it('takes a small file in one Put Blob with the SAS and the content type header', async () => {

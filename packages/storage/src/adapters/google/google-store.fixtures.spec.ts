@@ -12,15 +12,10 @@ import {
   startFixtureServer,
 } from './fixture-server.ts';
 import { GoogleObjectStore } from './google-store.ts';
+import { readAll } from '../../testing/objects.ts';
 
 /** gtoken 7 posts to this fixed URL whatever the key's token_uri says; the test sends it to the fixture server. */
 const GOOGLE_TOKEN_URL = 'https://www.googleapis.com/oauth2/v4/token';
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function failure(promise: Promise<unknown>): Promise<StorageError> {
   const error = await promise.then(
@@ -244,7 +239,7 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
 
   it('reads a byte range with alt=media and an inclusive Range header', async () => {
     server.use(token, loadFixture('objects'));
-    const body = await readAll(await store.read('photos', 'range.bin', { range: { start: 3, end: 7 } }));
+    const body = await readAll(store, 'photos', 'range.bin', { range: { start: 3, end: 7 } });
     expect(body.toString()).toBe('34567');
     const download = apiRequests()[0];
     expect(download?.method).toBe('GET');
@@ -268,7 +263,7 @@ describe('Google adapter against recorded GCS JSON API fixtures (no GCS emulator
         },
       },
     ]);
-    const body = await readAll(await store.read('photos', 'site/app.js'));
+    const body = await readAll(store, 'photos', 'site/app.js');
     expect(body.equals(stored)).toBe(true);
     expect(apiRequests()[0]?.headers['accept-encoding']).toMatch(/gzip/);
   });

@@ -24,6 +24,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../object-store.ts';
 import { partSizeFor } from '../../part-size.ts';
 import type { S3StoreConfig } from '../../store-config.ts';
+import { readAll } from '../../testing/objects.ts';
 import { S3ObjectStore } from './s3-store.ts';
 
 const MiB = 1024 * 1024;
@@ -643,18 +644,12 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
   });
-  const readAll = async (stream: AsyncIterable<Buffer>) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    return Buffer.concat(chunks).toString();
-  };
-
   it('sends a GetObject to the path the SDK resolves, signed, and tells the object info from its answer', async () => {
     const store = track(buildStore({ provider: 'genericS3', endpoint }));
     let info: unknown;
-    const body = await store.read('media', 'dir/a b+c%d?e#f.txt', { onInfo: (i) => (info = i) });
+    const body = await readAll(store, 'media', 'dir/a b+c%d?e#f.txt', { onInfo: (i) => (info = i) });
 
-    expect(await readAll(body as AsyncIterable<Buffer>)).toBe('stored bytes');
+    expect(body.toString()).toBe('stored bytes');
     expect(seen[0]?.method).toBe('GET');
     expect(seen[0]?.url).toBe('/media/dir/a%20b%2Bc%25d%3Fe%23f.txt');
     expect(String(seen[0]?.headers.authorization)).toMatch(
@@ -799,8 +794,7 @@ describe('S3 adapter object reads and writes sent without the SDK middleware (s3
     );
     const infos: Array<{ etag: string | null; md5: string | null }> = [];
     for (let i = 0; i < 3; i++) {
-      const body = await store.read('media', 'secret.bin', { onInfo: (info) => infos.push(info) });
-      await readAll(body as AsyncIterable<Buffer>);
+      await readAll(store, 'media', 'secret.bin', { onInfo: (info) => infos.push(info) });
     }
     const headed = await store.stat('media', 'secret.bin');
     const sseS3 = await store.stat('media', 'plain.bin');

@@ -5,12 +5,7 @@ import type { S3Provider, S3StoreConfig } from '../../store-config.ts';
 import { objectStoreContract, type ContractFixture } from '../../testing/object-store-contract.ts';
 import { S3RVER_KEY, startS3rver } from '../../testing/servers.ts';
 import { S3ObjectStore } from './s3-store.ts';
-
-async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
+import { keysOf, readAll } from '../../testing/objects.ts';
 
 function buildS3Config(provider: S3Provider, endpoint: string, overrides: Partial<S3StoreConfig> = {}) {
   return {
@@ -107,7 +102,7 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
         });
         expect(written).toMatchObject({ etag: md5, size: body.length, md5Checked: true });
         let info: ObjectInfo | undefined;
-        const read = await readAll(await store.read('cumulo-escapes', key, { onInfo: (i) => (info = i) }));
+        const read = await readAll(store, 'cumulo-escapes', key, { onInfo: (i) => (info = i) });
         expect(read.equals(body)).toBe(true);
         expect(info).toMatchObject({
           key,
@@ -117,14 +112,10 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
           metadata: { 'cumulo-sha256': createHash('sha256').update(body).digest('hex') },
         });
         expect(await store.stat('cumulo-escapes', key)).toMatchObject({ size: body.length, md5 });
-        const ranged = await readAll(
-          await store.read('cumulo-escapes', key, { range: { start: 2, end: 5 } }),
-        );
+        const ranged = await readAll(store, 'cumulo-escapes', key, { range: { start: 2, end: 5 } });
         expect(ranged.equals(body.subarray(2, 6))).toBe(true);
       }
-      const listed: string[] = [];
-      for await (const page of store.list('cumulo-escapes')) listed.push(...page.objects.map((o) => o.key));
-      expect(listed.sort()).toEqual([...keys].sort());
+      expect(await keysOf(store, 'cumulo-escapes')).toEqual([...keys].sort());
     } finally {
       await store.close();
     }
@@ -163,7 +154,7 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
 
       const info = await store.stat('cumulo-layouts', 'parts.bin');
       let read: ObjectInfo | undefined;
-      await readAll(await store.read('cumulo-layouts', 'parts.bin', { onInfo: (i) => (read = i) }));
+      await readAll(store, 'cumulo-layouts', 'parts.bin', { onInfo: (i) => (read = i) });
       const statPart = store.capabilities.partLayout?.statPart;
       const parts = await Promise.all([1, 3].map((n) => statPart?.('cumulo-layouts', 'parts.bin', n)));
 
@@ -198,7 +189,7 @@ describe('S3 adapter against s3rver: credentials and capabilities', () => {
       await store.write('cumulo-tags', 'large.bin', randomBytes(9 * 1024 * 1024), { tags: { tier: 'cold' } });
       await store.write('cumulo-tags', 'plain.txt', Buffer.from('untagged'));
       let read: ObjectInfo | undefined;
-      await readAll(await store.read('cumulo-tags', 'small.txt', { onInfo: (i) => (read = i) }));
+      await readAll(store, 'cumulo-tags', 'small.txt', { onInfo: (i) => (read = i) });
 
       expect(read?.tagCount).toBe(3);
       expect((await store.stat('cumulo-tags', 'large.bin'))?.tagCount).toBe(1);

@@ -1,16 +1,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { StorageError, type ObjectStore, type ObjectStoreCapabilities } from '@cumulo/storage';
-import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
 import {
-  AZURITE_ACCOUNT,
-  AZURITE_KEY,
-  S3RVER_KEY,
+  readAll,
   startAzurite,
   startS3rver,
   type S3rverServer,
   type TestStoreServer,
 } from '@cumulo/storage/testing';
+import { azuriteStore, s3rverStore } from '../../../../test/harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CopyError,
@@ -24,7 +22,6 @@ import {
 import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
 import { ObjectCopier, type CopierPools, type CopyOptions } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
-import { readAll } from '../../../../test/objects.ts';
 
 const MiB = 1024 * 1024;
 
@@ -196,28 +193,9 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
   beforeAll(async () => {
     [s3a, s3b, azurite] = await Promise.all([startS3rver(), startS3rver(), startAzurite()]);
-    const s3 = (endpoint: string) =>
-      new S3ObjectStore(
-        {
-          provider: 'aws',
-          accessKeyId: S3RVER_KEY,
-          secretAccessKey: S3RVER_KEY,
-          region: 'us-east-1',
-          endpoint,
-        },
-        { maxAttempts: 2 },
-      );
-    storeA = s3(s3a.endpoint);
-    storeB = s3(s3b.endpoint);
-    azure = new AzureObjectStore(
-      {
-        provider: 'azure',
-        accountName: AZURITE_ACCOUNT,
-        accountKey: AZURITE_KEY,
-        endpoint: azurite.endpoint,
-      },
-      { maxAttempts: 2 },
-    );
+    storeA = s3rverStore(s3a.endpoint, { retry: { maxAttempts: 2 } });
+    storeB = s3rverStore(s3b.endpoint, { retry: { maxAttempts: 2 } });
+    azure = azuriteStore(azurite.endpoint, { retry: { maxAttempts: 2 } });
     await Promise.all([
       storeA.createBucket(bucket),
       storeA.createBucket(otherBucket),
@@ -505,9 +483,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
           if (options?.range?.start !== 2 * partSize) return storeA.read(name, key, options);
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[12345] = (altered[12345] ?? 0) ^ 0x01;
           return Readable.from([altered]);
         },
@@ -733,9 +709,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
           if (options?.range?.start !== 2 * 5 * MiB) return storeA.read(name, key, options);
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[777] = (altered[777] ?? 0) ^ 0x80;
           return Readable.from([altered]);
         },
@@ -805,9 +779,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
     it("removes a streamed copy whose bytes do not give the source's parts ETag", async () => {
       const damaging = wrapStore(storeA, {
         read: async (name, key, options) => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await storeA.read(name, key, options)) chunks.push(chunk as Buffer);
-          const altered = Buffer.concat(chunks);
+          const altered = await readAll(storeA, name, key, options);
           altered[7 * MiB] = (altered[7 * MiB] ?? 0) ^ 0x04;
           return Readable.from([altered]);
         },
