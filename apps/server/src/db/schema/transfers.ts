@@ -181,6 +181,10 @@ export const transferItems = pgTable(
   (t) => [
     uniqueIndex('transfer_items_batch_key_idx').on(t.batchId, t.sourceKey),
     index('transfer_items_claim_idx').on(t.batchId, t.status, t.id),
+    // The sweep looks for these every minute; there are almost never any.
+    index('transfer_items_lost_upload_idx')
+      .on(t.id)
+      .where(sql`${t.lostUploadFrom} is not null`),
   ],
 );
 
