@@ -328,6 +328,12 @@ export interface ObjectStoreCapabilities {
     ): Promise<{ etag: string | null }>;
     /** Discards the upload and its parts; an upload already gone is fine. */
     abort(upload: PartsUploadRef): Promise<void>;
+    /**
+     * The uploads in progress of exactly `key` (S3 ListMultipartUploads), with when the store opened each (null
+     * when it does not tell). Where an opening can go unanswered (the store opened it, the answer was lost), this
+     * is how the upload is found again. Absent where opening an upload asks the store nothing (Azure's block ids).
+     */
+    listUploads?(bucket: string, key: string): Promise<Array<{ uploadId: string; initiated: Date | null }>>;
   };
   /**
    * Where the parts of an object uploaded in parts lie (S3: HeadObject with `partNumber`). Stores that do not

@@ -159,6 +159,13 @@ export const transferItems = pgTable(
     /** The destination's multipart handle (S3 UploadId, Azure block-id prefix) while a parts copy runs. */
     uploadId: text('upload_id'),
     partSize: bigint('part_size', { mode: 'number' }),
+    /**
+     * When openings of an upload went unanswered (sent, then the connection was lost): the store may have opened
+     * one the ledger never learned. Once the item has settled, the sweep aborts the key's uploads opened then
+     * (engine/lost-uploads.ts) and clears these.
+     */
+    lostUploadFrom: timestamp('lost_upload_from', { withTimezone: true }),
+    lostUploadUntil: timestamp('lost_upload_until', { withTimezone: true }),
     bytesDone: bigint('bytes_done', { mode: 'number' }).notNull().default(0),
     /** Checksums verified for the copy (hex). */
     md5: text('md5'),
@@ -174,6 +181,10 @@ export const transferItems = pgTable(
   (t) => [
     uniqueIndex('transfer_items_batch_key_idx').on(t.batchId, t.sourceKey),
     index('transfer_items_claim_idx').on(t.batchId, t.status, t.id),
+    // The sweep looks for these every minute; there are almost never any.
+    index('transfer_items_lost_upload_idx')
+      .on(t.id)
+      .where(sql`${t.lostUploadFrom} is not null`),
   ],
 );
 

@@ -411,6 +411,49 @@ export class TransferQueueRepo {
             .where(eq(transferItems.id, itemId));
         });
       },
+      async lostStart(itemId, from, until) {
+        // least/greatest skip nulls: the first lost opening sets the window, later ones widen it.
+        await orm
+          .update(transferItems)
+          .set({
+            lostUploadFrom: sql`least(${transferItems.lostUploadFrom}, ${from.toISOString()}::timestamptz)`,
+            lostUploadUntil: sql`greatest(${transferItems.lostUploadUntil}, ${until.toISOString()}::timestamptz)`,
+          })
+          .where(eq(transferItems.id, itemId));
+      },
     };
+  }
+
+  /** Settled items an opening of whose upload went unanswered (`PartLedger.lostStart`), for the sweep to look. */
+  async lostUploads(limit: number): Promise<Array<ItemRow & { batch: BatchRow }>> {
+    const rows = await this.orm
+      .select({ item: transferItems, batch: transferBatches })
+      .from(transferItems)
+      .innerJoin(transferBatches, eq(transferBatches.id, transferItems.batchId))
+      .where(
+        and(
+          sql`${transferItems.lostUploadFrom} is not null`,
+          sql`${transferItems.status} not in ('pending', 'copying')`,
+        ),
+      )
+      .limit(limit);
+    return rows.map((row) => ({ ...row.item, batch: row.batch }));
+  }
+
+  /** Of these upload handles, those some transfer item's ledger names (its own upload, not a lost one). */
+  async recordedUploads(uploadIds: string[]): Promise<Set<string>> {
+    if (uploadIds.length === 0) return new Set();
+    const rows = await this.orm
+      .select({ uploadId: transferItems.uploadId })
+      .from(transferItems)
+      .where(inArray(transferItems.uploadId, uploadIds));
+    return new Set(rows.map((row) => row.uploadId).filter((id) => id !== null));
+  }
+
+  async forgetLostUpload(itemId: number): Promise<void> {
+    await this.orm
+      .update(transferItems)
+      .set({ lostUploadFrom: null, lostUploadUntil: null })
+      .where(eq(transferItems.id, itemId));
   }
 }

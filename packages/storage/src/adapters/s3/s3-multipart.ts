@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
   ListPartsCommand,
   type ObjectCannedACL,
   type S3Client,
@@ -78,6 +79,37 @@ export async function listUploadParts(client: S3Client, upload: S3UploadRef): Pr
     marker = page.NextPartNumberMarker;
   }
   return parts.sort((a, b) => a.partNumber - b.partNumber);
+}
+
+/**
+ * The uploads in progress of exactly `key`, oldest first. S3 lists by key then initiation, so with the key as prefix
+ * the pages run from `key` itself to the keys it begins; the listing stops at the first other key.
+ */
+export async function listKeyUploads(
+  client: S3Client,
+  bucket: string,
+  key: string,
+): Promise<Array<{ uploadId: string; initiated: Date | null }>> {
+  const uploads: Array<{ uploadId: string; initiated: Date | null }> = [];
+  let keyMarker: string | undefined;
+  let uploadIdMarker: string | undefined;
+  for (;;) {
+    const page = await client.send(
+      new ListMultipartUploadsCommand({
+        Bucket: bucket,
+        Prefix: key,
+        KeyMarker: keyMarker,
+        UploadIdMarker: uploadIdMarker,
+      }),
+    );
+    for (const upload of page.Uploads ?? []) {
+      if (upload.Key !== key) return uploads;
+      if (upload.UploadId) uploads.push({ uploadId: upload.UploadId, initiated: upload.Initiated ?? null });
+    }
+    if (!page.IsTruncated || !page.NextKeyMarker) return uploads;
+    keyMarker = page.NextKeyMarker;
+    uploadIdMarker = page.NextUploadIdMarker;
+  }
 }
 
 /** Assembles the object; S3 wants the parts in ascending order whatever order they were sent in. */

@@ -17,6 +17,7 @@ import {
   completeUpload,
   copySourceOf,
   createUpload,
+  listKeyUploads,
   listUploadParts,
   stripQuotes,
 } from './s3-multipart.ts';
@@ -106,6 +107,8 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
       }),
 
     abort: (upload) => call(() => abortUpload(client, upload)),
+
+    listUploads: (bucket, key) => call(() => listKeyUploads(client, bucket, key)),
   };
 }
 

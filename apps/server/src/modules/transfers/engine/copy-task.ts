@@ -49,6 +49,12 @@ export interface PartLedger {
   recordPart(itemId: number, part: FinishedPart): Promise<void>;
   /** Forgets the upload handle and parts (after complete or abort). */
   clear(itemId: number): Promise<void>;
+  /**
+   * An opening of an upload was sent between `from` and `until` and got no answer: the store may hold an upload
+   * no ledger names. Kept whoever holds the item (the upload is there either way) and widened by later ones,
+   * until the sweep has looked for it once the item settled (engine/lost-uploads.ts).
+   */
+  lostStart(itemId: number, from: Date, until: Date): Promise<void>;
 }
 
 export interface CopyTask {

@@ -61,6 +61,7 @@ class MemoryLedger implements PartLedger {
     this.uploads.delete(itemId);
     this.parts.delete(itemId);
   }
+  async lostStart() {}
 }
 
 /** A store that delegates to a real one, with some calls replaced to watch or disturb them. */

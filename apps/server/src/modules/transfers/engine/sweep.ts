@@ -6,6 +6,7 @@ import type { TransfersRepo } from '../transfers.repo.ts';
 import type { TransferQueueRepo } from '../transfer-queue.repo.ts';
 import type { CopyTask } from './copy-task.ts';
 import { endpointKeyOf, type Copier, type TransferExecutor } from './executor.ts';
+import { abortLostUploads } from './lost-uploads.ts';
 
 /** Queues one job of a batch, after `delaySeconds` when its items are leased and may yet come back. */
 export type EnqueueBatchJob = (batchId: string, delaySeconds: number) => Promise<void>;
@@ -15,7 +16,8 @@ const UPLOADS_PER_SWEEP = 200;
 /**
  * Recovers what dead workers left: a live batch with no job waiting gets one (claimable items now, or live
  * leases: a job that starts when they would run out, and finds them renewed if their worker lives); a Canceling
- * batch is settled; the uploads of canceled and failed items are aborted so their parts stop costing.
+ * batch is settled; the uploads of canceled and failed items are aborted so their parts stop costing, and so are
+ * uploads the store opened for a settled item without the answer reaching its worker (lost-uploads.ts).
  */
 export async function sweepTransfers(deps: {
   repo: TransfersRepo;
@@ -67,5 +69,6 @@ export async function sweepTransfers(deps: {
       log.warn({ err: error, itemId: item.id }, 'could not abort the upload of a transfer item');
     }
   }
+  aborted += await abortLostUploads({ itemQueue, accounts, stores, log }, UPLOADS_PER_SWEEP);
   return { queued, aborted };
 }

@@ -24,6 +24,7 @@ import {
   sourceTags,
   writeWithTags,
 } from '../metadata-tags.ts';
+import { noteLostStart } from '../lost-uploads.ts';
 import { PartHasher } from '../part-hasher.ts';
 import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from '../source-parts.ts';
 import { readSource, statDestination, statSource } from '../source-reads.ts';
@@ -383,13 +384,20 @@ export async function openSession(
   if (resumed) return resumed;
   const { item, destination, ledger } = task;
   const partSize = exactPartSize ?? partSizeOf(parts.limits, item.size, settings.partSize);
-  const uploadId = await settings.gate.call(
-    () =>
-      writeWithTags(startOptions.tags, (tags) =>
-        parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
-      ),
-    task.signal,
-  );
+  const askedAt = new Date();
+  const uploadId = await settings.gate
+    .call(
+      () =>
+        writeWithTags(startOptions.tags, (tags) =>
+          parts.start(destination.bucket, item.destinationKey, { ...startOptions, tags }),
+        ),
+      task.signal,
+    )
+    .catch(async (error: unknown) => {
+      // The store may have opened the upload and lost only its answer: noted, so the sweep finds it.
+      await noteLostStart(task, parts, askedAt, error);
+      throw error;
+    });
   try {
     await ledger.begin(item.id, method, uploadId, partSize);
   } catch (error) {
