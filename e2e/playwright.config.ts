@@ -18,6 +18,9 @@ export default defineConfig({
     baseURL: `http://localhost:${port}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
+    // The browser asks for reduced motion, so the app's dialogs open without their zoom (AppProviders honours
+    // the preference): a click aimed at a button still scaling into place can land beside it, and did on CI.
+    reducedMotion: 'reduce',
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
   },
 });
