@@ -26,28 +26,6 @@ export function cpuSecondsOf(pid: number | undefined): number {
 }
 
 /**
- * User + system seconds of every process named `name`, with the children each has reaped (a PostgreSQL server's
- * backends that have exited count in its postmaster's cutime/cstime).
- */
-export function cpuSecondsOfNamed(name: string): number {
-  let total = 0;
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let comm: string;
-    try {
-      comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-    } catch {
-      continue;
-    }
-    if (comm !== name) continue;
-    const fields = statFields(Number(entry));
-    if (!fields) continue;
-    total += [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0) / TICKS_PER_SECOND;
-  }
-  return total;
-}
-
-/**
  * User + system seconds of process `pid` and its children, alive (their own times) or reaped (its cutime/cstime):
  * one PostgreSQL server's work (its postmaster and backends) apart from any other server on the machine.
  */

@@ -154,3 +154,25 @@ export async function bareCopiesInParts(
   await Promise.all(keys.map((key) => copyInParts(source, destination, key, partSize, partsInFlight)));
   return (performance.now() - started) / 1000;
 }
+
+/**
+ * Seconds to copy every key within one endpoint, all at once, each with one bare CopyObject (a PUT naming
+ * `x-amz-copy-source`, no signature): the server-side copy's floor, the s3rver's own work for it.
+ */
+export async function bareServerSideCopies(
+  source: Endpoint,
+  destination: Endpoint,
+  keys: string[],
+): Promise<number> {
+  settleDisk();
+  const started = performance.now();
+  await Promise.all(
+    keys.map(async (key) => {
+      const copied = await send(urlOf(destination.endpoint, destination.bucket, key), 'PUT', {
+        headers: { 'x-amz-copy-source': `/${source.bucket}/${key}`, 'content-length': 0 },
+      });
+      if (copied.status !== 200) throw failure(`CopyObject ${key}`, copied.status);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}

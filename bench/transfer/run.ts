@@ -1,55 +1,70 @@
-// bench/transfer: Cumulo's transfer engine next to rclone 1.60 (Debian), both between local s3rver instances on
-// this machine, in the same run (issue 5 "Benchmarks"):
-//   (a) 1000 × 64 KiB across endpoints: time ≤ 0.75 × rclone tuned (--transfers 64 --checkers 64
-//       --s3-no-check-bucket --s3-no-head)
-//   (b) 2 × 1 GiB across endpoints: time ≤ 0.6 × rclone, peak RSS ≤ rclone's
-//   (c) 2 × 1 GiB within one endpoint (server-side copy): time ≤ 0.5 × rclone
-//   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 150 MB
-//   (e) the ceiling: the same objects written to the destination by a bare SDK client at the same concurrency;
-//       Cumulo's copy throughput as a fraction of it (goal ≥ 0.85)
-//   for (a) and (b), also not a target: the bare copy loop (bare-copy.ts), the cheapest copy any client can make
-//       between these servers (GET piped into PUT, no signature, checksum or database), as rclone's and
-//       Cumulo's yardstick: how far each goal is within reach of any tool on this machine
+// bench/transfer: Cumulo's transfer engine next to rclone 1.60 (Debian) and next to the bare copy loop, all between
+// local s3rver instances on this machine, in one run: issue 29's "Performance" table.
+//   (a) 1000 × 64 KiB across endpoints: time ≤ 1.0 × tuned rclone (--transfers 64 --checkers 64
+//       --s3-no-check-bucket --s3-no-head --fast-list); throughput ≥ 0.75 × the bare loop's; CPU seconds of the
+//       worker plus its PostgreSQL ≤ 1.5 × rclone's; worker peak RSS ≤ 1.5 × rclone's
+//   (b) 2 × 1 GiB across endpoints: time ≤ 1.0 × rclone; throughput ≥ 0.85 × the bare loop's; worker peak RSS ≤
+//       0.75 × rclone's
+//   (c) 2 × 1 GiB within one endpoint: time ≤ 1.0 × rclone (both send one server-side copy per object)
+//   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 100 MB
+//   idle worker: RSS ≤ 80 MB before its first copy (bench/worker-idle's measure)
 //   (b') not in the issue, only with --only p: (b) again with sources uploaded in 5 MiB parts, as most large
 //       objects are, which Cumulo copies in the source's own parts and checks against their parts ETag
+// Each figure is the median of --rounds rounds (3); in round 1 Cumulo goes first, in round 2 rclone, and so on; the
+// floors (the bare copy loop: GET piped into PUT, no signature, checksum or database; a bare CopyObject) run after
+// both tools in every round. Each row prints its goal, its bound and a verdict (bench/shared/goal-table.ts says
+// when a row is PASS, BOUND or FAIL), then every round's raw numbers.
 // Cumulo runs as the product runs: an embedded PostgreSQL, accounts connected through the service, the batch
-// started through TransfersService and copied by the worker role in its own process (its peak RSS is measured).
+// started through TransfersService and copied by the worker role in its own process (its peak RSS and CPU, and its
+// PostgreSQL's CPU, are measured).
 //
-//   npm run transfer -w bench [-- --only a,b,c,d,p]
+//   npm run transfer -w bench [-- --only idle,a,b,c,d,p] [--rounds 3] [--small] [--keys 1000000] [--heap MB]
+//   --small shrinks every case for a smoke run (100 × 64 KiB, 2 × 64 MiB, 20 000 keys, 1 s idle): its figures are
+//   no results.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
-import { bareCopies, bareCopiesInParts } from './bare-copy.ts';
-import { bareLargeWrites, bareSmallWrites } from './ceiling.ts';
-import { cores, cpuMeter } from '../shared/proc-cpu.ts';
+import { bareCopies, bareCopiesInParts, bareServerSideCopies } from './bare-copy.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
+import { median, printTable, turnOrder, type GoalRow } from '../shared/goal-table.ts';
+import { IDLE_GOAL_MB, WORKER_PACKAGES, floorReadings, idleWorkerReadings } from '../worker-idle/measure.ts';
 import {
+  GiB,
   LARGE_BUCKET,
   LARGE_PARTS_BUCKET,
   MiB,
   SMALL_BUCKET,
-  largeBody,
+  largeKeys,
   seedLarge,
   seedLargeParts,
   seedSmall,
-  smallBody,
   smallKeys,
 } from './seed.ts';
 
 const { values: options } = parseArgs({
   options: {
-    only: { type: 'string', default: 'a,b,c,d' },
-    keys: { type: 'string', default: '1000000' },
+    only: { type: 'string', default: 'idle,a,b,c,d' },
+    rounds: { type: 'string', default: '3' },
+    /** Shrinks every case for a smoke run of the bench itself; its figures are no results. */
+    small: { type: 'boolean', default: false },
+    keys: { type: 'string' },
     /** V8 old-space cap (MB) for the planning process, as a worker could be started with. */
     heap: { type: 'string' },
   },
 });
 const only = new Set((options.only ?? '').split(','));
+const rounds = Number(options.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be an integer ≥ 1');
+const small = options.small ?? false;
+const SMALL_COUNT = small ? 100 : 1000;
+const LARGE_SIZE = small ? 64 * MiB : GiB;
+const PLAN_KEYS = Number(options.keys ?? (small ? 20_000 : 1_000_000));
+const IDLE_MS = small ? 1000 : 5000;
 const dataDir = path.join(repoRoot, 'bench/.data/transfer');
 
 const SMALL_SETTINGS: WorkerSettings = { objectConcurrency: 32, jobsPerBatch: 2 };
@@ -57,16 +72,12 @@ const LARGE_SETTINGS: WorkerSettings = { objectConcurrency: 16, jobsPerBatch: 2 
 /** The copier's parts in flight per object and its smallest copy part (engine/object-copier.ts, methods/parallel-parts.ts). */
 const LARGE_PARTS_IN_FLIGHT = 4;
 const LARGE_PART_SIZE = 8 * MiB;
-/** Rounds of (c), each tool going first in turn. */
-const SAME_ENDPOINT_ROUNDS = 3;
+const PLAN_GOAL_MB = 100;
 
-const results: string[] = [];
-const report = (line: string) => {
-  console.log(line);
-  results.push(line);
-};
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+const rows: GoalRow[] = [];
+const s = (seconds: number) => `${seconds.toFixed(2)} s`;
 const mb = (value: number) => `${value.toFixed(1)} MB`;
+const orderText = (round: number) => `round ${round + 1} (${round % 2 === 0 ? 'Cumulo' : 'rclone'} first)`;
 
 function storeOf(endpoint: string): Promise<ObjectStore> {
   return createObjectStore({
@@ -91,15 +102,17 @@ async function contentsOf(endpoint: string, bucket: string) {
   return { objects, bytes };
 }
 
-/** Removes every object of a bucket, so a repeated copy writes everything again. */
-async function emptyBucket(endpoint: string, bucket: string) {
+/** Removes every object of a bucket, so a repeated copy writes everything again (rclone skips what exists). */
+async function emptyBuckets(endpoint: string, buckets: string[]) {
   const store = await storeOf(endpoint);
-  for await (const page of store.list(bucket)) {
-    if (page.objects.length)
-      await store.deleteMany(
-        bucket,
-        page.objects.map((object) => object.key),
-      );
+  for (const bucket of buckets) {
+    for await (const page of store.list(bucket)) {
+      if (page.objects.length)
+        await store.deleteMany(
+          bucket,
+          page.objects.map((object) => object.key),
+        );
+    }
   }
   await store.close();
 }
@@ -131,187 +144,293 @@ async function expectComplete(
   }
 }
 
-interface CpuAccount {
-  /** CPU seconds of the object-store servers, and of the whole machine, while rclone copied. */
-  servers: number;
-  machine: number;
-}
-
-/** Runs rclone's `copy` and accounts for the CPU the s3rver processes and the whole machine spent meanwhile. */
-async function accounted(
-  servers: S3rverProcess[],
-  copy: () => Promise<PeerRun>,
-): Promise<[PeerRun, CpuAccount]> {
-  const meter = cpuMeter(servers);
-  const result = await copy();
-  const { processes, machine } = meter();
-  return [result, { servers: processes, machine }];
+/** One round of a copy case: both tools' runs and the floor's seconds (with its CPU, where it is a copy loop). */
+interface CopyRound {
+  cumulo: CumuloRun;
+  peer: PeerRun;
+  floor: { seconds: number; cpuSeconds: number };
 }
 
 /**
- * Where the time went, and the bound it sets: the s3rvers serve the same kinds of request for both tools
- * (GET, then PUT or UploadPart; a single PUT of either carries Content-MD5 and an unsigned payload), and on a
- * machine of few cores their CPU alone, spread over every core, is a time no tool can beat. Printed as a fraction of rclone's time, next to the
- * goal.
+ * Runs `rounds` rounds, the tools taking turns going first (each into its own emptied bucket), then the floor.
+ * Every copy is checked complete before its time counts.
  */
-function cpuLines(what: string, cumulo: CumuloRun, peer: PeerRun, peerCpu: CpuAccount, goal: number) {
-  const available = (seconds: number) => (seconds * cores()).toFixed(1);
-  console.log(
-    `    CPU seconds: Cumulo worker ${cumulo.cpuSeconds.toFixed(2)} + PostgreSQL ` +
-      `${cumulo.postgresCpuSeconds.toFixed(2)}, s3rvers ${cumulo.serverCpuSeconds.toFixed(2)}, machine ` +
-      `${cumulo.machineCpuSeconds.toFixed(1)} of ${available(cumulo.seconds)}; rclone ${peer.cpuSeconds.toFixed(2)}, ` +
-      `s3rvers ${peerCpu.servers.toFixed(2)}, machine ${peerCpu.machine.toFixed(1)} of ${available(peer.seconds)}`,
-  );
-  const floor = peerCpu.servers / cores();
-  report(
-    `${what} bound: the s3rvers alone need ${floor.toFixed(2)} s of these ${cores()} cores for rclone's requests, ` +
-      `${(floor / peer.seconds).toFixed(2)} × rclone's time (goal ${goal})`,
-  );
-}
-
-/**
- * Times the bare copy loop (bare-copy.ts) into `bucket` and reports it against rclone's time and the goal, with the
- * CPU it left the servers: how far the goal is within reach of any copying tool on this machine.
- */
-async function bareCopyLine(
+async function copyRounds(
   what: string,
-  servers: S3rverProcess[],
-  destination: { endpoint: string; bucket: string; expected: { objects: number; bytes: number } },
-  copy: () => Promise<number>,
-  against: { cumulo: CumuloRun; peer: PeerRun; goal: number },
-) {
-  const meter = cpuMeter(servers);
-  const ownCpu = process.cpuUsage();
-  const seconds = await copy();
-  const { processes, machine } = meter();
-  const loopCpu = process.cpuUsage(ownCpu);
-  await expectComplete(
-    `the bare copy ${what}`,
-    destination.endpoint,
-    destination.bucket,
-    destination.expected,
-  );
-  report(
-    `${what} bare copy loop (GET piped into PUT, no signature, checksum or database): ${seconds.toFixed(2)} s, ` +
-      `${(seconds / against.peer.seconds).toFixed(2)} × rclone's time (Cumulo's goal ${against.goal}); ` +
-      `Cumulo's throughput is ${(seconds / against.cumulo.seconds).toFixed(2)} of it`,
-  );
-  console.log(
-    `    CPU seconds: loop ${((loopCpu.user + loopCpu.system) / 1e6).toFixed(2)}, s3rvers ${processes.toFixed(2)}, ` +
-      `machine ${machine.toFixed(1)} of ${(seconds * cores()).toFixed(1)}`,
-  );
+  destination: { endpoint: string; buckets: { cumulo: string; rclone: string; floor: string } },
+  expected: { objects: number; bytes: number },
+  run: { cumulo: () => Promise<CumuloRun>; peer: () => Promise<PeerRun>; floor: () => Promise<number> },
+): Promise<CopyRound[]> {
+  const { endpoint, buckets } = destination;
+  const done: CopyRound[] = [];
+  for (let round = 0; round < rounds; round++) {
+    await emptyBuckets(endpoint, [buckets.cumulo, buckets.rclone, buckets.floor]);
+    let cumulo: CumuloRun | null = null;
+    let peer: PeerRun | null = null;
+    for (const tool of turnOrder(round, 'cumulo', 'rclone')) {
+      if (tool === 'cumulo') {
+        cumulo = await run.cumulo();
+        if (cumulo.failed > 0) throw new Error(`Cumulo ${what}: ${cumulo.failed} items failed`);
+        await expectComplete(`Cumulo ${what}`, endpoint, buckets.cumulo, expected);
+      } else {
+        peer = await run.peer();
+        await expectComplete(`rclone ${what}`, endpoint, buckets.rclone, expected);
+      }
+    }
+    const ownCpu = process.cpuUsage();
+    const seconds = await run.floor();
+    const loopCpu = process.cpuUsage(ownCpu);
+    await expectComplete(`the floor of ${what}`, endpoint, buckets.floor, expected);
+    if (!cumulo || !peer) throw new Error(`${what}: a tool did not run`);
+    done.push({ cumulo, peer, floor: { seconds, cpuSeconds: (loopCpu.user + loopCpu.system) / 1e6 } });
+    console.log(
+      `${what} ${orderText(round)}: Cumulo ${s(cumulo.seconds)}, rclone ${s(peer.seconds)}, floor ${s(seconds)}`,
+    );
+  }
+  return done;
 }
 
-function line(what: string, cumulo: CumuloRun, peer: PeerRun, goal: number) {
-  const ratio = cumulo.seconds / peer.seconds;
-  report(
-    `${what}: Cumulo ${cumulo.seconds.toFixed(2)} s (worker peak RSS ${mb(cumulo.peakRssMb)}), rclone ` +
-      `${peer.seconds.toFixed(2)} s (peak RSS ${mb(peer.peakRssMb)}): time ratio ${ratio.toFixed(2)} ` +
-      `(goal ≤ ${goal}) ${verdict(ratio <= goal)}`,
-  );
-  console.log(
-    `    Cumulo's timeline: first copy ${cumulo.firstCopyAfter.toFixed(2)} s after the request, batch finished ` +
-      `${cumulo.finalizedAfterLast.toFixed(2)} s after the last item`,
-  );
-  return ratio;
-}
+const medianOf = (runs: CopyRound[], pick: (round: CopyRound) => number) => median(runs.map(pick));
+const cumuloCpu = (round: CopyRound) => round.cumulo.cpuSeconds + round.cumulo.postgresCpuSeconds;
 
 /**
- * rclone, then Cumulo, copying a large-object bucket to another s3rver; reports the times, where the CPU went
- * and both peak RSS figures against (b)'s goals.
+ * A time row against rclone. Its floor is the cheaper of the floor copy and rclone itself: a goal of 1.0 × rclone
+ * is one rclone meets, so it is BOUND only when the cheapest copy measured here misses it as well.
  */
+function timeRow(name: string, runs: CopyRound[], floorName: string): GoalRow {
+  const cumulo = medianOf(runs, (round) => round.cumulo.seconds);
+  const peer = medianOf(runs, (round) => round.peer.seconds);
+  const floor = medianOf(runs, (round) => round.floor.seconds);
+  return {
+    name: `${name} time`,
+    figure: cumulo / peer,
+    goal: { direction: 'at most', value: 1.0 },
+    unit: "× rclone's time",
+    detail: `Cumulo ${s(cumulo)}, rclone ${s(peer)}, ${floorName} ${s(floor)}`,
+    floor: {
+      figure: Math.min(floor, peer) / peer,
+      what: floor < peer ? floorName : `rclone (faster than ${floorName} here)`,
+    },
+    rounds: runs.map(
+      (round, index) =>
+        `${orderText(index)}: Cumulo ${s(round.cumulo.seconds)} (first copy after ${s(round.cumulo.firstCopyAfter)}, ` +
+        `batch finished ${s(round.cumulo.finalizedAfterLast)} after the last item), rclone ${s(round.peer.seconds)}, ` +
+        `${floorName} ${s(round.floor.seconds)}: ${(round.cumulo.seconds / round.peer.seconds).toFixed(2)}`,
+    ),
+  };
+}
+
+/** Cumulo's throughput as a fraction of the bare loop's: relative to the floor itself, so no bound below it. */
+function throughputRow(name: string, runs: CopyRound[], goal: number): GoalRow {
+  const cumulo = medianOf(runs, (round) => round.cumulo.seconds);
+  const floor = medianOf(runs, (round) => round.floor.seconds);
+  return {
+    name: `${name} throughput`,
+    figure: floor / cumulo,
+    goal: { direction: 'at least', value: goal },
+    unit: "× the bare loop's",
+    detail: `Cumulo ${s(cumulo)}, bare copy loop ${s(floor)} for the same bytes`,
+    rounds: runs.map(
+      (round, index) =>
+        `${orderText(index)}: Cumulo ${s(round.cumulo.seconds)}, bare loop ${s(round.floor.seconds)}: ` +
+        `${(round.floor.seconds / round.cumulo.seconds).toFixed(2)}`,
+    ),
+  };
+}
+
+/** The worker's peak RSS against rclone's; the floor is a Node process holding only the worker's packages. */
+function rssRow(name: string, runs: CopyRound[], goal: number, packagesFloorMb: number): GoalRow {
+  const cumulo = medianOf(runs, (round) => round.cumulo.peakRssMb);
+  const peer = medianOf(runs, (round) => round.peer.peakRssMb);
+  return {
+    name: `${name} peak RSS`,
+    figure: cumulo / peer,
+    goal: { direction: 'at most', value: goal },
+    unit: "× rclone's peak RSS",
+    detail: `Cumulo worker ${mb(cumulo)}, rclone ${mb(peer)}, the worker's packages alone ${mb(packagesFloorMb)}`,
+    floor: {
+      figure: packagesFloorMb / peer,
+      what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')}), idle, before any copy: ${mb(packagesFloorMb)}`,
+    },
+    rounds: runs.map(
+      (round, index) =>
+        `${orderText(index)}: Cumulo worker ${mb(round.cumulo.peakRssMb)}, rclone ${mb(round.peer.peakRssMb)}: ` +
+        `${(round.cumulo.peakRssMb / round.peer.peakRssMb).toFixed(2)}`,
+    ),
+  };
+}
+
+/** CPU seconds of the worker and its PostgreSQL against rclone's; the floor is the cheaper of the bare loop and rclone. */
+function cpuRow(name: string, runs: CopyRound[], goal: number): GoalRow {
+  const cumulo = medianOf(runs, cumuloCpu);
+  const peer = medianOf(runs, (round) => round.peer.cpuSeconds);
+  const floor = medianOf(runs, (round) => round.floor.cpuSeconds);
+  return {
+    name: `${name} CPU`,
+    figure: cumulo / peer,
+    goal: { direction: 'at most', value: goal },
+    unit: "× rclone's CPU seconds",
+    detail:
+      `Cumulo worker + PostgreSQL ${s(cumulo)} (worker ${s(medianOf(runs, (round) => round.cumulo.cpuSeconds))}, ` +
+      `PostgreSQL ${s(medianOf(runs, (round) => round.cumulo.postgresCpuSeconds))}), rclone ${s(peer)}, ` +
+      `bare copy loop ${s(floor)}`,
+    floor: {
+      figure: Math.min(floor, peer) / peer,
+      what: floor < peer ? 'the bare copy loop' : 'rclone (less CPU than the bare copy loop here)',
+    },
+    rounds: runs.map(
+      (round, index) =>
+        `${orderText(index)}: Cumulo worker ${s(round.cumulo.cpuSeconds)} + PostgreSQL ` +
+        `${s(round.cumulo.postgresCpuSeconds)}, rclone ${s(round.peer.cpuSeconds)}, bare loop ` +
+        `${s(round.floor.cpuSeconds)}; s3rvers for Cumulo ${s(round.cumulo.serverCpuSeconds)}, machine ` +
+        `${s(round.cumulo.machineCpuSeconds)}: ${(cumuloCpu(round) / round.peer.cpuSeconds).toFixed(2)}`,
+    ),
+  };
+}
+
+/** (b) or (b'): two large objects across endpoints, with their time, throughput and memory rows. */
 async function largeAcross(
   cumulo: CumuloBench,
-  what: string,
-  setup: {
-    source: { server: S3rverProcess; bucket: string; accountId: string };
-    destination: S3rverProcess;
-    buckets: { rclone: string; cumulo: string };
-    expected: { objects: number; bytes: number };
-  },
+  name: string,
+  seed: { directory: string; objects: number; bytes: number },
+  bucket: string,
+  packagesFloorMb: number,
 ) {
-  const { source, destination, buckets, expected } = setup;
-  const [peer, peerCpu] = await accounted([source.server, destination], () =>
-    rcloneCopy(
-      { endpoint: source.server.endpoint, bucket: source.bucket },
-      { endpoint: destination.endpoint, bucket: buckets.rclone },
-    ),
-  );
-  await expectComplete(`rclone ${what}`, destination.endpoint, buckets.rclone, expected);
-  const destinationId = await cumulo.connectS3rver(`destination of ${what}`, destination.endpoint);
-  const run = await cumulo.copy(
-    {
-      sourceCloudAccountId: source.accountId,
-      sourceBucket: source.bucket,
-      destinationCloudAccountId: destinationId,
-      destinationBucket: buckets.cumulo,
-    },
-    LARGE_SETTINGS,
-    [source.server, destination],
-  );
-  await expectComplete(`Cumulo ${what}`, destination.endpoint, buckets.cumulo, expected);
-  const label = what.slice(0, what.indexOf(' '));
-  line(what, run, peer, 0.6);
-  cpuLines(label, run, peer, peerCpu, 0.6);
-  report(
-    `${label} peak RSS: Cumulo worker ${mb(run.peakRssMb)} vs rclone ${mb(peer.peakRssMb)} ` +
-      `${verdict(run.peakRssMb <= peer.peakRssMb)}`,
-  );
-  return { run, peer };
+  const source = await startS3rverProcess(seed.directory);
+  const destination = await freshServer('large-destination');
+  try {
+    await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare-copy']);
+    const sourceId = await cumulo.connectS3rver(`source of ${name}`, source.endpoint);
+    const destinationId = await cumulo.connectS3rver(`destination of ${name}`, destination.endpoint);
+    const runs = await copyRounds(
+      name,
+      { endpoint: destination.endpoint, buckets: { cumulo: 'cumulo', rclone: 'rclone', floor: 'bare-copy' } },
+      { objects: seed.objects, bytes: seed.bytes },
+      {
+        cumulo: () =>
+          cumulo.copy(
+            {
+              sourceCloudAccountId: sourceId,
+              sourceBucket: bucket,
+              destinationCloudAccountId: destinationId,
+              destinationBucket: 'cumulo',
+            },
+            LARGE_SETTINGS,
+            [source, destination],
+          ),
+        peer: () =>
+          rcloneCopy(
+            { endpoint: source.endpoint, bucket },
+            { endpoint: destination.endpoint, bucket: 'rclone' },
+          ),
+        floor: () =>
+          bareCopiesInParts(
+            { endpoint: source.endpoint, bucket },
+            { endpoint: destination.endpoint, bucket: 'bare-copy' },
+            largeKeys(),
+            LARGE_PART_SIZE,
+            LARGE_PARTS_IN_FLIGHT,
+          ),
+      },
+    );
+    const floorName = `the bare copy loop (${LARGE_PART_SIZE / MiB} MiB parts, ${LARGE_PARTS_IN_FLIGHT} per object)`;
+    rows.push(
+      timeRow(name, runs, floorName),
+      throughputRow(name, runs, 0.85),
+      rssRow(name, runs, 0.75, packagesFloorMb),
+    );
+  } finally {
+    await source.stop();
+    await destination.stop();
+  }
 }
 
 async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   const cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
+  const sizes = `${SMALL_COUNT} × 64 KiB`;
+  const large = LARGE_SIZE === GiB ? '2 × 1 GiB' : `2 × ${LARGE_SIZE / MiB} MiB`;
   try {
+    // The floor of every worker's memory: a Node process with the worker's flags and its packages alone.
+    let packagesFloorMb = Number.NaN;
+    if (only.has('idle') || only.has('a') || only.has('b') || only.has('p')) {
+      const floors = await floorReadings(rounds, IDLE_MS);
+      packagesFloorMb = median(floors.map((reading) => reading.rssMb));
+      console.log(
+        `the worker's packages alone, idle ${IDLE_MS / 1000} s: RSS ${floors.map((f) => mb(f.rssMb)).join(', ')}`,
+      );
+    }
+
+    if (only.has('idle')) {
+      // Before any account is connected: nothing is queued, so the worker idles as a fresh deployment's does.
+      const readings = await idleWorkerReadings(cumulo.workerEnv, rounds, IDLE_MS);
+      const rss = median(readings.map((reading) => reading.rssMb));
+      rows.push({
+        name: `idle worker RSS (${IDLE_MS / 1000} s after its handlers are registered)`,
+        figure: rss,
+        goal: { direction: 'at most', value: IDLE_GOAL_MB },
+        unit: 'MB',
+        detail: `worker ${mb(rss)}, the worker's packages alone ${mb(packagesFloorMb)}`,
+        floor: {
+          figure: packagesFloorMb,
+          what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')})`,
+        },
+        rounds: readings.map(
+          (reading, index) =>
+            `round ${index + 1}: RSS ${mb(reading.rssMb)}, peak RSS ${mb(reading.hwmMb)}, ready after ${s(reading.readyMs / 1000)}`,
+        ),
+      });
+    }
+
     if (only.has('a')) {
-      const seed = await seedSmall(path.join(dataDir, 'seeds'));
+      const name = `(a) ${sizes} across endpoints`;
+      const seed = await seedSmall(path.join(dataDir, 'seeds'), SMALL_COUNT);
       const source = await startS3rverProcess(seed.directory);
       const destination = await freshServer('small-destination');
       try {
-        await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare', 'bare-copy']);
-        const expected = { objects: seed.objects, bytes: seed.bytes };
-        const [peer, peerCpu] = await accounted([source, destination], () =>
-          rcloneCopy(
-            { endpoint: source.endpoint, bucket: SMALL_BUCKET },
-            { endpoint: destination.endpoint, bucket: 'rclone' },
-          ),
-        );
-        await expectComplete('rclone (a)', destination.endpoint, 'rclone', expected);
+        await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare-copy']);
         const sourceId = await cumulo.connectS3rver('small source', source.endpoint);
         const destinationId = await cumulo.connectS3rver('small destination', destination.endpoint);
-        const run = await cumulo.copy(
-          {
-            sourceCloudAccountId: sourceId,
-            sourceBucket: SMALL_BUCKET,
-            destinationCloudAccountId: destinationId,
-            destinationBucket: 'cumulo',
-          },
-          SMALL_SETTINGS,
-          [source, destination],
-        );
-        await expectComplete('Cumulo (a)', destination.endpoint, 'cumulo', expected);
-        line('(a) 1000 × 64 KiB across endpoints', run, peer, 0.75);
-        cpuLines('(a)', run, peer, peerCpu, 0.75);
         const inFlight = SMALL_SETTINGS.objectConcurrency * SMALL_SETTINGS.jobsPerBatch;
-        const bare = await bareSmallWrites(destination.endpoint, 'bare', smallKeys(), smallBody, inFlight);
-        const fraction = bare / run.seconds;
-        report(
-          `(e) ceiling for (a): bare PUTs at ${inFlight} in flight ${bare.toFixed(2)} s; Cumulo's throughput is ` +
-            `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
+        const runs = await copyRounds(
+          name,
+          {
+            endpoint: destination.endpoint,
+            buckets: { cumulo: 'cumulo', rclone: 'rclone', floor: 'bare-copy' },
+          },
+          { objects: seed.objects, bytes: seed.bytes },
+          {
+            cumulo: () =>
+              cumulo.copy(
+                {
+                  sourceCloudAccountId: sourceId,
+                  sourceBucket: SMALL_BUCKET,
+                  destinationCloudAccountId: destinationId,
+                  destinationBucket: 'cumulo',
+                },
+                SMALL_SETTINGS,
+                [source, destination],
+              ),
+            peer: () =>
+              rcloneCopy(
+                { endpoint: source.endpoint, bucket: SMALL_BUCKET },
+                { endpoint: destination.endpoint, bucket: 'rclone' },
+              ),
+            floor: () =>
+              bareCopies(
+                { endpoint: source.endpoint, bucket: SMALL_BUCKET },
+                { endpoint: destination.endpoint, bucket: 'bare-copy' },
+                smallKeys(SMALL_COUNT),
+                inFlight,
+              ),
+          },
         );
-        await bareCopyLine(
-          '(a)',
-          [source, destination],
-          { endpoint: destination.endpoint, bucket: 'bare-copy', expected },
-          () =>
-            bareCopies(
-              { endpoint: source.endpoint, bucket: SMALL_BUCKET },
-              { endpoint: destination.endpoint, bucket: 'bare-copy' },
-              smallKeys(),
-              inFlight,
-            ),
-          { cumulo: run, peer, goal: 0.75 },
+        const floorName = `the bare copy loop (${inFlight} in flight)`;
+        rows.push(
+          timeRow(name, runs, floorName),
+          throughputRow(name, runs, 0.75),
+          cpuRow(name, runs, 1.5),
+          rssRow(name, runs, 1.5, packagesFloorMb),
         );
       } finally {
         await source.stop();
@@ -319,140 +438,106 @@ async function main() {
       }
     }
 
-    if (only.has('b') || only.has('c')) {
-      const seed = await seedLarge(path.join(dataDir, 'seeds'));
+    if (only.has('b')) {
+      const seed = await seedLarge(path.join(dataDir, 'seeds'), LARGE_SIZE);
+      await largeAcross(cumulo, `(b) ${large} across endpoints`, seed, LARGE_BUCKET, packagesFloorMb);
+    }
+
+    if (only.has('p')) {
+      const seed = await seedLargeParts(path.join(dataDir, 'seeds'), LARGE_SIZE);
+      await largeAcross(
+        cumulo,
+        `(b') ${large} uploaded in 5 MiB parts, across endpoints`,
+        seed,
+        LARGE_PARTS_BUCKET,
+        packagesFloorMb,
+      );
+    }
+
+    if (only.has('c')) {
+      const name = `(c) ${large} within one endpoint`;
+      const seed = await seedLarge(path.join(dataDir, 'seeds'), LARGE_SIZE);
       const source = await startS3rverProcess(seed.directory);
-      const destination = await freshServer('large-destination');
-      const expected = { objects: seed.objects, bytes: seed.bytes };
-      const sameEndpointBuckets = ['same-rclone', 'same-cumulo'];
+      const buckets = { cumulo: 'same-cumulo', rclone: 'same-rclone', floor: 'same-bare' };
       try {
-        const sourceId = await cumulo.connectS3rver('large source', source.endpoint);
-        if (only.has('b')) {
-          await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare', 'bare-copy']);
-          const { run, peer } = await largeAcross(cumulo, '(b) 2 × 1 GiB across endpoints', {
-            source: { server: source, bucket: LARGE_BUCKET, accountId: sourceId },
-            destination,
-            buckets: { rclone: 'rclone', cumulo: 'cumulo' },
-            expected,
-          });
-          const bodies = [0, 1].map((index) => ({
-            key: `large/object-${index}.bin`,
-            body: largeBody(index),
-          }));
-          const bare = await bareLargeWrites(
-            destination.endpoint,
-            'bare',
-            bodies,
-            LARGE_PART_SIZE,
-            LARGE_PARTS_IN_FLIGHT,
-          );
-          const fraction = bare / run.seconds;
-          report(
-            `(e) ceiling for (b): bare multipart writes (${LARGE_PART_SIZE / MiB} MiB parts, ` +
-              `${LARGE_PARTS_IN_FLIGHT} per object) ${bare.toFixed(2)} s; Cumulo's throughput is ` +
-              `${fraction.toFixed(2)} of it (goal ≥ 0.85) ${verdict(fraction >= 0.85)}`,
-          );
-          await bareCopyLine(
-            '(b)',
-            [source, destination],
-            { endpoint: destination.endpoint, bucket: 'bare-copy', expected },
-            () =>
-              bareCopiesInParts(
-                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-                { endpoint: destination.endpoint, bucket: 'bare-copy' },
-                bodies.map((object) => object.key),
-                LARGE_PART_SIZE,
-                LARGE_PARTS_IN_FLIGHT,
+        await createBuckets(source.endpoint, Object.values(buckets));
+        const sourceId = await cumulo.connectS3rver('same-endpoint source', source.endpoint);
+        // Whichever tool copies second pays for the first one's gigabytes still being written back (measured:
+        // 1.8× longer): every run starts from a settled disk, and the tools take turns going first.
+        const runs = await copyRounds(
+          name,
+          { endpoint: source.endpoint, buckets },
+          { objects: seed.objects, bytes: seed.bytes },
+          {
+            cumulo: () =>
+              cumulo.copy(
+                {
+                  sourceCloudAccountId: sourceId,
+                  sourceBucket: LARGE_BUCKET,
+                  destinationCloudAccountId: sourceId,
+                  destinationBucket: buckets.cumulo,
+                },
+                LARGE_SETTINGS,
+                [source],
               ),
-            { cumulo: run, peer, goal: 0.6 },
-          );
-        }
-        if (only.has('c')) {
-          await createBuckets(source.endpoint, sameEndpointBuckets);
-          // Whichever tool copies second here pays for the first one's gigabytes (measured: 1.8× longer, even
-          // after a sync), so the two take turns going first and each keeps its best of three rounds.
-          const copyPeer = () =>
-            rcloneCopy(
-              { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-              { endpoint: source.endpoint, bucket: 'same-rclone' },
-              { sameRemote: true },
-            );
-          const copyCumulo = () =>
-            cumulo.copy(
-              {
-                sourceCloudAccountId: sourceId,
-                sourceBucket: LARGE_BUCKET,
-                destinationCloudAccountId: sourceId,
-                destinationBucket: 'same-cumulo',
-              },
-              LARGE_SETTINGS,
-            );
-          let peer: PeerRun | null = null;
-          let run: CumuloRun | null = null;
-          for (let round = 0; round < SAME_ENDPOINT_ROUNDS; round++) {
-            for (const tool of round % 2 === 0 ? ['rclone', 'cumulo'] : ['cumulo', 'rclone']) {
-              if (tool === 'rclone') {
-                await emptyBucket(source.endpoint, 'same-rclone');
-                const attempt = await copyPeer();
-                await expectComplete('rclone (c)', source.endpoint, 'same-rclone', expected);
-                if (!peer || attempt.seconds < peer.seconds) peer = attempt;
-              } else {
-                await emptyBucket(source.endpoint, 'same-cumulo');
-                const attempt = await copyCumulo();
-                await expectComplete('Cumulo (c)', source.endpoint, 'same-cumulo', expected);
-                if (!run || attempt.seconds < run.seconds) run = attempt;
-              }
-            }
-          }
-          if (!peer || !run) throw new Error('(c) ran no round');
-          line(
-            `(c) 2 × 1 GiB within one endpoint (server-side), best of ${SAME_ENDPOINT_ROUNDS}`,
-            run,
-            peer,
-            0.5,
-          );
-        }
+            peer: () =>
+              rcloneCopy(
+                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+                { endpoint: source.endpoint, bucket: buckets.rclone },
+                { sameRemote: true },
+              ),
+            floor: () =>
+              bareServerSideCopies(
+                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
+                { endpoint: source.endpoint, bucket: buckets.floor },
+                largeKeys(),
+              ),
+          },
+        );
+        rows.push(timeRow(name, runs, 'a bare CopyObject per object, both at once'));
       } finally {
         await source.stop();
-        await destination.stop();
         // The same-endpoint copies were written into the cached seed: take them out again.
-        for (const bucket of sameEndpointBuckets)
+        for (const bucket of Object.values(buckets))
           fs.rmSync(path.join(seed.directory, bucket), { recursive: true, force: true });
       }
     }
 
-    if (only.has('p')) {
-      const seed = await seedLargeParts(path.join(dataDir, 'seeds'));
-      const source = await startS3rverProcess(seed.directory);
-      const destination = await freshServer('large-parts-destination');
-      try {
-        await createBuckets(destination.endpoint, ['rclone', 'cumulo']);
-        const sourceId = await cumulo.connectS3rver('large parts source', source.endpoint);
-        await largeAcross(cumulo, "(b') 2 × 1 GiB uploaded in 5 MiB parts, across endpoints", {
-          source: { server: source, bucket: LARGE_PARTS_BUCKET, accountId: sourceId },
-          destination,
-          buckets: { rclone: 'rclone', cumulo: 'cumulo' },
-          expected: { objects: seed.objects, bytes: seed.bytes },
-        });
-      } finally {
-        await source.stop();
-        await destination.stop();
-      }
-    }
-
     if (only.has('d')) {
-      const keys = Number(options.keys);
-      const answer = await planChild(cumulo, keys);
-      report(
-        `(d) planning ${keys} keys (listing stub): ${answer.seconds.toFixed(1)} s, ${answer.planned} items, ` +
-          `peak RSS ${mb(answer.peakRssMb)} (${mb(answer.rssBeforeMb)} before planning) (goal ≤ 150 MB) ${verdict(answer.peakRssMb <= 150 && answer.planned === keys)}`,
-      );
+      const answers = [];
+      for (let round = 0; round < rounds; round++) {
+        const answer = await planChild(cumulo, PLAN_KEYS);
+        if (answer.planned !== PLAN_KEYS)
+          throw new Error(`(d) planned ${answer.planned} items of ${PLAN_KEYS} keys`);
+        answers.push(answer);
+      }
+      const peak = median(answers.map((answer) => answer.peakRssMb));
+      const before = median(answers.map((answer) => answer.rssBeforeMb));
+      rows.push({
+        name: `(d) planning ${PLAN_KEYS} keys (listing stub) peak RSS`,
+        figure: peak,
+        goal: { direction: 'at most', value: PLAN_GOAL_MB },
+        unit: 'MB',
+        detail: `peak ${mb(peak)}, ${mb(before)} before planning, ${s(median(answers.map((answer) => answer.seconds)))}`,
+        floor: {
+          figure: before,
+          what: "the planning process's RSS before it plans (Node, the planner's modules, the S3 adapter)",
+        },
+        rounds: answers.map(
+          (answer, index) =>
+            `round ${index + 1}: peak RSS ${mb(answer.peakRssMb)}, ${mb(answer.rssBeforeMb)} before planning, ` +
+            `${answer.planned} items in ${s(answer.seconds)}`,
+        ),
+      });
     }
   } finally {
     await cumulo.close();
   }
-  console.log('\nbench/transfer summary');
-  for (const result of results) console.log(`  ${result}`);
+  printTable(
+    `bench/transfer: issue 29's table, medians of ${rounds} round${rounds === 1 ? '' : 's'}` +
+      (small ? ' (--small: a smoke run of the bench, not results)' : ''),
+    rows,
+  );
 }
 
 /**

@@ -29,33 +29,35 @@ const SMALL_LAYOUT: SeedLayout = {
   samples: [3],
 };
 
-const LARGE_LAYOUT: SeedLayout = {
-  name: 'transfer-large',
+/** Two objects of `size` (1 GiB in the issue's cases; smaller for a smoke run, cached apart). */
+const largeLayout = (size: number): SeedLayout => ({
+  name: size === GiB ? 'transfer-large' : `transfer-large-${size / MiB}mib`,
   version: 1,
   bucket: LARGE_BUCKET,
   keyOf: (index) => `large/object-${index}.bin`,
-  bodyOf: (index) => bodyBytes(1000 + index, GiB),
+  bodyOf: (index) => bodyBytes(1000 + index, size),
   // The layout is the same writer as the small seed's, which is checked against a real PUT; a 1 GiB PUT sample
   // would go multipart and could not be compared file for file.
   samples: [],
-};
+});
 
 /**
  * The same two objects as uploaded in 5 MiB parts (rclone's chunk size, and Cumulo's own for 1 GiB), as most large
  * objects are: their ETag is the MD5 of the part MD5s, not of their bytes. Written by the seeder with the part
  * layout the test extension keeps, whose completion is checked in s3rver-multipart.spec.ts.
  */
-const LARGE_PARTS_LAYOUT: SeedLayout = {
-  ...LARGE_LAYOUT,
-  name: 'transfer-large-parts',
+const largePartsLayout = (size: number): SeedLayout => ({
+  ...largeLayout(size),
+  name: size === GiB ? 'transfer-large-parts' : `transfer-large-parts-${size / MiB}mib`,
   bucket: LARGE_PARTS_BUCKET,
   partSize: 5 * MiB,
-};
+});
 
-export const seedSmall = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, SMALL_LAYOUT, 1000);
-export const seedLarge = (dataDir: string): Promise<Seed> => ensureS3rverSeed(dataDir, LARGE_LAYOUT, 2);
-export const seedLargeParts = (dataDir: string): Promise<Seed> =>
-  ensureS3rverSeed(dataDir, LARGE_PARTS_LAYOUT, 2);
-export const smallKeys = () => Array.from({ length: 1000 }, (_, i) => SMALL_LAYOUT.keyOf(i));
-export const largeBody = (index: number) => LARGE_LAYOUT.bodyOf(index);
-export const smallBody = (index: number) => SMALL_LAYOUT.bodyOf(index);
+export const seedSmall = (dataDir: string, count = 1000): Promise<Seed> =>
+  ensureS3rverSeed(dataDir, SMALL_LAYOUT, count);
+export const seedLarge = (dataDir: string, size = GiB): Promise<Seed> =>
+  ensureS3rverSeed(dataDir, largeLayout(size), 2);
+export const seedLargeParts = (dataDir: string, size = GiB): Promise<Seed> =>
+  ensureS3rverSeed(dataDir, largePartsLayout(size), 2);
+export const smallKeys = (count = 1000) => Array.from({ length: count }, (_, i) => SMALL_LAYOUT.keyOf(i));
+export const largeKeys = () => [0, 1].map((index) => largeLayout(GiB).keyOf(index));

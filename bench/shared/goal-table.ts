@@ -1,0 +1,101 @@
+// Issue 29's way of reporting a benchmark (bench/transfer, bench/sync): each figure the median of N rounds in
+// which the tools take turns going first, its goal and the bound the bench measured printed beside it, a verdict
+// per row, and every round's raw numbers underneath, so the machine's noise shows.
+//
+// The verdict of a row:
+//   PASS   the median figure meets the goal;
+//   BOUND  it misses the goal, and so does the row's floor: the figure, measured in the same run and rounds, of
+//          the cheapest way to do the same work on this machine (the bare copy loop, a bare server-side copy, a
+//          list-only pass, rclone where it is cheaper, or a Node process holding only the worker's indispensable
+//          packages for a worker's memory). The goal then sits below what the bench shows reachable, and the floor
+//          is printed as the bound instead of tuning against noise;
+//   FAIL   it misses the goal and the floor meets it (or the row has no floor: its goal is relative to the
+//          floor itself, so the floor always meets it).
+
+export type Direction = 'at most' | 'at least';
+
+export interface Floor {
+  /** The floor's median figure, in the unit of the row's figure. */
+  figure: number;
+  /** What it is, e.g. "the bare copy loop". */
+  what: string;
+}
+
+export interface GoalRow {
+  /** The case and what is measured, e.g. "(a) time". */
+  name: string;
+  /** The median figure compared with the goal: a ratio, or an absolute figure in `unit`. */
+  figure: number;
+  goal: { direction: Direction; value: number };
+  /** The unit of figure, goal and floor, e.g. "× rclone's time" or "MB". */
+  unit: string;
+  /** The medians the figure is made of, e.g. "Cumulo 4.12 s, rclone 3.80 s". */
+  detail: string;
+  /** Absent where the goal is relative to the floor itself (e.g. a fraction of the bare loop's throughput). */
+  floor?: Floor;
+  /** One line per round with its raw numbers. */
+  rounds: string[];
+}
+
+export type Verdict = 'PASS' | 'FAIL' | 'BOUND';
+
+const meets = (figure: number, goal: GoalRow['goal']) =>
+  goal.direction === 'at most' ? figure <= goal.value : figure >= goal.value;
+
+export function verdictOf(row: GoalRow): Verdict {
+  if (meets(row.figure, row.goal)) return 'PASS';
+  if (row.floor && !meets(row.floor.figure, row.goal)) return 'BOUND';
+  return 'FAIL';
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+const figureText = (value: number, unit: string) =>
+  unit === 'MB' ? `${value.toFixed(1)} MB` : `${value.toFixed(2)} ${unit}`;
+
+/** "1.08 × rclone's time (goal ≤ 1.0; bound 0.92: the bare copy loop) BOUND", and why, for one row. */
+export function rowLines(row: GoalRow): string[] {
+  const verdict = verdictOf(row);
+  const sign = row.goal.direction === 'at most' ? '≤' : '≥';
+  const bound = row.floor
+    ? `; bound ${figureText(row.floor.figure, row.unit)}: ${row.floor.what}`
+    : '; no floor below the goal: the goal is relative to the floor itself';
+  const lines = [
+    `${row.name}: ${figureText(row.figure, row.unit)} (goal ${sign} ${row.goal.value}${row.unit === 'MB' ? ' MB' : ''}${bound}) ${verdict}`,
+    `    medians: ${row.detail}`,
+  ];
+  if (verdict === 'BOUND' && row.floor)
+    lines.push(
+      `    BOUND: the goal is missed, and the floor measured in this run misses it too ` +
+        `(${figureText(row.floor.figure, row.unit)}, not ${sign} ${row.goal.value}): ${row.floor.what} cannot reach it on this machine, so no client like it can`,
+    );
+  for (const round of row.rounds) lines.push(`    ${round}`);
+  return lines;
+}
+
+/** The whole table: each row with its bound, verdict and raw rounds, then the rule the verdicts follow. */
+export function printTable(title: string, rows: GoalRow[]): void {
+  console.log(`\n${title}`);
+  for (const row of rows) for (const line of rowLines(row)) console.log(`  ${line}`);
+  console.log(
+    '  verdicts: PASS = the median meets the goal; BOUND = it misses, and so does the floor measured in the same ' +
+      'rounds (the cheapest way to do the same work here), printed as the bound; FAIL = it misses and the floor ' +
+      'meets it, or the goal is relative to the floor itself',
+  );
+  console.log(
+    `  verdict counts: ${(['PASS', 'BOUND', 'FAIL'] as const)
+      .map((verdict) => `${verdict} ${rows.filter((row) => verdictOf(row) === verdict).length}`)
+      .join(', ')}`,
+  );
+}
+
+/** The tools' order in round `round` (0-based): Cumulo first in rounds 1, 3, …, the peer first in rounds 2, 4, …. */
+export const turnOrder = <T>(round: number, cumulo: T, peer: T): [T, T] =>
+  round % 2 === 0 ? [cumulo, peer] : [peer, cumulo];

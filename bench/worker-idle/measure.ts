@@ -1,0 +1,122 @@
+// The measures of bench/worker-idle, shared with bench/transfer's table (issue 29's "idle worker" row): the
+// resident memory of the worker role as deployed (`node --max-semi-space-size=2 apps/server/dist/main.js worker`,
+// scripts/build-server.mjs) a few seconds after its handlers are registered, and the floor beside it: a Node
+// process with the same flags that imports only the npm packages every worker loads at start (the database driver
+// and ORM, the job queue, the config validation, the logger and the metrics registry) and idles as long. No worker
+// built on these packages can sit below that floor.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../inventory/s3rver-process.ts';
+import { serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
+
+export const IDLE_GOAL_MB = 80;
+/** The npm packages a worker cannot start without (db/client.ts, jobs/boss.ts, config.ts, logger.ts, metrics). */
+export const WORKER_PACKAGES = [
+  'pg',
+  'pg-boss',
+  'drizzle-orm',
+  'drizzle-orm/pg-core',
+  'zod',
+  'pino',
+  'prom-client',
+];
+
+export interface Reading {
+  rssMb: number;
+  hwmMb: number;
+  readyMs: number;
+}
+
+/** VmRSS and VmHWM of a /proc/<pid>/status text. */
+export function memoryIn(status: string): { rssMb: number; hwmMb: number } {
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? NaN);
+  return { rssMb: kib('VmRSS') / 1024, hwmMb: kib('VmHWM') / 1024 };
+}
+
+/** Runs `main.js <role>` with the deployment's environment; answers once `ready` is printed (or the process exits). */
+export function startRole(role: string, env: NodeJS.ProcessEnv, ready: string | null) {
+  const child = spawn(process.execPath, [...serverNodeFlags, serverEntry, role], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = new Promise<void>((resolve, reject) => {
+    if (ready) {
+      const onData = () => {
+        if (!output.includes(ready)) return;
+        child.stdout.off('data', onData);
+        resolve();
+      };
+      child.stdout.on('data', onData);
+    }
+    void exited.then((code) =>
+      ready ? reject(new Error(`${role} exited (${code}) before it was ready\n${output}`)) : resolve(),
+    );
+  });
+  return { child, started, exited, output: () => output };
+}
+
+async function stop(child: ChildProcess, exited: Promise<unknown>) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * One idle worker per round, each a fresh process against a migrated database (`env` holds DATABASE_URL and the
+ * rest of the deployment's settings), read `idleMs` after its handlers are registered.
+ */
+export async function idleWorkerReadings(
+  env: NodeJS.ProcessEnv,
+  rounds: number,
+  idleMs: number,
+): Promise<Reading[]> {
+  const readings: Reading[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const begun = performance.now();
+    const worker = startRole('worker', { ...env, LOG_LEVEL: 'info' }, 'job handlers registered');
+    try {
+      await worker.started;
+      const readyMs = performance.now() - begun;
+      await new Promise((resolve) => setTimeout(resolve, idleMs));
+      if (worker.child.exitCode !== null) throw new Error(`worker exited while idle\n${worker.output()}`);
+      readings.push({ ...memoryIn(fs.readFileSync(`/proc/${worker.child.pid}/status`, 'utf8')), readyMs });
+    } finally {
+      await stop(worker.child, worker.exited);
+    }
+  }
+  return readings;
+}
+
+/** The floor: the worker's packages alone, in a process with the worker's flags, read after the same idle. */
+export async function floorReading(idleMs: number): Promise<{ rssMb: number; hwmMb: number }> {
+  const script = `
+    for (const name of ${JSON.stringify(WORKER_PACKAGES)}) await import(name);
+    const fs = await import('node:fs');
+    setTimeout(() => { process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8')); }, ${idleMs});`;
+  const child = spawn(process.execPath, [...serverNodeFlags, '--input-type=module', '-e', script], {
+    cwd: path.join(repoRoot, 'apps/server'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let status = '';
+  child.stdout.on('data', (chunk: Buffer) => (status += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the floor process exited (${code})`);
+  return memoryIn(status);
+}
+
+export async function floorReadings(rounds: number, idleMs: number) {
+  const readings: Array<{ rssMb: number; hwmMb: number }> = [];
+  for (let round = 0; round < rounds; round++) readings.push(await floorReading(idleMs));
+  return readings;
+}
