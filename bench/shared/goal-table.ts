@@ -35,6 +35,8 @@ export interface GoalRow {
   floor?: Floor;
   /** One line per round with its raw numbers. */
   rounds: string[];
+  /** Why the figure does not count (e.g. a destination differs from the source): the row FAILs whatever it is. */
+  invalid?: string;
 }
 
 export type Verdict = 'PASS' | 'FAIL' | 'BOUND';
@@ -43,6 +45,7 @@ const meets = (figure: number, goal: GoalRow['goal']) =>
   goal.direction === 'at most' ? figure <= goal.value : figure >= goal.value;
 
 export function verdictOf(row: GoalRow): Verdict {
+  if (row.invalid) return 'FAIL';
   if (meets(row.figure, row.goal)) return 'PASS';
   if (row.floor && !meets(row.floor.figure, row.goal)) return 'BOUND';
   return 'FAIL';
@@ -68,14 +71,19 @@ export function rowLines(row: GoalRow): string[] {
     ? `; bound ${figureText(row.floor.figure, row.unit)}: ${row.floor.what}`
     : '; no floor below the goal: the goal is relative to the floor itself';
   const lines = [
-    `${row.name}: ${figureText(row.figure, row.unit)} (goal ${sign} ${row.goal.value}${row.unit === 'MB' ? ' MB' : ''}${bound}) ${verdict}`,
+    `${row.name}: ${figureText(row.figure, row.unit)} (goal ${sign} ${figureText(row.goal.value, row.unit)}${bound}) ${verdict}`,
     `    medians: ${row.detail}`,
   ];
-  if (verdict === 'BOUND' && row.floor)
+  if (row.invalid) lines.push(`    FAIL whatever the figure: ${row.invalid}`);
+  if (verdict === 'BOUND' && row.floor) {
+    const gap = row.figure - row.floor.figure;
     lines.push(
-      `    BOUND: the goal is missed, and the floor measured in this run misses it too ` +
-        `(${figureText(row.floor.figure, row.unit)}, not ${sign} ${row.goal.value}): ${row.floor.what} cannot reach it on this machine, so no client like it can`,
+      `    BOUND: the goal is missed, and the floor measured in these rounds misses it too ` +
+        `(${figureText(row.floor.figure, row.unit)}, not ${sign} ${figureText(row.goal.value, row.unit)}): the goal sits below what ` +
+        `this work can reach on this machine; the figure is ${figureText(Math.abs(gap), row.unit)} ` +
+        `${gap >= 0 ? 'above' : 'below'} the bound`,
     );
+  }
   for (const round of row.rounds) lines.push(`    ${round}`);
   return lines;
 }
