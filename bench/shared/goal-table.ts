@@ -63,6 +63,10 @@ export const median = (values: number[]): number => {
 const figureText = (value: number, unit: string) =>
   unit === 'MB' ? `${value.toFixed(1)} MB` : `${value.toFixed(2)} ${unit}`;
 
+/** How many times the bound the figure is, the way the goal runs (above it for "at most", below for "at least"). */
+const distance = (row: GoalRow, floor: Floor) =>
+  row.goal.direction === 'at most' ? row.figure / floor.figure : floor.figure / row.figure;
+
 /** "1.08 × rclone's time (goal ≤ 1.0; bound 0.92: the bare copy loop) BOUND", and why, for one row. */
 export function rowLines(row: GoalRow): string[] {
   const verdict = verdictOf(row);
@@ -71,7 +75,7 @@ export function rowLines(row: GoalRow): string[] {
     ? `; bound ${figureText(row.floor.figure, row.unit)}: ${row.floor.what}`
     : '; no floor below the goal: the goal is relative to the floor itself';
   const lines = [
-    `${row.name}: ${figureText(row.figure, row.unit)} (goal ${sign} ${figureText(row.goal.value, row.unit)}${bound}) ${verdict}`,
+    `${row.name}: ${figureText(row.figure, row.unit)} (goal ${sign} ${figureText(row.goal.value, row.unit)}${bound}) ${verdict}${verdict === 'BOUND' && row.floor ? ` (the figure is ${distance(row, row.floor).toFixed(2)} × its bound)` : ''}`,
     `    medians: ${row.detail}`,
   ];
   if (row.invalid) lines.push(`    FAIL whatever the figure: ${row.invalid}`);

@@ -176,3 +176,18 @@ export async function bareServerSideCopies(
   );
   return (performance.now() - started) / 1000;
 }
+
+/** Seconds to delete every key with one bare DELETE each, `concurrency` in flight. */
+export async function bareDeletes(
+  destination: Endpoint,
+  keys: string[],
+  concurrency: number,
+): Promise<number> {
+  settleDisk();
+  const started = performance.now();
+  await inParallel(keys, concurrency, async (key) => {
+    const deleted = await send(urlOf(destination.endpoint, destination.bucket, key), 'DELETE');
+    if (deleted.status !== 204 && deleted.status !== 200) throw failure(`DELETE ${key}`, deleted.status);
+  });
+  return (performance.now() - started) / 1000;
+}
