@@ -83,9 +83,9 @@ export function rowLines(row: GoalRow): string[] {
     const gap = row.figure - row.floor.figure;
     lines.push(
       `    BOUND: the goal is missed, and the floor measured in these rounds misses it too ` +
-        `(${figureText(row.floor.figure, row.unit)}, not ${sign} ${figureText(row.goal.value, row.unit)}): the goal sits below what ` +
-        `this work can reach on this machine; the figure is ${figureText(Math.abs(gap), row.unit)} ` +
-        `${gap >= 0 ? 'above' : 'below'} the bound`,
+        `(${figureText(row.floor.figure, row.unit)}, not ${sign} ${figureText(row.goal.value, row.unit)}): the goal ` +
+        `sits below the bound, which is printed instead; the figure is ${figureText(Math.abs(gap), row.unit)} ` +
+        `${gap >= 0 ? 'above' : 'below'} it`,
     );
   }
   for (const round of row.rounds) lines.push(`    ${round}`);
@@ -99,7 +99,10 @@ export function printTable(title: string, rows: GoalRow[]): void {
   console.log(
     '  verdicts: PASS = the median meets the goal; BOUND = it misses, and so does the floor measured in the same ' +
       'rounds (the cheapest way to do the same work here), printed as the bound; FAIL = it misses and the floor ' +
-      'meets it, or the goal is relative to the floor itself',
+      'meets it, or the goal is relative to the floor itself. The floors of times and CPU are the cheapest ' +
+      'clients measured here (bare loops at the concurrency Cumulo copies with, or rclone where it is cheaper). ' +
+      "The floors of memory are Node processes before the work (the worker's packages alone; the planner before it " +
+      'plans): bounds on any Node process doing it, not on rclone',
   );
   console.log(
     `  verdict counts: ${(['PASS', 'BOUND', 'FAIL'] as const)
