@@ -5,7 +5,8 @@
 //       worker plus its PostgreSQL ≤ 1.5 × rclone's; worker peak RSS ≤ 1.5 × rclone's
 //   (b) 2 × 1 GiB across endpoints: time ≤ 1.0 × rclone; throughput ≥ 0.85 × the bare loop's; worker peak RSS ≤
 //       0.75 × rclone's
-//   (c) 2 × 1 GiB within one endpoint: time ≤ 1.0 × rclone (both send one server-side copy per object)
+//   (c) 2 × 1 GiB within one endpoint: time ≤ 1.0 × rclone (both send one server-side copy per object, which a
+//       counting proxy checks in every round)
 //   (d) planning a 1 000 000-key source (a listing stub): peak RSS ≤ 100 MB
 //   idle worker: RSS ≤ 80 MB before its first copy (bench/worker-idle's measure)
 //   (b') not in the issue, only with --only p: (b) again with sources uploaded in 5 MiB parts, as most large
@@ -30,6 +31,7 @@ import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s
 import { bareCopies, bareCopiesInParts, bareServerSideCopies } from './bare-copy.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
+import { startCountingProxy } from '../shared/counting-proxy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 import { median, printTable, turnOrder, type GoalRow } from '../shared/goal-table.ts';
 import { IDLE_GOAL_MB, WORKER_PACKAGES, floorReadings, idleWorkerReadings } from '../worker-idle/measure.ts';
@@ -459,9 +461,25 @@ async function main() {
       const seed = await seedLarge(path.join(dataDir, 'seeds'), LARGE_SIZE);
       const source = await startS3rverProcess(seed.directory);
       const buckets = { cumulo: 'same-cumulo', rclone: 'same-rclone', floor: 'same-bare' };
+      // The tools reach the s3rver through a counting proxy, so that each round shows both sent one server-side
+      // copy per object and moved no bytes themselves (else the row would time another copy method).
+      const proxy = await startCountingProxy(source.endpoint);
+      const serverSide = async <T>(tool: string, copy: () => Promise<T>): Promise<T> => {
+        proxy.reset();
+        const result = await copy();
+        const counts = proxy.counts();
+        const moved = counts.GetObject + counts.PutObject + counts.UploadPart + counts.UploadPartCopy;
+        if (counts.CopyObject !== seed.objects || moved > 0)
+          throw new Error(
+            `${tool} (c) did not send one CopyObject per object: ${counts.CopyObject} CopyObject, ` +
+              `${counts.GetObject} GetObject, ${counts.PutObject} PutObject, ${counts.UploadPart} UploadPart, ` +
+              `${counts.UploadPartCopy} UploadPartCopy`,
+          );
+        return result;
+      };
       try {
         await createBuckets(source.endpoint, Object.values(buckets));
-        const sourceId = await cumulo.connectS3rver('same-endpoint source', source.endpoint);
+        const sourceId = await cumulo.connectS3rver('same-endpoint source', proxy.endpoint);
         // Whichever tool copies second pays for the first one's gigabytes still being written back (measured:
         // 1.8× longer): every run starts from a settled disk, and the tools take turns going first.
         const runs = await copyRounds(
@@ -470,32 +488,39 @@ async function main() {
           { objects: seed.objects, bytes: seed.bytes },
           {
             cumulo: () =>
-              cumulo.copy(
-                {
-                  sourceCloudAccountId: sourceId,
-                  sourceBucket: LARGE_BUCKET,
-                  destinationCloudAccountId: sourceId,
-                  destinationBucket: buckets.cumulo,
-                },
-                LARGE_SETTINGS,
-                [source],
+              serverSide('Cumulo', () =>
+                cumulo.copy(
+                  {
+                    sourceCloudAccountId: sourceId,
+                    sourceBucket: LARGE_BUCKET,
+                    destinationCloudAccountId: sourceId,
+                    destinationBucket: buckets.cumulo,
+                  },
+                  LARGE_SETTINGS,
+                  [source],
+                ),
               ),
             peer: () =>
-              rcloneCopy(
-                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-                { endpoint: source.endpoint, bucket: buckets.rclone },
-                { sameRemote: true },
+              serverSide('rclone', () =>
+                rcloneCopy(
+                  { endpoint: proxy.endpoint, bucket: LARGE_BUCKET },
+                  { endpoint: proxy.endpoint, bucket: buckets.rclone },
+                  { sameRemote: true },
+                ),
               ),
             floor: () =>
-              bareServerSideCopies(
-                { endpoint: source.endpoint, bucket: LARGE_BUCKET },
-                { endpoint: source.endpoint, bucket: buckets.floor },
-                largeKeys(),
+              serverSide('the bare loop', () =>
+                bareServerSideCopies(
+                  { endpoint: proxy.endpoint, bucket: LARGE_BUCKET },
+                  { endpoint: proxy.endpoint, bucket: buckets.floor },
+                  largeKeys(),
+                ),
               ),
           },
         );
         rows.push(timeRow(name, runs, 'a bare CopyObject per object, both at once'));
       } finally {
+        await proxy.close();
         await source.stop();
         // The same-endpoint copies were written into the cached seed: take them out again.
         for (const bucket of Object.values(buckets))
