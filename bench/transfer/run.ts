@@ -530,8 +530,9 @@ async function main() {
 
     if (only.has('d')) {
       const answers = [];
+      const bundle = await planBundle();
       for (let round = 0; round < rounds; round++) {
-        const answer = await planChild(cumulo, PLAN_KEYS);
+        const answer = await planChild(bundle, cumulo, PLAN_KEYS);
         if (answer.planned !== PLAN_KEYS)
           throw new Error(`(d) planned ${answer.planned} items of ${PLAN_KEYS} keys`);
         answers.push(answer);
@@ -565,21 +566,26 @@ async function main() {
   );
 }
 
+/** The planning child, built once for every round. */
+async function planBundle(): Promise<string> {
+  const outdir = path.join(dataDir, 'plan-bundle');
+  await bundleServer({ entryPoints: [path.join(repoRoot, 'bench/transfer/plan-million.ts')], outdir });
+  return path.join(outdir, 'plan-million.js');
+}
+
 /**
  * Plans in its own process, built and started the way the server is deployed (scripts/build-server.mjs: plain
  * JavaScript run by Node with `serverNodeFlags`, no TypeScript compiler loaded), so its peak RSS is what a worker
  * planning the batch would hold.
  */
-async function planChild(cumulo: CumuloBench, keys: number) {
+async function planChild(bundle: string, cumulo: CumuloBench, keys: number) {
   const { spawn } = await import('node:child_process');
-  const outdir = path.join(dataDir, 'plan-bundle');
-  await bundleServer({ entryPoints: [path.join(repoRoot, 'bench/transfer/plan-million.ts')], outdir });
   const child = spawn(
     process.execPath,
     [
       ...serverNodeFlags,
       ...(options.heap ? [`--max-old-space-size=${options.heap}`] : []),
-      path.join(outdir, 'plan-million.js'),
+      bundle,
       cumulo.databaseUrl,
       cumulo.principal.organizationId,
       String(keys),
