@@ -34,16 +34,22 @@ export function sendableStream(
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
   let received = 0;
   let ended = false;
+  // The latest chunk is held back until the next one (or the end) shows the body does not run past its length:
+  // the store must never see the announced length complete from a body that then turns out longer.
+  let held: Buffer | null = null;
   const counted = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       received += chunk.length;
-      if (received > body.length) callback(new PartLengthError(body.length, received));
-      else callback(null, chunk);
+      if (received > body.length) return callback(new PartLengthError(body.length, received));
+      const previous = held;
+      held = chunk;
+      callback(null, previous ?? undefined);
     },
     flush(callback) {
       outer?.removeEventListener('abort', onOuterAbort);
       ended = true;
-      callback(received === body.length ? null : new PartLengthError(body.length, received));
+      if (received !== body.length) return callback(new PartLengthError(body.length, received));
+      callback(null, held ?? undefined);
     },
   });
   counted.on('error', fail);
