@@ -66,7 +66,10 @@ export function azureParts({ service, sas, rethrow, encodeMetadata }: AzureParts
             transactionalContentMD5: Buffer.from(options.md5 ?? md5Hex(body), 'hex'),
             abortSignal: options.signal,
           });
-          return { etag: null, md5: answer.contentMD5 ? Buffer.from(answer.contentMD5).toString('hex') : null };
+          return {
+            etag: null,
+            md5: answer.contentMD5 ? Buffer.from(answer.contentMD5).toString('hex') : null,
+          };
         });
       }
       const sendable = sendableStream(body, options.signal);

@@ -125,7 +125,8 @@ const md5Hex = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 function partAnswerOf(etag: string | undefined, headers: Record<string, string | undefined>): PartAnswer {
   const tag = stripQuotes(etag);
   const encryption = headers['x-amz-server-side-encryption'] ?? '';
-  const keyed = encryption.startsWith('aws:kms') || headers['x-amz-server-side-encryption-customer-algorithm'];
+  const keyed =
+    encryption.startsWith('aws:kms') || headers['x-amz-server-side-encryption-customer-algorithm'];
   return { etag: tag, md5: tag && !keyed && /^[0-9a-f]{32}$/i.test(tag) ? tag.toLowerCase() : null };
 }
 
@@ -189,7 +190,11 @@ async function uploadStreamedPart(
     }
     if (sendable.consumed()) {
       // The store sent the request elsewhere (another region, a skewed clock) after the body had gone.
-      throw new StorageError('Network', 'The store did not take the streamed part; it is sent again', provider);
+      throw new StorageError(
+        'Network',
+        'The store did not take the streamed part; it is sent again',
+        provider,
+      );
     }
     const bytes = await bufferSmall(sendable.stream);
     return await sdkUploadPart(client, upload, partNumber, bytes, md5Base64(bytes), sendable.signal);

@@ -255,13 +255,14 @@ async function copyMirrored(
       md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
       parts: ranges.length,
     };
+    // A source replaced meanwhile explains any mismatch: it is told as such, before the bytes are judged.
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
     if (!matchesPartsMd5(source.info, digest)) {
       if (await sourcePartsAre(task, session.partSize)) throw new CopyError(CHECKSUM_MISMATCH, true);
       await discardUpload(task, parts, upload);
       return null;
     }
-    const now = await statSource(task);
-    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
     const { md5, sha256 } = source.expected;
     const completed = await settings.gate.call(
       () =>
@@ -390,7 +391,12 @@ async function streamPart(
     }, signal);
     if (sent.md5 === null) return null;
     if (sent.md5 === sent.read) {
-      const part: FinishedPart = { partNumber: range.partNumber, size: sent.size, etag: sent.etag, md5: sent.read };
+      const part: FinishedPart = {
+        partNumber: range.partNumber,
+        size: sent.size,
+        etag: sent.etag,
+        md5: sent.read,
+      };
       await task.ledger.recordPart(task.item.id, part);
       session.finished.set(range.partNumber, part);
       task.onBytes(sent.size);
