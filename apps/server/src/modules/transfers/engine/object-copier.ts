@@ -9,7 +9,7 @@ import type { ThrottleGates } from './throttle.ts';
 
 /** What every copy of a worker process shares; services.ts builds them once per process. */
 export interface CopierPools {
-  /** The copy buffers every object in flight shares (TRANSFER_MEMORY_MB). */
+  /** The copy buffers and part streams every object in flight shares (TRANSFER_MEMORY_MB). */
   memory: MemoryBudget;
   /** The backoff of each destination, shared by every copy to it. */
   gates: ThrottleGates;
@@ -76,6 +76,8 @@ const COPY_METHODS: readonly CopyMethodRow[] = [
     when: ({ item }, settings) => item.size <= settings.singleMax,
     copy: copySingle,
   },
+  // Streamed part by part (no part buffers) when copied in the source's own parts to a store that answers part
+  // MD5s (S3); buffered, with the whole object hashed in order, otherwise (methods/parallel-parts.ts).
   { method: 'parallel parts', when: takesParts, copy: copyInParts },
   { method: 'streamed', when: () => true, copy: copyStream },
 ];

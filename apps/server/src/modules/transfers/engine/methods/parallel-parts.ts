@@ -38,8 +38,9 @@ import {
 
 /**
  * Parallel parts: ranged reads of the source → UploadPart (S3) or Put Block (Azure), several parts in flight, each
- * recorded in the ledger so that a successor resumes the same upload. Also here: the upload session and its
- * ledger, which the server-side copy in parts (`server-copy.ts`) shares.
+ * recorded in the ledger so that a successor resumes the same upload. In the source's own parts to S3, each part
+ * streams from its GET into its UploadPart (`sendParts`); otherwise each is read into a leased buffer. Also here:
+ * the upload session and its ledger, which the server-side copy in parts (`server-copy.ts`) shares.
  */
 
 export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
@@ -224,10 +225,11 @@ export function partsFit(limits: PartsCapability['limits'], partSize: number, to
 }
 
 /**
- * A parts copy in the source's own part layout: each part is read, sent with its Content-MD5 and recorded, and
- * the MD5 of the part MD5s must be the source's parts ETag before the upload is completed. No part waits for an
- * earlier one (nothing is hashed in object order), so each buffer is reused as soon as its part is in; a resumed
- * copy reads none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
+ * A parts copy in the source's own part layout: each part is sent and recorded with its MD5 (`sendParts`:
+ * streamed and checked against the MD5 the store answers, or buffered with Content-MD5), and the MD5 of the part
+ * MD5s must be the source's parts ETag before the upload is completed, and the completed object's ETag where the
+ * store tells one. No part waits for an earlier one (nothing is hashed in object order); a resumed copy reads
+ * none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
  * is looked up part by part: when it is the uniform one, the bytes were wrong (CHECKSUM_MISMATCH, the upload is
  * discarded); when it is not, nothing was wrong but the assumption, and null sends the caller to a copy at its
  * own part size.
