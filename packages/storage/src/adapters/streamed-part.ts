@@ -53,11 +53,14 @@ export function sendableStream(
     },
   });
   counted.on('error', fail);
-  body.stream.on('error', (error) => {
+  const failBody = (error: unknown) => {
     fail(error);
-    counted.destroy(error);
-  });
-  body.stream.pipe(counted);
+    counted.destroy(error instanceof Error ? error : new Error(String(error)));
+  };
+  body.stream.on('error', failBody);
+  // A body that failed before it was handed over emits no error any more, and would never end.
+  if (body.stream.errored) failBody(body.stream.errored);
+  else body.stream.pipe(counted);
   return {
     stream: counted,
     signal: controller.signal,

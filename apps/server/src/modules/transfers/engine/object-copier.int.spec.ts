@@ -21,6 +21,7 @@ import {
   type FinishedPart,
   type PartLedger,
 } from './copy-task.ts';
+import { sameContent } from './keys.ts';
 import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
 import { ObjectCopier, type CopierPools, type CopyOptions } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
@@ -367,6 +368,64 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       for (const copied of await Promise.all(copies)) expect(copied.md5).toBe(md5(large));
       expect((await readAll(storeB, bucket, 'single/two')).equals(large)).toBe(true);
       expect(onePart.held).toBe(0);
+    });
+
+    it("streams every part with streamParts 'always': no part buffer, each part checked by the MD5 S3 answers", async () => {
+      const budget = new MemoryBudget(DEFAULT_TRANSFER_MEMORY);
+      const units: number[] = [];
+      const lease = budget.lease.bind(budget);
+      budget.lease = (unit, wanted, signal) => {
+        units.push(unit);
+        return lease(unit, wanted, signal);
+      };
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'always/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB());
+
+      const result = await copyObject(task, {
+        partSize,
+        partConcurrency: 3,
+        memory: budget,
+        streamParts: 'always',
+      });
+
+      // The source's MD5 is recorded, but nothing hashed the object whole to check it: the parts were checked.
+      expect(result).toEqual({ method: 'parts', md5: md5(large), sha256: null, verifiedBy: 'part-md5s' });
+      expect(units.every((unit) => unit < partSize)).toBe(true);
+      expect((await readAll(storeB, bucket, 'always/video.mp4')).equals(large)).toBe(true);
+      const copied = await storeB.stat(bucket, 'always/video.mp4');
+      expect(copied?.metadata).toEqual({
+        camera: 'north',
+        'cumulo-md5': md5(large),
+        'cumulo-source-etag': item.sourceEtag,
+      });
+      // A later sync finds it up to date.
+      const source = await storeA.stat(bucket, 'large/video.mp4');
+      expect(source && copied && sameContent(source, copied, false)).toBe(true);
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it("records the source version of a source without MD5 streamed with streamParts 'always', which a sync compares", async () => {
+      const withoutMd5 = wrapStore(storeA, {
+        stat: async (name, key) => {
+          const info = await storeA.stat(name, key);
+          return info && { ...info, md5: null };
+        },
+      });
+      const item = {
+        ...(await plannedItem(storeA, bucket, 'large/video.mp4', 'always/no-md5.mp4')),
+        sourceMd5: null,
+      };
+      const task = taskOf(item, endpointA(withoutMd5), endpointB());
+
+      const result = await copyObject(task, { partSize, streamParts: 'always' });
+
+      expect(result).toEqual({ method: 'parts', md5: null, sha256: null, verifiedBy: 'part-md5s' });
+      const copied = await storeB.stat(bucket, 'always/no-md5.mp4');
+      expect(copied?.metadata).toEqual({ camera: 'north', 'cumulo-source-etag': item.sourceEtag });
+      const source = await withoutMd5.stat(bucket, 'large/video.mp4');
+      expect(source && copied && sameContent(source, copied, false)).toBe(true);
+      expect((await readAll(storeB, bucket, 'always/no-md5.mp4')).equals(large)).toBe(true);
     });
 
     it('copies 40 MiB S3 → Azure in parts with the source MD5 kept, and Content-MD5 set at commit', async () => {

@@ -25,6 +25,13 @@ export interface CopyOptions {
   singleMax?: number;
   /** At or below this size a server-side copy is one call (S3 CopyObject stops at 5 GiB); above, part copies. */
   serverCopyMax?: number;
+  /**
+   * Which parts copies to a store that answers part MD5s (S3) stream their parts instead of buffering them.
+   * 'mirrored' (default): only copies in the source's own parts, which are still checked against the source's
+   * parts ETag. 'always': also copies at Cumulo's own part size, which then hash nothing whole: each part is
+   * checked against what the store received, not against the source's MD5 (`verifiedBy: 'part-md5s'`).
+   */
+  streamParts?: 'mirrored' | 'always';
 }
 
 export const DEFAULT_PART_CONCURRENCY = 4;
@@ -141,6 +148,7 @@ export class ObjectCopier {
       serverCopyMax: options.serverCopyMax ?? PART_LIMITS.s3.maxPart,
       gate: this.#pools.gates.gateFor(destination.endpointKey, destination.bucket),
       memory: this.#pools.memory,
+      streamParts: options.streamParts ?? 'mirrored',
     };
   }
 }

@@ -118,7 +118,8 @@ export async function streamSource(
       callback();
     },
   });
-  // A failed source read ends the part's stream with its error (and the read is let go when the part fails).
+  // A failed source read ends the part's stream with its error (and the read is let go when the part fails); the
+  // part's upload reports it (the adapter also finds an error that came before it took the stream).
   pipeline(answer, hashing).catch(() => undefined);
   return {
     stream: hashing,

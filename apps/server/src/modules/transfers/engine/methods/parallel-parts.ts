@@ -110,6 +110,14 @@ async function copyInPartsTo(
     // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
     return mirrored ?? copyInPartsTo(task, parts, settings, { mirror: false });
   }
+  if (settings.streamParts === 'always' && parts.answersPartMd5) {
+    return copyStreamed(task, parts, settings, session, ranges, {
+      info,
+      expected,
+      metadata: startMetadata,
+      tags,
+    });
+  }
   // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
   // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
   const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
@@ -282,6 +290,61 @@ async function copyMirrored(
     await checkAssembled(task, completed.etag, digest);
     await statDestination(task);
     return { method: 'parts', md5, sha256, verifiedBy: 'parts-md5' };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  }
+}
+
+/**
+ * A parts copy at Cumulo's own part size with every part streamed (`streamParts: 'always'`): one MD5 pass per
+ * part, checked against the store's answer, and the assembled object's ETag against those MD5s; the source's
+ * ETag must not have moved. Nothing is hashed whole, so the bytes read are compared with no checksum of the
+ * source: the source's MD5, when known, is recorded (cumulo-md5, set at start) but was not checked. A later sync
+ * knows the copy by it, or by the source version (`cumulo-source-etag`) when the source had none. A resumed copy
+ * reads none of its finished parts again.
+ */
+async function copyStreamed(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: {
+    info: ObjectInfo;
+    expected: SourceChecksums;
+    metadata: Record<string, string>;
+    tags: Record<string, string> | undefined;
+  },
+): Promise<CopyResult> {
+  const { upload, finished } = session;
+  const md5s = new Map<number, string>();
+  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
+  try {
+    await sendParts(task, parts, settings, session, ranges, md5s);
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    const digest = {
+      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
+      parts: ranges.length,
+    };
+    const { md5, sha256 } = source.expected;
+    const completed = await settings.gate.call(
+      () =>
+        writeWithTags(source.tags, (tags) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...contentOf(source.info),
+            metadata: source.metadata,
+            ...(md5 ? { md5 } : {}),
+            tags,
+          }),
+        ),
+      task.signal,
+    );
+    await forget(task);
+    await checkAssembled(task, completed.etag, digest);
+    await statDestination(task);
+    return { method: 'parts', md5, sha256, verifiedBy: 'part-md5s' };
   } catch (error) {
     if (spoilsUpload(error)) await discardUpload(task, parts, upload);
     throw error;
