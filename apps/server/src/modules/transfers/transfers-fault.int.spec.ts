@@ -113,6 +113,16 @@ interface Destination {
  * one are recorded, and checks that a new worker finishes the same upload. Answers the big object's bytes.
  */
 async function killMidObject(destination: Destination): Promise<{ big: Buffer }> {
+  // The worker an earlier test left running would claim this test's objects too.
+  await Promise.all(
+    workers
+      .filter((worker) => worker.exitCode === null && worker.signalCode === null)
+      .map(async (worker) => {
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
+        worker.kill('SIGKILL');
+        await exited;
+      }),
+  );
   const owner = await signedInMember(server, `fault-${destination.name}`);
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
