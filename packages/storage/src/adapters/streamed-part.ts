@@ -22,7 +22,7 @@ export class PartLengthError extends Error {
 export function sendableStream(
   body: StreamedPartBody,
   outer?: AbortSignal,
-): { stream: Readable; signal: AbortSignal; failure: () => unknown; consumed: () => boolean } {
+): { stream: Readable; signal: AbortSignal; failure: () => unknown } {
   const controller = new AbortController();
   let failed: unknown;
   const fail = (error: unknown) => {
@@ -33,7 +33,6 @@ export function sendableStream(
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
   let received = 0;
-  let ended = false;
   // The latest chunk is held back until the next one (or the end) shows the body does not run past its length:
   // the store must never see the announced length complete from a body that then turns out longer.
   let held: Buffer | null = null;
@@ -47,7 +46,6 @@ export function sendableStream(
     },
     flush(callback) {
       outer?.removeEventListener('abort', onOuterAbort);
-      ended = true;
       if (received !== body.length) return callback(new PartLengthError(body.length, received));
       callback(null, held ?? undefined);
     },
@@ -65,7 +63,6 @@ export function sendableStream(
     stream: counted,
     signal: controller.signal,
     failure: () => failed,
-    consumed: () => received > 0 || ended,
   };
 }
 

@@ -257,6 +257,11 @@ export class S3ObjectRequests {
     };
   }
 
+  /** Whether calls on this bucket go as direct requests (else the SDK sends them). */
+  async sendsDirect(bucket: string): Promise<boolean> {
+    return (await this.#target(bucket)) !== null;
+  }
+
   /**
    * GetObject, whole or `bytes=start-end`. Answers the headers and body stream of a 200/206, throws an SDK-shaped
    * error for an error answer, or answers null when the SDK must send this call.

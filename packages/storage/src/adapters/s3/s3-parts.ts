@@ -173,7 +173,11 @@ async function uploadStreamedPart(
 ): Promise<PartAnswer> {
   const sendable = sendableStream(body, outer);
   try {
-    const direct = await requests?.put(
+    if (!requests || !(await requests.sendsDirect(upload.bucket))) {
+      const bytes = await bufferSmall(sendable.stream);
+      return await sdkUploadPart(client, upload, partNumber, bytes, md5Base64(bytes), sendable.signal);
+    }
+    const direct = await requests.put(
       upload.bucket,
       upload.key,
       { stream: sendable.stream, length: body.length },
@@ -188,16 +192,9 @@ async function uploadStreamedPart(
       direct.body.resume();
       return partAnswerOf(direct.headers.etag, direct.headers);
     }
-    if (sendable.consumed()) {
-      // The store sent the request elsewhere (another region, a skewed clock) after the body had gone.
-      throw new StorageError(
-        'Network',
-        'The store did not take the streamed part; it is sent again',
-        provider,
-      );
-    }
-    const bytes = await bufferSmall(sendable.stream);
-    return await sdkUploadPart(client, upload, partNumber, bytes, md5Base64(bytes), sendable.signal);
+    // The store sent the request elsewhere (another region, a skewed clock) after the body had gone: the caller
+    // sends the part again from a fresh read, and the SDK then takes it.
+    throw new StorageError('Network', 'The store did not take the streamed part; it is sent again', provider);
   } catch (error) {
     const failure = sendable.failure();
     if (failure !== undefined) throw failure;
