@@ -106,6 +106,11 @@ export const configSchema = z.object({
   TRANSFER_OBJECT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Transfer engine: MiB of copy buffers one worker process holds at most, whatever the objects in flight. */
   TRANSFER_MEMORY_MB: z.coerce.number().int().min(8).max(65536).default(DEFAULT_TRANSFER_MEMORY_MB),
+  /**
+   * Transfer engine: which parts copies to S3 stream their parts instead of buffering them (transfers README
+   * "A source uploaded in parts"): `mirrored` (copies in the source's own parts) or `always`.
+   */
+  TRANSFER_STREAM_PARTS: z.enum(['mirrored', 'always']).default('mirrored'),
   /** Days a finished transfer's done, skipped and canceled items are kept; failed items and totals stay for good. */
   TRANSFER_ITEMS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Billing reports: files of one period read at once in worker threads (at most the cores; ~70 MB each). */

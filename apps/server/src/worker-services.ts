@@ -176,6 +176,7 @@ export function buildWorkerServices(deps: ServiceDeps) {
   const transferCopier = new ObjectCopier({
     memory: new MemoryBudget(config.TRANSFER_MEMORY_MB * 1024 * 1024),
     gates: new ThrottleGates(),
+    streamParts: config.TRANSFER_STREAM_PARTS,
   });
   const syncCyclesRepo = new SyncCyclesRepo(db.orm, db.locks);
   syncCyclesRepo.onFinished = (status) => metrics.syncCycleEnded(status);

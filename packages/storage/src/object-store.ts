@@ -239,6 +239,23 @@ export interface PartsStartOptions {
   tags?: Record<string, string>;
 }
 
+/** A part read from a stream, of exactly `length` bytes (sent as Content-Length). */
+export interface StreamedPartBody {
+  stream: Readable;
+  length: number;
+}
+
+export type PartBody = Buffer | StreamedPartBody;
+
+export interface PartAnswer {
+  etag: string | null;
+  /**
+   * Hex MD5 of the part as the store computed it from the bytes it received, when its answer tells it (S3: the
+   * part ETag, except under SSE-KMS or SSE-C, where it is no MD5); null otherwise.
+   */
+  md5: string | null;
+}
+
 export interface PartsCompleteOptions {
   contentType?: string;
   contentHeaders?: ContentHeaders;
@@ -301,13 +318,23 @@ export interface ObjectStoreCapabilities {
     /** Provider limits: part sizes (bytes) and the largest part count. */
     readonly limits: { minPart: number; maxPart: number; maxParts: number };
     start(bucket: string, key: string, options: PartsStartOptions): Promise<string>;
-    /** Sends one part (1-based). `md5` (hex) is sent as Content-MD5 so the store checks the bytes on arrival. */
+    /**
+     * Sends one part (1-based). A Buffer body goes with its `md5` (hex) as Content-MD5, so the store checks the
+     * bytes on arrival. A streamed body goes with its Content-Length and no Content-MD5 (it is not known before the
+     * last byte): a body that ends short or runs long fails the call and leaves no part; its bytes are checked by
+     * comparing the caller's own MD5 of them with the answer's `md5`.
+     */
     uploadPart(
       upload: PartsUploadRef,
       partNumber: number,
-      body: Buffer,
-      options: { md5: string; signal?: AbortSignal },
-    ): Promise<{ etag: string | null }>;
+      body: PartBody,
+      options?: { md5?: string; signal?: AbortSignal },
+    ): Promise<PartAnswer>;
+    /**
+     * The store answers each part with the MD5 of the bytes it received (S3's part ETag), so a streamed part can
+     * be checked without Content-MD5: the transfer engine streams parts only to stores that declare this.
+     */
+    readonly answersPartMd5?: true;
     /**
      * Server-side: one part copied from a byte range (inclusive) of an object of the same store (S3
      * UploadPartCopy, Azure Put Block From URL); no bytes pass through Cumulo. Absent where the store cannot.

@@ -18,9 +18,9 @@
  * 1.13–1.30 before, so it is left as s3rver has it.)
  */
 
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -145,8 +145,8 @@ function callOf(ctx: KoaContext): { call: Call; bucket: string; key?: string } |
   if (ctx.method === 'POST') return { call: 'completeUpload', bucket, key };
   if (ctx.method === 'PUT' && 'x-amz-copy-source' in ctx.headers)
     return { call: 'uploadPartCopy', bucket, key };
-  // Without Content-MD5 s3rver's own UploadPart is what S3 does too (store what arrives).
-  if (ctx.method === 'PUT' && 'content-md5' in ctx.headers) return { call: 'uploadPart', bucket, key };
+  // With Content-MD5 or without (a streamed part): s3rver's own UploadPart answers before the part is written.
+  if (ctx.method === 'PUT') return { call: 'uploadPart', bucket, key };
   return undefined;
 }
 
@@ -328,26 +328,28 @@ async function putPart(
   content: Readable,
   /** The content's MD5 when the caller already computed it. */
   knownMd5?: string,
+  /** A check the content passes through on its way to the file (its error keeps the part from being stored). */
+  through?: Transform,
 ): Promise<{ md5: string }> {
   const partPath = join(store.getResourcePath(bucket, undefined, 'uploads'), uploadId, String(partNumber));
   await mkdir(join(partPath, '..'), { recursive: true });
-  let md5 = knownMd5;
-  if (md5 === undefined) {
-    const hash = createHash('md5');
-    await pipeline(
-      content,
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          hash.update(chunk);
-          callback(null, chunk);
-        },
-      }),
-      createWriteStream(partPath),
-    );
-    md5 = hash.digest('hex');
-  } else {
-    await pipeline(content, createWriteStream(partPath));
+  // Written aside and renamed once whole: a part cut short never replaces, nor stands in for, a stored one.
+  const partial = `${partPath}.${randomUUID()}.partial`;
+  const hash = knownMd5 === undefined ? createHash('md5') : null;
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash?.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline([content, ...(through ? [through] : []), hashing, createWriteStream(partial)]);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
   }
+  const md5 = knownMd5 ?? (hash as Hash).digest('hex');
+  await rename(partial, partPath);
   await writeFile(`${partPath}.md5`, md5);
   return { md5 };
 }
@@ -359,6 +361,7 @@ async function putPart(
 async function uploadPart(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
   const uploadId = first(ctx.query.uploadId) ?? '';
   const partNumber = partNumberOf(ctx);
+  if (!('content-md5' in ctx.headers)) return uploadStreamedPart(ctx, store, bucket, key);
   contentMd5Of(ctx);
   await requireUpload(store, bucket, key, uploadId);
   const checked = await checkedBody(ctx);
@@ -370,6 +373,41 @@ async function uploadPart(ctx: KoaContext, store: Store, bucket: string, key: st
     Readable.from(checked.chunks),
     checked.md5,
   );
+  ctx.etag = md5;
+  ctx.body = '';
+}
+
+/**
+ * UploadPart without Content-MD5 (a streamed part): stored as it arrives, and only once its Content-Length has
+ * arrived whole, as S3 does (a body cut short, its connection dropped, leaves no part and keeps any earlier part
+ * of that number). Answers the part's MD5 as its ETag.
+ */
+async function uploadStreamedPart(ctx: KoaContext, store: Store, bucket: string, key: string): Promise<void> {
+  const uploadId = first(ctx.query.uploadId) ?? '';
+  const partNumber = partNumberOf(ctx);
+  await requireUpload(store, bucket, key, uploadId);
+  const announced = Number(first(ctx.headers['content-length']) ?? NaN);
+  if (!Number.isSafeInteger(announced) || announced < 0) {
+    throw new S3Error('MissingContentLength', 'You must provide the Content-Length HTTP header.');
+  }
+  let received = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      callback(null, chunk);
+    },
+    flush(callback) {
+      callback(
+        received === announced
+          ? null
+          : new S3Error(
+              'IncompleteBody',
+              'You did not provide the number of bytes specified by the Content-Length HTTP header',
+            ),
+      );
+    },
+  });
+  const { md5 } = await putPart(store, bucket, uploadId, partNumber, ctx.req, undefined, counted);
   ctx.etag = md5;
   ctx.body = '';
 }

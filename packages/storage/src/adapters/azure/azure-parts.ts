@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { BlobServiceClient, BlockBlobClient } from '@azure/storage-blob';
+import { isStreamedBody, sendableStream } from '../streamed-part.ts';
 import type { ObjectStoreCapabilities } from '../../object-store.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import { blobHeadersOf } from './azure-content-headers.ts';
@@ -24,6 +26,8 @@ export interface AzurePartsDeps {
   /** Azure metadata names must be C# identifiers: the store's own encoding (see encodeMetadataName). */
   encodeMetadata: (metadata: Record<string, string> | undefined) => Record<string, string> | undefined;
 }
+
+const md5Hex = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 
 const stripQuotes = (etag: string | undefined): string | null => (etag ? etag.replace(/^"|"$/g, '') : null);
 
@@ -51,16 +55,37 @@ export function azureParts({ service, sas, rethrow, encodeMetadata }: AzureParts
     // Nothing to open on Azure: the prefix names the upload, and metadata waits for complete().
     start: async () => newUploadPrefix(),
 
-    uploadPart: (upload, partNumber, body, options) =>
-      guarded(async () => {
-        await blob(upload.bucket, upload.key).stageBlock(
-          blockIdOf(prefixOfUpload(upload), partNumber),
-          body,
+    // A Buffer part goes with its Content-MD5, which Azure checks. A streamed one goes with its length only: Put
+    // Block then answers a CRC64 rather than an MD5 (the MD5 only echoes one that was sent), so nothing in the
+    // answer checks it, and the engine sends Azure buffered parts (no `answersPartMd5`).
+    uploadPart: (upload, partNumber, body, options = {}) => {
+      const blockId = blockIdOf(prefixOfUpload(upload), partNumber);
+      if (!isStreamedBody(body)) {
+        return guarded(async () => {
+          const answer = await blob(upload.bucket, upload.key).stageBlock(blockId, body, body.length, {
+            transactionalContentMD5: Buffer.from(options.md5 ?? md5Hex(body), 'hex'),
+            abortSignal: options.signal,
+          });
+          return {
+            etag: null,
+            md5: answer.contentMD5 ? Buffer.from(answer.contentMD5).toString('hex') : null,
+          };
+        });
+      }
+      const sendable = sendableStream(body, options.signal);
+      return guarded(async () => {
+        const answer = await blob(upload.bucket, upload.key).stageBlock(
+          blockId,
+          () => sendable.stream,
           body.length,
-          { transactionalContentMD5: Buffer.from(options.md5, 'hex'), abortSignal: options.signal },
+          { abortSignal: sendable.signal },
         );
-        return { etag: null };
-      }),
+        return { etag: null, md5: answer.contentMD5 ? Buffer.from(answer.contentMD5).toString('hex') : null };
+      }).catch((error: unknown) => {
+        // The body's own failure (a short source read), not the abort it caused.
+        throw sendable.failure() ?? error;
+      });
+    },
 
     // Put Block From URL reads the range through a short read SAS of the source (same account), so the bytes
     // move inside Azure.

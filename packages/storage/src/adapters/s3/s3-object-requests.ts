@@ -257,6 +257,11 @@ export class S3ObjectRequests {
     };
   }
 
+  /** Whether calls on this bucket go as direct requests (else the SDK sends them). */
+  async sendsDirect(bucket: string): Promise<boolean> {
+    return (await this.#target(bucket)) !== null;
+  }
+
   /**
    * GetObject, whole or `bytes=start-end`. Answers the headers and body stream of a 200/206, throws an SDK-shaped
    * error for an error answer, or answers null when the SDK must send this call.
@@ -276,12 +281,14 @@ export class S3ObjectRequests {
 
   /**
    * PutObject or UploadPart (`query` = partNumber and uploadId) of a body held in memory, so a retry can send it
-   * again. `payloadHash` is the body's SHA-256 or UNSIGNED_PAYLOAD when a signed Content-MD5 binds it.
+   * again, or of a stream of `length` bytes, sent once (a failed attempt is the caller's to repeat with a fresh
+   * stream). `payloadHash` is the body's SHA-256 or UNSIGNED_PAYLOAD when a signed Content-MD5 binds it, or when
+   * the caller checks the answered ETag against its own MD5 of the streamed bytes.
    */
   async put(
     bucket: string,
     key: string,
-    body: Buffer,
+    body: Buffer | { stream: Readable; length: number },
     options: {
       headers: Record<string, string>;
       payloadHash: string;
@@ -289,13 +296,15 @@ export class S3ObjectRequests {
       signal?: AbortSignal;
     },
   ): Promise<ObjectAnswer | null> {
+    const streamed = !Buffer.isBuffer(body);
     return this.#send(bucket, key, {
       method: 'PUT',
       headers: { ...options.headers, 'content-length': String(body.length) },
       payloadHash: options.payloadHash,
-      body,
+      body: streamed ? body.stream : body,
       query: options.query,
       signal: options.signal,
+      once: streamed,
     });
   }
 
@@ -306,16 +315,18 @@ export class S3ObjectRequests {
       method: string;
       headers: Record<string, string>;
       payloadHash: string;
-      body?: Buffer;
+      body?: Buffer | Readable;
       query?: Record<string, string>;
       signal?: AbortSignal;
+      /** A streamed body cannot be sent twice. */
+      once?: boolean;
     },
   ): Promise<ObjectAnswer | null> {
     const target = await this.#target(bucket);
     if (!target) return null;
     const transport = this.client.config.requestHandler as unknown as Transport;
     const host = target.port === undefined ? target.hostname : `${target.hostname}:${target.port}`;
-    const maxAttempts = Math.max(1, this.retry.maxAttempts);
+    const maxAttempts = call.once ? 1 : Math.max(1, this.retry.maxAttempts);
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw abortErrorOf(call.signal);
       // Signed afresh for every attempt: a retry after a long backoff must not carry a stale date.

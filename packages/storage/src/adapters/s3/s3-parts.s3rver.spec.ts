@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3RVER_KEY, startS3rver, type S3rverServer } from '../../testing/servers.ts';
@@ -100,6 +101,25 @@ describe('S3 parts with the SDK default checksums (as on real AWS), against s3rv
       .update(Buffer.concat([first, second].map((part) => Buffer.from(md5(part), 'hex'))))
       .digest('hex');
     expect({ etag: info?.etag, md5: info?.md5 }).toEqual({ etag: `${composite}-2`, md5: null });
+    client.destroy();
+  });
+
+  it('sends a streamed part through the SDK, where no direct request is made, gathered and with Content-MD5', async () => {
+    const { client, sent } = awsLikeClient(true);
+    // No direct requests: the SDK sends every call, as for a bucket whose URL could not be resolved.
+    const parts = s3Parts(client, 'aws');
+    const key = 'streamed-sdk.bin';
+    const upload = { bucket, key, uploadId: await parts.start(bucket, key, {}) };
+    const body = randomBytes(300_000);
+    const answer = await parts.uploadPart(upload, 1, {
+      stream: Readable.from([body.subarray(0, 100_000), body.subarray(100_000)]),
+      length: body.length,
+    });
+    expect(answer).toEqual({ etag: md5(body), md5: md5(body) });
+    const names = Object.keys(sent[0] ?? {}).map((name) => name.toLowerCase());
+    expect(names).toContain('content-md5');
+    expect(names.filter((name) => /^x-amz-(sdk-)?checksum-/.test(name))).toEqual([]);
+    await parts.abort(upload);
     client.destroy();
   });
 

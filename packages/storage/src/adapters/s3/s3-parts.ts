@@ -6,7 +6,16 @@ import {
   UploadPartCopyCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { ObjectStoreCapabilities } from '../../object-store.ts';
+import { createHash } from 'node:crypto';
+import {
+  StorageError,
+  type ObjectStoreCapabilities,
+  type PartAnswer,
+  type PartsUploadRef,
+  type StreamedPartBody,
+} from '../../object-store.ts';
+import { bufferSmall } from '../shared.ts';
+import { isStreamedBody, sendableStream } from '../streamed-part.ts';
 import { PART_LIMITS } from '../../part-size.ts';
 import type { S3Provider } from '../../store-config.ts';
 import { isAbortError, toStorageError } from './s3-errors.ts';
@@ -52,33 +61,28 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
       ),
 
     // The part's Content-MD5 is signed and the store checks the body against it: signing the body's SHA-256 as
-    // well would only add a second hash pass over every byte (the dearest CPU work of a large copy).
-    uploadPart: (upload, partNumber, body, options) =>
-      call(async () => {
-        const contentMd5 = Buffer.from(options.md5, 'hex').toString('base64');
-        const direct = await requests?.put(upload.bucket, upload.key, body, {
-          headers: { 'content-md5': contentMd5 },
-          payloadHash: UNSIGNED_PAYLOAD,
-          query: { partNumber: String(partNumber), uploadId: upload.uploadId },
-          signal: options.signal,
-        });
-        if (direct) {
-          direct.body.resume();
-          return { etag: stripQuotes(direct.headers.etag) };
-        }
-        const command = new UploadPartCommand({
-          Bucket: upload.bucket,
-          Key: upload.key,
-          UploadId: upload.uploadId,
-          PartNumber: partNumber,
-          Body: body,
-          ContentLength: body.length,
-          ContentMD5: contentMd5,
-        });
-        signWithPayloadHash(command, UNSIGNED_PAYLOAD);
-        const answer = await client.send(command, { abortSignal: options.signal });
-        return { etag: stripQuotes(answer.ETag) };
-      }),
+    // well would only add a second hash pass over every byte (the dearest CPU work of a large copy). A streamed
+    // part goes unsigned and without Content-MD5; the caller checks the part ETag S3 answers (the MD5 of what it
+    // received) against its own MD5 of the bytes, taken as they streamed past.
+    uploadPart: (upload, partNumber, body, options = {}) =>
+      isStreamedBody(body)
+        ? uploadStreamedPart(client, provider, requests, upload, partNumber, body, options.signal)
+        : call(async () => {
+            const contentMd5 = Buffer.from(options.md5 ?? md5Hex(body), 'hex').toString('base64');
+            const direct = await requests?.put(upload.bucket, upload.key, body, {
+              headers: { 'content-md5': contentMd5 },
+              payloadHash: UNSIGNED_PAYLOAD,
+              query: { partNumber: String(partNumber), uploadId: upload.uploadId },
+              signal: options.signal,
+            });
+            if (direct) {
+              direct.body.resume();
+              return partAnswerOf(direct.headers.etag, direct.headers);
+            }
+            return sdkUploadPart(client, upload, partNumber, body, contentMd5, options.signal);
+          }),
+
+    answersPartMd5: true,
 
     copyPart: (upload, partNumber, source, range, options) =>
       call(async () => {
@@ -111,6 +115,95 @@ export function s3Parts(client: S3Client, provider: S3Provider, requests?: S3Obj
     listUploads: (bucket, key) => call(() => listKeyUploads(client, bucket, key)),
   };
 }
+
+const md5Hex = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
+
+/**
+ * A part ETag is the MD5 of the part's bytes unless the object is encrypted with a KMS or customer key (S3 says
+ * so in the answer's server-side-encryption headers): then it is no checksum the caller could compare.
+ */
+function partAnswerOf(etag: string | undefined, headers: Record<string, string | undefined>): PartAnswer {
+  const tag = stripQuotes(etag);
+  const encryption = headers['x-amz-server-side-encryption'] ?? '';
+  const keyed =
+    encryption.startsWith('aws:kms') || headers['x-amz-server-side-encryption-customer-algorithm'];
+  return { etag: tag, md5: tag && !keyed && /^[0-9a-f]{32}$/i.test(tag) ? tag.toLowerCase() : null };
+}
+
+async function sdkUploadPart(
+  client: S3Client,
+  upload: PartsUploadRef,
+  partNumber: number,
+  body: Buffer,
+  contentMd5: string,
+  signal: AbortSignal | undefined,
+): Promise<PartAnswer> {
+  const command = new UploadPartCommand({
+    Bucket: upload.bucket,
+    Key: upload.key,
+    UploadId: upload.uploadId,
+    PartNumber: partNumber,
+    Body: body,
+    ContentLength: body.length,
+    ContentMD5: contentMd5,
+  });
+  signWithPayloadHash(command, UNSIGNED_PAYLOAD);
+  const answer = await client.send(command, { abortSignal: signal });
+  return partAnswerOf(answer.ETag, {
+    'x-amz-server-side-encryption': answer.ServerSideEncryption,
+    'x-amz-server-side-encryption-customer-algorithm': answer.SSECustomerAlgorithm,
+  });
+}
+
+/**
+ * A streamed part, sent once with its Content-Length by the direct request. Where the bucket takes no direct
+ * request (its URL could not be resolved: the SDK sends its calls), the part is gathered and sent with a
+ * Content-MD5, as a buffered part: the SDK would otherwise frame a stream with a CRC32 trailer that S3 refuses on
+ * an upload opened without a checksum algorithm. A body that fails or ends short aborts the request, and its
+ * own error is what the call throws.
+ */
+async function uploadStreamedPart(
+  client: S3Client,
+  provider: S3Provider,
+  requests: S3ObjectRequests | undefined,
+  upload: PartsUploadRef,
+  partNumber: number,
+  body: StreamedPartBody,
+  outer: AbortSignal | undefined,
+): Promise<PartAnswer> {
+  const sendable = sendableStream(body, outer);
+  try {
+    if (!requests || !(await requests.sendsDirect(upload.bucket))) {
+      const bytes = await bufferSmall(sendable.stream);
+      return await sdkUploadPart(client, upload, partNumber, bytes, md5Base64(bytes), sendable.signal);
+    }
+    const direct = await requests.put(
+      upload.bucket,
+      upload.key,
+      { stream: sendable.stream, length: body.length },
+      {
+        headers: {},
+        payloadHash: UNSIGNED_PAYLOAD,
+        query: { partNumber: String(partNumber), uploadId: upload.uploadId },
+        signal: sendable.signal,
+      },
+    );
+    if (direct) {
+      direct.body.resume();
+      return partAnswerOf(direct.headers.etag, direct.headers);
+    }
+    // The store sent the request elsewhere (another region, a skewed clock) after the body had gone: the caller
+    // sends the part again from a fresh read, and the SDK then takes it.
+    throw new StorageError('Network', 'The store did not take the streamed part; it is sent again', provider);
+  } catch (error) {
+    const failure = sendable.failure();
+    if (failure !== undefined) throw failure;
+    if (isAbortError(error) || error instanceof StorageError) throw error;
+    throw toStorageError(error, provider);
+  }
+}
+
+const md5Base64 = (bytes: Buffer) => createHash('md5').update(bytes).digest('base64');
 
 /** CopyObject's own limit: larger objects would need a multipart self-copy, which costs more than it is worth. */
 const SELF_COPY_MAX = 5 * 1024 ** 3;

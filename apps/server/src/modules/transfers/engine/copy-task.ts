@@ -83,9 +83,11 @@ export interface CopyResult {
   sha256: string | null;
   /**
    * md5: the source's MD5; parts-md5: the source's parts ETag, matched by a copy in the source's part layout;
-   * sha256: none to compare, the SHA-256 is the destination's record; server-copy: the store copied the bytes.
+   * sha256: none to compare, the SHA-256 is the destination's record; server-copy: the store copied the bytes;
+   * part-md5s: each part streamed at Cumulo's own part size is what the store received (its answered MD5), and
+   * the source did not change, but the bytes read were compared with no checksum of the source.
    */
-  verifiedBy: 'md5' | 'parts-md5' | 'sha256' | 'server-copy';
+  verifiedBy: 'md5' | 'parts-md5' | 'sha256' | 'server-copy' | 'part-md5s';
 }
 
 /** How the copy methods (`methods/`) work for one object, as the copier set them from its options and pools. */
@@ -102,6 +104,8 @@ export interface CopySettings {
   gate: ThrottleGate;
   /** The worker process's copy buffers (TRANSFER_MEMORY_MB), shared by every object in flight. */
   memory: MemoryBudget;
+  /** Which parts copies stream their parts to a store that answers part MD5s (CopyOptions.streamParts). */
+  streamParts: 'mirrored' | 'always';
 }
 
 /** A failure worth showing the user (the item's error), and whether another attempt may succeed. */

@@ -3,6 +3,14 @@ const MiB = 1024 * 1024;
 import { DEFAULT_TRANSFER_MEMORY_MB } from '../../../config-defaults.ts';
 export const DEFAULT_TRANSFER_MEMORY = DEFAULT_TRANSFER_MEMORY_MB * MiB;
 
+/**
+ * What a part streamed from its ranged GET into its UploadPart holds at most: the GET's and the request's stream
+ * and socket buffers (tens of KiB each, with backpressure between them), rounded up. Such a part leases this
+ * from the budget instead of a part-sized buffer, so the budget still bounds the parts in flight of every copy
+ * of the process (TRANSFER_MEMORY_MB / 1 MiB streams: 64 with the default).
+ */
+export const STREAMED_PART_COST = MiB;
+
 interface Waiter {
   unit: number;
   wanted: number;

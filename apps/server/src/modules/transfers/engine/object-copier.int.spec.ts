@@ -11,7 +11,9 @@ import {
 import { azuriteStore, s3rverStore } from '../../../../test/harness.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CHECKSUM_MISMATCH,
   CopyError,
+  SOURCE_CHANGED,
   type CopyEndpoint,
   type CopyItem,
   type CopyMethod,
@@ -19,6 +21,7 @@ import {
   type FinishedPart,
   type PartLedger,
 } from './copy-task.ts';
+import { sameContent } from './keys.ts';
 import { DEFAULT_TRANSFER_MEMORY, MemoryBudget } from './memory-budget.ts';
 import { ObjectCopier, type CopierPools, type CopyOptions } from './object-copier.ts';
 import { ThrottleGates } from './throttle.ts';
@@ -365,6 +368,64 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       for (const copied of await Promise.all(copies)) expect(copied.md5).toBe(md5(large));
       expect((await readAll(storeB, bucket, 'single/two')).equals(large)).toBe(true);
       expect(onePart.held).toBe(0);
+    });
+
+    it("streams every part with streamParts 'always': no part buffer, each part checked by the MD5 S3 answers", async () => {
+      const budget = new MemoryBudget(DEFAULT_TRANSFER_MEMORY);
+      const units: number[] = [];
+      const lease = budget.lease.bind(budget);
+      budget.lease = (unit, wanted, signal) => {
+        units.push(unit);
+        return lease(unit, wanted, signal);
+      };
+      const item = await plannedItem(storeA, bucket, 'large/video.mp4', 'always/video.mp4');
+      const task = taskOf(item, endpointA(), endpointB());
+
+      const result = await copyObject(task, {
+        partSize,
+        partConcurrency: 3,
+        memory: budget,
+        streamParts: 'always',
+      });
+
+      // The source's MD5 is recorded, but nothing hashed the object whole to check it: the parts were checked.
+      expect(result).toEqual({ method: 'parts', md5: md5(large), sha256: null, verifiedBy: 'part-md5s' });
+      expect(units.every((unit) => unit < partSize)).toBe(true);
+      expect((await readAll(storeB, bucket, 'always/video.mp4')).equals(large)).toBe(true);
+      const copied = await storeB.stat(bucket, 'always/video.mp4');
+      expect(copied?.metadata).toEqual({
+        camera: 'north',
+        'cumulo-md5': md5(large),
+        'cumulo-source-etag': item.sourceEtag,
+      });
+      // A later sync finds it up to date.
+      const source = await storeA.stat(bucket, 'large/video.mp4');
+      expect(source && copied && sameContent(source, copied, false)).toBe(true);
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3b.openUploads(bucket)).toEqual([]);
+    });
+
+    it("records the source version of a source without MD5 streamed with streamParts 'always', which a sync compares", async () => {
+      const withoutMd5 = wrapStore(storeA, {
+        stat: async (name, key) => {
+          const info = await storeA.stat(name, key);
+          return info && { ...info, md5: null };
+        },
+      });
+      const item = {
+        ...(await plannedItem(storeA, bucket, 'large/video.mp4', 'always/no-md5.mp4')),
+        sourceMd5: null,
+      };
+      const task = taskOf(item, endpointA(withoutMd5), endpointB());
+
+      const result = await copyObject(task, { partSize, streamParts: 'always' });
+
+      expect(result).toEqual({ method: 'parts', md5: null, sha256: null, verifiedBy: 'part-md5s' });
+      const copied = await storeB.stat(bucket, 'always/no-md5.mp4');
+      expect(copied?.metadata).toEqual({ camera: 'north', 'cumulo-source-etag': item.sourceEtag });
+      const source = await withoutMd5.stat(bucket, 'large/video.mp4');
+      expect(source && copied && sameContent(source, copied, false)).toBe(true);
+      expect((await readAll(storeB, bucket, 'always/no-md5.mp4')).equals(large)).toBe(true);
     });
 
     it('copies 40 MiB S3 → Azure in parts with the source MD5 kept, and Content-MD5 set at commit', async () => {
@@ -728,6 +789,124 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(await storeB.stat(bucket, 'parts/corrupted.mp4')).toBeNull();
       expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
       expect(ledger.uploads.has(item.id)).toBe(false);
+    });
+
+    it('streams each part from its read into its upload: no part-sized buffer is leased, the budget counts streams', async () => {
+      const budget = new MemoryBudget(DEFAULT_TRANSFER_MEMORY);
+      const units: number[] = [];
+      const lease = budget.lease.bind(budget);
+      budget.lease = (unit, wanted, signal) => {
+        units.push(unit);
+        return lease(unit, wanted, signal);
+      };
+      let mostHeld = 0;
+      let streamed = 0;
+      const parts = storeB.capabilities.parts as Parts;
+      const watching = wrapStore(storeB, {
+        parts: {
+          uploadPart: (upload, partNumber, body, options) => {
+            mostHeld = Math.max(mostHeld, budget.held);
+            if (!Buffer.isBuffer(body)) streamed += 1;
+            return parts.uploadPart(upload, partNumber, body, options);
+          },
+        },
+      });
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/streamed.mp4');
+      const task = taskOf(item, endpointA(), endpointB(watching));
+
+      const result = await copyObject(task, { partConcurrency: 4, memory: budget });
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'parts-md5' });
+      expect(streamed).toBe(8);
+      // Four parts of 5 MiB in flight held no more than one part's worth of the budget.
+      expect(units.every((unit) => unit < 5 * MiB)).toBe(true);
+      expect(mostHeld).toBeGreaterThan(0);
+      expect(mostHeld).toBeLessThan(5 * MiB);
+      expect(budget.held).toBe(0);
+      expect((await storeB.stat(bucket, 'parts/streamed.mp4'))?.etag).toBe(item.sourceEtag);
+      expect((await readAll(storeB, bucket, 'parts/streamed.mp4')).equals(large)).toBe(true);
+      expect(task.copiedBytes()).toBe(large.length);
+    });
+
+    it('sends a part again when the MD5 the store answers is not that of the bytes streamed, then completes', async () => {
+      const parts = storeB.capabilities.parts as Parts;
+      const sends = new Map<number, number>();
+      const misanswering = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            sends.set(partNumber, (sends.get(partNumber) ?? 0) + 1);
+            // The store says it received other bytes the first time part 3 arrives.
+            return partNumber === 3 && sends.get(3) === 1
+              ? { ...answer, md5: md5(Buffer.from('other')) }
+              : answer;
+          },
+        },
+      });
+      const ledger = new MemoryLedger();
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/re-sent.mp4');
+      const task = taskOf(item, endpointA(), endpointB(misanswering), ledger);
+
+      const result = await copyObject(task, { partConcurrency: 3 });
+
+      expect(result).toMatchObject({ method: 'parts', verifiedBy: 'parts-md5' });
+      expect(sends.get(3)).toBe(2);
+      expect([...sends.entries()].filter(([partNumber, count]) => partNumber !== 3 && count !== 1)).toEqual(
+        [],
+      );
+      expect((await readAll(storeB, bucket, 'parts/re-sent.mp4')).equals(large)).toBe(true);
+      expect(task.copiedBytes()).toBe(large.length);
+      expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
+    });
+
+    it('fails with CHECKSUM_MISMATCH and leaves nothing when the store keeps answering another MD5 for a part', async () => {
+      const parts = storeB.capabilities.parts as Parts;
+      const misanswering = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            return partNumber === 5 ? { ...answer, md5: md5(Buffer.from('other')) } : answer;
+          },
+        },
+      });
+      const ledger = new MemoryLedger();
+      const item = await plannedItem(storeA, bucket, 'parts/video.mp4', 'parts/never-right.mp4');
+      const task = taskOf(item, endpointA(), endpointB(misanswering), ledger);
+
+      const error = await copyObject(task).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe(CHECKSUM_MISMATCH);
+      expect(await storeB.stat(bucket, 'parts/never-right.mp4')).toBeNull();
+      expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
+      expect(ledger.uploads.has(item.id)).toBe(false);
+    });
+
+    it('fails with SOURCE_CHANGED when the source is replaced while its parts stream', async () => {
+      const key = 'parts/replaced-midway.mp4';
+      await storeA.write(bucket, key, large, { contentType: 'video/mp4' });
+      const parts = storeB.capabilities.parts as Parts;
+      let replaced: Promise<unknown> | null = null;
+      const replacing = wrapStore(storeB, {
+        parts: {
+          uploadPart: async (upload, partNumber, body, options) => {
+            const answer = await parts.uploadPart(upload, partNumber, body, options);
+            // Another writer replaces the source (same size, other bytes) once the first part is in.
+            replaced ??= storeA.write(bucket, key, randomBytes(large.length), { contentType: 'video/mp4' });
+            await replaced;
+            return answer;
+          },
+        },
+      });
+      const item = await plannedItem(storeA, bucket, key, 'parts/replaced-copy.mp4');
+      const task = taskOf(item, endpointA(), endpointB(replacing));
+
+      const error = await copyObject(task, { partConcurrency: 2 }).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(CopyError);
+      expect((error as CopyError).message).toBe(SOURCE_CHANGED);
+      expect(await storeB.stat(bucket, 'parts/replaced-copy.mp4')).toBeNull();
+      expect(await s3b.openUploads(bucket, 'parts/')).toEqual([]);
     });
 
     it('copies a source of unequal parts again at its own part size, hashed whole, when the mirror does not match', async () => {

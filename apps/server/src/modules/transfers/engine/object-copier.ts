@@ -9,7 +9,7 @@ import type { ThrottleGates } from './throttle.ts';
 
 /** What every copy of a worker process shares; services.ts builds them once per process. */
 export interface CopierPools {
-  /** The copy buffers every object in flight shares (TRANSFER_MEMORY_MB). */
+  /** The copy buffers and part streams every object in flight shares (TRANSFER_MEMORY_MB). */
   memory: MemoryBudget;
   /** The backoff of each destination, shared by every copy to it. */
   gates: ThrottleGates;
@@ -25,6 +25,13 @@ export interface CopyOptions {
   singleMax?: number;
   /** At or below this size a server-side copy is one call (S3 CopyObject stops at 5 GiB); above, part copies. */
   serverCopyMax?: number;
+  /**
+   * Which parts copies to a store that answers part MD5s (S3) stream their parts instead of buffering them.
+   * 'mirrored' (default): only copies in the source's own parts, which are still checked against the source's
+   * parts ETag. 'always': also copies at Cumulo's own part size, which then hash nothing whole: each part is
+   * checked against what the store received, not against the source's MD5 (`verifiedBy: 'part-md5s'`).
+   */
+  streamParts?: 'mirrored' | 'always';
 }
 
 export const DEFAULT_PART_CONCURRENCY = 4;
@@ -76,6 +83,8 @@ const COPY_METHODS: readonly CopyMethodRow[] = [
     when: ({ item }, settings) => item.size <= settings.singleMax,
     copy: copySingle,
   },
+  // Streamed part by part (no part buffers) when copied in the source's own parts to a store that answers part
+  // MD5s (S3); buffered, with the whole object hashed in order, otherwise (methods/parallel-parts.ts).
   { method: 'parallel parts', when: takesParts, copy: copyInParts },
   { method: 'streamed', when: () => true, copy: copyStream },
 ];
@@ -139,6 +148,7 @@ export class ObjectCopier {
       serverCopyMax: options.serverCopyMax ?? PART_LIMITS.s3.maxPart,
       gate: this.#pools.gates.gateFor(destination.endpointKey, destination.bucket),
       memory: this.#pools.memory,
+      streamParts: options.streamParts ?? 'mirrored',
     };
   }
 }

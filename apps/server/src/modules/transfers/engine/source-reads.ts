@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectInfo } from '@cumulo/storage';
 import { CopyError, SOURCE_CHANGED, type CopyTask } from './copy-task.ts';
 
@@ -77,4 +80,53 @@ export async function readSource(
     throw new CopyError(`The source sent ${filled} bytes where ${expected} were asked for`, true);
   }
   return bytes;
+}
+
+/**
+ * One byte range (inclusive) of the source as a stream, for a part sent as it is read: its MD5 taken as the bytes
+ * pass (the part's one hash pass), paced by the batch's limit. A long answer fails with SOURCE_CHANGED and a
+ * short one as a failed read, as in `readSource`; the stream errors before its end, so the part it feeds is
+ * never stored. `md5()` is the hex MD5 of every byte, once the stream has ended.
+ */
+export async function streamSource(
+  task: CopyTask,
+  range: { start: number; end: number },
+  signal: AbortSignal,
+): Promise<{ stream: Readable; length: number; md5: () => string }> {
+  const { source, item } = task;
+  const expected = range.end - range.start + 1;
+  const answer = await source.store.read(source.bucket, item.sourceKey, { range, signal });
+  const hash = createHash('md5');
+  let filled = 0;
+  let digest: string | null = null;
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      filled += chunk.length;
+      if (filled > expected) return callback(new CopyError(SOURCE_CHANGED, true));
+      hash.update(chunk);
+      if (!task.pace) return callback(null, chunk);
+      // The source stays paused while the limit holds it back, so it slows down with it.
+      task.pace(chunk.length, signal).then(() => callback(null, chunk), callback);
+    },
+    flush(callback) {
+      if (filled !== expected) {
+        return callback(
+          new CopyError(`The source sent ${filled} bytes where ${expected} were asked for`, true),
+        );
+      }
+      digest = hash.digest('hex');
+      callback();
+    },
+  });
+  // A failed source read ends the part's stream with its error (and the read is let go when the part fails); the
+  // part's upload reports it (the adapter also finds an error that came before it took the stream).
+  pipeline(answer, hashing).catch(() => undefined);
+  return {
+    stream: hashing,
+    length: expected,
+    md5: () => {
+      if (digest === null) throw new Error('the part was not read to its end');
+      return digest;
+    },
+  };
 }

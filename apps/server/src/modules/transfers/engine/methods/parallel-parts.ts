@@ -27,12 +27,20 @@ import {
 import { noteLostStart } from '../lost-uploads.ts';
 import { PartHasher } from '../part-hasher.ts';
 import { matchesPartsMd5, partsMd5Of, sourcePartSize, sourcePartsAre } from '../source-parts.ts';
-import { readSource, statDestination, statSource } from '../source-reads.ts';
+import { STREAMED_PART_COST } from '../memory-budget.ts';
+import {
+  discardDestination,
+  readSource,
+  statDestination,
+  statSource,
+  streamSource,
+} from '../source-reads.ts';
 
 /**
  * Parallel parts: ranged reads of the source → UploadPart (S3) or Put Block (Azure), several parts in flight, each
- * recorded in the ledger so that a successor resumes the same upload. Also here: the upload session and its
- * ledger, which the server-side copy in parts (`server-copy.ts`) shares.
+ * recorded in the ledger so that a successor resumes the same upload. In the source's own parts to S3, each part
+ * streams from its GET into its UploadPart (`sendParts`); otherwise each is read into a leased buffer. Also here:
+ * the upload session and its ledger, which the server-side copy in parts (`server-copy.ts`) shares.
  */
 
 export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
@@ -101,6 +109,14 @@ async function copyInPartsTo(
     });
     // The source's parts are not all of one size: copied again at the copy's own part size, fully hashed.
     return mirrored ?? copyInPartsTo(task, parts, settings, { mirror: false });
+  }
+  if (settings.streamParts === 'always' && parts.answersPartMd5) {
+    return copyStreamed(task, parts, settings, session, ranges, {
+      info,
+      expected,
+      metadata: startMetadata,
+      tags,
+    });
   }
   // One buffer per part between its read and its turn to be hashed, so the buffers leased are the hashing window:
   // parts in flight plus parts read ahead of an earlier one still in flight. Reused from part to part.
@@ -217,10 +233,11 @@ export function partsFit(limits: PartsCapability['limits'], partSize: number, to
 }
 
 /**
- * A parts copy in the source's own part layout: each part is read, sent with its Content-MD5 and recorded, and
- * the MD5 of the part MD5s must be the source's parts ETag before the upload is completed. No part waits for an
- * earlier one (nothing is hashed in object order), so each buffer is reused as soon as its part is in; a resumed
- * copy reads none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
+ * A parts copy in the source's own part layout: each part is sent and recorded with its MD5 (`sendParts`:
+ * streamed and checked against the MD5 the store answers, or buffered with Content-MD5), and the MD5 of the part
+ * MD5s must be the source's parts ETag before the upload is completed, and the completed object's ETag where the
+ * store tells one. No part waits for an earlier one (nothing is hashed in object order); a resumed copy reads
+ * none of its finished parts again, their MD5s are in the ledger. On a mismatch the source's layout
  * is looked up part by part: when it is the uniform one, the bytes were wrong (CHECKSUM_MISMATCH, the upload is
  * discarded); when it is not, nothing was wrong but the assumption, and null sends the caller to a copy at its
  * own part size.
@@ -242,37 +259,22 @@ async function copyMirrored(
   const content = contentOf(source.info);
   const md5s = new Map<number, string>();
   for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
-  const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
   try {
-    await runParts(
-      ranges.filter((range) => !md5s.has(range.partNumber)),
-      memory.units,
-      task.signal,
-      async (range, signal) => {
-        const bytes = await readSource(task, range, signal, { into: memory.buffer() });
-        try {
-          const md5 = md5Hex(bytes);
-          await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
-          md5s.set(range.partNumber, md5);
-        } finally {
-          memory.recycle(bytes);
-        }
-      },
-      () => undefined,
-    );
+    await sendParts(task, parts, settings, session, ranges, md5s);
     const digest = {
       md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
       parts: ranges.length,
     };
+    // A source replaced meanwhile explains any mismatch: it is told as such, before the bytes are judged.
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
     if (!matchesPartsMd5(source.info, digest)) {
       if (await sourcePartsAre(task, session.partSize)) throw new CopyError(CHECKSUM_MISMATCH, true);
       await discardUpload(task, parts, upload);
       return null;
     }
-    const now = await statSource(task);
-    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
     const { md5, sha256 } = source.expected;
-    await settings.gate.call(
+    const completed = await settings.gate.call(
       () =>
         writeWithTags(source.tags, (tags) =>
           parts.complete(upload, partList(finished, ranges.length), {
@@ -285,11 +287,205 @@ async function copyMirrored(
       task.signal,
     );
     await forget(task);
+    await checkAssembled(task, completed.etag, digest);
     await statDestination(task);
     return { method: 'parts', md5, sha256, verifiedBy: 'parts-md5' };
   } catch (error) {
     if (spoilsUpload(error)) await discardUpload(task, parts, upload);
     throw error;
+  }
+}
+
+/**
+ * A parts copy at Cumulo's own part size with every part streamed (`streamParts: 'always'`): one MD5 pass per
+ * part, checked against the store's answer, and the assembled object's ETag against those MD5s; the source's
+ * ETag must not have moved. Nothing is hashed whole, so the bytes read are compared with no checksum of the
+ * source: the source's MD5, when known, is recorded (cumulo-md5, set at start) but was not checked. A later sync
+ * knows the copy by it, or by the source version (`cumulo-source-etag`) when the source had none. A resumed copy
+ * reads none of its finished parts again.
+ */
+async function copyStreamed(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: {
+    info: ObjectInfo;
+    expected: SourceChecksums;
+    metadata: Record<string, string>;
+    tags: Record<string, string> | undefined;
+  },
+): Promise<CopyResult> {
+  const { upload, finished } = session;
+  const md5s = new Map<number, string>();
+  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
+  try {
+    await sendParts(task, parts, settings, session, ranges, md5s);
+    const now = await statSource(task);
+    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    const digest = {
+      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
+      parts: ranges.length,
+    };
+    const { md5, sha256 } = source.expected;
+    const completed = await settings.gate.call(
+      () =>
+        writeWithTags(source.tags, (tags) =>
+          parts.complete(upload, partList(finished, ranges.length), {
+            ...contentOf(source.info),
+            metadata: source.metadata,
+            ...(md5 ? { md5 } : {}),
+            tags,
+          }),
+        ),
+      task.signal,
+    );
+    await forget(task);
+    await checkAssembled(task, completed.etag, digest);
+    await statDestination(task);
+    return { method: 'parts', md5, sha256, verifiedBy: 'part-md5s' };
+  } catch (error) {
+    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    throw error;
+  }
+}
+
+/**
+ * The object a store assembled from parts tells, where it is an S3 store, the MD5 of the part MD5s it put
+ * together (`<hex>-<count>`): it must be the one of the parts sent, or the object is not what was verified.
+ * Other answers (Azure's ETag) tell nothing of the bytes and are not compared.
+ */
+async function checkAssembled(
+  task: CopyTask,
+  etag: string | null,
+  digest: { md5: string; parts: number },
+): Promise<void> {
+  const assembled = etag ? /^([0-9a-f]{32})-(\d+)$/i.exec(etag) : null;
+  if (!assembled) return;
+  if (assembled[1]?.toLowerCase() === digest.md5 && Number(assembled[2]) === digest.parts) return;
+  await discardDestination(task);
+  throw new CopyError(CHECKSUM_MISMATCH, true);
+}
+
+/** Sends of one streamed part before a store that keeps answering another MD5 than the bytes' fails the copy. */
+const PART_ATTEMPTS = 3;
+
+/**
+ * Sends the parts not yet finished, `md5s` gaining each one's MD5 as it is in. To a store that answers the MD5
+ * of what it received (`answersPartMd5`, S3), each part streams from its ranged GET into its UploadPart with
+ * one MD5 pass on the way and no part-sized buffer, and is taken only when the store's MD5 is that one; the
+ * memory budget counts it as a stream (STREAMED_PART_COST). Elsewhere (Azure: Put Block answers no MD5 of a
+ * streamed block) each part is read into a leased buffer and sent with its Content-MD5, which the store checks.
+ */
+async function sendParts(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  md5s: Map<number, string>,
+): Promise<void> {
+  const todo = ranges.filter((range) => !md5s.has(range.partNumber));
+  if (!parts.answersPartMd5) {
+    const memory = await settings.memory.lease(session.partSize, settings.concurrency, task.signal);
+    try {
+      await runParts(
+        todo,
+        memory.units,
+        task.signal,
+        async (range, signal) => {
+          const bytes = await readSource(task, range, signal, { into: memory.buffer() });
+          try {
+            const md5 = md5Hex(bytes);
+            await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
+            md5s.set(range.partNumber, md5);
+          } finally {
+            memory.recycle(bytes);
+          }
+        },
+        () => undefined,
+      );
+    } finally {
+      memory.release();
+    }
+    return;
+  }
+  const streams = await settings.memory.lease(STREAMED_PART_COST, settings.concurrency, task.signal);
+  // Set once the store answers a streamed part without an MD5 (S3 under SSE-KMS): the rest go buffered.
+  let unanswered = false;
+  try {
+    await runParts(
+      todo,
+      streams.units,
+      task.signal,
+      async (range, signal) => {
+        const md5 = unanswered ? null : await streamPart(task, parts, settings, session, range, signal);
+        if (md5 !== null) return void md5s.set(range.partNumber, md5);
+        unanswered = true;
+        md5s.set(range.partNumber, await sendBufferedPart(task, parts, settings, session, range, signal));
+      },
+      () => undefined,
+    );
+  } finally {
+    streams.release();
+  }
+}
+
+/**
+ * One part streamed from its ranged GET into its UploadPart, its MD5 taken on the way and compared with the one
+ * the store answers; recorded in the ledger once they agree. A store that answers another MD5 received other
+ * bytes: the part is sent again (a new read, a new upload of that number, which replaces it), and after
+ * PART_ATTEMPTS the copy fails with CHECKSUM_MISMATCH. A short or long read fails the part's upload, so no part
+ * is stored from it. Answers null, with nothing recorded, when the store answered no MD5 to compare.
+ */
+async function streamPart(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  range: PartRange,
+  signal: AbortSignal,
+): Promise<string | null> {
+  for (let attempt = 1; ; attempt++) {
+    // Read and send together behind the gate: a throttled part is sent again from a fresh read.
+    const sent = await settings.gate.call(async () => {
+      const read = await streamSource(task, range, signal);
+      const answer = await parts.uploadPart(session.upload, range.partNumber, read, { signal });
+      return { ...answer, read: read.md5(), size: read.length };
+    }, signal);
+    if (sent.md5 === null) return null;
+    if (sent.md5 === sent.read) {
+      const part: FinishedPart = {
+        partNumber: range.partNumber,
+        size: sent.size,
+        etag: sent.etag,
+        md5: sent.read,
+      };
+      await task.ledger.recordPart(task.item.id, part);
+      session.finished.set(range.partNumber, part);
+      task.onBytes(sent.size);
+      return sent.read;
+    }
+    if (attempt >= PART_ATTEMPTS) throw new CopyError(CHECKSUM_MISMATCH, true);
+  }
+}
+
+/** One part read into a buffer leased for it alone and sent with its Content-MD5, for a store that checks it. */
+async function sendBufferedPart(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  range: PartRange,
+  signal: AbortSignal,
+): Promise<string> {
+  const memory = await settings.memory.lease(session.partSize, 1, signal);
+  try {
+    const bytes = await readSource(task, range, signal, { into: memory.buffer() });
+    const md5 = md5Hex(bytes);
+    await sendPart(task, parts, settings, session, range.partNumber, bytes, md5, signal);
+    return md5;
   } finally {
     memory.release();
   }
