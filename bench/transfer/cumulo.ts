@@ -51,6 +51,11 @@ export interface CumuloRun {
   /** Seconds from the request to the first item's copy starting, and from the last item's end to the batch's. */
   firstCopyAfter: number;
   finalizedAfterLast: number;
+  /**
+   * The batch's jobs that ran (pg-boss `transfers.batch` jobs started): TRANSFER_JOBS_PER_BATCH, plus any the
+   * transfers sweep queued while they ran. Each copies TRANSFER_OBJECT_CONCURRENCY objects at once.
+   */
+  jobs: number;
   /** With statements counted (CumuloBench.start): the database statements of the run, by statement. */
   statements?: StatementCounts;
 }
@@ -70,6 +75,7 @@ export interface StatementCounts {
 const BENCH_STATEMENTS = [
   'from transfer_batches where id = $1',
   'max(i.finished_at)',
+  "name = 'transfers.batch' and data",
   "name = 'inventory.account'",
   'pg_stat_statements',
 ];
@@ -247,7 +253,13 @@ export class CumuloBench {
               where b.id = $1 group by b.id`,
             [batch.id],
           );
+          const jobs = await this.db.pool.query<{ jobs: number }>(
+            `select count(*)::int as jobs from pgboss.job
+              where name = 'transfers.batch' and data->>'batchId' = $1 and started_on is not null`,
+            [String(batch.id)],
+          );
           return {
+            jobs: jobs.rows[0]?.jobs ?? 0,
             ...(this.countStatements ? { statements: await this.#statements() } : {}),
             firstCopyAfter: timeline.rows[0]?.first ?? 0,
             finalizedAfterLast: timeline.rows[0]?.tail ?? 0,

@@ -465,6 +465,9 @@ async function main() {
                   SMALL_SETTINGS,
                   [source, destination],
                 );
+                console.log(
+                  `  Cumulo: ${run.jobs} jobs of the batch ran, each with ${SMALL_SETTINGS.objectConcurrency} objects in flight`,
+                );
                 if (run.statements) {
                   console.log(`  Cumulo's database statements (pg_stat_statements): ${run.statements.total}`);
                   for (const { calls, query } of run.statements.top)
