@@ -51,7 +51,34 @@ export interface CumuloRun {
   /** Seconds from the request to the first item's copy starting, and from the last item's end to the batch's. */
   firstCopyAfter: number;
   finalizedAfterLast: number;
+  /**
+   * The batch's jobs that ran (pg-boss `transfers.batch` jobs started): TRANSFER_JOBS_PER_BATCH, plus any the
+   * transfers sweep queued while they ran. Each copies TRANSFER_OBJECT_CONCURRENCY objects at once.
+   */
+  jobs: number;
+  /** With statements counted (CumuloBench.start): the database statements of the run, by statement. */
+  statements?: StatementCounts;
 }
+
+/**
+ * PostgreSQL's own count of the statements run from the request to the batch's end (pg_stat_statements), less the
+ * bench's polling of the batch's row: the worker's claims, settles, lease renewals and pg-boss, and the few of
+ * TransfersService.start in the bench process.
+ */
+export interface StatementCounts {
+  total: number;
+  /** The most frequent statements, most calls first. */
+  top: Array<{ calls: number; query: string }>;
+}
+
+/** The bench's own statements, not the product's (its poll of the batch, its check for pending inventories). */
+const BENCH_STATEMENTS = [
+  'from transfer_batches where id = $1',
+  'max(i.finished_at)',
+  "name = 'transfers.batch' and data",
+  "name = 'inventory.account'",
+  'pg_stat_statements',
+];
 
 export class CumuloBench {
   private constructor(
@@ -62,6 +89,7 @@ export class CumuloBench {
     readonly services: ReturnType<typeof buildServices>,
     readonly principal: Principal,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly countStatements: boolean,
   ) {}
 
   get databaseUrl(): string {
@@ -99,18 +127,33 @@ export class CumuloBench {
     console.warn('inventory walks still pending after 60 s: timing the copy anyway');
   }
 
-  static async start(dataDir: string): Promise<CumuloBench> {
+  /**
+   * `countStatements`: PostgreSQL loads pg_stat_statements (a restart of the fresh cluster before anything runs),
+   * and each copy answers its statements (CumuloRun.statements).
+   */
+  static async start(dataDir: string, options: { countStatements?: boolean } = {}): Promise<CumuloBench> {
     await buildServerIfStale();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.mkdirSync(dataDir, { recursive: true });
     const log = createLogger('warn');
     const postgresDir = path.join(dataDir, 'postgres');
-    const pg = await startEmbeddedPostgres({
-      dataDir: postgresDir,
-      port: 0,
-      database: 'cumulo',
-      log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
-    });
+    const startPg = () =>
+      startEmbeddedPostgres({
+        dataDir: postgresDir,
+        port: 0,
+        database: 'cumulo',
+        log: { info: () => {}, warn: (m) => log.warn(m), debug: () => {} },
+      });
+    let pg = await startPg();
+    const countStatements = options.countStatements ?? false;
+    if (countStatements) {
+      // shared_preload_libraries is read at start only.
+      const setup = openDb(pg.url, 1);
+      await setup.pool.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+      await setup.close();
+      await pg.stop();
+      pg = await startPg();
+    }
     const masterKey = randomBytes(32);
     const env = {
       DATA_DIR: dataDir,
@@ -124,6 +167,7 @@ export class CumuloBench {
     const config = loadConfig(env);
     const db = openDb(pg.url, 5);
     await runMigrations(db);
+    if (countStatements) await db.pool.query('create extension if not exists pg_stat_statements');
     const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
     const services = buildServices({ config, db, log, masterKey, boss });
     const principal = await signUpOrganization(services, db);
@@ -132,7 +176,16 @@ export class CumuloBench {
       await services.stores.closeAll();
       await boss.stop({ graceful: false });
     };
-    return new CumuloBench(pg, postgresDir, db, stop, services, principal, { ...process.env, ...env });
+    return new CumuloBench(
+      pg,
+      postgresDir,
+      db,
+      stop,
+      services,
+      principal,
+      { ...process.env, ...env },
+      countStatements,
+    );
   }
 
   /** Another organisation, signed up as a person signs up, with its transfer charge confirmed. */
@@ -176,6 +229,7 @@ export class CumuloBench {
       const workerCpu = cpuSecondsOf(worker.pid);
       const postgresCpu = this.postgresCpuSeconds();
       const serversAndMachine = cpuMeter(servers);
+      if (this.countStatements) await this.db.pool.query('select pg_stat_statements_reset()');
       const started = performance.now();
       const { batch } = await this.services.transfers.start(this.principal, request);
       for (;;) {
@@ -199,7 +253,14 @@ export class CumuloBench {
               where b.id = $1 group by b.id`,
             [batch.id],
           );
+          const jobs = await this.db.pool.query<{ jobs: number }>(
+            `select count(*)::int as jobs from pgboss.job
+              where name = 'transfers.batch' and data->>'batchId' = $1 and started_on is not null`,
+            [String(batch.id)],
+          );
           return {
+            jobs: jobs.rows[0]?.jobs ?? 0,
+            ...(this.countStatements ? { statements: await this.#statements() } : {}),
             firstCopyAfter: timeline.rows[0]?.first ?? 0,
             finalizedAfterLast: timeline.rows[0]?.tail ?? 0,
             seconds,
@@ -217,6 +278,18 @@ export class CumuloBench {
     } finally {
       await stopWorker(worker);
     }
+  }
+
+  async #statements(): Promise<StatementCounts> {
+    const { rows } = await this.db.pool.query<{ calls: number; query: string }>(
+      `select calls::int as calls, query from pg_stat_statements
+        where dbid = (select oid from pg_database where datname = current_database()) order by calls desc`,
+    );
+    const product = rows.filter((row) => !BENCH_STATEMENTS.some((text) => row.query.includes(text)));
+    return {
+      total: product.reduce((sum, row) => sum + row.calls, 0),
+      top: product.slice(0, 8).map((row) => ({ calls: row.calls, query: row.query.replace(/\s+/g, ' ') })),
+    };
   }
 
   /**

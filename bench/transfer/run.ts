@@ -19,7 +19,10 @@
 // started through TransfersService and copied by the worker role in its own process (its peak RSS and CPU, and its
 // PostgreSQL's CPU, are measured).
 //
-//   npm run transfer -w bench [-- --only idle,a,b,c,d,p] [--rounds 3] [--small] [--keys 1000000] [--heap MB]
+//   npm run transfer -w bench [-- --only idle,a,b,c,d,p] [--rounds 3] [--small] [--keys 1000000] [--heap MB] [--count]
+//   --count puts a counting proxy in front of both s3rvers of (a) and prints each tool's requests by S3 operation
+//   in every round, and Cumulo's database statements (PostgreSQL's pg_stat_statements). The proxies run in this
+//   process, beside the bare copy loop, and cost every tool a hop: its times are no results.
 //   --small shrinks every case for a smoke run (100 × 64 KiB, 2 × 64 MiB, 20 000 keys, 1 s idle): its figures are
 //   no results.
 import fs from 'node:fs';
@@ -28,10 +31,17 @@ import { parseArgs } from 'node:util';
 import { createObjectStore, type ObjectStore } from '@cumulo/storage';
 import { S3RVER_KEY } from '@cumulo/storage/testing';
 import { repoRoot, startS3rverProcess, type S3rverProcess } from '../inventory/s3rver-process.ts';
+import { cpuMeter } from '../shared/proc-cpu.ts';
 import { bareCopies, bareCopiesInParts, bareServerSideCopies } from './bare-copy.ts';
 import { CumuloBench, type CumuloRun, type WorkerSettings } from './cumulo.ts';
 import { rcloneCopy, type PeerRun } from './rclone-copy.ts';
-import { startCountingProxy } from '../shared/counting-proxy.ts';
+import {
+  S3_OPERATIONS,
+  startCountingProxy,
+  totalOf,
+  type CountingProxy,
+  type RequestCounts,
+} from '../shared/counting-proxy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 import { median, printTable, turnOrder, type GoalRow } from '../shared/goal-table.ts';
 import { IDLE_GOAL_MB, WORKER_PACKAGES, floorReadings, idleWorkerReadings } from '../worker-idle/measure.ts';
@@ -57,8 +67,11 @@ const { values: options } = parseArgs({
     keys: { type: 'string' },
     /** V8 old-space cap (MB) for the planning process, as a worker could be started with. */
     heap: { type: 'string' },
+    /** Counts (a)'s requests through proxies and Cumulo's statements; its times are no results. */
+    count: { type: 'boolean', default: false },
   },
 });
+const counting = options.count ?? false;
 const only = new Set((options.only ?? '').split(','));
 const rounds = Number(options.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be an integer ≥ 1');
@@ -290,6 +303,34 @@ function cpuRow(name: string, runs: CopyRound[], goal: number): GoalRow {
   };
 }
 
+/** A tool's requests to both ends, by S3 operation, as one line: `GetObject 1000 + 0, PutObject 0 + 1000, …`. */
+function requestsText(source: RequestCounts, destination: RequestCounts): string {
+  const used = S3_OPERATIONS.filter((operation) => source[operation] + destination[operation] > 0);
+  return (
+    `${totalOf(source) + totalOf(destination)} requests (source + destination): ` +
+    used.map((operation) => `${operation} ${source[operation]} + ${destination[operation]}`).join(', ')
+  );
+}
+
+/**
+ * Runs a copy and prints what it cost the two s3rvers in CPU seconds (are they slower on one tool's requests?) and,
+ * with proxies (--count), what it asked of each end.
+ */
+async function observedCopy<T>(
+  tool: string,
+  servers: Array<{ pid: number | undefined }>,
+  proxies: { source: CountingProxy; destination: CountingProxy } | null,
+  copy: () => Promise<T>,
+): Promise<T> {
+  proxies?.source.reset();
+  proxies?.destination.reset();
+  const serverCpu = cpuMeter(servers);
+  const result = await copy();
+  const requests = proxies ? `, ${requestsText(proxies.source.counts(), proxies.destination.counts())}` : '';
+  console.log(`  ${tool}: the s3rvers spent ${s(serverCpu().processes)} of CPU${requests}`);
+  return result;
+}
+
 /** (b) or (b'): two large objects across endpoints, with their time, throughput and memory rows. */
 async function largeAcross(
   cumulo: CumuloBench,
@@ -349,7 +390,7 @@ async function largeAcross(
 
 async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
-  const cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'));
+  const cumulo = await CumuloBench.start(path.join(dataDir, 'cumulo'), { countStatements: counting });
   const sizes = `${SMALL_COUNT} × 64 KiB`;
   const large = LARGE_SIZE === GiB ? '2 × 1 GiB' : `2 × ${LARGE_SIZE / MiB} MiB`;
   try {
@@ -389,10 +430,20 @@ async function main() {
       const seed = await seedSmall(path.join(dataDir, 'seeds'), SMALL_COUNT);
       const source = await startS3rverProcess(seed.directory);
       const destination = await freshServer('small-destination');
+      // --count: every tool reaches the s3rvers through a counting proxy each.
+      const proxies = counting
+        ? {
+            source: await startCountingProxy(source.endpoint),
+            destination: await startCountingProxy(destination.endpoint),
+          }
+        : null;
+      const via = { source: proxies?.source ?? source, destination: proxies?.destination ?? destination };
+      const counted = <T>(tool: string, copy: () => Promise<T>) =>
+        observedCopy(tool, [source, destination], proxies, copy);
       try {
         await createBuckets(destination.endpoint, ['rclone', 'cumulo', 'bare-copy']);
-        const sourceId = await cumulo.connectS3rver('small source', source.endpoint);
-        const destinationId = await cumulo.connectS3rver('small destination', destination.endpoint);
+        const sourceId = await cumulo.connectS3rver('small source', via.source.endpoint);
+        const destinationId = await cumulo.connectS3rver('small destination', via.destination.endpoint);
         const inFlight = SMALL_SETTINGS.objectConcurrency * SMALL_SETTINGS.jobsPerBatch;
         const runs = await copyRounds(
           name,
@@ -403,27 +454,42 @@ async function main() {
           { objects: seed.objects, bytes: seed.bytes },
           {
             cumulo: () =>
-              cumulo.copy(
-                {
-                  sourceCloudAccountId: sourceId,
-                  sourceBucket: SMALL_BUCKET,
-                  destinationCloudAccountId: destinationId,
-                  destinationBucket: 'cumulo',
-                },
-                SMALL_SETTINGS,
-                [source, destination],
-              ),
+              counted('Cumulo', async () => {
+                const run = await cumulo.copy(
+                  {
+                    sourceCloudAccountId: sourceId,
+                    sourceBucket: SMALL_BUCKET,
+                    destinationCloudAccountId: destinationId,
+                    destinationBucket: 'cumulo',
+                  },
+                  SMALL_SETTINGS,
+                  [source, destination],
+                );
+                console.log(
+                  `  Cumulo: ${run.jobs} jobs of the batch ran, each with ${SMALL_SETTINGS.objectConcurrency} objects in flight`,
+                );
+                if (run.statements) {
+                  console.log(`  Cumulo's database statements (pg_stat_statements): ${run.statements.total}`);
+                  for (const { calls, query } of run.statements.top)
+                    console.log(`    ${String(calls).padStart(5)} ${query.slice(0, 150)}`);
+                }
+                return run;
+              }),
             peer: () =>
-              rcloneCopy(
-                { endpoint: source.endpoint, bucket: SMALL_BUCKET },
-                { endpoint: destination.endpoint, bucket: 'rclone' },
+              counted('rclone', () =>
+                rcloneCopy(
+                  { endpoint: via.source.endpoint, bucket: SMALL_BUCKET },
+                  { endpoint: via.destination.endpoint, bucket: 'rclone' },
+                ),
               ),
             floor: () =>
-              bareCopies(
-                { endpoint: source.endpoint, bucket: SMALL_BUCKET },
-                { endpoint: destination.endpoint, bucket: 'bare-copy' },
-                smallKeys(SMALL_COUNT),
-                inFlight,
+              counted('the bare loop', () =>
+                bareCopies(
+                  { endpoint: via.source.endpoint, bucket: SMALL_BUCKET },
+                  { endpoint: via.destination.endpoint, bucket: 'bare-copy' },
+                  smallKeys(SMALL_COUNT),
+                  inFlight,
+                ),
               ),
           },
         );
@@ -435,6 +501,8 @@ async function main() {
           rssRow(name, runs, 1.5, packagesFloorMb),
         );
       } finally {
+        await proxies?.source.close();
+        await proxies?.destination.close();
         await source.stop();
         await destination.stop();
       }

@@ -103,6 +103,9 @@ const CANCELED = 'transfer canceled';
 const LEASE_LOST = 'lease lost';
 const SHUTTING_DOWN = 'worker shutting down';
 
+/** Settles one item (ItemSettler.settle), freeing its copy slot first. */
+type ItemSettle = ItemSettler['settle'];
+
 /** One batch job copying in this process: what shutdown waits for, and how it stops its copies. */
 interface ActiveRun {
   finished: Promise<unknown>;
@@ -360,9 +363,22 @@ export class TransferExecutor {
     const maxClaims = this.options.maxClaims ?? DEFAULT_MAX_CLAIMS;
     const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const ledger = this.itemQueue.ledger(owner);
-    const settler = new ItemSettler(this.itemQueue, owner);
     const queue: ClaimedItem[] = [];
+    // Every item held from its start to its settle (its lease renewed, awaited before the job ends)…
     const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+    // …of which `copying` still copy: a slot is free once an object is verified, not once it is settled, so that
+    // the settler may gather the items ending together into one statement without holding copies back.
+    let copying = 0;
+    const settler = new ItemSettler(this.itemQueue, owner, () => copying);
+    // Wakes the loop below when a slot frees or an item is settled.
+    let wake: (() => void) | null = null;
+    const wakeUp = () => {
+      wake?.();
+      wake = null;
+    };
+    // The last claim found fewer items than it asked for: nothing is claimed again until the copies in flight end
+    // (else every object ending near the batch's end would cost an empty claim).
+    let drained = false;
     control.abortCopies = () => {
       for (const copy of running.values()) copy.controller.abort(SHUTTING_DOWN);
     };
@@ -418,16 +434,19 @@ export class TransferExecutor {
 
     try {
       for (;;) {
-        while (
-          !canceled &&
-          !yielding &&
-          !this.#stopping &&
-          !outage.holding &&
-          running.size < objectConcurrency
-        ) {
+        while (!canceled && !yielding && !this.#stopping && !outage.holding && copying < objectConcurrency) {
           if (queue.length === 0) {
-            await this.itemQueue.failAbandoned(batch.id, maxClaims, transferErrors.workerStopped(maxClaims));
-            queue.push(...(await this.itemQueue.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims)));
+            if (drained && running.size > 0 && !held) break;
+            const claimed = await this.itemQueue.claim(batch.id, owner, leaseSeconds, claimChunk, maxClaims);
+            queue.push(...claimed);
+            drained = claimed.length < claimChunk;
+            // Items whose workers stopped on them too often are never claimed again: failed once the batch drains.
+            if (drained)
+              await this.itemQueue.failAbandoned(
+                batch.id,
+                maxClaims,
+                transferErrors.workerStopped(maxClaims),
+              );
           }
           const item = queue.shift();
           if (!item) break;
@@ -441,7 +460,19 @@ export class TransferExecutor {
             onBytes: (delta) => this.progress.onBytes(batch.id, item.id, delta),
             ...pace,
           };
-          const done = this.#copyItem(batch, task, item, owner, settler, outage, endpoints.labels)
+          copying += 1;
+          let copied = false;
+          const endCopy = () => {
+            if (copied) return;
+            copied = true;
+            copying -= 1;
+            wakeUp();
+          };
+          const settle: ItemSettle = (itemId, outcome) => {
+            endCopy();
+            return settler.settle(itemId, outcome);
+          };
+          const done = this.#copyItem(batch, task, item, owner, settle, outage, endpoints.labels)
             .then((outcome) => {
               if (outcome === 'done') counts.copied += 1;
               if (outcome === 'failed') counts.failed += 1;
@@ -449,7 +480,11 @@ export class TransferExecutor {
             .catch((error: unknown) =>
               this.log.error({ err: error, itemId: item.id }, 'transfer item crashed'),
             )
-            .finally(() => running.delete(item.id));
+            .finally(() => {
+              running.delete(item.id);
+              endCopy();
+              wakeUp();
+            });
           running.set(item.id, { controller, done });
         }
         if (running.size === 0 && (yielding || this.#stopping)) break;
@@ -469,9 +504,9 @@ export class TransferExecutor {
           // Claim once more either way: items written, or the batch released, since the last claim.
           continue;
         }
-        const copies = [...running.values()].map((copy) => copy.done);
+        const woken = new Promise<void>((resolve) => (wake = resolve));
         // While held, look for new items now and then even with copies in flight.
-        await Promise.race(held ? [...copies, sleep(HELD_POLL_MS)] : copies);
+        await (held ? Promise.race([woken, sleep(HELD_POLL_MS)]) : woken);
       }
     } finally {
       clearInterval(renew);
@@ -501,7 +536,7 @@ export class TransferExecutor {
     task: CopyTask,
     item: ClaimedItem,
     owner: string,
-    settler: ItemSettler,
+    settle: ItemSettle,
     outage: OutageBackoff,
     labels: TransferLabels,
   ): Promise<'done' | 'skipped' | 'failed' | 'canceled' | 'lost' | 'paused' | 'released'> {
@@ -511,7 +546,7 @@ export class TransferExecutor {
       if (move && item.present && (await this.#stillPresent(task))) {
         await this.#deleteSource(task);
         outage.succeeded();
-        return await this.#settleDone(batch.id, item, settler, { status: 'skipped', sourceDeleted: true });
+        return await this.#settleDone(batch.id, item, settle, { status: 'skipped', sourceDeleted: true });
       }
       // A move whose worker died after verifying the copy only has the source delete left to do.
       const verifiedBefore = move && (item.md5 !== null || item.sha256 !== null);
@@ -522,7 +557,7 @@ export class TransferExecutor {
       }
       if (move) await this.#deleteSource(task);
       outage.succeeded();
-      const settled = await this.#settleDone(batch.id, item, settler, {
+      const settled = await this.#settleDone(batch.id, item, settle, {
         status: 'done',
         method: result?.method ?? null,
         md5: result?.md5 ?? null,
@@ -544,7 +579,7 @@ export class TransferExecutor {
       }
       if (task.signal.aborted) {
         await this.#abandon(task);
-        await settler.settle(item.id, { status: 'canceled' });
+        await settle(item.id, { status: 'canceled' });
         this.progress.fileEnded(batch.id, item.id, 'Canceled');
         return 'canceled';
       }
@@ -560,7 +595,7 @@ export class TransferExecutor {
         this.log.error({ err: error, itemId: item.id }, 'transfer item failed');
       // A failed item is copied again by a retry batch (new rows, fresh uploads): its parts would only cost.
       await this.#abandon(task);
-      await settler.settle(item.id, { status: 'failed', error: message });
+      await settle(item.id, { status: 'failed', error: message });
       this.options.metrics?.transferErrors.inc(labels);
       this.progress.fileEnded(batch.id, item.id, 'Failed', message);
       return 'failed';
@@ -615,12 +650,12 @@ export class TransferExecutor {
   async #settleDone(
     batchId: string,
     item: ClaimedItem,
-    settler: ItemSettler,
+    settle: ItemSettle,
     outcome: Extract<ItemOutcome, { status: 'done' | 'skipped' }>,
   ): Promise<'done' | 'skipped' | 'lost'> {
     let counted: boolean;
     try {
-      counted = await settler.settle(item.id, outcome);
+      counted = await settle(item.id, outcome);
     } catch (error) {
       this.log.error(
         { err: error, itemId: item.id },

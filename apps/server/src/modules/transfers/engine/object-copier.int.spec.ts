@@ -214,7 +214,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
   });
 
   describe('single request for small objects', () => {
-    it('copies S3 → Azure byte-identical, with cumulo-sha256, content type and headers, user metadata', async () => {
+    it('copies S3 → Azure byte-identical, with cumulo-md5, content type and headers, user metadata, no SHA-256 pass', async () => {
       const bytes = randomBytes(300 * 1024);
       await storeA.write(bucket, 'docs/report one.pdf', bytes, {
         contentType: 'application/pdf',
@@ -226,13 +226,14 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
 
       const result = await copyObject(task);
 
-      expect(result).toEqual({ method: 'single', md5: md5(bytes), sha256: sha256(bytes), verifiedBy: 'md5' });
+      // The source's MD5 verifies it: no SHA-256 is computed, and the MD5 is what later syncs compare.
+      expect(result).toEqual({ method: 'single', md5: md5(bytes), sha256: null, verifiedBy: 'md5' });
       expect((await readAll(azure, bucket, 'docs/report one.pdf')).equals(bytes)).toBe(true);
       const copied = await azure.stat(bucket, 'docs/report one.pdf');
       // The source version it holds, for a later Skip Existing Files (the name survives Azure's C# identifiers).
       expect(copied?.metadata).toEqual({
         owner: 'finance',
-        'cumulo-sha256': sha256(bytes),
+        'cumulo-md5': md5(bytes),
         'cumulo-source-etag': item.sourceEtag,
       });
       expect(copied?.contentType).toBe('application/pdf');
@@ -241,7 +242,7 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(task.copiedBytes()).toBe(bytes.length);
     });
 
-    it('copies Azure → S3 byte-identical, with cumulo-sha256, content type and headers', async () => {
+    it('copies Azure → S3 byte-identical, with cumulo-md5, content type and headers', async () => {
       const bytes = randomBytes(2 * MiB + 17);
       await azure.write(bucket, 'from-azure/photo.jpg', bytes, {
         contentType: 'image/jpeg',
@@ -258,7 +259,8 @@ describe('object copier against real stores (two s3rver instances and Azurite)',
       expect(result.method).toBe('single');
       expect((await readAll(storeB, bucket, 'from-azure/photo.jpg')).equals(bytes)).toBe(true);
       const copied = await storeB.stat(bucket, 'from-azure/photo.jpg');
-      expect(copied?.metadata['cumulo-sha256']).toBe(sha256(bytes));
+      expect(copied?.metadata['cumulo-md5']).toBe(md5(bytes));
+      expect(copied?.metadata['cumulo-sha256']).toBeUndefined();
       expect(copied?.md5).toBe(md5(bytes));
       expect(copied?.contentType).toBe('image/jpeg');
       expect(copied?.contentHeaders).toEqual({ contentDisposition: 'inline; filename="photo.jpg"' });

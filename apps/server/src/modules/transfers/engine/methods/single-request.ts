@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ObjectInfo } from '@cumulo/storage';
-import { sourceChecksums } from '../checksums.ts';
+import { md5Hex, sourceChecksums } from '../checksums.ts';
 import {
   CHECKSUM_MISMATCH,
   CopyError,
@@ -8,7 +8,14 @@ import {
   type CopySettings,
   type CopyTask,
 } from '../copy-task.ts';
-import { SHA256_METADATA, carriedMetadata, contentOf, sourceTags, writeWithTags } from '../metadata-tags.ts';
+import {
+  MD5_METADATA,
+  SHA256_METADATA,
+  carriedMetadata,
+  contentOf,
+  sourceTags,
+  writeWithTags,
+} from '../metadata-tags.ts';
 import { PartsMd5, matchesPartsMd5, sourcePartSize, sourcePartsAre } from '../source-parts.ts';
 import {
   discardDestination,
@@ -42,8 +49,10 @@ async function copySingleIn(buffer: Buffer, task: CopyTask, gate: ThrottleGate):
   });
   const info = reported ? unchangedSource(task, reported) : await statSource(task);
   const expected = sourceChecksums(info, item.sourceMd5);
-  const md5 = createHash('md5').update(bytes).digest('hex');
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const md5 = md5Hex(bytes);
+  // The source's MD5 verifies the copy and is what later syncs compare (cumulo-md5, as the other methods write it):
+  // the SHA-256 pass, the dearest one, is made only for a source without one, or to check an earlier copy's.
+  const sha256 = expected.md5 && !expected.sha256 ? null : createHash('sha256').update(bytes).digest('hex');
   if ((expected.md5 && md5 !== expected.md5) || (expected.sha256 && sha256 !== expected.sha256)) {
     throw new CopyError(CHECKSUM_MISMATCH, true);
   }
@@ -63,8 +72,12 @@ async function copySingleIn(buffer: Buffer, task: CopyTask, gate: ThrottleGate):
         destination.store.write(destination.bucket, item.destinationKey, bytes, {
           ...contentOf(info),
           md5,
-          sha256,
-          metadata: { ...carriedMetadata(info), [SHA256_METADATA]: sha256 },
+          ...(sha256 ? { sha256 } : {}),
+          metadata: {
+            ...carriedMetadata(info),
+            ...(expected.md5 ? { [MD5_METADATA]: md5 } : {}),
+            ...(sha256 ? { [SHA256_METADATA]: sha256 } : {}),
+          },
           ...(carried ? { tags: carried } : {}),
           size: bytes.length,
           signal: task.signal,
