@@ -248,47 +248,18 @@ async function copyMirrored(
   settings: CopySettings,
   session: UploadSession,
   ranges: PartRange[],
-  source: {
-    info: ObjectInfo;
-    expected: SourceChecksums;
-    metadata: Record<string, string>;
-    tags: Record<string, string> | undefined;
-  },
+  source: PartsSource,
 ): Promise<CopyResult | null> {
-  const { upload, finished } = session;
-  const content = contentOf(source.info);
-  const md5s = new Map<number, string>();
-  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
+  const { upload } = session;
   try {
-    await sendParts(task, parts, settings, session, ranges, md5s);
-    const digest = {
-      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
-      parts: ranges.length,
-    };
-    // A source replaced meanwhile explains any mismatch: it is told as such, before the bytes are judged.
-    const now = await statSource(task);
-    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+    const digest = await sendAllParts(task, parts, settings, session, ranges, source);
     if (!matchesPartsMd5(source.info, digest)) {
       if (await sourcePartsAre(task, session.partSize)) throw new CopyError(CHECKSUM_MISMATCH, true);
       await discardUpload(task, parts, upload);
       return null;
     }
+    await completeChecked(task, parts, settings, session, ranges, source, digest);
     const { md5, sha256 } = source.expected;
-    const completed = await settings.gate.call(
-      () =>
-        writeWithTags(source.tags, (tags) =>
-          parts.complete(upload, partList(finished, ranges.length), {
-            ...content,
-            metadata: source.metadata,
-            ...(md5 ? { md5 } : {}),
-            tags,
-          }),
-        ),
-      task.signal,
-    );
-    await forget(task);
-    await checkAssembled(task, completed.etag, digest);
-    await statDestination(task);
     return { method: 'parts', md5, sha256, verifiedBy: 'parts-md5' };
   } catch (error) {
     if (spoilsUpload(error)) await discardUpload(task, parts, upload);
@@ -310,45 +281,73 @@ async function copyStreamed(
   settings: CopySettings,
   session: UploadSession,
   ranges: PartRange[],
-  source: {
-    info: ObjectInfo;
-    expected: SourceChecksums;
-    metadata: Record<string, string>;
-    tags: Record<string, string> | undefined;
-  },
+  source: PartsSource,
 ): Promise<CopyResult> {
-  const { upload, finished } = session;
-  const md5s = new Map<number, string>();
-  for (const [partNumber, part] of finished) if (part.md5) md5s.set(partNumber, part.md5);
   try {
-    await sendParts(task, parts, settings, session, ranges, md5s);
-    const now = await statSource(task);
-    if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
-    const digest = {
-      md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')),
-      parts: ranges.length,
-    };
+    const digest = await sendAllParts(task, parts, settings, session, ranges, source);
+    await completeChecked(task, parts, settings, session, ranges, source, digest);
     const { md5, sha256 } = source.expected;
-    const completed = await settings.gate.call(
-      () =>
-        writeWithTags(source.tags, (tags) =>
-          parts.complete(upload, partList(finished, ranges.length), {
-            ...contentOf(source.info),
-            metadata: source.metadata,
-            ...(md5 ? { md5 } : {}),
-            tags,
-          }),
-        ),
-      task.signal,
-    );
-    await forget(task);
-    await checkAssembled(task, completed.etag, digest);
-    await statDestination(task);
     return { method: 'parts', md5, sha256, verifiedBy: 'part-md5s' };
   } catch (error) {
-    if (spoilsUpload(error)) await discardUpload(task, parts, upload);
+    if (spoilsUpload(error)) await discardUpload(task, parts, session.upload);
     throw error;
   }
+}
+
+/** The source of a copy whose parts are recorded by their MD5s (mirrored or streamed). */
+interface PartsSource {
+  info: ObjectInfo;
+  expected: SourceChecksums;
+  metadata: Record<string, string>;
+  tags: Record<string, string> | undefined;
+}
+
+/**
+ * Sends every part not yet finished (`sendParts`) and answers the MD5 of the part MD5s, the finished ones' from
+ * the ledger. A source replaced meanwhile explains any mismatch: it is told as such, before the bytes are judged.
+ */
+async function sendAllParts(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: PartsSource,
+): Promise<{ md5: string; parts: number }> {
+  const md5s = new Map<number, string>();
+  for (const [partNumber, part] of session.finished) if (part.md5) md5s.set(partNumber, part.md5);
+  await sendParts(task, parts, settings, session, ranges, md5s);
+  const now = await statSource(task);
+  if (now.etag !== source.info.etag) throw new CopyError(SOURCE_CHANGED, true);
+  return { md5: partsMd5Of(ranges.map((range) => md5s.get(range.partNumber) ?? '')), parts: ranges.length };
+}
+
+/** Completes the upload with the source's content headers, metadata and tags, then checks what the store made. */
+async function completeChecked(
+  task: CopyTask,
+  parts: PartsCapability,
+  settings: CopySettings,
+  session: UploadSession,
+  ranges: PartRange[],
+  source: PartsSource,
+  digest: { md5: string; parts: number },
+): Promise<void> {
+  const { md5 } = source.expected;
+  const completed = await settings.gate.call(
+    () =>
+      writeWithTags(source.tags, (tags) =>
+        parts.complete(session.upload, partList(session.finished, ranges.length), {
+          ...contentOf(source.info),
+          metadata: source.metadata,
+          ...(md5 ? { md5 } : {}),
+          tags,
+        }),
+      ),
+    task.signal,
+  );
+  await forget(task);
+  await checkAssembled(task, completed.etag, digest);
+  await statDestination(task);
 }
 
 /**
