@@ -46,7 +46,7 @@ export async function startBenchApp(dataDir: string, env: Record<string, string>
     BILLING_ENTITLE_ALL: 'true',
     ...env,
   });
-  const db = openDb(pg.url, 5);
+  const db = openDb(pg.url, { max: 5 });
   await runMigrations(db);
   const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
   const { app, services } = await buildApp({

@@ -148,7 +148,7 @@ export class CumuloBench {
     const countStatements = options.countStatements ?? false;
     if (countStatements) {
       // shared_preload_libraries is read at start only.
-      const setup = openDb(pg.url, 1);
+      const setup = openDb(pg.url, { max: 1 });
       await setup.pool.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
       await setup.close();
       await pg.stop();
@@ -168,7 +168,7 @@ export class CumuloBench {
       BILLING_ENTITLE_ALL: 'true',
     };
     const config = loadConfig(env);
-    const db = openDb(pg.url, 5);
+    const db = openDb(pg.url, { max: 5 });
     await runMigrations(db);
     if (countStatements) await db.pool.query('create extension if not exists pg_stat_statements');
     const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);

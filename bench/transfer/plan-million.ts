@@ -45,7 +45,7 @@ const s3 = await createObjectStore({
   forcePathStyle: true,
 });
 
-const db = openDb(databaseUrl, 2);
+const db = openDb(databaseUrl, { max: 2 });
 const repo = new TransfersRepo(db.orm, db.pool);
 const planning = new TransferPlanningRepo(db.orm, db.pool);
 const { rows } = await db.pool.query<{ id: string }>(

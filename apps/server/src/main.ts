@@ -105,7 +105,8 @@ async function main() {
       databaseUrl = embedded.url;
     }
 
-    const db: Db = openDb(databaseUrl);
+    const servesHttp = role === 'start' || role === 'web';
+    const db: Db = openDb(databaseUrl, { keepOpen: servesHttp });
     stops.push(() => db.close());
     await runMigrations(db);
     log.info('database migrations applied');
@@ -123,10 +124,7 @@ async function main() {
     // A worker loads what its job handlers use (worker-services.ts), and nothing of the web's services, Fastify or
     // the routes: the roles that serve HTTP build the web's services on top of the worker's (services.ts).
     const serviceDeps = { config, db, log, masterKey, boss };
-    const webServices =
-      role === 'start' || role === 'web'
-        ? (await import('./services.ts')).buildServices(serviceDeps)
-        : undefined;
+    const webServices = servesHttp ? (await import('./services.ts')).buildServices(serviceDeps) : undefined;
     const services: WorkerServices =
       webServices ?? (await import('./worker-services.ts')).buildWorkerServices(serviceDeps);
     closeServices = async () => {
@@ -173,6 +171,7 @@ async function main() {
       const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, webServices);
       const server: FastifyInstance = app;
       stops.push(() => server.close());
+      await db.warm();
       await server.listen({ port: config.PORT, host: config.HOST });
       log.info(`Cumulo is ready at ${config.PUBLIC_URL}`);
     }

@@ -126,7 +126,7 @@ export async function startTestServer(
     logLines ? 'debug' : config.LOG_LEVEL,
     logLines ? { write: (line: string) => void logLines.push(line) } : undefined,
   );
-  const db = openDb(databaseUrl, 5);
+  const db = openDb(databaseUrl, { max: 5 });
   await runMigrations(db);
   const boss = await startBoss({ connectionString: databaseUrl, schedule: roles.jobs === true }, log);
   const masterKey = Buffer.from(config.MASTER_KEY ?? '', 'base64');

@@ -54,7 +54,7 @@ export async function runBackupRole(
         databaseUrl = embedded.url;
       }
     }
-    const db = openDb(databaseUrl, 2);
+    const db = openDb(databaseUrl, { max: 2 });
     try {
       if (role === 'backup') {
         const done = await createBackup(db, file, log);

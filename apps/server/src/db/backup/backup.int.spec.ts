@@ -101,7 +101,7 @@ async function serveInProcess() {
     PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }),
   });
   const log = createLogger('silent');
-  const db = openDb(pg.url, 5);
+  const db = openDb(pg.url, { max: 5 });
   await runMigrations(db);
   const boss = await startBoss({ connectionString: pg.url, schedule: true }, log);
   const { app, services } = await buildApp({

@@ -1,0 +1,41 @@
+import { describe, expect, inject, it } from 'vitest';
+import { openDb } from './client.ts';
+
+// The web role's pool (main.ts): opened whole at start and kept open while idle, so the first burst of requests
+// after a start or a quiet spell does not wait for PostgreSQL to start backends.
+describe('openDb', () => {
+  const url = inject('adminDatabaseUrl');
+  const backendsOf = async (db: ReturnType<typeof openDb>, name: string) => {
+    const { rows } = await db.locks.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()`,
+      [name],
+    );
+    return rows[0]?.n ?? 0;
+  };
+
+  it('opens every connection of a kept-open pool on warm() and keeps them past the idle timeout', async () => {
+    const db = openDb(url, { max: 4, keepOpen: true, idleTimeoutMillis: 200 });
+    try {
+      await db.warm();
+      expect(db.pool.totalCount).toBe(4);
+      expect(db.pool.idleCount).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(db.pool.totalCount).toBe(4);
+      expect(await backendsOf(db, 'cumulo')).toBeGreaterThanOrEqual(4);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('closes the idle connections of a pool that is not kept open (the workers)', async () => {
+    const db = openDb(url, { max: 4, idleTimeoutMillis: 200 });
+    try {
+      await db.warm();
+      expect(db.pool.totalCount).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(db.pool.totalCount).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+});
