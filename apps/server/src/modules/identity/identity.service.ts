@@ -411,13 +411,18 @@ export class IdentityService {
     );
   }
 
+  /** The caller's own profile; their ACL is the one this request's sign-in check loaded. */
   async profile(principal: Principal): Promise<UserProfile> {
-    return this.#profileOf(principal.organizationId, principal.userId);
+    return this.#profileOf(principal.organizationId, principal.userId, principal.access);
   }
 
   /** Another member's profile: 404 unless they belong to the caller's organisation. */
   async memberProfile(principal: Principal, userId: string): Promise<UserProfile> {
-    return this.#profileOf(principal.organizationId, userId);
+    return this.#profileOf(
+      principal.organizationId,
+      userId,
+      userId === principal.userId ? principal.access : undefined,
+    );
   }
 
   async updateProfile(
@@ -535,15 +540,25 @@ export class IdentityService {
     return this.repo.roles();
   }
 
-  async #profileOf(organizationId: string, userId: string): Promise<UserProfile> {
-    const row = await this.repo.profileRow(organizationId, userId);
+  /**
+   * A member's profile. Every read that does not need another's answer runs at once (the web app reads this on
+   * every page load): the member and their organisation, the billing standing, the packages and the ACL, then the
+   * quota counters of the standing's period.
+   */
+  async #profileOf(
+    organizationId: string,
+    userId: string,
+    ownAccess?: EffectiveAccess,
+  ): Promise<UserProfile> {
+    const [row, standing, packages, access] = await Promise.all([
+      this.repo.profileRow(organizationId, userId),
+      this.entitlements.standing(organizationId),
+      this.entitlements.heldPackages(organizationId),
+      ownAccess ?? this.auth.accessOf(organizationId, userId),
+    ]);
     if (!row) throw notFound();
     const { user, organization, role, hasWasabiAccount } = row;
-    const standing = await this.entitlements.standing(organizationId);
-    const [packages, quota] = await Promise.all([
-      this.entitlements.heldPackages(organizationId),
-      this.entitlements.usage(organizationId, standing),
-    ]);
+    const quota = await this.entitlements.usage(organizationId, standing);
     return {
       id: user.id,
       first_name: user.firstName,
@@ -576,7 +591,7 @@ export class IdentityService {
       // Spec 001 §6: the direct Wasabi screen needs acl.has_wasabi, held by organisations with a Wasabi account
       // (without one the screen has no bucket to show, and the dashboard offers to add one). `services` and
       // `permissions` are the member's effective service ACL (spec 002 §6), so the web hides what is off.
-      acl: { ...(await this.auth.accessOf(organizationId, userId)), has_wasabi: hasWasabiAccount },
+      acl: { ...access, has_wasabi: hasWasabiAccount },
       quota,
       // The web shows the operator's console from it; the admin routes check the same rule again (403).
       operator: await this.isOperator(userId),
