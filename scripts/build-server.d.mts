@@ -3,6 +3,7 @@ export const root: string;
 export const serverDist: string;
 export const serverEntry: string;
 export const serverNodeFlags: string[];
+export const webNodeFlags: string[];
 export const analyticsReadWorkerEntry: { in: string; out: string };
 export function newestMtime(target: string): number;
 export function bundleServer(options?: {

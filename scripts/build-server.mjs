@@ -29,6 +29,23 @@ export const serverEntry = path.join(serverDist, 'main.js');
  * process of (d) fell from 143 to 102–108 MB.
  */
 export const serverNodeFlags = ['--max-semi-space-size=2'];
+
+/**
+ * The web role's flags, measured with bench/load (200 signed-in clients, 200 requests/s, 2 cores, BENCH_TRACE and
+ * `--trace-gc` lining the slow requests up with the collections; bench/RESULTS.md "load", 2026-11-27 evening):
+ *
+ * - A young generation of 16 MB (V8's default), not the workers' 2 MB. A request's objects live across its awaits
+ *   (the bearer's check, its queries); collected every ~20 ms, objects of requests still in flight were promoted,
+ *   and the old generation filled in ~1.8 s. At 16 MB the young generation is collected every ~200 ms and a full
+ *   collection comes every 4–7 s.
+ * - `--no-concurrent-marking`: the full collection's marking runs in small steps between requests instead of on a
+ *   helper thread. On 2 cores that thread competed with PostgreSQL and the web role itself for ~60–85 ms, and every
+ *   request that arrived meanwhile waited: the slow requests of a run bunched at those moments, the no-op's too.
+ *   A web role on a machine with idle cores may do without it.
+ *
+ * The all-in-one `npm start` keeps the workers' flags: it streams copies too.
+ */
+export const webNodeFlags = ['--max-semi-space-size=16', '--no-concurrent-marking'];
 const sources = [
   'apps/server/src',
   'packages/contract/src',

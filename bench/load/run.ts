@@ -13,7 +13,10 @@
 // latency is 200 / throughput by construction.
 //
 // Run: `npm run load -w bench` (builds the server first when stale). LOAD_PORT picks the web role's port,
-// LOAD_SECONDS the duration, LOAD_CLIENT_INTERVAL_MS the pace, BENCH_CPU_PROF=dir profiles the web role.
+// LOAD_SECONDS the duration (after LOAD_WARM_UP_SECONDS untimed), LOAD_CLIENT_INTERVAL_MS the pace, BENCH_CPU_PROF=dir profiles the web role,
+// BENCH_WEB_FLAGS adds Node flags to it (`--trace-gc`), BENCH_TRACE=file writes every paced request as
+// [ms since the run began when it was due, call index (-1 the floor), latency ms]: the slow ones bunch in time when
+// something common held them (a full garbage collection, the pool opening connections), not a call of their own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -36,10 +39,17 @@ import { repoRoot, startS3rverProcess } from '../inventory/s3rver-process.ts';
 import { p50 } from '../shared/bench-app.ts';
 import { signedInBenchMember } from '../shared/bench-member.ts';
 import { ensureS3rverSeed, type SeedLayout } from '../shared/s3rver-seed.ts';
-import { buildServerIfStale, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
+import { buildServerIfStale, serverEntry, webNodeFlags } from '../../scripts/build-server.mjs';
 
 const PORT = Number(process.env.LOAD_PORT ?? 4613);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
+/**
+ * The same paced load, untimed, before the timed run. The alone calls use one connection of the web role's pool;
+ * the other nine are PostgreSQL backends that have not yet read the catalog of any table (a few milliseconds per
+ * backend and table on its first query), which fell on the first seconds of the run. A deployed web role keeps its
+ * connections (db/client.ts), so they are warm once used: the timed run measures that steady state.
+ */
+const WARM_UP_SECONDS = Number(process.env.LOAD_WARM_UP_SECONDS ?? 5);
 const CLIENT_INTERVAL_MS = Number(process.env.LOAD_CLIENT_INTERVAL_MS ?? 1000);
 const CLIENTS = 200;
 const ORGANIZATIONS = 10;
@@ -165,7 +175,8 @@ async function startWeb(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [
-      ...serverNodeFlags,
+      ...webNodeFlags,
+      ...(process.env.BENCH_WEB_FLAGS?.split(' ').filter(Boolean) ?? []),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
       serverEntry,
       'web',
@@ -270,7 +281,7 @@ function percentile(times: number[], share: number): number {
  * second (and it lowers `connections` to the rate when the rate is smaller); and its coordinated-omission fill-in
  * takes the expected interval as ceil(1 / rate) = 1 ms at any rate of 1/s or more.
  */
-async function pacedLoad(clients: Client[]) {
+async function pacedLoad(clients: Client[], seconds: number) {
   const latencies = CALLS.map(() => [] as number[]);
   const errors = CALLS.map(() => 0);
   const floor = { latencies: [] as number[], errors: 0 };
@@ -279,12 +290,16 @@ async function pacedLoad(clients: Client[]) {
   const agents = clients.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
   const inFlight = new Set<Promise<void>>();
   const begin = performance.now() + 500;
-  const end = begin + SECONDS * 1000;
+  const end = begin + seconds * 1000;
+  const trace: number[][] | undefined = process.env.BENCH_TRACE ? [] : undefined;
   const send = (agent: http.Agent, client: Client, callIndex: number, due: number) =>
     new Promise<void>((resolve) => {
       const call = callIndex < 0 ? FLOOR : (CALLS[callIndex] as Call);
-      const record = (time: number) =>
-        callIndex < 0 ? floor.latencies.push(time) : latencies[callIndex]?.push(time);
+      const record = (time: number) => {
+        if (callIndex < 0) floor.latencies.push(time);
+        else latencies[callIndex]?.push(time);
+        trace?.push([Math.round(due - begin), callIndex, Math.round(time * 10) / 10]);
+      };
       const fail = () => {
         if (callIndex < 0) floor.errors += 1;
         else errors[callIndex] = (errors[callIndex] ?? 0) + 1;
@@ -350,6 +365,7 @@ async function pacedLoad(clients: Client[]) {
   const finished = performance.now();
   for (const agent of agents) agent.destroy();
   floorAgent.destroy();
+  if (trace && process.env.BENCH_TRACE) fs.writeFileSync(process.env.BENCH_TRACE, JSON.stringify(trace));
   const answered = latencies.reduce((sum, times) => sum + times.length, 0);
   return { latencies, errors, floor, lateness, throughput: (answered * 1000) / (finished - begin) };
 }
@@ -395,7 +411,7 @@ async function main() {
     ALLOWED_PRIVATE_ENDPOINTS: '127.0.0.1',
   };
   const config = loadConfig(env);
-  const db = openDb(pg.url, 5);
+  const db = openDb(pg.url, { max: 5 });
   await runMigrations(db);
   const boss = await startBoss({ connectionString: pg.url, schedule: false }, log);
   const services = buildServices({
@@ -424,10 +440,11 @@ async function main() {
 
     const offered = (CLIENTS * 1000) / CLIENT_INTERVAL_MS;
     console.log(
-      `\nload: ${CLIENTS} clients for ${SECONDS} s, each one request every ${CLIENT_INTERVAL_MS} ms at its own ` +
+      `\nload: ${CLIENTS} clients for ${SECONDS} s after ${WARM_UP_SECONDS} s untimed, each one request every ${CLIENT_INTERVAL_MS} ms at its own ` +
         `phase, cycling through the calls: ${offered} requests/s offered (load average before: ${os.loadavg()[0]?.toFixed(2)})`,
     );
-    const paced = await pacedLoad(clients);
+    if (WARM_UP_SECONDS > 0) await pacedLoad(clients, WARM_UP_SECONDS);
+    const paced = await pacedLoad(clients, SECONDS);
     const loadAfter = os.loadavg()[0];
 
     console.log(

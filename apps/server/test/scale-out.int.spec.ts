@@ -11,7 +11,7 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { readAll, S3RVER_KEY, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
 import { s3rverStore } from './harness.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
-import { buildServerIfStale, serverNodeFlags } from '../../../scripts/build-server.mjs';
+import { buildServerIfStale, serverNodeFlags, webNodeFlags } from '../../../scripts/build-server.mjs';
 import { freePort } from './free-port.ts';
 
 /**
@@ -74,11 +74,11 @@ function outputOf(): string {
 }
 
 /**
- * One of README's commands: `node [--max-semi-space-size=2] apps/server/dist/main.js <role>` from the repository,
+ * One of README's commands: `node [--max-semi-space-size=N] apps/server/dist/main.js <role>` from the repository,
  * with the environment a deployment gives it (README "Configuration") and nothing of the test runner's.
  */
 function run(name: string, role: 'migrate' | 'web' | 'worker', env: Record<string, string>): Role {
-  const flags = role === 'migrate' ? [] : serverNodeFlags;
+  const flags = role === 'migrate' ? [] : role === 'web' ? webNodeFlags : serverNodeFlags;
   const child = spawn(process.execPath, [...flags, MAIN_JS, role], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), ...env },
