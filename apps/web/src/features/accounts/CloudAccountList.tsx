@@ -20,7 +20,7 @@ import {
   PlusSquareOutlined,
   ReloadOutlined,
 } from '@ant-design/icons';
-import { Navigate, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { BUCKET_CREATION_PROVIDERS, formatUsd, type CloudAccountView } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
@@ -97,10 +97,24 @@ interface CloudAccountListProps {
   redirectWhenEmpty?: boolean;
 }
 
+/**
+ * Whether the page rendered here is still the browser's current history entry. A click in the menu commits its page
+ * in a transition: until that page's code has loaded, this one stays on screen with its old location, and a
+ * redirect it rendered meanwhile (an Owner without accounts sent on to /addProvider) would undo the click. The
+ * browser's entry has already moved on; React Router's browser history keys it as it keys its locations (a memory
+ * router, as in the tests, leaves no key there).
+ */
+function useStillCurrent(): boolean {
+  const location = useLocation();
+  const current = (window.history.state as { key?: unknown } | null)?.key;
+  return typeof current !== 'string' || current === location.key;
+}
+
 /** The Active Cloud Providers list with its filter panel (spec 000 §2), fed by GET /api/cloud_accounts/. */
 export function CloudAccountList({ redirectWhenEmpty = false }: CloudAccountListProps) {
   const accounts = useCloudAccounts();
   const permissions = useAccountPermissions();
+  const stillCurrent = useStillCurrent();
   useInventoryUpdates();
   const refresh = () => void accounts.refetch();
 
@@ -110,7 +124,9 @@ export function CloudAccountList({ redirectWhenEmpty = false }: CloudAccountList
   }
   if (accounts.data.length === 0) {
     if (!permissions.known) return <PageSpinner />;
-    if (redirectWhenEmpty && permissions.canManage) return <Navigate to="/addProvider" replace />;
+    if (redirectWhenEmpty && permissions.canManage) {
+      return stillCurrent ? <Navigate to="/addProvider" replace /> : <PageSpinner />;
+    }
     return <EmptyAccounts refreshing={accounts.isFetching} onRefresh={refresh} />;
   }
   return <AccountTable accounts={accounts.data} canManage={permissions.canManage} />;

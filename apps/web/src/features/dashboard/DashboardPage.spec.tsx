@@ -391,6 +391,22 @@ describe('Dashboard (GET /api/cloud_accounts/ stubbed)', () => {
     await waitFor(() => expect(location()).toBe('/addProvider'));
   });
 
+  it('does not send an Owner to /addProvider once they have gone on to another page', async () => {
+    // A menu click while the list loads: the browser's entry has moved on while the dashboard is still on screen.
+    window.history.replaceState({ key: 'the-next-page' }, '');
+    try {
+      const calls = stubDashboard({ accounts: [] });
+      const { location } = renderAt('/dashboard');
+      const asked = (path: string) => calls.some((call) => call.path === path);
+      await waitFor(() => expect(asked('/api/cloud_accounts/') && asked('/api/users/_me')).toBe(true));
+      // Both answers in and rendered (the test above is redirected by then): still here.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(location()).toBe('/dashboard');
+    } finally {
+      window.history.replaceState(null, '');
+    }
+  });
+
   it('tells a User without accounts that none is connected, and Refresh asks again', async () => {
     let answers = 0;
     const calls = stubDashboard(
