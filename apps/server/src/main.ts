@@ -171,7 +171,13 @@ async function main() {
       const { app } = await buildApp({ config, db, boss, log, masterKey, databaseUrl, webDist }, webServices);
       const server: FastifyInstance = app;
       stops.push(() => server.close());
-      await db.warm();
+      const warmed = await db.warm();
+      if (warmed < db.pool.options.max) {
+        log.warn(
+          { opened: warmed, wanted: db.pool.options.max },
+          'PostgreSQL refused some of the web role’s connections at start; they open when needed',
+        );
+      }
       await server.listen({ port: config.PORT, host: config.HOST });
       log.info(`Cumulo is ready at ${config.PUBLIC_URL}`);
     }

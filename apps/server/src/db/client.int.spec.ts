@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { openDb } from './client.ts';
 
@@ -16,7 +17,7 @@ describe('openDb', () => {
   it('opens every connection of a kept-open pool on warm() and keeps them past the idle timeout', async () => {
     const db = openDb(url, { max: 4, keepOpen: true, idleTimeoutMillis: 200 });
     try {
-      await db.warm();
+      expect(await db.warm()).toBe(4);
       expect(db.pool.totalCount).toBe(4);
       expect(db.pool.idleCount).toBe(4);
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -24,6 +25,24 @@ describe('openDb', () => {
       expect(await backendsOf(db, 'cumulo')).toBeGreaterThanOrEqual(4);
     } finally {
       await db.close();
+    }
+  });
+
+  it('opens what PostgreSQL allows when it refuses some connections, and serves queries all the same', async () => {
+    const role = `warm_${randomBytes(4).toString('hex')}`;
+    const admin = openDb(url, { max: 1 });
+    await admin.pool.query(`create role ${role} login password 'warm-test' connection limit 2`);
+    const limited = Object.assign(new URL(url), { username: role, password: 'warm-test' }).toString();
+    const db = openDb(limited, { max: 4, keepOpen: true });
+    try {
+      expect(await db.warm()).toBe(2);
+      expect(db.pool.totalCount).toBe(2);
+      const { rows } = await db.pool.query<{ one: number }>('select 1 as one');
+      expect(rows[0]?.one).toBe(1);
+    } finally {
+      await db.close();
+      await admin.pool.query(`drop role ${role}`);
+      await admin.close();
     }
   });
 

@@ -17,9 +17,10 @@ export interface Db {
   orm: Database;
   /**
    * Opens every connection of `pool` now, so the first burst of requests after a start (or a quiet spell) does not
-   * wait while PostgreSQL starts backends and checks passwords; with `keepOpen` they then stay open.
+   * wait while PostgreSQL starts backends and checks passwords; with `keepOpen` they then stay open. Best effort:
+   * connections PostgreSQL refuses (max_connections) are opened later, when needed. Answers how many it opened.
    */
-  warm(): Promise<void>;
+  warm(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -62,8 +63,14 @@ export function openDb(connectionString: string, options: PoolOptions = {}): Db 
   locks.on('error', () => undefined);
   const orm = drizzle(pool, { schema });
   const warm = async () => {
-    const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
-    for (const client of clients) client.release();
+    const opened = await Promise.allSettled(Array.from({ length: max }, () => pool.connect()));
+    let count = 0;
+    for (const result of opened) {
+      if (result.status !== 'fulfilled') continue;
+      result.value.release();
+      count += 1;
+    }
+    return count;
   };
   return { pool, locks, orm, warm, close: async () => void (await Promise.all([pool.end(), locks.end()])) };
 }
