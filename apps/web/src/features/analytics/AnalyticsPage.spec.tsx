@@ -367,6 +367,33 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
     expect(screen.getByRole('button', { name: /Refresh/ })).toBeDisabled();
   });
 
+  it('reads the figures again when the run under way ends, without a reload', async () => {
+    // The first answers: a run under way and the month before it; once the run has ended, the month it replaced.
+    let ended = false;
+    stubAnalytics({
+      extra: {
+        'GET /api/analytics/runs': () => ({
+          status: 200,
+          body: ended ? [run({})] : [run({ state: 'running', finished_at: null })],
+        }),
+        'GET /api/analytics': () => ({
+          status: 200,
+          body: ended ? { ...overview, monthly_actual: 371.94 } : overview,
+        }),
+      },
+    });
+    renderAt('/analytics');
+    const status = await screen.findByRole('status', { name: 'Billing report ingestion' });
+    await waitFor(() => expect(status).toHaveTextContent('Reading the billing reports (started'));
+    expect(await figure('Total Cost')).toHaveTextContent('$166.25');
+    ended = true;
+    // The runs are polled every 2 s while one is under way; nothing else reads the month again.
+    await waitFor(() => expect(status).toHaveTextContent('2 periods replaced'), { timeout: 5000 });
+    await waitFor(() =>
+      expect(screen.getByRole('group', { name: 'Total Cost' })).toHaveTextContent('$371.94'),
+    );
+  });
+
   it('Compute: counts running and stopped instances and totals their cost', async () => {
     stubAnalytics({
       extra: {

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import {
@@ -81,7 +82,8 @@ export function useAnalyticsPeriods(cloudId: string | undefined) {
 
 /** GET /analytics/runs: the account's ingestion runs, newest first (polled while one is queued or running). */
 export function useIngestRuns(cloudId: string | undefined) {
-  return useQuery({
+  const client = useQueryClient();
+  const runs = useQuery({
     queryKey: queryKeys.analyticsCall('/analytics/runs', { cloudId }),
     enabled: Boolean(cloudId),
     queryFn: async ({ signal }) =>
@@ -89,6 +91,15 @@ export function useIngestRuns(cloudId: string | undefined) {
     refetchInterval: (query) =>
       query.state.data?.some((run) => run.state === 'queued' || run.state === 'running') ? 2000 : false,
   });
+  // A run that ends has replaced the figures on screen: they are read again when it does, so the page never shows
+  // "1 period replaced" beside the month's old totals (Refresh reads them when the run is queued, too early).
+  const underWay = runs.data?.some((run) => run.state === 'queued' || run.state === 'running') ?? false;
+  const wasUnderWay = useRef(underWay);
+  useEffect(() => {
+    if (wasUnderWay.current && !underWay) void client.invalidateQueries({ queryKey: queryKeys.analytics });
+    wasUnderWay.current = underWay;
+  }, [underWay, client]);
+  return runs;
 }
 
 /** POST /analytics/refresh: read the account's billing reports again now; every analytics answer is refreshed. */
