@@ -6,4 +6,4 @@ if errorlevel 1 (
   pause
   exit /b 1
 )
-node --max-semi-space-size=2 --optimize-for-size "%~dp0cumulo-agent.mjs" %*
+node --max-semi-space-size=2 --optimize-for-size --initial-old-space-size=40 "%~dp0cumulo-agent.mjs" %*

@@ -129,6 +129,8 @@ export class Downloader {
       file.transferred = 0;
       file.blocks = [];
     }
+    // Its signed URL is not needed again (a retry lists afresh): a folder of many files holds only the URLs to come.
+    this.#urls.delete(file.key);
     this.onFileDone(file);
     await this.context.fileEnded();
   }
@@ -326,7 +328,8 @@ export class Downloader {
           pending = [];
         };
         for await (const chunk of response as AsyncIterable<Buffer>) {
-          await bandwidth.take(chunk.length);
+          // No promise per chunk when no --bwlimit is set (the common case): each await is garbage per 64 KiB.
+          if (bandwidth.rate > 0) await bandwidth.take(chunk.length);
           if (received + chunk.length > start + length)
             throw new Error('The object store sent too many bytes.');
           hash.update(chunk);
