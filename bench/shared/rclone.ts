@@ -37,14 +37,26 @@ export interface PeerRun {
   cpuSeconds: number;
 }
 
-/** Runs `rclone …args` under GNU time, from a settled disk: its wall time, peak RSS and CPU time. Rejects with rclone's stderr when it fails. */
-export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
+/** The figures of GNU time's last line (`-f '%M %U %S'`: peak RSS in KiB, user and system seconds) in `output`. */
+export function gnuTimeFigures(output: string): Omit<PeerRun, 'seconds'> {
+  const [rssKib, user, system] = (output.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  return { peakRssMb: Number(rssKib) / 1024, cpuSeconds: Number(user) + Number(system) };
+}
+
+/**
+ * Runs `argv` under GNU time, from a settled disk: its wall time, peak RSS and CPU time. Rejects with its stderr
+ * when it fails.
+ */
+export function timedProcess(
+  argv: string[],
+  options: { env?: NodeJS.ProcessEnv; label?: string } = {},
+): Promise<PeerRun> {
   settleDisk();
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', 'rclone', '--config', '/dev/null', ...args], {
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', ...argv], {
       cwd: repoRoot,
-      env,
+      env: options.env ?? process.env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -52,14 +64,13 @@ export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<Pee
     child.once('error', reject);
     child.once('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
-      if (code !== 0) return reject(new Error(`rclone ${args[0]} exited ${code}\n${stderr}`));
-      // GNU time prints the peak RSS in KiB and the user and system seconds as the last line.
-      const [rssKib, user, system] = (stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-      resolve({
-        seconds,
-        peakRssMb: Number(rssKib) / 1024,
-        cpuSeconds: Number(user) + Number(system),
-      });
+      if (code !== 0) return reject(new Error(`${options.label ?? argv[0]} exited ${code}\n${stderr}`));
+      resolve({ seconds, ...gnuTimeFigures(stderr) });
     });
   });
+}
+
+/** Runs `rclone …args` under GNU time (timedProcess). */
+export function timedRclone(args: string[], env: NodeJS.ProcessEnv): Promise<PeerRun> {
+  return timedProcess(['rclone', '--config', '/dev/null', ...args], { env, label: `rclone ${args[0]}` });
 }
