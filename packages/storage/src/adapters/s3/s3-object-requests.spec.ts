@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { HttpRequest } from '@smithy/types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { S3ObjectRequests, encodeKeyPath, errorFields } from './s3-object-requests.ts';
 
 // The requests below would go to AWS itself, which no test here can reach: the client's handler is replaced by
@@ -13,11 +14,21 @@ afterEach(() => {
   for (const client of clients.splice(0)) client.destroy();
 });
 
-function recordingClient(config: { region: string; forcePathStyle?: boolean }) {
+function recordingClient(config: {
+  region: string;
+  forcePathStyle?: boolean;
+  endpoint?: string;
+  sessionToken?: string;
+}) {
   const sent: HttpRequest[] = [];
+  const { sessionToken, ...rest } = config;
   const client = new S3Client({
-    ...config,
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+    ...rest,
+    credentials: {
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      ...(sessionToken ? { sessionToken } : {}),
+    },
     requestHandler: {
       handle: (request: HttpRequest) => {
         sent.push(request);
@@ -107,4 +118,49 @@ describe('S3ObjectRequests helpers', () => {
     });
     expect(errorFields('')).toEqual({ code: null, message: null, storageClass: null, accessTier: null });
   });
+});
+
+describe('S3ObjectRequests.presignGet: the URL getSignedUrl makes, without its per-URL middleware stack', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const cases = [
+    { name: 'AWS, virtual-hosted in its region', config: { region: 'eu-west-1' }, bucket: 'media' },
+    {
+      name: 'AWS, a dotted bucket (path style)',
+      config: { region: 'us-east-1' },
+      bucket: 'my.dotted.bucket',
+    },
+    {
+      name: 'an S3-compatible endpoint with a port, path style',
+      config: { region: 'us-east-1', endpoint: 'http://127.0.0.1:4569', forcePathStyle: true },
+      bucket: 'media',
+    },
+  ];
+  const keys = ['photos/a b.jpg', "dir/ünï cödé/(1)*!'~.mp4", 'deep/a+b=c&d?.txt', '%41 already escaped'];
+
+  for (const { name, config, bucket } of cases) {
+    it(`answers the SDK's URL, byte for byte: ${name}`, async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-11-28T04:40:12Z'));
+      const { client } = recordingClient(config);
+      const requests = new S3ObjectRequests(client, client);
+      for (const key of keys) {
+        const disposition = `attachment; filename="${key.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(key)}`;
+        expect(await requests.presignGet(bucket, key, 3600)).toBe(
+          await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 3600 }),
+        );
+        expect(
+          await requests.presignGet(bucket, key, 600, { 'response-content-disposition': disposition }),
+        ).toBe(
+          await getSignedUrl(
+            client,
+            new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentDisposition: disposition }),
+            { expiresIn: 600 },
+          ),
+        );
+      }
+    });
+  }
 });

@@ -789,6 +789,17 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async signedUrl(bucket: string, key: string, options: SignedUrlOptions): Promise<string> {
+    if (options.method === 'GET') {
+      const query: Record<string, string> = options.downloadName
+        ? { 'response-content-disposition': attachmentOf(options.downloadName) }
+        : {};
+      try {
+        const url = await this.requests.presignGet(bucket, key, options.expiresInSeconds, query);
+        if (url !== null) return url;
+      } catch (error) {
+        this.fail(error);
+      }
+    }
     const command =
       options.method === 'GET'
         ? new GetObjectCommand({
