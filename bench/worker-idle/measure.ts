@@ -2,13 +2,14 @@
 // resident memory of the worker role as deployed (`node --max-semi-space-size=2 apps/server/dist/main.js worker`,
 // scripts/build-server.mjs) a few seconds after its handlers are registered, and the floor beside it: a Node
 // process with the same flags that imports only the npm packages every worker loads at start (the database driver
-// and ORM, the job queue, the config validation, the logger and the metrics registry) and idles as long. No worker
-// built on these packages can sit below that floor.
+// and ORM, the job queue, the config validation, the logger and the metrics registry), built by the server's own
+// build so that each loads as in the worker, and idles as long. No worker built on these packages can sit below
+// that floor.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../inventory/s3rver-process.ts';
-import { serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
+import { bundleServer, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
 export const IDLE_GOAL_MB = 80;
 /** The npm packages a worker cannot start without (db/client.ts, jobs/boss.ts, config.ts, logger.ts, metrics). */
@@ -98,13 +99,38 @@ export async function idleWorkerReadings(
   return readings;
 }
 
+/**
+ * The floor's program: the worker's packages and nothing else, built by the server's own build
+ * (scripts/build-server.mjs), so that each package is loaded as the worker loads it: drizzle-orm compiled in, the
+ * others imported from node_modules. Written under bench/.data, where Node finds the repository's node_modules.
+ */
+async function floorProgram(): Promise<string> {
+  const dir = path.join(repoRoot, 'bench/.data/worker-idle-floor');
+  fs.mkdirSync(dir, { recursive: true });
+  const entry = path.join(dir, 'floor-entry.mjs');
+  fs.writeFileSync(
+    entry,
+    [
+      ...WORKER_PACKAGES.map((name, i) => `import * as p${i} from '${name}';`),
+      // Kept reachable, so that the build drops none of them.
+      `globalThis.floorPackages = [${WORKER_PACKAGES.map((_, i) => `p${i}`).join(', ')}];`,
+      `const idleMs = Number(process.argv[2]);`,
+      `const fs = await import('node:fs');`,
+      `setTimeout(() => process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8')), idleMs);`,
+    ].join('\n'),
+  );
+  const outdir = path.join(dir, 'dist');
+  await bundleServer({ entryPoints: [{ in: entry, out: 'floor' }], outdir });
+  return path.join(outdir, 'floor.js');
+}
+
+let floorBuilt: Promise<string> | null = null;
+
 /** The floor: the worker's packages alone, in a process with the worker's flags, read after the same idle. */
 export async function floorReading(idleMs: number): Promise<{ rssMb: number; hwmMb: number }> {
-  const script = `
-    for (const name of ${JSON.stringify(WORKER_PACKAGES)}) await import(name);
-    const fs = await import('node:fs');
-    setTimeout(() => { process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8')); }, ${idleMs});`;
-  const child = spawn(process.execPath, [...serverNodeFlags, '--input-type=module', '-e', script], {
+  floorBuilt ??= floorProgram();
+  const program = await floorBuilt;
+  const child = spawn(process.execPath, [...serverNodeFlags, program, String(idleMs)], {
     cwd: path.join(repoRoot, 'apps/server'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });

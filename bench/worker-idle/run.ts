@@ -6,7 +6,7 @@
 //
 // Beside it, the floor: a Node process with the same flags that imports only the npm packages every worker loads
 // at start (the database driver and ORM, the job queue, the config validation, the logger and the metrics
-// registry) and idles as long. No worker built on these packages can sit below it; a goal under it is out of reach
+// registry), loaded as the built server loads them, and idles as long. No worker built on these packages can sit below it; a goal under it is out of reach
 // of any change to Cumulo's own modules, and the bench says so.
 //
 //   npm run worker-idle -w bench [-- --rounds 3 --idle 5]
