@@ -214,8 +214,8 @@ interface Transport {
 
 export class S3ObjectRequests {
   readonly #targets = new Map<string, Promise<BucketTarget | null>>();
-  readonly #signers = new Map<string, SignatureV4>();
-  readonly #presigners = new Map<string, S3RequestPresigner>();
+  /** Per signing region: the request signer and the SDK's presigner, made once each. */
+  readonly #signing = new Map<string, { signer: SignatureV4; presigner: S3RequestPresigner }>();
 
   /**
    * `client` sends (its handler and credentials); `presigner` resolves each bucket's URL — the account's client
@@ -257,9 +257,9 @@ export class S3ObjectRequests {
     const credential = url.searchParams.get('X-Amz-Credential')?.split('/');
     const region = credential?.[2];
     if (!region || credential?.[3] !== 's3' || !url.pathname.endsWith(`/${PRESIGN_PROBE_KEY}`)) return null;
-    let signer = this.#signers.get(region);
-    if (!signer) {
-      signer = new SignatureV4({
+    let signing = this.#signing.get(region);
+    if (!signing) {
+      const options = {
         credentials: this.client.config.credentials,
         region,
         service: 's3',
@@ -267,28 +267,16 @@ export class S3ObjectRequests {
         // S3 signs the path exactly as sent; keys are escaped once, by encodeKeyPath.
         uriEscapePath: false,
         applyChecksum: false,
-      });
-      this.#signers.set(region, signer);
-    }
-    let presigner = this.#presigners.get(region);
-    if (!presigner) {
-      presigner = new S3RequestPresigner({
-        credentials: this.client.config.credentials,
-        region,
-        service: 's3',
-        sha256: NodeSha256,
-        uriEscapePath: false,
-        applyChecksum: false,
-      });
-      this.#presigners.set(region, presigner);
+      };
+      signing = { signer: new SignatureV4(options), presigner: new S3RequestPresigner(options) };
+      this.#signing.set(region, signing);
     }
     return {
       protocol: url.protocol,
       hostname: url.hostname,
       port: url.port ? Number(url.port) : undefined,
       basePath: url.pathname.slice(0, -PRESIGN_PROBE_KEY.length),
-      signer,
-      presigner,
+      ...signing,
       // The signature's own parameters are all X-Amz-*; the presigner writes them afresh.
       getQuery: Object.fromEntries([...url.searchParams].filter(([name]) => !name.startsWith('X-Amz-'))),
     };
