@@ -27,8 +27,15 @@ export const serverEntry = path.join(serverDist, 'main.js');
  * worker's peak RSS fell from 175–192 to 140–150 MB in (a) and from 275–276 to 240–248 MB in (b), for no time lost
  * in (a) beyond its noise and about 5 % more worker CPU in (b) (13.1–13.8 → 13.8–14.7 CPU-seconds). The planning
  * process of (d) fell from 143 to 102–108 MB.
+ *
+ * `--experimental-async-context-frame` (Node 22; the default from Node 24): AsyncLocalStorage, which carries each
+ * request's and job's context (runtime/request-context.ts), kept in V8's continuation frames instead of async hooks.
+ * With the hooks, every promise the process makes runs an init hook, and a copy makes several per request.
+ * bench/transfer (a), 2026-11-28, three rounds each, same machine: the worker's CPU fell from 3.69–3.87 to
+ * 3.33–3.41 CPU-seconds. The web role takes it too (its request ids ride the same storage).
  */
-export const serverNodeFlags = ['--max-semi-space-size=2'];
+export const ASYNC_CONTEXT_FLAG = '--experimental-async-context-frame';
+export const serverNodeFlags = ['--max-semi-space-size=2', ASYNC_CONTEXT_FLAG];
 
 /**
  * The web role's flags, measured with bench/load (200 signed-in clients, 200 requests/s, 2 cores, BENCH_TRACE and
@@ -45,7 +52,7 @@ export const serverNodeFlags = ['--max-semi-space-size=2'];
  *
  * The all-in-one `npm start` keeps the workers' flags: it streams copies too.
  */
-export const webNodeFlags = ['--max-semi-space-size=16', '--no-concurrent-marking'];
+export const webNodeFlags = ['--max-semi-space-size=16', '--no-concurrent-marking', ASYNC_CONTEXT_FLAG];
 const sources = [
   'apps/server/src',
   'packages/contract/src',
