@@ -67,8 +67,12 @@ export interface CumuloRun {
  */
 export interface StatementCounts {
   total: number;
-  /** The most frequent statements, most calls first. */
-  top: Array<{ calls: number; query: string }>;
+  /** PostgreSQL's time executing them, milliseconds (pg_stat_statements' total_exec_time), lock waits included. */
+  ms: number;
+  /** PostgreSQL's time planning them, milliseconds (total_plan_time). */
+  planMs: number;
+  /** The most frequent statements, most calls first, each with its total execution and planning times. */
+  top: Array<{ calls: number; ms: number; planMs: number; query: string }>;
 }
 
 /** The bench's own statements, not the product's (its poll of the batch, its check for pending inventories). */
@@ -150,6 +154,8 @@ export class CumuloBench {
       // shared_preload_libraries is read at start only.
       const setup = openDb(pg.url, { max: 1 });
       await setup.pool.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+      // Planning time too: a statement sent unnamed is planned again on every call.
+      await setup.pool.query(`alter system set pg_stat_statements.track_planning = on`);
       await setup.close();
       await pg.stop();
       pg = await startPg();
@@ -284,14 +290,17 @@ export class CumuloBench {
   }
 
   async #statements(): Promise<StatementCounts> {
-    const { rows } = await this.db.pool.query<{ calls: number; query: string }>(
-      `select calls::int as calls, query from pg_stat_statements
+    const { rows } = await this.db.pool.query<{ calls: number; ms: number; planMs: number; query: string }>(
+      `select calls::int as calls, total_exec_time::float8 as ms, total_plan_time::float8 as "planMs", query
+         from pg_stat_statements
         where dbid = (select oid from pg_database where datname = current_database()) order by calls desc`,
     );
     const product = rows.filter((row) => !BENCH_STATEMENTS.some((text) => row.query.includes(text)));
     return {
       total: product.reduce((sum, row) => sum + row.calls, 0),
-      top: product.slice(0, 8).map((row) => ({ calls: row.calls, query: row.query.replace(/\s+/g, ' ') })),
+      ms: product.reduce((sum, row) => sum + row.ms, 0),
+      planMs: product.reduce((sum, row) => sum + row.planMs, 0),
+      top: product.slice(0, 8).map((row) => ({ ...row, query: row.query.replace(/\s+/g, ' ') })),
     };
   }
 

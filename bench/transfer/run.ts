@@ -469,9 +469,15 @@ async function main() {
                   `  Cumulo: ${run.jobs} jobs of the batch ran, each with ${SMALL_SETTINGS.objectConcurrency} objects in flight`,
                 );
                 if (run.statements) {
-                  console.log(`  Cumulo's database statements (pg_stat_statements): ${run.statements.total}`);
-                  for (const { calls, query } of run.statements.top)
-                    console.log(`    ${String(calls).padStart(5)} ${query.slice(0, 150)}`);
+                  console.log(
+                    `  Cumulo's database statements (pg_stat_statements): ${run.statements.total}, ` +
+                      `${run.statements.ms.toFixed(0)} ms executing, ${run.statements.planMs.toFixed(0)} ms planning ` +
+                      '(calls, ms executing, ms planning, statement)',
+                  );
+                  for (const { calls, ms, planMs, query } of run.statements.top)
+                    console.log(
+                      `    ${String(calls).padStart(5)} ${ms.toFixed(0).padStart(6)} ${planMs.toFixed(0).padStart(5)} ${query.slice(0, 130)}`,
+                    );
                 }
                 return run;
               }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { openDb } from './client.ts';
+import { sql } from 'drizzle-orm';
+import { executePrepared, openDb } from './client.ts';
 
 // The web role's pool (main.ts): opened whole at start and kept open while idle, so the first burst of requests
 // after a start or a quiet spell does not wait for PostgreSQL to start backends.
@@ -53,6 +54,35 @@ describe('openDb', () => {
       expect(db.pool.totalCount).toBe(4);
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(db.pool.totalCount).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('sends executePrepared as a named statement, planned once per connection, and inside a transaction as usual', async () => {
+    const db = openDb(url, { max: 1 });
+    const prepared = async () =>
+      (
+        await db.pool.query<{ name: string; calls: number }>(
+          `select name, (generic_plans + custom_plans)::int as calls from pg_prepared_statements where name = $1`,
+          ['client-spec.add'],
+        )
+      ).rows;
+    try {
+      for (const n of [1, 2, 3]) {
+        const result = await executePrepared(
+          db.orm,
+          'client-spec.add',
+          sql`select ${n}::int + ${10}::int as sum`,
+        );
+        expect(result.rows).toEqual([{ sum: n + 10 }]);
+      }
+      // The pool's one connection holds the statement, run three times.
+      expect(await prepared()).toEqual([{ name: 'client-spec.add', calls: 3 }]);
+      const inTransaction = await db.orm.transaction((tx) =>
+        executePrepared(tx as unknown as typeof db.orm, 'client-spec.other', sql`select ${5}::int as five`),
+      );
+      expect(inTransaction.rows).toEqual([{ five: 5 }]);
     } finally {
       await db.close();
     }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { BATCH_STATUS } from '@cumulo/contract';
-import type { Database } from '../../db/client.ts';
+import { executePrepared, type Database } from '../../db/client.ts';
 import { transferBatches, transferItems, transferParts } from '../../db/schema/index.ts';
 import type { CopyItem, CopyMethod, FinishedPart, PartLedger } from './engine/copy-task.ts';
 import type { BatchRow, ItemRow } from './transfers.repo.ts';
@@ -60,7 +60,10 @@ export class TransferQueueRepo {
     /** An item claimed this many times already is not claimed again (see failAbandoned). */
     maxClaims: number,
   ): Promise<ClaimedItem[]> {
-    const result = await this.orm.execute(sql`
+    const result = await executePrepared(
+      this.orm,
+      'transfer-items.claim',
+      sql`
       update transfer_items set status = 'copying', lease_owner = ${owner}, claimed_by = ${owner},
         lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1,
         started_at = coalesce(started_at, now()), updated_at = now()
@@ -73,7 +76,8 @@ export class TransferQueueRepo {
         for update skip locked)
       returning id, batch_id, source_key, destination_key, size, source_etag, source_md5, method, upload_id,
         part_size, md5, sha256,
-        (select coalesce(sum(p.size), 0) from transfer_parts p where p.item_id = transfer_items.id) as parts_done`);
+        (select coalesce(sum(p.size), 0) from transfer_parts p where p.item_id = transfer_items.id) as parts_done`,
+    );
     return result.rows.map((row) => ({
       id: num(row.id),
       batchId: String(row.batch_id),
@@ -234,7 +238,10 @@ export class TransferQueueRepo {
           outcome.status === 'done' || outcome.status === 'skipped' ? outcome.sourceDeleted : false,
       };
     });
-    const result = await this.orm.execute(sql`
+    const result = await executePrepared(
+      this.orm,
+      'transfer-items.finish',
+      sql`
       with v as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           as v(id bigint, status text, error text, method text, md5 text, sha256 text, source_deleted boolean)),
@@ -272,7 +279,8 @@ export class TransferQueueRepo {
             count(*) filter (where status in ('done', 'skipped') and source_deleted) as deleted
           from item group by batch_id) s
         where b.id = s.batch_id)
-      select id from item`);
+      select id from item`,
+    );
     return new Set(result.rows.map((row) => num(row.id)));
   }
 
