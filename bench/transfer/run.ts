@@ -44,7 +44,13 @@ import {
 } from '../shared/counting-proxy.ts';
 import { bundleServer, serverNodeFlags } from '../../scripts/build-server.mjs';
 import { median, printTable, turnOrder, type GoalRow } from '../shared/goal-table.ts';
-import { IDLE_GOAL_MB, WORKER_PACKAGES, floorReadings, idleWorkerReadings } from '../worker-idle/measure.ts';
+import {
+  FLOOR_WORK,
+  IDLE_GOAL_MB,
+  WORKER_PACKAGES,
+  floorReadings,
+  idleWorkerReadings,
+} from '../worker-idle/measure.ts';
 import {
   GiB,
   LARGE_BUCKET,
@@ -265,7 +271,7 @@ function rssRow(name: string, runs: CopyRound[], goal: number, packagesFloorMb: 
     detail: `Cumulo worker ${mb(cumulo)}, rclone ${mb(peer)}, the worker's packages alone ${mb(packagesFloorMb)}`,
     floor: {
       figure: packagesFloorMb / peer,
-      what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')}), idle, before any copy: ${mb(packagesFloorMb)}`,
+      what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')}), ${FLOOR_WORK}, idle, before any copy: ${mb(packagesFloorMb)}`,
     },
     rounds: runs.map(
       (round, index) =>
@@ -394,13 +400,14 @@ async function main() {
   const sizes = `${SMALL_COUNT} × 64 KiB`;
   const large = LARGE_SIZE === GiB ? '2 × 1 GiB' : `2 × ${LARGE_SIZE / MiB} MiB`;
   try {
-    // The floor of every worker's memory: a Node process with the worker's flags and its packages alone.
+    // The floor of every worker's memory: a Node process with the worker's flags and its packages alone, connected
+    // and polling its queues as an idle worker does.
     let packagesFloorMb = Number.NaN;
     if (only.has('idle') || only.has('a') || only.has('b') || only.has('p')) {
-      const floors = await floorReadings(rounds, IDLE_MS);
+      const floors = await floorReadings(rounds, IDLE_MS, cumulo.databaseUrl);
       packagesFloorMb = median(floors.map((reading) => reading.rssMb));
       console.log(
-        `the worker's packages alone, idle ${IDLE_MS / 1000} s: RSS ${floors.map((f) => mb(f.rssMb)).join(', ')}`,
+        `the worker's packages alone (${FLOOR_WORK}), idle ${IDLE_MS / 1000} s: RSS ${floors.map((f) => mb(f.rssMb)).join(', ')}`,
       );
     }
 
@@ -416,7 +423,7 @@ async function main() {
         detail: `worker ${mb(rss)}, the worker's packages alone ${mb(packagesFloorMb)}`,
         floor: {
           figure: packagesFloorMb,
-          what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')})`,
+          what: `a Node process holding only the worker's indispensable packages (${WORKER_PACKAGES.join(', ')}), ${FLOOR_WORK}`,
         },
         rounds: readings.map(
           (reading, index) =>

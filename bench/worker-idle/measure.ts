@@ -1,13 +1,15 @@
 // The measures of bench/worker-idle, shared with bench/transfer's table (issue 29's "idle worker" row): the
-// resident memory of the worker role as deployed (`node --max-semi-space-size=2 apps/server/dist/main.js worker`,
+// resident memory of the worker role as deployed (`node <serverNodeFlags> apps/server/dist/main.js worker`,
 // scripts/build-server.mjs) a few seconds after its handlers are registered, and the floor beside it: a Node
 // process with the same flags that imports only the npm packages every worker loads at start (the database driver
 // and ORM, the job queue, the config validation, the logger and the metrics registry), built by the server's own
-// build so that each loads as in the worker, and idles as long. No worker built on these packages can sit below
-// that floor.
+// build so that each loads as in the worker, and does with them what every idle worker does: a pool connected to
+// its database, pg-boss started and polling as many queues as the worker works. No worker built on these packages
+// can sit below that floor.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { QUEUES } from '@cumulo/server';
 import { repoRoot } from '../inventory/s3rver-process.ts';
 import { bundleServer, serverEntry, serverNodeFlags } from '../../scripts/build-server.mjs';
 
@@ -18,6 +20,7 @@ export const WORKER_PACKAGES = [
   'pg-boss',
   'drizzle-orm',
   'drizzle-orm/pg-core',
+  'drizzle-orm/node-postgres',
   'zod',
   'pino',
   'prom-client',
@@ -99,10 +102,14 @@ export async function idleWorkerReadings(
   return readings;
 }
 
+/** What the floor does with its packages, as a worker's start does (db/client.ts, jobs/boss.ts). */
+export const FLOOR_WORK = `a pool connected to the database, pg-boss started and polling ${Object.keys(QUEUES).length} queues`;
+
 /**
  * The floor's program: the worker's packages and nothing else, built by the server's own build
  * (scripts/build-server.mjs), so that each package is loaded as the worker loads it: drizzle-orm compiled in, the
  * others imported from node_modules. Written under bench/.data, where Node finds the repository's node_modules.
+ * Given a database, it connects and works its own queues (`floor.<n>`, empty) with the worker's pg-boss options.
  */
 async function floorProgram(): Promise<string> {
   const dir = path.join(repoRoot, 'bench/.data/worker-idle-floor');
@@ -114,9 +121,26 @@ async function floorProgram(): Promise<string> {
       ...WORKER_PACKAGES.map((name, i) => `import * as p${i} from '${name}';`),
       // Kept reachable, so that the build drops none of them.
       `globalThis.floorPackages = [${WORKER_PACKAGES.map((_, i) => `p${i}`).join(', ')}];`,
-      `const idleMs = Number(process.argv[2]);`,
+      `const pg = p${WORKER_PACKAGES.indexOf('pg')}.default;`,
+      `const { PgBoss } = p${WORKER_PACKAGES.indexOf('pg-boss')};`,
+      `const { drizzle } = p${WORKER_PACKAGES.indexOf('drizzle-orm/node-postgres')};`,
+      `const { sql } = p${WORKER_PACKAGES.indexOf('drizzle-orm')};`,
+      `const [idleMs, databaseUrl, queues] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4])];`,
+      `const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });`,
+      `await drizzle(pool).execute(sql\`select 1\`);`,
+      `const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', schedule: true, supervise: true,`,
+      `  max: 5, useListenNotify: true });`,
+      `boss.on('error', (error) => console.error(error));`,
+      `await boss.start();`,
+      `for (let n = 0; n < queues; n++) {`,
+      `  if (!(await boss.getQueue(\`floor.\${n}\`))) await boss.createQueue(\`floor.\${n}\`);`,
+      `  await boss.work(\`floor.\${n}\`, async () => {});`,
+      `}`,
       `const fs = await import('node:fs');`,
-      `setTimeout(() => process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8')), idleMs);`,
+      `setTimeout(() => {`,
+      `  process.stdout.write(fs.readFileSync('/proc/self/status', 'utf8'));`,
+      `  process.exit(0);`,
+      `}, idleMs);`,
     ].join('\n'),
   );
   const outdir = path.join(dir, 'dist');
@@ -126,11 +150,18 @@ async function floorProgram(): Promise<string> {
 
 let floorBuilt: Promise<string> | null = null;
 
-/** The floor: the worker's packages alone, in a process with the worker's flags, read after the same idle. */
-export async function floorReading(idleMs: number): Promise<{ rssMb: number; hwmMb: number }> {
+/**
+ * The floor: the worker's packages alone, in a process with the worker's flags, connected to `databaseUrl` (a
+ * migrated one) and polling as many queues as the worker, read after the same idle.
+ */
+export async function floorReading(
+  idleMs: number,
+  databaseUrl: string,
+): Promise<{ rssMb: number; hwmMb: number }> {
   floorBuilt ??= floorProgram();
   const program = await floorBuilt;
-  const child = spawn(process.execPath, [...serverNodeFlags, program, String(idleMs)], {
+  const queues = String(Object.keys(QUEUES).length);
+  const child = spawn(process.execPath, [...serverNodeFlags, program, String(idleMs), databaseUrl, queues], {
     cwd: path.join(repoRoot, 'apps/server'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -141,8 +172,8 @@ export async function floorReading(idleMs: number): Promise<{ rssMb: number; hwm
   return memoryIn(status);
 }
 
-export async function floorReadings(rounds: number, idleMs: number) {
+export async function floorReadings(rounds: number, idleMs: number, databaseUrl: string) {
   const readings: Array<{ rssMb: number; hwmMb: number }> = [];
-  for (let round = 0; round < rounds; round++) readings.push(await floorReading(idleMs));
+  for (let round = 0; round < rounds; round++) readings.push(await floorReading(idleMs, databaseUrl));
   return readings;
 }

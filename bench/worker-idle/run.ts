@@ -6,8 +6,10 @@
 //
 // Beside it, the floor: a Node process with the same flags that imports only the npm packages every worker loads
 // at start (the database driver and ORM, the job queue, the config validation, the logger and the metrics
-// registry), loaded as the built server loads them, and idles as long. No worker built on these packages can sit below it; a goal under it is out of reach
-// of any change to Cumulo's own modules, and the bench says so.
+// registry), loaded as the built server loads them, that does what every idle worker does with them (a pool
+// connected to the same database, pg-boss started and polling as many queues as the worker), and idles as long.
+// No worker built on these packages can sit below it; a goal under it is out of reach of any change to Cumulo's
+// own modules, and the bench says so.
 //
 //   npm run worker-idle -w bench [-- --rounds 3 --idle 5]
 import { randomBytes } from 'node:crypto';
@@ -20,6 +22,7 @@ import { buildServerIfStale } from '../../scripts/build-server.mjs';
 import { median } from '../shared/goal-table.ts';
 import {
   IDLE_GOAL_MB as GOAL_MB,
+  FLOOR_WORK,
   WORKER_PACKAGES,
   floorReadings,
   idleWorkerReadings,
@@ -70,13 +73,13 @@ async function main() {
     );
     const rss = median(readings.map((reading) => reading.rssMb));
     const peak = median(readings.map((reading) => reading.hwmMb));
-    const floors = await floorReadings(rounds, idleMs);
+    const floors = await floorReadings(rounds, idleMs, pg.url);
     const floor = median(floors.map((reading) => reading.rssMb));
     console.log(
       `  median RSS ${mb(rss)} (goal ≤ ${GOAL_MB} MB: ${rss <= GOAL_MB ? 'met' : 'missed'}), median peak RSS ${mb(peak)}`,
     );
     console.log(
-      `  floor: ${WORKER_PACKAGES.join(', ')} alone: RSS ${floors.map((reading) => mb(reading.rssMb)).join(', ')}` +
+      `  floor: ${WORKER_PACKAGES.join(', ')} alone, ${FLOOR_WORK}: RSS ${floors.map((reading) => mb(reading.rssMb)).join(', ')}` +
         ` (median ${mb(floor)}); the worker's own modules add ${mb(rss - floor)}` +
         (floor > GOAL_MB ? `; the goal sits below this floor: bound ${mb(floor)}` : ''),
     );

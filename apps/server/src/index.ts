@@ -6,7 +6,7 @@ export { createLogger } from './logger.ts';
 export { openDb, runMigrations, type Db } from './db/client.ts';
 export { analyticsDailyCosts } from './db/schema/index.ts';
 export { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded-postgres.ts';
-export { startBoss } from './jobs/boss.ts';
+export { QUEUES, startBoss } from './jobs/boss.ts';
 export { buildApp } from './app.ts';
 export { buildServices, type Services } from './services.ts';
 export type { Principal } from './authz/principal.ts';
