@@ -92,11 +92,16 @@ export function useIngestRuns(cloudId: string | undefined) {
       query.state.data?.some((run) => run.state === 'queued' || run.state === 'running') ? 2000 : false,
   });
   // A run that ends has replaced the figures on screen: they are read again when it does, so the page never shows
-  // "1 period replaced" beside the month's old totals (Refresh reads them when the run is queued, too early).
+  // "1 period replaced" beside the month's old totals (Refresh reads them when the run is queued, too early). The
+  // budgets' actuals (/finance) come from the same reports and are read again too. A run already finished when the
+  // page opens changes nothing: what the page reads then is already its result.
   const underWay = runs.data?.some((run) => run.state === 'queued' || run.state === 'running') ?? false;
   const wasUnderWay = useRef(underWay);
   useEffect(() => {
-    if (wasUnderWay.current && !underWay) void client.invalidateQueries({ queryKey: queryKeys.analytics });
+    if (wasUnderWay.current && !underWay) {
+      void client.invalidateQueries({ queryKey: queryKeys.analytics });
+      void client.invalidateQueries({ queryKey: queryKeys.finance });
+    }
     wasUnderWay.current = underWay;
   }, [underWay, client]);
   return runs;

@@ -189,6 +189,57 @@ describe('/finance, the budget manager (the network is stubbed with vi.stubGloba
     expect(screen.queryByText(financeMessages.noReports)).not.toBeInTheDocument();
   });
 
+  it('reads the budgets again when a billing-report run under way ends, not for one that ended before', async () => {
+    const run = (state: 'running' | 'succeeded') => ({
+      id: '5b0c3a1e-0000-4000-8000-00000000a001',
+      cloud_account_id: AWS_ID,
+      trigger: 'manual',
+      state,
+      queued_at: `${YEAR}-11-26T10:00:00.000Z`,
+      started_at: `${YEAR}-11-26T10:00:01.000Z`,
+      finished_at: state === 'succeeded' ? `${YEAR}-11-26T10:00:09.000Z` : null,
+      periods_seen: 1,
+      periods_replaced: state === 'succeeded' ? 1 : 0,
+      periods_skipped: 0,
+      rows: 10,
+      error: null,
+    });
+    const isRuns = (call: RecordedCall) => call.path === '/api/analytics/runs';
+    const isTable = (call: RecordedCall) => call.path === '/api/finance/budget/hierarchical';
+    // Opened after the last run ended: once the runs are known, the table is not read again.
+    const ended = stubFinance({
+      extra: { 'GET /api/analytics/runs': { status: 200, body: [run('succeeded')] } },
+    });
+    const first = renderAt('/finance');
+    await monthRow(`January ${YEAR}`);
+    await waitFor(() => expect(ended.some(isRuns)).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lastRuns = ended.findLastIndex(isRuns);
+    expect(ended.slice(lastRuns).filter(isTable)).toEqual([]);
+    first.unmount();
+    vi.unstubAllGlobals();
+
+    // Opened while a run is under way: the answer that says it ended reads the table again. The page's first
+    // reads of the runs (two: the tests render in StrictMode) find it running; the 2 s poll finds it ended.
+    let runsAnswered = 0;
+    let endedAt = -1;
+    const underWay = stubFinance({
+      extra: {
+        'GET /api/analytics/runs': () => {
+          runsAnswered += 1;
+          if (runsAnswered <= 2) return { status: 200, body: [run('running')] };
+          // The call being answered is the last one recorded.
+          if (endedAt < 0) endedAt = underWay.length - 1;
+          return { status: 200, body: [run('succeeded')] };
+        },
+      },
+    });
+    renderAt('/finance');
+    await monthRow(`January ${YEAR}`);
+    await waitFor(() => expect(endedAt).toBeGreaterThanOrEqual(0), { timeout: 7000 });
+    await waitFor(() => expect(underWay.slice(endedAt).filter(isTable)).toHaveLength(1));
+  });
+
   it('applies the finance settings to every amount and says when the account has no billing reports', async () => {
     stubFinance({
       extra: {

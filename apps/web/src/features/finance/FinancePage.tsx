@@ -1,5 +1,4 @@
-import { Suspense, lazy, useEffect, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { Suspense, lazy, useState } from 'react';
 import { Alert, App, Button, Card, Col, Flex, Result, Row, Space, Spin, Typography } from 'antd';
 import { DownloadOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
@@ -13,8 +12,6 @@ import {
   type UserProfile,
 } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
-import { queryKeys } from '../../api/query-keys.ts';
-import { useIngestRuns } from '../analytics/analytics-api.ts';
 import { IngestStatus } from '../analytics/IngestStatus.tsx';
 import { PageSpinner } from '../../ui/PageSpinner.tsx';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
@@ -118,12 +115,13 @@ function AccountBudget({ account, filters }: { account: CloudAccountView; filter
     compare: filters.compare,
   });
   const currentMonth = monthOf(new Date());
-  useFreshAfterIngestion(account);
   if (budget.isError) return <Alert type="error" showIcon title={describeError(budget.error)} />;
   if (budget.isPending) return <Spin aria-label="Loading" />;
   const data = budget.data;
   return (
     <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
+      {/* Actuals come from the billing reports: when a run under way ends, IngestStatus's useIngestRuns reads every
+          finance answer again, so the table and the chart show the new month at once. */}
       {account.billing_bucket && <IngestStatus account={account} />}
       {!data.has_reports && <Alert type="info" showIcon title={financeMessages.noReports} />}
       <section aria-label="Budget chart">
@@ -161,19 +159,6 @@ function AccountBudget({ account, filters }: { account: CloudAccountView; filter
       </section>
     </Space>
   );
-}
-
-/**
- * Actuals come from the billing reports: when the account's latest ingestion run finishes (IngestStatus polls it
- * while it runs), every finance answer is read again, so the table and the chart show the new month at once.
- */
-function useFreshAfterIngestion(account: CloudAccountView) {
-  const client = useQueryClient();
-  const runs = useIngestRuns(account.billing_bucket ? account.id : undefined);
-  const finishedAt = runs.data?.[0]?.finished_at;
-  useEffect(() => {
-    if (finishedAt) void client.invalidateQueries({ queryKey: queryKeys.finance });
-  }, [client, finishedAt]);
 }
 
 /** Export CSV: the table of the cloud, label and year, through the authenticated API. */
