@@ -47,13 +47,21 @@ const MINUTE = 60;
 const HOUR = 60 * MINUTE;
 
 /**
+ * The queues only a cron schedule feeds (and a test or an operator, by hand): a run's job wakes a worker at once by
+ * NOTIFY, so an idle worker need not look for one on pg-boss's default 2 s poll; with `notify` it looks every 30 s,
+ * as a backstop for a lost notification. Polled every 2 s, these 12 queues sent each idle worker's PostgreSQL 6
+ * fetch statements a second. A sync job's own schedule (`sync.trigger`) keeps the 2 s poll: it is what the user set.
+ */
+const SWEEP = { notify: true } as const;
+
+/**
  * How each queue behaves. Keyed queues are `stately`: per singletonKey at most one job waits and one runs, so a
  * request made while a run is under way gets its own later run, and requests piling up behind it collapse into
  * one. Long walks carry a heartbeat instead of a short expiry: a crashed worker's job is retried a minute after
  * its heartbeats stop, while a healthy walk of a huge bucket may take hours.
  */
 const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
-  [QUEUES.purgeExpiredIdentity]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.purgeExpiredIdentity]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   [QUEUES.inventoryAccount]: {
     policy: 'stately',
     expireInSeconds: 24 * HOUR,
@@ -61,7 +69,7 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryLimit: 3,
     retryBackoff: true,
   },
-  [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.inventorySweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   // One run per account at a time (two would swap the same periods); a month of reports may take long to read.
   [QUEUES.analyticsIngest]: {
     policy: 'stately',
@@ -70,14 +78,14 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryLimit: 2,
     retryBackoff: true,
   },
-  [QUEUES.analyticsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.analyticsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   [QUEUES.alertsCheck]: {
     policy: 'stately',
     expireInSeconds: 15 * MINUTE,
     retryLimit: 3,
     retryBackoff: true,
   },
-  [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.alertsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   // Evaluations of one organisation pile up behind each other after ingestions: one waits, one runs.
   [QUEUES.financeEvaluate]: {
     policy: 'stately',
@@ -86,8 +94,8 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryBackoff: true,
   },
   // One hourly check at a time; the digest rows make a second one harmless anyway.
-  [QUEUES.financeDigest]: { policy: 'singleton', expireInSeconds: 30 * MINUTE },
-  [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.financeDigest]: { policy: 'singleton', expireInSeconds: 30 * MINUTE, ...SWEEP },
+  [QUEUES.uploadsSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   [QUEUES.transfersBatch]: {
     policy: 'standard',
     // A transfer the user just started should begin now, not at the worker's next poll.
@@ -98,7 +106,7 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelay: 5,
     retryBackoff: true,
   },
-  [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.transfersSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   // One prune at a time (two would race for the same rows); a long first run after an upgrade may take a while,
   // and a failed one is simply retried: it carries on where it stopped.
   [QUEUES.transfersRetention]: {
@@ -106,6 +114,7 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     expireInSeconds: 6 * HOUR,
     retryLimit: 2,
     retryBackoff: true,
+    ...SWEEP,
   },
   [QUEUES.syncTrigger]: {
     policy: 'standard',
@@ -122,7 +131,7 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelay: 5,
     retryBackoff: true,
   },
-  [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE },
+  [QUEUES.syncSweep]: { policy: 'standard', expireInSeconds: 15 * MINUTE, ...SWEEP },
   // An encode the user just asked for should start now; a long film may take hours, its heartbeat says it lives.
   // A retry (its worker died) starts the job over and writes the same keys.
   [QUEUES.encodingJob]: {
@@ -134,8 +143,8 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelay: 5,
     retryBackoff: true,
   },
-  [QUEUES.encodingSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
-  [QUEUES.hybrikSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE },
+  [QUEUES.encodingSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE, ...SWEEP },
+  [QUEUES.hybrikSweep]: { policy: 'singleton', expireInSeconds: 15 * MINUTE, ...SWEEP },
   // A profile job is an encode with more outputs: the same policy.
   [QUEUES.hybrikJob]: {
     policy: 'standard',
@@ -152,6 +161,7 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     expireInSeconds: 30 * MINUTE,
     retryLimit: 3,
     retryBackoff: true,
+    ...SWEEP,
   },
 };
 
