@@ -22,6 +22,8 @@ export default defineConfig({
     include: ['src/**/*.spec.{ts,tsx}'],
     unstubGlobals: true,
     restoreMocks: true,
-    testTimeout: 20_000,
+    // The slowest screens (a dashboard's widgets, 100-row pages of antd's tables) take 12-16 s under jsdom on the
+    // CI machine while the server's integration tests share its two cores: 30 s, as the server project has.
+    testTimeout: 30_000,
   },
 });
