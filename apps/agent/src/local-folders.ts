@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentMessages, type AgentFilesAnswer, type AgentLocalFile } from '@cumulo/contract';
@@ -58,6 +58,17 @@ export function segmentsOf(virtual: string): string[] {
   if (segments.some((segment) => segment === '..' || segment === '.')) throw refused();
   return segments;
 }
+
+/** An entry of a listed folder before its page is chosen: its type from the listing, a symlink's from its target. */
+interface Candidate {
+  name: string;
+  isDirectory: boolean;
+  osPath: string;
+  info?: Stats;
+}
+
+/** The locale's order of names, as String.localeCompare gives it, without building a collator per comparison. */
+const byName = new Intl.Collator().compare;
 
 const within = (root: string, target: string) =>
   target === root || target.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
@@ -119,11 +130,9 @@ export class LocalFolders {
 
   /** GET /files: the added folders at '/', else a folder's entries (folders first), hidden names left out. */
   async list(virtual: string, skip: number, limit: number): Promise<AgentFilesAnswer> {
-    const segments = segmentsOf(virtual);
-    let items: AgentLocalFile[];
-    if (segments.length === 0) {
-      items = await Promise.all(
-        this.roots().map(async (root) => {
+    if (segmentsOf(virtual).length === 0) {
+      const items = await Promise.all(
+        this.roots().map(async (root): Promise<AgentLocalFile> => {
           const info = await stat(root.folder).catch(() => null);
           return {
             name: root.name,
@@ -135,43 +144,72 @@ export class LocalFolders {
           };
         }),
       );
-    } else {
-      const resolved = await this.resolveExisting(virtual);
-      const realRoot = await realpath(resolved.root.folder);
-      let entries: Dirent[];
-      try {
-        entries = await readdir(resolved.osPath, { withFileTypes: true });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
-          throw new LocalRefusal(400, localMessages.notFolder);
-        throw error;
-      }
-      const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
-      const listed = await Promise.all(
-        entries
-          .filter((entry) => !isHiddenName(entry.name))
-          .map(async (entry): Promise<AgentLocalFile | null> => {
-            const full = path.join(resolved.osPath, entry.name);
-            // A symlink is shown only when it leads somewhere inside the same added folder.
-            const real = entry.isSymbolicLink() ? await realpath(full).catch(() => null) : full;
-            if (!real || !within(realRoot, real)) return null;
-            const info = await stat(real).catch(() => null);
-            if (!info || !(info.isFile() || info.isDirectory())) return null;
+      return { items: items.slice(skip, skip + limit), total: items.length };
+    }
+    const resolved = await this.resolveExisting(virtual);
+    const realRoot = await realpath(resolved.root.folder);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(resolved.osPath, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        throw new LocalRefusal(400, localMessages.notFolder);
+      throw error;
+    }
+    return this.#page(resolved, realRoot, entries, skip, limit);
+  }
+
+  /**
+   * One page of a folder's entries. The order (folders first, then by name) and the count come from the directory
+   * listing alone; only the entries on the page are stat'ed, so paging through a folder of a hundred thousand files
+   * costs a page of stats per call, not the whole folder's. A symlink is shown only when it leads somewhere inside
+   * the same added folder, so those (few) are resolved before counting.
+   */
+  async #page(
+    resolved: ResolvedPath,
+    realRoot: string,
+    entries: Dirent[],
+    skip: number,
+    limit: number,
+  ): Promise<AgentFilesAnswer> {
+    const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
+    const candidates = await Promise.all(
+      entries
+        .filter((entry) => !isHiddenName(entry.name))
+        .map(async (entry): Promise<Candidate | null> => {
+          if (entry.isFile() || entry.isDirectory())
             return {
               name: entry.name,
-              path: `${base}/${entry.name}`,
-              size: info.isDirectory() ? -1 : info.size,
-              isFile: info.isFile(),
-              isDirectory: info.isDirectory(),
-              modified: info.mtime.toISOString(),
+              isDirectory: entry.isDirectory(),
+              osPath: path.join(resolved.osPath, entry.name),
             };
-          }),
-      );
-      items = listed
-        .filter((item): item is AgentLocalFile => item !== null)
-        .sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || a.name.localeCompare(b.name));
-    }
-    return { items: items.slice(skip, skip + limit), total: items.length };
+          if (!entry.isSymbolicLink()) return null;
+          const real = await realpath(path.join(resolved.osPath, entry.name)).catch(() => null);
+          if (!real || !within(realRoot, real)) return null;
+          const info = await stat(real).catch(() => null);
+          if (!info || !(info.isFile() || info.isDirectory())) return null;
+          return { name: entry.name, isDirectory: info.isDirectory(), osPath: real, info };
+        }),
+    );
+    const shown = candidates
+      .filter((candidate): candidate is Candidate => candidate !== null)
+      .sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || byName(a.name, b.name));
+    const page = await Promise.all(
+      shown.slice(skip, skip + limit).map(async (candidate): Promise<AgentLocalFile | null> => {
+        // Removed since the listing: left off this page rather than failing it.
+        const info = candidate.info ?? (await stat(candidate.osPath).catch(() => null));
+        if (!info || !(info.isFile() || info.isDirectory())) return null;
+        return {
+          name: candidate.name,
+          path: `${base}/${candidate.name}`,
+          size: info.isDirectory() ? -1 : info.size,
+          isFile: info.isFile(),
+          isDirectory: info.isDirectory(),
+          modified: info.mtime.toISOString(),
+        };
+      }),
+    );
+    return { items: page.filter((item): item is AgentLocalFile => item !== null), total: shown.length };
   }
 
   /** POST /mkdir: a new folder inside an added folder (its parents are made as needed). */

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalFolders } from './local-folders.ts';
+
+// GET /files pages a folder: folders first, then names in the locale's order, hidden names and links leaving the
+// added folder left out, `total` counting what the pages will show.
+describe('LocalFolders.list', () => {
+  let top: string;
+  let folders: LocalFolders;
+
+  beforeAll(() => {
+    top = mkdtempSync(path.join(tmpdir(), 'cumulo-local-folders-'));
+    const docs = path.join(top, 'docs');
+    mkdirSync(path.join(docs, 'b-folder'), { recursive: true });
+    mkdirSync(path.join(docs, 'A-folder'));
+    mkdirSync(path.join(docs, '.hidden-folder'));
+    writeFileSync(path.join(docs, 'c.txt'), 'ccc');
+    writeFileSync(path.join(docs, 'B.txt'), 'bb');
+    writeFileSync(path.join(docs, 'a.txt'), 'a');
+    writeFileSync(path.join(docs, '.env'), 'SECRET=1');
+    symlinkSync(path.join(docs, 'c.txt'), path.join(docs, 'link-to-c'));
+    symlinkSync(path.join(docs, 'A-folder'), path.join(docs, 'link-to-folder'));
+    writeFileSync(path.join(top, 'outside.txt'), 'outside');
+    symlinkSync(path.join(top, 'outside.txt'), path.join(docs, 'link-outside'));
+    symlinkSync(path.join(docs, 'gone.txt'), path.join(docs, 'link-broken'));
+    const many = path.join(docs, 'many');
+    mkdirSync(many);
+    for (let n = 0; n < 5_000; n += 1)
+      writeFileSync(path.join(many, `f${String(n).padStart(5, '0')}.bin`), '');
+    mkdirSync(path.join(many, 'zz-sub'));
+    folders = new LocalFolders(() => [docs]);
+  });
+
+  afterAll(() => rmSync(top, { recursive: true, force: true }));
+
+  it('lists folders first, then files, in name order, with sizes; hidden names and links leaving it are not shown', async () => {
+    const answer = await folders.list('/docs', 0, 100);
+    expect(answer.total).toBe(8);
+    expect(answer.items.map((item) => [item.name, item.isDirectory, item.size])).toEqual([
+      ['A-folder', true, -1],
+      ['b-folder', true, -1],
+      ['link-to-folder', true, -1],
+      ['many', true, -1],
+      ['a.txt', false, 1],
+      ['B.txt', false, 2],
+      ['c.txt', false, 3],
+      ['link-to-c', false, 3],
+    ]);
+    expect(answer.items[0]).toMatchObject({ path: '/docs/A-folder', isFile: false });
+    expect(answer.items[4]).toMatchObject({ path: '/docs/a.txt', isFile: true });
+    expect(Date.parse(answer.items[4]?.modified ?? '')).toBeGreaterThan(Date.now() - 3_600_000);
+  });
+
+  it('pages with skip and limit, each page in the same order and the total unchanged', async () => {
+    const whole = (await folders.list('/docs', 0, 100)).items.map((item) => item.name);
+    const pages: string[] = [];
+    for (let skip = 0; skip < whole.length; skip += 3) {
+      const page = await folders.list('/docs', skip, 3);
+      expect(page.total).toBe(8);
+      pages.push(...page.items.map((item) => item.name));
+    }
+    expect(pages).toEqual(whole);
+    expect(await folders.list('/docs', 8, 3)).toEqual({ items: [], total: 8 });
+  });
+
+  it('pages through a folder of 5 001 entries: its one folder first, every file once, each with its size', async () => {
+    const first = await folders.list('/docs/many', 0, 100);
+    expect(first.total).toBe(5_001);
+    expect(first.items[0]).toMatchObject({ name: 'zz-sub', isDirectory: true });
+    expect(first.items[1]).toMatchObject({ name: 'f00000.bin', size: 0, isFile: true });
+    const last = await folders.list('/docs/many', 4_950, 100);
+    expect(last.items.map((item) => item.name)).toEqual(
+      Array.from({ length: 51 }, (_, n) => `f${String(4_949 + n).padStart(5, '0')}.bin`),
+    );
+  });
+
+  it('refuses a file given as a folder, and a path outside the added folders', async () => {
+    await expect(folders.list('/docs/a.txt', 0, 10)).rejects.toMatchObject({ status: 400 });
+    await expect(folders.list('/docs/../outside.txt', 0, 10)).rejects.toMatchObject({ status: 403 });
+    await expect(folders.list('/docs/link-outside', 0, 10)).rejects.toMatchObject({ status: 403 });
+  });
+});
