@@ -204,6 +204,25 @@ export const agentDownloadAnswer = z.object({
 });
 export type AgentDownloadAnswer = z.infer<typeof agentDownloadAnswer>;
 
+/** Keys one POST /agent/downloads/urls call signs at most. */
+export const AGENT_DOWNLOAD_URL_KEYS_MAX = 500;
+/**
+ * POST /agent/downloads/urls (device token) — fresh signed GET URLs for files a download already listed, in the
+ * order asked: the agent asks for the next files' URLs as its downloads reach them, rather than holding a URL for
+ * every listed file or listing a resumed transfer again. Nothing is listed or looked up: a key no longer in the
+ * bucket answers 404 to its GET.
+ */
+export const agentDownloadUrlsBody = agentDownloadBody
+  .pick({ cloud_account_id: true, bucket_name: true })
+  .extend({
+    keys: agentDownloadBody.shape.paths.max(AGENT_DOWNLOAD_URL_KEYS_MAX),
+  });
+export type AgentDownloadUrlsBody = z.infer<typeof agentDownloadUrlsBody>;
+export const agentDownloadUrlsAnswer = z.object({
+  urls: z.array(z.object({ key: z.string(), url: z.string() })),
+});
+export type AgentDownloadUrlsAnswer = z.infer<typeof agentDownloadUrlsAnswer>;
+
 /**
  * POST /agent/history (device token) — the agent reports an ended transfer (idempotent on transfer_id); the
  * server prices it (AGENT_COST_PER_MB) and counts its bytes against the `fc` quota.

@@ -7,6 +7,7 @@ export const AGENT_DEVICE_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/agent/me',
   'POST /api/agent/tickets/redeem',
   'POST /api/agent/downloads',
+  'POST /api/agent/downloads/urls',
   'POST /api/agent/history',
   // The direct-upload calls the agent's uploads make, as the browser's do (modules/uploads).
   'POST /api/transfers/uploads',

@@ -124,6 +124,18 @@ export async function signFiles(
   }));
 }
 
+/** Fresh signed GET URLs for keys a download listed before, in the order asked; nothing is looked up. */
+export async function signKeys(
+  store: ObjectStore,
+  bucket: string,
+  keys: string[],
+): Promise<Array<{ key: string; url: string }>> {
+  return mapLimit(keys, PARALLEL, async (key) => ({
+    key,
+    url: await store.signedUrl(bucket, key, { method: 'GET', expiresInSeconds: AGENT_DOWNLOAD_URL_SECONDS }),
+  }));
+}
+
 async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;

@@ -14,6 +14,8 @@ import {
   transferMessages,
   type AgentDevice,
   type AgentDownloadAnswer,
+  type AgentDownloadUrlsAnswer,
+  AGENT_DOWNLOAD_URL_KEYS_MAX,
   type AgentHistoryAnswer,
   type AgentHistoryItem,
   type AgentMeAnswer,
@@ -447,6 +449,40 @@ describe('downloads, uploads and history through the agent (s3rver, embedded Pos
     // A chosen folder keeps its own name; a chosen file is its name alone.
     expect(seen).toEqual([...keys, 'notes.txt']);
   }, 60_000);
+
+  it('signs fresh URLs for listed keys in the order asked, looking nothing up; folders and foreign accounts refused', async () => {
+    const urls = (body: Record<string, unknown>, token = device.token) =>
+      agentCall(token, 'POST', '/api/agent/downloads/urls', {
+        cloud_account_id: awsId,
+        bucket_name: 'media',
+        ...body,
+      });
+    const keys = ['projects/site/index.html', 'projects/notes.txt', 'projects/gone.txt'];
+    const res = await urls({ keys });
+    expect(res.status, res.raw).toBe(200);
+    const answer = res.body as AgentDownloadUrlsAnswer;
+    expect(answer.urls.map((entry) => entry.key)).toEqual(keys);
+    const [index, notes, gone] = await Promise.all(answer.urls.map((entry) => fetch(entry.url)));
+    expect(await index?.text()).toBe(files['projects/site/index.html']);
+    expect(await notes?.text()).toBe(files['projects/notes.txt']);
+    // The key was never looked up: its GET says it is not there.
+    expect(gone?.status).toBe(404);
+
+    expect((await urls({ keys: ['projects/site/'] })).status).toBe(400);
+    expect((await urls({ keys: [] })).status).toBe(400);
+    expect(
+      (await urls({ keys: Array.from({ length: AGENT_DOWNLOAD_URL_KEYS_MAX + 1 }, (_, i) => `k${i}`) }))
+        .status,
+    ).toBe(400);
+    expect((await urls({ keys, cloud_account_id: strangerAwsId })).status).toBe(404);
+    // A signed-in session is not a device: the call is the agent's alone.
+    const session = await call(owner, 'POST', '/api/agent/downloads/urls', {
+      cloud_account_id: awsId,
+      bucket_name: 'media',
+      keys,
+    });
+    expect(session.status).toBe(401);
+  });
 
   it("counts a device's upload against fc (not s3_native) and refuses it while the ftX charge is unconfirmed", async () => {
     const { organizationId } = owner.principal;

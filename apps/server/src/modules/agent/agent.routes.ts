@@ -4,6 +4,8 @@ import {
   agentDevicesAnswer,
   agentDownloadAnswer,
   agentDownloadBody,
+  agentDownloadUrlsAnswer,
+  agentDownloadUrlsBody,
   agentDownloadParams,
   agentHistoryAnswer,
   agentHistoryItem,
@@ -123,6 +125,23 @@ export function agentRoutes(
         },
       },
       async (request) => service.downloads(principalOf(request), request.body),
+    );
+
+    app.post(
+      '/agent/downloads/urls',
+      {
+        ...device,
+        schema: {
+          tags,
+          description:
+            'Fresh signed GET URLs (at most 500) for files a download listed, in the order asked: the agent asks ' +
+            'for the next files as it reaches them. Nothing is looked up; a key gone from the bucket answers 404 ' +
+            'to its GET.',
+          body: agentDownloadUrlsBody,
+          response: { 200: agentDownloadUrlsAnswer },
+        },
+      },
+      async (request) => service.downloadUrls(principalOf(request), request.body),
     );
 
     app.post(

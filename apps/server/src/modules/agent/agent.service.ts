@@ -11,6 +11,8 @@ import {
   type AgentDevice,
   type AgentDownloadAnswer,
   type AgentDownloadBody,
+  type AgentDownloadUrlsAnswer,
+  type AgentDownloadUrlsBody,
   type AgentHistoryAnswer,
   type AgentHistoryItem,
   type AgentHistoryReport,
@@ -28,7 +30,7 @@ import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
-import { decodeCursor, downloadPage, encodeCursor, signFiles } from './agent-downloads.ts';
+import { decodeCursor, downloadPage, encodeCursor, signFiles, signKeys } from './agent-downloads.ts';
 import { AGENT_DEVICE_ROUTES } from './agent-device-routes.ts';
 import type { AgentRepo, AgentTransferRow, HistoryScope, ListedDevice } from './agent.repo.ts';
 
@@ -43,6 +45,7 @@ const agentErrors = {
   continuationInvalid:
     'This continuation is not one this server gave for these paths. Start the listing again.',
   rangeInvalid: 'The start date must be before the end date.',
+  urlOfFolder: 'A key ending with / is a folder: list it with POST /agent/downloads.',
 } as const;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
@@ -289,6 +292,29 @@ export class AgentService implements DeviceAuthenticator {
         files: await signFiles(store, body.bucket_name, page.objects),
         continuation: page.next ? encodeCursor(page.next) : null,
       };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw providerError(error);
+    }
+  }
+
+  /**
+   * POST /agent/downloads/urls (device): fresh signed GET URLs for files of a download, under the same rules as
+   * the listing that named them (ftX on, its charge confirmed, an account of the caller's organisation). Keys
+   * ending with '/' are folders, never files: refused.
+   */
+  async downloadUrls(principal: Principal, body: AgentDownloadUrlsBody): Promise<AgentDownloadUrlsAnswer> {
+    this.#requireFtx(principal);
+    authorize(principal, 'agent.transfer');
+    await this.#requireFtxCharge(principal.organizationId);
+    const account = await this.#account(principal, body.cloud_account_id);
+    const folder = body.keys.find((key) => key.endsWith('/'));
+    if (folder !== undefined) {
+      throw badRequest(agentErrors.urlOfFolder, { keys: [agentErrors.urlOfFolder] });
+    }
+    const store = await this.stores.storeFor(account);
+    try {
+      return { urls: await signKeys(store, body.bucket_name, body.keys) };
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw providerError(error);
