@@ -553,6 +553,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     downloadGate = null;
     held.release();
     bigGets = 0;
+    const callsBefore = standIn.calls.length;
 
     await start();
     await connect();
@@ -560,6 +561,10 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect(done).toMatchObject({ status: 'completed', resumed: true, filesDone: 1, transferErrors: [] });
     // Six blocks in all; the two written before the kill were not fetched again.
     expect(bigGets).toBe(4);
+    // The listing was read whole before the kill: the resumed run lists nothing again, and asks for its file's URL.
+    const resumedCalls = standIn.calls.slice(callsBefore);
+    expect(resumedCalls).not.toContain('POST /api/agent/downloads');
+    expect(resumedCalls.filter((call) => call === 'POST /api/agent/downloads/urls')).toHaveLength(1);
     const copy = path.join(tree, 'restore', 'again', 'big.bin');
     expect(md5(readFileSync(copy))).toBe(md5(files['big.bin'] ?? Buffer.alloc(0)));
     expect(existsSync(`${copy}.cumulo-part`)).toBe(false);

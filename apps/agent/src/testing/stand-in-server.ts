@@ -47,6 +47,8 @@ export interface StandInServer {
   shares: unknown[];
   /** Session starts of a file that found its earlier session, with the parts the store still held. */
   resumedStarts: Array<{ key: string; finishedParts: number }>;
+  /** Every call made with the device token, in order (`POST /api/agent/downloads`…). */
+  calls: string[];
   /** Makes the download listing give `key` the ETag of other bytes (a copy the agent must refuse). */
   tamper(key: string): void;
   /** Holds the next call of `route` ('POST /api/transfers/uploads/batch'…) until the returned release is called. */
@@ -85,6 +87,7 @@ export async function startStandInServer(
   const resumedStarts: StandInServer['resumedStarts'] = [];
   const holds = new Map<string, { hold: Hold; reached: () => void }>();
   const tampered = new Set<string>();
+  const calls: string[] = [];
   // Small pages by default, so the agent's paging is exercised.
   const PAGE = options.downloadPageSize ?? 3;
 
@@ -119,6 +122,7 @@ export async function startStandInServer(
     }
     if (request.headers.authorization !== `${AGENT_AUTH_SCHEME} ${token}` || revoked)
       return send(response, 401, { message: 'Unauthorized' });
+    calls.push(name);
 
     if (name === 'GET /api/agent/me')
       return send(response, 200, {
@@ -308,6 +312,19 @@ export async function startStandInServer(
         continuation: offset + PAGE < all.length ? String(offset + PAGE) : null,
       });
     }
+    if (name === 'POST /api/agent/downloads/urls') {
+      const body = (await read(request)) as { keys: string[] };
+      if (!Array.isArray(body.keys) || body.keys.length === 0 || body.keys.length > 500)
+        return send(response, 400, { message: 'keys: 1 to 500' });
+      return send(response, 200, {
+        urls: await Promise.all(
+          body.keys.map(async (key) => ({
+            key,
+            url: await store.signedUrl(bucket, key, { method: 'GET', expiresInSeconds: 600 }),
+          })),
+        ),
+      });
+    }
     if (name === 'POST /api/agent/history') {
       history.push((await read(request)) as AgentHistoryReport);
       return send(response, 201, { message: 'recorded' });
@@ -350,6 +367,7 @@ export async function startStandInServer(
     },
     history,
     shares,
+    calls,
     resumedStarts,
     tamper: (key) => {
       tampered.add(key);

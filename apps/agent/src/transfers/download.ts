@@ -6,6 +6,7 @@ import {
   AGENT_CLIENTS,
   AGENT_PARALLEL_FILES,
   agentDownloadAnswer,
+  agentDownloadUrlsAnswer,
   agentMessages,
   type AgentDownloadFile,
 } from '@cumulo/contract';
@@ -27,13 +28,31 @@ import { bandwidth } from './bandwidth.ts';
 
 /**
  * Downloads: the server lists the chosen keys a page at a time with short-lived signed GET URLs
- * (POST /agent/downloads); each file comes in AGENT_BLOCK_SIZE Range requests, AGENT_CLIENTS at once, written into
+ * (POST /agent/downloads), once per transfer; the URLs of files beyond the first LISTED_URLS_HELD, of a resumed
+ * transfer and of any whose URL went stale come from POST /agent/downloads/urls, URL_BATCH files at a time, as the
+ * downloads reach them. Each file comes in AGENT_BLOCK_SIZE Range requests, AGENT_CLIENTS at once, written into
  * `<dest>.cumulo-part`, checked against the object's ETag, then renamed into place.
  */
 
 export const PART_SUFFIX = '.cumulo-part';
 /** A signed URL older than this is asked for again before use (the server signs them for longer). */
 const URL_FRESH_MS = 10 * 60_000;
+/**
+ * URLs a listing's pages leave held, at most: later files get theirs from POST /agent/downloads/urls as the
+ * downloads reach them. A URL costs about a kilobyte; a listing runs far ahead of the downloads, and the URLs of a
+ * million listed files would be a gigabyte, most of them stale by the time their file comes.
+ */
+export const LISTED_URLS_HELD = 5_000;
+/** Files whose URLs one POST /agent/downloads/urls asks for: the file a download reached and those after it. */
+export const URL_BATCH = 100;
+/** Queued files looked through, in URL batches, for URLs to ask for with a missing one (most may hold fresh ones). */
+const URL_SCAN_BATCHES = 50;
+
+/** How many URLs a download holds from its listing, and asks for at once (smaller in tests). */
+export interface UrlLimits {
+  listedUrlsHeld: number;
+  urlBatch: number;
+}
 
 interface SignedUrl {
   url: string;
@@ -42,23 +61,30 @@ interface SignedUrl {
 
 export class Downloader {
   readonly #urls = new Map<string, SignedUrl>();
+  /** Keys whose URLs a request is fetching: a download that reaches one waits for that request. */
+  readonly #fetching = new Map<string, Promise<void>>();
+  /** The files to download, in order; `#next` is the first not taken yet (an index: a shift is O(n)). */
+  readonly #queue: FileState[] = [];
+  #next = 0;
   /** Destination folders checked in this run: virtual path → real path. */
   readonly #folders = new Map<string, string>();
 
   constructor(
     private readonly context: TransferContext,
     private readonly onFileDone: (file: FileState) => void,
+    private readonly limits: UrlLimits = { listedUrlsHeld: LISTED_URLS_HELD, urlBatch: URL_BATCH },
   ) {}
 
   /** Reads the listing (when not read yet), then fetches every file not yet verified. */
   async run(): Promise<void> {
     const { transfer } = this.context;
-    // A resumed transfer lists again first: the URLs of its first run have expired, and the list gives fresh ones.
-    // A new one starts on the files of the first page while the server signs the next.
-    const resumed = transfer.listed;
-    const known = new Map(transfer.files.map((file) => [file.key, file]));
-    const queue = transfer.files.filter((file) => file.status === 'pending' || file.status === 'running');
-    let listing = true;
+    // A transfer whose listing was read whole (one resumed after a restart, or a retry) is not listed again: its
+    // files are in its state, and their URLs are asked for as the downloads reach them. A new one starts on the
+    // files of the first page while the server lists the next.
+    for (const file of transfer.files) {
+      if (file.status === 'pending' || file.status === 'running') this.#queue.push(file);
+    }
+    let listing = !transfer.listed;
     let waiting: Array<() => void> = [];
     const wake = () => {
       const waiters = waiting;
@@ -66,18 +92,26 @@ export class Downloader {
       for (const waiter of waiters) waiter();
     };
     const list = async () => {
+      // Files a first run listed before it stopped keep their state; the listing adds the others.
+      const known = new Map(transfer.files.map((file) => [file.key, file]));
       try {
         let continuation: string | null = null;
         do {
           const page = await this.#page(transfer.sources, continuation);
+          const at = Date.now();
           for (const listed of page.files) {
-            this.#urls.set(listed.key, { url: listed.url, at: Date.now() });
-            if (resumed || known.has(listed.key)) continue;
-            const file = this.#fileOf(listed);
-            if (!file) continue;
-            transfer.files.push(file);
-            known.set(file.key, file);
-            queue.push(file);
+            let file = known.get(listed.key);
+            if (!file) {
+              const added = this.#fileOf(listed);
+              if (!added) continue;
+              transfer.files.push(added);
+              known.set(added.key, added);
+              this.#queue.push(added);
+              file = added;
+            }
+            const waits = file.status === 'pending' || file.status === 'running';
+            if (waits && this.#urls.size < this.limits.listedUrlsHeld)
+              this.#urls.set(file.key, { url: listed.url, at });
           }
           continuation = page.continuation;
           this.context.changed();
@@ -90,16 +124,16 @@ export class Downloader {
         wake();
       }
     };
-    if (resumed) await list();
-    const listed = resumed ? Promise.resolve() : list();
+    const listed = listing ? list() : Promise.resolve();
     const worker = async () => {
       while (!this.context.signal.aborted) {
-        const file = queue.shift();
+        const file = this.#queue[this.#next];
         if (!file) {
           if (!listing) return;
           await new Promise<void>((resolve) => waiting.push(resolve));
           continue;
         }
+        this.#next += 1;
         await this.#one(file);
       }
     };
@@ -129,7 +163,7 @@ export class Downloader {
       file.transferred = 0;
       file.blocks = [];
     }
-    // Its signed URL is not needed again (a retry lists afresh): a folder of many files holds only the URLs to come.
+    // Its signed URL is not needed again (a retry asks for new ones): only the URLs of files to come are held.
     this.#urls.delete(file.key);
     this.onFileDone(file);
     await this.context.fileEnded();
@@ -194,14 +228,57 @@ export class Downloader {
     };
   }
 
-  async #url(key: string, fresh: boolean): Promise<string> {
-    const known = this.#urls.get(key);
-    if (known && !fresh && Date.now() - known.at < URL_FRESH_MS) return known.url;
-    const page = await this.#page([key], null);
-    const listed = page.files.find((candidate) => candidate.key === key);
-    if (!listed) throw new FileFailure(`${key} is no longer in the bucket.`);
-    this.#urls.set(key, { url: listed.url, at: Date.now() });
-    return listed.url;
+  /** A fresh signed URL of `file`; `renew` when the store refused the one held (expired, or signed too early). */
+  async #url(file: FileState, renew: boolean): Promise<string> {
+    if (!renew) {
+      // No await unless a request is under way: the blocks of one file ask at once, and the first one's request
+      // must be seen by the others before they look for the URL, or each would send its own.
+      for (let pending = this.#fetching.get(file.key); pending; pending = this.#fetching.get(file.key))
+        await pending;
+      const held = this.#urls.get(file.key);
+      if (held && Date.now() - held.at < URL_FRESH_MS) return held.url;
+    }
+    await this.#fetchUrls(file);
+    const fetched = this.#urls.get(file.key);
+    if (!fetched) throw new Error('The server signed no URL for this file.');
+    return fetched.url;
+  }
+
+  /**
+   * Asks the server for the URL of `file` and of the next queued files without a fresh one, URL_BATCH in all, in
+   * one call. A download that reaches one of them meanwhile waits for this call instead of asking again.
+   */
+  async #fetchUrls(file: FileState): Promise<void> {
+    const keys = [file.key];
+    const now = Date.now();
+    const { urlBatch } = this.limits;
+    const scanEnd = Math.min(this.#queue.length, this.#next + URL_SCAN_BATCHES * urlBatch);
+    for (let i = this.#next; i < scanEnd && keys.length < urlBatch; i += 1) {
+      const next = this.#queue[i];
+      if (!next || next === file || this.#fetching.has(next.key)) continue;
+      const held = this.#urls.get(next.key);
+      if (!held || now - held.at >= URL_FRESH_MS) keys.push(next.key);
+    }
+    const { transfer, server } = this.context;
+    const request = server
+      .device(
+        'POST',
+        '/agent/downloads/urls',
+        { cloud_account_id: transfer.cloud_account_id, bucket_name: transfer.bucket_name, keys },
+        agentDownloadUrlsAnswer,
+      )
+      .then((answer) => {
+        const at = Date.now();
+        for (const { key, url } of answer.urls) this.#urls.set(key, { url, at });
+      });
+    // Waiters only wait: the one that asked sees the failure, and the others ask again for their own file.
+    const done = request.catch(() => undefined);
+    for (const key of keys) this.#fetching.set(key, done);
+    try {
+      await request;
+    } finally {
+      for (const key of keys) if (this.#fetching.get(key) === done) this.#fetching.delete(key);
+    }
   }
 
   async #download(file: FileState): Promise<void> {
@@ -300,7 +377,7 @@ export class Downloader {
       if (attempt > 0) await sleep(500 * 2 ** attempt, signal);
       let counted = 0;
       try {
-        const url = await this.#url(file.key, attempt > 0 && last instanceof ExpiredUrl);
+        const url = await this.#url(file, attempt > 0 && last instanceof ExpiredUrl);
         const headers: Record<string, string> =
           // A file of one block is asked for whole, as any client does: no range for the store to work out.
           length > 0 && length < file.size ? { range: `bytes=${start}-${start + length - 1}` } : {};
