@@ -107,6 +107,7 @@ export class Downloader {
               transfer.files.push(added);
               known.set(added.key, added);
               this.#queue.push(added);
+              this.context.changed(added);
               file = added;
             }
             const waits = file.status === 'pending' || file.status === 'running';
@@ -114,7 +115,6 @@ export class Downloader {
               this.#urls.set(file.key, { url: listed.url, at });
           }
           continuation = page.continuation;
-          this.context.changed();
           wake();
         } while (continuation && !this.context.signal.aborted);
         transfer.listed = true;
@@ -143,7 +143,7 @@ export class Downloader {
   /** One file of the transfer, to its end (verified, failed or cancelled). */
   async #one(file: FileState): Promise<void> {
     file.status = 'running';
-    this.context.changed();
+    this.context.changed(file);
     let failure: unknown = null;
     try {
       await this.#download(file);
@@ -166,7 +166,7 @@ export class Downloader {
     // Its signed URL is not needed again (a retry asks for new ones): only the URLs of files to come are held.
     this.#urls.delete(file.key);
     this.onFileDone(file);
-    await this.context.fileEnded();
+    await this.context.fileEnded(file);
   }
 
   async #page(paths: string[], continuation: string | null) {
@@ -318,7 +318,7 @@ export class Downloader {
       await eachLimited(pending, AGENT_CLIENTS, signal, async (block) => {
         md5s.set(block, await this.#fetchBlock(file, handle, block));
         file.blocks?.push(block);
-        this.context.changed();
+        this.context.changed(file);
       });
       signal.throwIfAborted();
       if (file.size === 0) await handle.truncate(0);

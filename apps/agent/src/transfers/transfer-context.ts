@@ -9,10 +9,13 @@ export interface TransferContext {
   folders: LocalFolders;
   transfer: TransferState;
   signal: AbortSignal;
-  /** Something changed: the state file is written within a second. */
-  changed(): void;
-  /** A file ended: the state file is written soon (at most once a second). */
-  fileEnded(): Promise<void>;
+  /**
+   * `file` changed, or was added to the transfer; without one, the transfer's own fields changed. Saved within a
+   * second (the state store's log takes only what changed).
+   */
+  changed(file?: FileState): void;
+  /** `file` ended: saved with the rest, within a second. */
+  fileEnded(file: FileState): Promise<void>;
 }
 
 /** One file failed, with the message the page shows; the rest of the transfer goes on. */

@@ -147,10 +147,11 @@ export class TransferManager {
       folders: this.folders,
       transfer,
       signal: running.controller.signal,
-      changed: () => this.#store.schedule(),
+      changed: (file) =>
+        file ? this.#store.fileChanged(transfer, file) : this.#store.transferChanged(transfer),
       // A folder of thousands of small files ends thousands of files a minute: their ends are saved with the
       // rest, at most once a second (a file whose end was not saved yet is sent again after a crash, no more).
-      fileEnded: async () => this.#store.schedule(),
+      fileEnded: async (file) => this.#store.fileChanged(transfer, file),
     };
     const fileDone = (file: FileState) => {
       if (file.status === 'failed') process.stderr.write(`${file.name}: ${file.error ?? ''}\n`);

@@ -1,13 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentDirection, AgentTransferStatus } from '@cumulo/contract';
 import { writePrivateFile } from '../config.ts';
 import type { Verification } from './checksums.ts';
 
 /**
- * What the agent remembers of its transfers in `state.json` (its home), so a transfer goes on after the agent or the
- * machine restarts: every file with its status, an upload's session id (the server resumes the session by the
- * file's fingerprint and lists the parts already stored), a download's blocks already written to `<dest>.cumulo-part`.
+ * What the agent remembers of its transfers in `state.json` and `state.log` (its home), so a transfer goes on after
+ * the agent or the machine restarts: every file with its status, an upload's session id (the server resumes the
+ * session by the file's fingerprint and lists the parts already stored), a download's blocks already written to
+ * `<dest>.cumulo-part`.
  */
 
 export type FileStatus = 'pending' | 'running' | 'verified' | 'failed' | 'cancelled';
@@ -56,29 +57,56 @@ export interface TransferState {
 }
 
 interface StateFile {
+  /** Which log lines apply to this snapshot: those written after it, carrying the same number. */
+  generation?: number;
   transfers: TransferState[];
 }
 
-const WRITE_EVERY_MS = 1000;
+/** One line of `state.log`: a transfer's own fields, or one of its files (matched by key; a new key is added). */
+type LogLine =
+  { g: number; t: string; h: Omit<TransferState, 'files'> } | { g: number; t: string; f: FileState };
 
-/** state.json, written whole (temp file + rename) at most once a second, and at once when asked. */
+const WRITE_EVERY_MS = 1000;
+/** The log is folded into a new snapshot once it is this large, or larger than the snapshot itself. */
+const LOG_FOLD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `state.json`, a snapshot of every transfer kept, and `state.log`, the changes since, one JSON line each. Changes
+ * are saved at most once a second. A transfer that starts, ends or goes rewrites the snapshot (temp file + rename);
+ * a file that changed only appends its line, so a transfer of 100 000 files no longer rewrites ~30 MB of JSON every
+ * second (180 ms of CPU each time, measured) while its files go by. The log is folded into a new snapshot once it
+ * outgrows LOG_FOLD_BYTES and the snapshot. Each snapshot has a new generation; log lines carry the generation they
+ * follow, so lines left by a crash between a snapshot's rename and the log's truncation are ignored on load, as is
+ * a last line cut short.
+ */
 export class StateStore {
   readonly file: string;
+  readonly #log: string;
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
   #dirty = false;
+  /** The next write is a whole snapshot. */
+  #whole = true;
+  #generation = 0;
+  #logBytes = 0;
+  #snapshotBytes = 0;
+  readonly #changedTransfers = new Set<TransferState>();
+  readonly #changedFiles = new Map<TransferState, Set<FileState>>();
 
   constructor(
     home: string,
     private readonly snapshot: () => TransferState[],
   ) {
     this.file = path.join(home, 'state.json');
+    this.#log = path.join(home, 'state.log');
   }
 
   async load(): Promise<TransferState[]> {
+    let transfers: TransferState[];
     try {
       const saved = JSON.parse(await readFile(this.file, 'utf8')) as Partial<StateFile>;
-      return Array.isArray(saved.transfers) ? saved.transfers : [];
+      transfers = Array.isArray(saved.transfers) ? saved.transfers : [];
+      this.#generation = typeof saved.generation === 'number' ? saved.generation : 0;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       // A damaged state file must not stop the agent; what it held cannot be resumed.
@@ -87,30 +115,126 @@ export class StateStore {
       );
       return [];
     }
+    await this.#replay(transfers);
+    return transfers;
   }
 
-  /** Writes within a second. */
+  /** Applies the log's lines of this snapshot's generation to its transfers. */
+  async #replay(transfers: TransferState[]): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.#log, 'utf8');
+    } catch {
+      return;
+    }
+    const byId = new Map(transfers.map((transfer) => [transfer.id, transfer]));
+    const indexes = new Map<TransferState, Map<string, number>>();
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      let entry: Partial<LogLine> & { h?: unknown; f?: FileState };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        continue; // a line cut short by a crash
+      }
+      if (entry.g !== this.#generation || typeof entry.t !== 'string') continue;
+      const transfer = byId.get(entry.t);
+      if (!transfer) continue;
+      if (entry.h && typeof entry.h === 'object') {
+        Object.assign(transfer, entry.h, { files: transfer.files });
+      } else if (entry.f && typeof entry.f.key === 'string') {
+        let index = indexes.get(transfer);
+        if (!index) {
+          index = new Map(transfer.files.map((file, i) => [file.key, i]));
+          indexes.set(transfer, index);
+        }
+        const at = index.get(entry.f.key);
+        if (at === undefined) {
+          index.set(entry.f.key, transfer.files.length);
+          transfer.files.push(entry.f);
+        } else transfer.files[at] = entry.f;
+      }
+    }
+  }
+
+  /** A transfer started, ended or went: the whole snapshot is written within a second. */
   schedule(): void {
+    this.#whole = true;
+    this.#arm();
+  }
+
+  /** `transfer`'s own fields changed: logged within a second. */
+  transferChanged(transfer: TransferState): void {
+    this.#changedTransfers.add(transfer);
+    this.#arm();
+  }
+
+  /** `file` of `transfer` changed or was added: logged within a second. */
+  fileChanged(transfer: TransferState, file: FileState): void {
+    let files = this.#changedFiles.get(transfer);
+    if (!files) {
+      files = new Set();
+      this.#changedFiles.set(transfer, files);
+    }
+    files.add(file);
+    this.#arm();
+  }
+
+  #arm(): void {
     this.#dirty = true;
     this.#timer ??= setTimeout(() => {
       this.#timer = null;
-      void this.flush();
+      this.#writing = this.#writing.then(() => this.#write());
     }, WRITE_EVERY_MS);
   }
 
-  /** Writes now (after any write under way). */
+  /** Writes the whole snapshot now (after any write under way). */
   async flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#dirty = true;
-    this.#writing = this.#writing.then(async () => {
-      if (!this.#dirty) return;
-      this.#dirty = false;
-      const content = JSON.stringify({ transfers: this.snapshot() } satisfies StateFile);
-      await writePrivateFile(this.file, content).catch((error: unknown) => {
-        process.stderr.write(`The transfer state could not be saved: ${String(error)}\n`);
-      });
-    });
+    this.#whole = true;
+    this.#writing = this.#writing.then(() => this.#write());
     return this.#writing;
+  }
+
+  async #write(): Promise<void> {
+    if (!this.#dirty) return;
+    this.#dirty = false;
+    const transfers = [...this.#changedTransfers];
+    const files = [...this.#changedFiles];
+    this.#changedTransfers.clear();
+    this.#changedFiles.clear();
+    try {
+      if (this.#whole || this.#logBytes >= Math.max(LOG_FOLD_BYTES, this.#snapshotBytes)) {
+        this.#whole = false;
+        const generation = this.#generation + 1;
+        const content = JSON.stringify({ generation, transfers: this.snapshot() } satisfies StateFile);
+        await writePrivateFile(this.file, content);
+        this.#generation = generation;
+        this.#snapshotBytes = content.length;
+        // Lines of the generation before: ignored on load from now on, and emptied here.
+        await writePrivateFile(this.#log, '');
+        this.#logBytes = 0;
+        return;
+      }
+      const lines: string[] = [];
+      const g = this.#generation;
+      for (const transfer of transfers) {
+        const { files: _files, ...header } = transfer;
+        lines.push(JSON.stringify({ g, t: transfer.id, h: header } satisfies LogLine));
+      }
+      for (const [transfer, changed] of files)
+        for (const file of changed)
+          lines.push(JSON.stringify({ g, t: transfer.id, f: file } satisfies LogLine));
+      const text = `${lines.join('\n')}\n`;
+      await appendFile(this.#log, text, { mode: 0o600 });
+      this.#logBytes += Buffer.byteLength(text);
+    } catch (error) {
+      // The next write is a whole snapshot: it holds whatever this one could not save.
+      this.#whole = true;
+      this.#dirty = true;
+      process.stderr.write(`The transfer state could not be saved: ${String(error)}\n`);
+    }
   }
 }

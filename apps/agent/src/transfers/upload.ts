@@ -215,7 +215,7 @@ export async function runUpload(context: TransferContext, onFileDone: (file: Fil
       file.transferred = 0;
     }
     onFileDone(file);
-    await context.fileEnded();
+    await context.fileEnded(file);
   };
 
   // Small files in batches, one batch signed ahead of the one being sent.
@@ -283,7 +283,7 @@ export async function runUpload(context: TransferContext, onFileDone: (file: Fil
             sendSmall(osPath, file, target, answer.form_fields, context),
           );
           file.transferred = file.size;
-          context.changed();
+          context.changed(file);
           sent.push({ file, sessionId: target.session_id });
         } catch (error) {
           if (error instanceof DeviceUnknown) throw error;
@@ -330,7 +330,7 @@ export async function runUpload(context: TransferContext, onFileDone: (file: Fil
 
   await eachLimited(large, AGENT_PARALLEL_FILES, context.signal, async (file) => {
     file.status = 'running';
-    context.changed();
+    context.changed(file);
     try {
       await sendLarge(context, file);
       await end(file, null);
@@ -427,7 +427,7 @@ async function sendLarge(context: TransferContext, file: FileState): Promise<voi
     uploadSession,
   );
   file.sessionId = session.session_id;
-  context.changed();
+  context.changed(file);
   const partSize = session.part_size;
   const partLength = (n: number) => Math.min(partSize, file.size - (n - 1) * partSize);
   const partsTotal = session.mode === 'single' ? 1 : session.parts_total;
@@ -510,7 +510,7 @@ async function sendLarge(context: TransferContext, file: FileState): Promise<voi
         md5s.set(partNumber, md5.toString('hex'));
         etags.set(partNumber, session.mode === 's3-multipart' ? (etag ?? md5.toString('hex')) : etag);
         file.transferred += length;
-        context.changed();
+        context.changed(file);
       } catch (error) {
         // The next attempt gets a fresh URL (this one may have expired or been refused).
         signatures.delete(partNumber);

@@ -1,0 +1,129 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { StateStore, type FileState, type TransferState } from './transfer-state.ts';
+
+// What a restarted agent reads back: the snapshot (state.json) with the log of changes since (state.log), real files
+// in a temporary home.
+
+const homes: string[] = [];
+afterAll(() => {
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
+});
+
+const fileOf = (key: string): FileState => ({
+  name: key,
+  local: `/docs/${key}`,
+  key,
+  size: 10,
+  status: 'pending',
+  error: null,
+  transferred: 0,
+  blocks: [],
+});
+
+function transferOf(files: FileState[]): TransferState {
+  return {
+    id: 't-1',
+    direction: 'download',
+    cloud_account_id: '00000000-0000-4000-8000-000000000001',
+    bucket_name: 'bucket',
+    sources: ['docs/'],
+    target: '/docs',
+    chosen: ['docs'],
+    isDirectory: true,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    resumed: false,
+    listed: false,
+    files,
+    historyPending: false,
+  };
+}
+
+function home() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cumulo-state-'));
+  homes.push(dir);
+  return dir;
+}
+
+describe('StateStore', () => {
+  it('appends what changed to the log, and a new store reads the snapshot with the log applied', async () => {
+    const dir = home();
+    const transfer = transferOf([fileOf('a'), fileOf('b')]);
+    const store = new StateStore(dir, () => [transfer]);
+    await store.flush();
+    const snapshot = readFileSync(path.join(dir, 'state.json'), 'utf8');
+
+    const [a] = transfer.files;
+    if (!a) throw new Error('no file');
+    a.status = 'verified';
+    a.transferred = 10;
+    store.fileChanged(transfer, a);
+    const c = fileOf('c');
+    transfer.files.push(c);
+    store.fileChanged(transfer, c);
+    transfer.listed = true;
+    store.transferChanged(transfer);
+    await vi.waitFor(() => expect(readFileSync(path.join(dir, 'state.log'), 'utf8')).toMatch(/"c"/), {
+      timeout: 5000,
+    });
+    // The snapshot was not written again for these.
+    expect(readFileSync(path.join(dir, 'state.json'), 'utf8')).toBe(snapshot);
+
+    const [loaded] = await new StateStore(dir, () => []).load();
+    expect(loaded?.listed).toBe(true);
+    expect(loaded?.files.map((file) => [file.key, file.status, file.transferred])).toEqual([
+      ['a', 'verified', 10],
+      ['b', 'pending', 0],
+      ['c', 'pending', 0],
+    ]);
+  });
+
+  it('ignores log lines of an older snapshot and a line cut short by a crash', async () => {
+    const dir = home();
+    const transfer = transferOf([fileOf('a')]);
+    const store = new StateStore(dir, () => [transfer]);
+    await store.flush();
+    const { generation } = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as {
+      generation: number;
+    };
+    const log = path.join(dir, 'state.log');
+    // A crash after the next snapshot's rename and before the log was emptied leaves the last generation's lines.
+    appendFileSync(
+      log,
+      `${JSON.stringify({ g: generation - 1, t: 't-1', f: { ...fileOf('a'), status: 'failed' } })}\n`,
+    );
+    appendFileSync(
+      log,
+      `${JSON.stringify({ g: generation, t: 't-1', f: { ...fileOf('b'), status: 'verified' } })}\n`,
+    );
+    appendFileSync(log, `{"g":${generation},"t":"t-1","f":{"key":"a","sta`);
+
+    const [loaded] = await new StateStore(dir, () => []).load();
+    expect(loaded?.files.map((file) => [file.key, file.status])).toEqual([
+      ['a', 'pending'],
+      ['b', 'verified'],
+    ]);
+  });
+
+  it('empties the log when it writes a new snapshot', async () => {
+    const dir = home();
+    const transfer = transferOf([fileOf('a')]);
+    const store = new StateStore(dir, () => [transfer]);
+    await store.flush();
+    const a = transfer.files[0];
+    if (!a) throw new Error('no file');
+    a.status = 'verified';
+    store.fileChanged(transfer, a);
+    await vi.waitFor(() => expect(readFileSync(path.join(dir, 'state.log'), 'utf8')).not.toBe(''), {
+      timeout: 5000,
+    });
+    await store.flush();
+    expect(readFileSync(path.join(dir, 'state.log'), 'utf8')).toBe('');
+    const [loaded] = await new StateStore(dir, () => []).load();
+    expect(loaded?.files[0]?.status).toBe('verified');
+  });
+});
