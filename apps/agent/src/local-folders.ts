@@ -173,27 +173,21 @@ export class LocalFolders {
     limit: number,
   ): Promise<AgentFilesAnswer> {
     const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
-    const candidates = await Promise.all(
-      entries
-        .filter((entry) => !isHiddenName(entry.name))
-        .map(async (entry): Promise<Candidate | null> => {
-          if (entry.isFile() || entry.isDirectory())
-            return {
-              name: entry.name,
-              isDirectory: entry.isDirectory(),
-              osPath: path.join(resolved.osPath, entry.name),
-            };
-          if (!entry.isSymbolicLink()) return null;
-          const real = await realpath(path.join(resolved.osPath, entry.name)).catch(() => null);
-          if (!real || !within(realRoot, real)) return null;
-          const info = await stat(real).catch(() => null);
-          if (!info || !(info.isFile() || info.isDirectory())) return null;
-          return { name: entry.name, isDirectory: info.isDirectory(), osPath: real, info };
-        }),
-    );
-    const shown = candidates
-      .filter((candidate): candidate is Candidate => candidate !== null)
-      .sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || byName(a.name, b.name));
+    // Files and folders are known from the listing itself; only links take a promise (and a realpath) each.
+    const shown: Candidate[] = [];
+    const links: Array<Promise<Candidate | null>> = [];
+    for (const entry of entries) {
+      if (isHiddenName(entry.name)) continue;
+      if (entry.isFile() || entry.isDirectory())
+        shown.push({
+          name: entry.name,
+          isDirectory: entry.isDirectory(),
+          osPath: path.join(resolved.osPath, entry.name),
+        });
+      else if (entry.isSymbolicLink()) links.push(linkCandidate(resolved.osPath, realRoot, entry.name));
+    }
+    for (const link of await Promise.all(links)) if (link) shown.push(link);
+    shown.sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || byName(a.name, b.name));
     const page = await Promise.all(
       shown.slice(skip, skip + limit).map(async (candidate): Promise<AgentLocalFile | null> => {
         // Removed since the listing: left off this page rather than failing it.
@@ -234,4 +228,13 @@ export class LocalFolders {
     if (!info) throw new LocalRefusal(404, localMessages.notFound);
     await rm(target, { recursive: true, force: true });
   }
+}
+
+/** A link shown in a listing: only one that leads to a file or folder inside the same added folder. */
+async function linkCandidate(folder: string, realRoot: string, name: string): Promise<Candidate | null> {
+  const real = await realpath(path.join(folder, name)).catch(() => null);
+  if (!real || !within(realRoot, real)) return null;
+  const info = await stat(real).catch(() => null);
+  if (!info || !(info.isFile() || info.isDirectory())) return null;
+  return { name, isDirectory: info.isDirectory(), osPath: real, info };
 }
