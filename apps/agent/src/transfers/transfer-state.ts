@@ -157,12 +157,6 @@ export class StateStore {
     }
   }
 
-  /** A transfer started, ended or went: the whole snapshot is written within a second. */
-  schedule(): void {
-    this.#whole = true;
-    this.#arm();
-  }
-
   /** `transfer`'s own fields changed: logged within a second. */
   transferChanged(transfer: TransferState): void {
     this.#changedTransfers.add(transfer);

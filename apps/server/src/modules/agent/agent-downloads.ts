@@ -117,12 +117,12 @@ export async function signFiles(
     relative_path: object.key.slice(parentOf(chosen).length),
     size: object.size,
     etag: object.etag ? object.etag.replace(/"/g, '') : null,
-    url: await store.signedUrl(bucket, object.key, {
-      method: 'GET',
-      expiresInSeconds: AGENT_DOWNLOAD_URL_SECONDS,
-    }),
+    url: await signGet(store, bucket, object.key),
   }));
 }
+
+const signGet = (store: ObjectStore, bucket: string, key: string) =>
+  store.signedUrl(bucket, key, { method: 'GET', expiresInSeconds: AGENT_DOWNLOAD_URL_SECONDS });
 
 /** Fresh signed GET URLs for keys a download listed before, in the order asked; nothing is looked up. */
 export async function signKeys(
@@ -130,10 +130,7 @@ export async function signKeys(
   bucket: string,
   keys: string[],
 ): Promise<Array<{ key: string; url: string }>> {
-  return mapLimit(keys, PARALLEL, async (key) => ({
-    key,
-    url: await store.signedUrl(bucket, key, { method: 'GET', expiresInSeconds: AGENT_DOWNLOAD_URL_SECONDS }),
-  }));
+  return mapLimit(keys, PARALLEL, async (key) => ({ key, url: await signGet(store, bucket, key) }));
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {

@@ -22,6 +22,7 @@ import {
   type RedeemAgentCodeAnswer,
   type RedeemAgentCodeBody,
 } from '@cumulo/contract';
+import type { ObjectStore } from '@cumulo/storage';
 import { authorize, SERVICE_OFF } from '../../authz/policy.ts';
 import type { DeviceAuthenticator, Principal } from '../../authz/principal.ts';
 import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../../errors.ts';
@@ -277,25 +278,19 @@ export class AgentService implements DeviceAuthenticator {
    * folder is walked a listing page at a time, so no call holds more than one page of any bucket.
    */
   async downloads(principal: Principal, body: AgentDownloadBody): Promise<AgentDownloadAnswer> {
-    this.#requireFtx(principal);
-    authorize(principal, 'agent.transfer');
-    await this.#requireFtxCharge(principal.organizationId);
-    const account = await this.#account(principal, body.cloud_account_id);
     const cursor = body.continuation ? decodeCursor(body.continuation) : { path: 0, token: null };
-    if (!cursor || cursor.path >= body.paths.length) {
-      throw badRequest(agentErrors.continuationInvalid, { continuation: [agentErrors.continuationInvalid] });
-    }
-    const store = await this.stores.storeFor(account);
-    try {
+    return this.#withDownloadStore(principal, body.cloud_account_id, async (store) => {
+      if (!cursor || cursor.path >= body.paths.length) {
+        throw badRequest(agentErrors.continuationInvalid, {
+          continuation: [agentErrors.continuationInvalid],
+        });
+      }
       const page = await downloadPage(store, body.bucket_name, body.paths, cursor);
       return {
         files: await signFiles(store, body.bucket_name, page.objects),
         continuation: page.next ? encodeCursor(page.next) : null,
       };
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw providerError(error);
-    }
+    });
   }
 
   /**
@@ -304,17 +299,30 @@ export class AgentService implements DeviceAuthenticator {
    * ending with '/' are folders, never files: refused.
    */
   async downloadUrls(principal: Principal, body: AgentDownloadUrlsBody): Promise<AgentDownloadUrlsAnswer> {
+    return this.#withDownloadStore(principal, body.cloud_account_id, async (store) => {
+      if (body.keys.some((key) => key.endsWith('/'))) {
+        throw badRequest(agentErrors.urlOfFolder, { keys: [agentErrors.urlOfFolder] });
+      }
+      return { urls: await signKeys(store, body.bucket_name, body.keys) };
+    });
+  }
+
+  /**
+   * The download calls' one gate: ftX on for the member, `agent.transfer`, the ftX charge confirmed and an account
+   * of the caller's organisation; `work` then runs on its store, a provider's failure answered in words.
+   */
+  async #withDownloadStore<T>(
+    principal: Principal,
+    accountId: string,
+    work: (store: ObjectStore) => Promise<T>,
+  ): Promise<T> {
     this.#requireFtx(principal);
     authorize(principal, 'agent.transfer');
     await this.#requireFtxCharge(principal.organizationId);
-    const account = await this.#account(principal, body.cloud_account_id);
-    const folder = body.keys.find((key) => key.endsWith('/'));
-    if (folder !== undefined) {
-      throw badRequest(agentErrors.urlOfFolder, { keys: [agentErrors.urlOfFolder] });
-    }
+    const account = await this.#account(principal, accountId);
     const store = await this.stores.storeFor(account);
     try {
-      return { urls: await signKeys(store, body.bucket_name, body.keys) };
+      return await work(store);
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw providerError(error);
