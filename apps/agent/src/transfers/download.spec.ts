@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { LocalFolders } from '../local-folders.ts';
-import type { CumuloServer } from '../server-client.ts';
+import { ServerError, type CumuloServer } from '../server-client.ts';
 import { Downloader } from './download.ts';
 import type { FileState, TransferState } from './transfer-state.ts';
 
@@ -63,6 +63,8 @@ describe('Downloader: the URLs a download holds and asks for', () => {
         if (route === '/agent/downloads') {
           const { continuation } = body as { continuation: string | null };
           listings.push(continuation);
+          if (continuation !== null && !/^\d+$/.test(continuation))
+            throw new ServerError(400, 'This continuation is not one this server gave for these paths.');
           const from = Number(continuation ?? 0);
           const page = keys.slice(from, from + PAGE);
           const next = from + PAGE < keys.length ? String(from + PAGE) : null;
@@ -86,6 +88,21 @@ describe('Downloader: the URLs a download holds and asks for', () => {
     return { server: server as unknown as CumuloServer, listings, urlCalls };
   }
 
+  const fileOf = (folder: string, key: string, status: FileState['status']): FileState => {
+    const bytes = objects.get(key) ?? Buffer.from('gone');
+    return {
+      name: key,
+      local: `/${folder}/${key}`,
+      key,
+      size: bytes.length,
+      etag: md5(bytes),
+      status,
+      error: null,
+      transferred: 0,
+      blocks: [],
+    };
+  };
+
   function transferInto(folder: string, files: FileState[], listed: boolean): TransferState {
     mkdirSync(path.join(top, folder), { recursive: true });
     return {
@@ -107,13 +124,13 @@ describe('Downloader: the URLs a download holds and asks for', () => {
     };
   }
 
-  async function run(transfer: TransferState, server: CumuloServer) {
+  async function run(transfer: TransferState, server: CumuloServer, signal = new AbortController().signal) {
     const folder = transfer.target.slice(1);
     const context = {
       server,
       folders: new LocalFolders(() => [path.join(top, folder)]),
       transfer,
-      signal: new AbortController().signal,
+      signal,
       changed: () => undefined,
       fileEnded: async () => undefined,
     };
@@ -150,27 +167,13 @@ describe('Downloader: the URLs a download holds and asks for', () => {
 
   it('does not list a resumed transfer again: its pending files get their URLs in batches, a vanished one fails', async () => {
     const keys = [...objects.keys()];
-    const fileOf = (key: string, status: FileState['status']): FileState => {
-      const bytes = objects.get(key) ?? Buffer.from('gone');
-      return {
-        name: key,
-        local: `/resumed/${key}`,
-        key,
-        size: bytes.length,
-        etag: md5(bytes),
-        status,
-        error: null,
-        transferred: 0,
-        blocks: [],
-      };
-    };
     const files = [
-      fileOf(keys[0] ?? '', 'verified'),
-      fileOf(keys[1] ?? '', 'verified'),
-      fileOf(keys[2] ?? '', 'running'),
-      fileOf('data/vanished.bin', 'pending'),
-      fileOf(keys[3] ?? '', 'pending'),
-      fileOf(keys[4] ?? '', 'pending'),
+      fileOf('resumed', keys[0] ?? '', 'verified'),
+      fileOf('resumed', keys[1] ?? '', 'verified'),
+      fileOf('resumed', keys[2] ?? '', 'running'),
+      fileOf('resumed', 'data/vanished.bin', 'pending'),
+      fileOf('resumed', keys[3] ?? '', 'pending'),
+      fileOf('resumed', keys[4] ?? '', 'pending'),
     ];
     const { server, listings, urlCalls } = standIn();
     const transfer = transferInto('resumed', files, true);
@@ -192,5 +195,59 @@ describe('Downloader: the URLs a download holds and asks for', () => {
       expect(md5(readFileSync(path.join(top, 'resumed', key ?? '')))).toBe(
         md5(objects.get(key ?? '') ?? Buffer.alloc(0)),
       );
+  });
+
+  it('goes on listing a transfer stopped half-way from the page it saved, and finishes its files', async () => {
+    const keys = [...objects.keys()];
+    // A first run read the first two pages (8 files) and downloaded three of them before it stopped.
+    const files = keys
+      .slice(0, 8)
+      .map((key, i) => fileOf('halfway', key, i < 3 ? 'verified' : i === 3 ? 'running' : 'pending'));
+    const transfer = { ...transferInto('halfway', files, false), continuation: '8', resumed: true };
+    const { server, listings } = standIn();
+    await run(transfer, server);
+
+    expect(listings).toEqual(['8']);
+    expect(transfer.listed).toBe(true);
+    expect(transfer.continuation).toBeNull();
+    expect(transfer.files.map((file) => [file.key, file.status])).toEqual(
+      keys.map((key) => [key, 'verified']),
+    );
+    for (const key of keys.slice(3))
+      expect(md5(readFileSync(path.join(top, 'halfway', key)))).toBe(
+        md5(objects.get(key) ?? Buffer.alloc(0)),
+      );
+  });
+
+  it('starts the listing over when the server no longer takes the saved continuation, each file once', async () => {
+    const keys = [...objects.keys()];
+    const files = keys.slice(0, 4).map((key) => fileOf('stale', key, 'pending'));
+    const transfer = { ...transferInto('stale', files, false), continuation: 'gone-stale', resumed: true };
+    const { server, listings } = standIn();
+    await run(transfer, server);
+
+    expect(listings).toEqual(['gone-stale', null, '4', '8']);
+    expect(transfer.files.map((file) => [file.key, file.status])).toEqual(
+      keys.map((key) => [key, 'verified']),
+    );
+  });
+
+  it('keeps a listing stopped half-way unfinished, with where it stopped', async () => {
+    const { server, listings } = standIn();
+    const controller = new AbortController();
+    const listingServer = {
+      async device<T>(method: string, route: string, body: unknown, answer: z.ZodType<T>): Promise<T> {
+        const answered = await server.device(method as 'POST', route, body, answer);
+        // Cancelled once the first page is in.
+        if (route === '/agent/downloads') controller.abort('cancel');
+        return answered;
+      },
+    } as unknown as CumuloServer;
+    const transfer = transferInto('stopped', [], false);
+    await run(transfer, listingServer, controller.signal);
+
+    expect(listings).toEqual([null]);
+    expect(transfer.listed).toBe(false);
+    expect(transfer.continuation).toBe('4');
   });
 });

@@ -11,7 +11,7 @@ import {
   type AgentDownloadFile,
 } from '@cumulo/contract';
 import { LocalRefusal, isHiddenName, segmentsOf } from '../local-folders.ts';
-import { DeviceUnknown } from '../server-client.ts';
+import { DeviceUnknown, ServerError } from '../server-client.ts';
 import { MULTIPART_ETAG, PLAIN_MD5, multipartEtag, verifyFile } from './checksums.ts';
 import { httpGet } from '../http-client.ts';
 import {
@@ -92,12 +92,20 @@ export class Downloader {
       for (const waiter of waiters) waiter();
     };
     const list = async () => {
-      // Files a first run listed before it stopped keep their state; the listing adds the others.
+      // Files a first run listed before it stopped keep their state; the listing adds the others, going on from
+      // the last page that run saved.
       const known = new Map(transfer.files.map((file) => [file.key, file]));
       try {
-        let continuation: string | null = null;
+        let continuation = transfer.continuation ?? null;
+        // A continuation an earlier run saved that the server no longer takes (its own refusal, or the store's of
+        // a token grown stale) is dropped: the listing starts over, naming again files already known.
+        let saved = continuation;
         do {
-          const page = await this.#page(transfer.sources, continuation);
+          const page = await this.#page(transfer.sources, continuation).catch((error: unknown) => {
+            if (saved === null || !refusedBy(error)) throw error;
+            return this.#page(transfer.sources, null);
+          });
+          saved = null;
           const at = Date.now();
           for (const listed of page.files) {
             let file = known.get(listed.key);
@@ -115,9 +123,15 @@ export class Downloader {
               this.#urls.set(file.key, { url: listed.url, at });
           }
           continuation = page.continuation;
+          // Saved after the page's files (the state store writes files before the transfer's own fields).
+          transfer.continuation = continuation;
+          this.context.changed();
           wake();
         } while (continuation && !this.context.signal.aborted);
+        // Stopped half-way (cancelled, the device revoked), the listing is not whole: a retry lists the rest.
+        if (continuation) return;
         transfer.listed = true;
+        transfer.continuation = null;
         this.context.changed();
       } finally {
         listing = false;
@@ -465,3 +479,7 @@ async function writeAll(handle: FileHandle, buffers: Buffer[], position: number)
 
 const errorText = (error: unknown) =>
   error instanceof Error && error.message ? error.message : 'The object store refused the download.';
+
+/** The server answered, and refused or failed the call (not: the device is unknown, the server unreachable). */
+const refusedBy = (error: unknown) =>
+  error instanceof ServerError && !(error instanceof DeviceUnknown) && error.status !== 0;

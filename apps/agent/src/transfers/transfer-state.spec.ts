@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -107,6 +107,35 @@ describe('StateStore', () => {
       ['a', 'pending'],
       ['b', 'verified'],
     ]);
+  });
+
+  it("writes a page's files before the continuation that follows them, so a log cut short never skips them", async () => {
+    const dir = home();
+    const transfer = transferOf([fileOf('a')]);
+    const store = new StateStore(dir, () => [transfer]);
+    await store.flush();
+    // A listing page: two files added, then the continuation after them.
+    for (const key of ['b', 'c']) {
+      const file = fileOf(key);
+      transfer.files.push(file);
+      store.fileChanged(transfer, file);
+    }
+    transfer.continuation = 'after-c';
+    store.transferChanged(transfer);
+    const log = path.join(dir, 'state.log');
+    await vi.waitFor(() => expect(readFileSync(log, 'utf8')).toMatch(/after-c/), { timeout: 5000 });
+    const lines = readFileSync(log, 'utf8').trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/"continuation":"after-c"/);
+
+    // Every cut of that write leaves either the continuation with both files, or no continuation.
+    const whole = readFileSync(log, 'utf8');
+    for (let cut = 0; cut <= whole.length; cut += 7) {
+      writeFileSync(log, whole.slice(0, cut));
+      const [loaded] = await new StateStore(dir, () => []).load();
+      if (loaded?.continuation === 'after-c')
+        expect(loaded.files.map((file) => file.key)).toEqual(['a', 'b', 'c']);
+      else expect(loaded?.continuation ?? null).toBeNull();
+    }
   });
 
   it('empties the log when it writes a new snapshot', async () => {

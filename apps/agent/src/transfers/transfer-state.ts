@@ -51,6 +51,11 @@ export interface TransferState {
   resumed: boolean;
   /** Download: every page of the listing has been read (the file list is whole). */
   listed: boolean;
+  /**
+   * Download, while `listed` is false: the server's continuation after the last page whose files are saved, where a
+   * resumed listing goes on (absent or null: from the first page).
+   */
+  continuation?: string | null;
   files: FileState[];
   /** The history report is still to be sent (the server was unreachable). */
   historyPending: boolean;
@@ -214,13 +219,15 @@ export class StateStore {
       }
       const lines: string[] = [];
       const g = this.#generation;
+      // Files first: a write cut short by a crash may lose a transfer's new fields (a download's continuation)
+      // but never keeps them without the files they follow.
+      for (const [transfer, changed] of files)
+        for (const file of changed)
+          lines.push(JSON.stringify({ g, t: transfer.id, f: file } satisfies LogLine));
       for (const transfer of transfers) {
         const { files: _files, ...header } = transfer;
         lines.push(JSON.stringify({ g, t: transfer.id, h: header } satisfies LogLine));
       }
-      for (const [transfer, changed] of files)
-        for (const file of changed)
-          lines.push(JSON.stringify({ g, t: transfer.id, f: file } satisfies LogLine));
       const text = `${lines.join('\n')}\n`;
       await appendFile(this.#log, text, { mode: 0o600 });
       this.#logBytes += Buffer.byteLength(text);
