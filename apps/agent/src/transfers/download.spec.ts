@@ -4,11 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import { LocalFolders } from '../local-folders.ts';
 import { ServerError, type CumuloServer } from '../server-client.ts';
 import { Downloader } from './download.ts';
+import { TransferManager } from './transfer-manager.ts';
 import type { FileState, TransferState } from './transfer-state.ts';
 
 // Which signed URLs a download holds and asks for: the listing's, up to a cap, then batches of the next files' as the
@@ -27,6 +28,8 @@ describe('Downloader: the URLs a download holds and asks for', () => {
   const objects = new Map<string, Buffer>();
   /** While set, every GET waits for it: the listing ends before any file does. */
   let gate: Promise<void> | null = null;
+  /** GETs the store answered, by key. */
+  const gets = new Map<string, number>();
 
   beforeAll(async () => {
     top = mkdtempSync(path.join(tmpdir(), 'cumulo-download-'));
@@ -36,6 +39,7 @@ describe('Downloader: the URLs a download holds and asks for', () => {
       void (async () => {
         if (gate) await gate;
         const key = decodeURIComponent(new URL(request.url ?? '/', 'http://store').pathname.slice(1));
+        gets.set(key, (gets.get(key) ?? 0) + 1);
         const bytes = objects.get(key);
         if (!bytes) return response.writeHead(404).end();
         const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? '');
@@ -53,18 +57,31 @@ describe('Downloader: the URLs a download holds and asks for', () => {
     rmSync(top, { recursive: true, force: true });
   });
 
-  /** The two device calls a download makes, recorded; the listing pages the keys PAGE at a time. */
-  function standIn(onListed: () => void = () => undefined) {
+  /**
+   * The device calls a download makes, recorded; the listing pages the keys PAGE at a time. `failOnce`: the page
+   * after that continuation fails once (a 500), after calling `onFail`.
+   */
+  function standIn(
+    onListed: () => void = () => undefined,
+    failure: { failOnce?: string; onFail?: () => void } = {},
+  ) {
     const listings: Array<string | null> = [];
     const urlCalls: string[][] = [];
     const keys = [...objects.keys()];
+    let failOnce = failure.failOnce;
     const server = {
       async device<T>(_method: string, route: string, body: unknown, answer: z.ZodType<T>): Promise<T> {
+        if (route === '/agent/history') return answer.parse({});
         if (route === '/agent/downloads') {
           const { continuation } = body as { continuation: string | null };
           listings.push(continuation);
           if (continuation !== null && !/^\d+$/.test(continuation))
             throw new ServerError(400, 'This continuation is not one this server gave for these paths.');
+          if (continuation === failOnce) {
+            failOnce = undefined;
+            failure.onFail?.();
+            throw new ServerError(500, 'The listing failed.');
+          }
           const from = Number(continuation ?? 0);
           const page = keys.slice(from, from + PAGE);
           const next = from + PAGE < keys.length ? String(from + PAGE) : null;
@@ -249,5 +266,67 @@ describe('Downloader: the URLs a download holds and asks for', () => {
     expect(listings).toEqual([null]);
     expect(transfer.listed).toBe(false);
     expect(transfer.continuation).toBe('4');
+  });
+
+  it('lets the files under way end before a listing that failed half-way fails the download', async () => {
+    let open: () => void = () => undefined;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    // Eight files listed (two pages), all eight taken and held at the store when the third page fails.
+    const { server } = standIn(undefined, {
+      failOnce: '8',
+      onFail: () =>
+        setTimeout(() => {
+          gate = null;
+          open();
+        }, 50),
+    });
+    const transfer = transferInto('listing-failed', [], false);
+    await expect(run(transfer, server)).rejects.toThrow('The listing failed.');
+
+    expect(transfer.files.map((file) => file.status)).toEqual(Array(8).fill('verified'));
+    expect(transfer.listed).toBe(false);
+    expect(transfer.continuation).toBe('8');
+  });
+
+  it('retries a download whose listing failed half-way from where it stopped, fetching no verified file again', async () => {
+    gets.clear();
+    const home = mkdtempSync(path.join(tmpdir(), 'cumulo-retry-home-'));
+    mkdirSync(path.join(top, 'retried'), { recursive: true });
+    const { server, listings } = standIn(undefined, { failOnce: '8' });
+    const manager = new TransferManager(home, server, new LocalFolders(() => [path.join(top, 'retried')]));
+    const ended = async (id: string) =>
+      vi.waitFor(
+        () => {
+          const view = manager.status().find((transfer) => transfer.transferID === id);
+          if (!view?.endedAt) throw new Error('still under way');
+          return view;
+        },
+        { timeout: 10_000 },
+      );
+    try {
+      const first = await manager.startDownload({
+        remotePaths: ['data/'],
+        cloud_account_id: '00000000-0000-4000-8000-000000000001',
+        bucket_name: 'bucket',
+        localPath: '/retried',
+      });
+      const failed = await ended(first);
+      // All eight files the listing named were verified: the transfer still failed, saying why.
+      expect(failed).toMatchObject({ status: 'failed', filesDone: 8 });
+      expect(failed.transferErrors).toEqual([{ file: 'data', error: 'The listing failed.' }]);
+
+      const again = await manager.retry(first);
+      if (!again) throw new Error('nothing retried');
+      const retried = await ended(again);
+      expect(retried.status).toBe('completed');
+      expect(listings).toEqual([null, '4', '8', '8']);
+      // Every file is in place, and each was fetched once over both transfers.
+      for (const [key, bytes] of objects)
+        expect(md5(readFileSync(path.join(top, 'retried', key))), key).toBe(md5(bytes));
+      expect([...gets.entries()].sort()).toEqual([...objects.keys()].map((key) => [key, 1]));
+    } finally {
+      await manager.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -138,9 +138,16 @@ export class Downloader {
         wake();
       }
     };
-    const listed = listing ? list() : Promise.resolve();
+    // A listing that fails stops new files from being taken and lets those under way end before the transfer
+    // fails: a file still running when the transfer ended would end cancelled after it, and a retry would skip it.
+    const listingFailed: { error?: unknown } = {};
+    const listed = listing
+      ? list().catch((error: unknown) => {
+          listingFailed.error = error;
+        })
+      : Promise.resolve();
     const worker = async () => {
-      while (!this.context.signal.aborted) {
+      while (!this.context.signal.aborted && !('error' in listingFailed)) {
         const file = this.#queue[this.#next];
         if (!file) {
           if (!listing) return;
@@ -152,6 +159,7 @@ export class Downloader {
       }
     };
     await Promise.all([listed, ...Array.from({ length: AGENT_PARALLEL_FILES }, worker)]);
+    if ('error' in listingFailed) throw listingFailed.error;
   }
 
   /** One file of the transfer, to its end (verified, failed or cancelled). */

@@ -110,7 +110,7 @@ export class TransferManager {
     bucketName: string,
     sources: string[],
     target: string,
-    content: Pick<TransferState, 'files' | 'chosen' | 'isDirectory' | 'listed'>,
+    content: Pick<TransferState, 'files' | 'chosen' | 'isDirectory' | 'listed' | 'continuation'>,
   ): string {
     const transfer: TransferState = {
       id: randomUUID(),
@@ -173,14 +173,16 @@ export class TransferManager {
             file.status = 'failed';
             file.error = message;
           }
-        if (transfer.files.length === 0) transfer.files.push(this.#placeholder(transfer, message));
+        // A download whose listing stopped short is not whole, whatever became of the files it had named.
+        if (transfer.files.length === 0 || (transfer.direction === 'download' && !transfer.listed))
+          transfer.files.push(this.#placeholder(transfer, message));
       }
       running.controller.abort();
     }
     await this.#end(transfer);
   }
 
-  /** A failed download whose listing never came: one row to say why. */
+  /** A failed download whose listing never came, or stopped short: one row to say why. */
   #placeholder(transfer: TransferState, message: string): FileState {
     return {
       name: transfer.chosen.join(', '),
@@ -190,6 +192,7 @@ export class TransferManager {
       status: 'failed',
       error: message,
       transferred: 0,
+      unlisted: true,
     };
   }
 
@@ -218,8 +221,9 @@ export class TransferManager {
   /**
    * POST /retry (spec 001 §8 'Retry Failed Files started successfully!'): a new transfer of the files an ended
    * transfer failed, to the same place. An upload reads each file's size and time again (the user may have put it
-   * back); a download keeps the blocks its part files hold. A download whose listing never came starts over.
-   * Null when the transfer is unknown, still under way, or failed nothing.
+   * back); a download keeps the blocks its part files hold. A download whose listing stopped half-way also lists
+   * on from where it stopped (the files it had verified are not fetched again); one whose listing never came
+   * starts over. Null when the transfer is unknown, still under way, or failed nothing.
    */
   async retry(transferId: string): Promise<string | null> {
     const old = this.#transfers.find((candidate) => candidate.id === transferId);
@@ -227,7 +231,8 @@ export class TransferManager {
     const failed = old.files.filter((file) => file.status === 'failed');
     if (failed.length === 0) return null;
     const content = { chosen: old.chosen, isDirectory: old.isDirectory };
-    if (old.direction === 'download' && !old.listed)
+    const listingLeft = old.direction === 'download' && !old.listed;
+    if (listingLeft && !old.continuation)
       return this.#start('download', old.cloud_account_id, old.bucket_name, old.sources, old.target, {
         ...content,
         files: [],
@@ -235,6 +240,8 @@ export class TransferManager {
       });
     const files: FileState[] = [];
     for (const file of failed) {
+      // The row for what the listing never named is no file: the listing names those again.
+      if (file.unlisted) continue;
       const again: FileState = { ...file, status: 'pending', error: null, transferred: 0 };
       if (old.direction === 'upload') {
         again.sessionId = null;
@@ -249,7 +256,7 @@ export class TransferManager {
     return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
       ...content,
       files,
-      listed: true,
+      ...(listingLeft ? { listed: false, continuation: old.continuation } : { listed: true }),
     });
   }
 

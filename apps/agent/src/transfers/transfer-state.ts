@@ -32,6 +32,8 @@ export interface FileState {
   /** Download: blocks (0-based) already written to the part file. */
   blocks?: number[];
   verifiedBy?: Verification;
+  /** The row of a failed download standing for the files its listing never named: no object of its own. */
+  unlisted?: true;
 }
 
 export interface TransferState {
