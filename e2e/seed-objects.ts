@@ -22,7 +22,7 @@ export interface Seeded {
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */
-export async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {

@@ -24,11 +24,11 @@ export const S3_OPERATIONS = [
   'HeadBucket',
   'other',
 ] as const;
-export type S3Operation = (typeof S3_OPERATIONS)[number];
+type S3Operation = (typeof S3_OPERATIONS)[number];
 export type RequestCounts = Record<S3Operation, number>;
 
 /** The operation of a path-style S3 request (`/bucket` or `/bucket/key`), from its method, path and query. */
-export function s3OperationOf(method: string, url: string, headers: http.IncomingHttpHeaders): S3Operation {
+function s3OperationOf(method: string, url: string, headers: http.IncomingHttpHeaders): S3Operation {
   const { pathname, searchParams } = new URL(url, 'http://proxy');
   // `/bucket` and `/bucket/` (the AWS SDK's path style) both name the bucket; `/bucket/key` an object.
   const path = pathname.replace(/^\/+/, '');
@@ -67,7 +67,7 @@ export function s3OperationOf(method: string, url: string, headers: http.Incomin
 /** A bucket GET carrying only these (or no) parameters is a ListObjects (v1); anything else (?location, …) is not. */
 const LIST_V1_PARAMS = new Set(['prefix', 'delimiter', 'marker', 'max-keys', 'encoding-type']);
 
-export const noCounts = (): RequestCounts =>
+const noCounts = (): RequestCounts =>
   Object.fromEntries(S3_OPERATIONS.map((operation) => [operation, 0])) as RequestCounts;
 
 export const totalOf = (counts: RequestCounts) => Object.values(counts).reduce((sum, n) => sum + n, 0);

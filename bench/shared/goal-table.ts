@@ -14,9 +14,9 @@
 //          floor itself, so the floor always meets it), or the goal is out of reach and the figure is further
 //          than BOUND_TOLERANCE from the floor as well.
 
-export type Direction = 'at most' | 'at least';
+type Direction = 'at most' | 'at least';
 
-export interface Floor {
+interface Floor {
   /** The floor's median figure, in the unit of the row's figure. */
   figure: number;
   /** What it is, e.g. "the bare copy loop". */
@@ -41,15 +41,15 @@ export interface GoalRow {
   invalid?: string;
 }
 
-export type Verdict = 'PASS' | 'FAIL' | 'BOUND';
+type Verdict = 'PASS' | 'FAIL' | 'BOUND';
 
 const meets = (figure: number, goal: GoalRow['goal']) =>
   goal.direction === 'at most' ? figure <= goal.value : figure >= goal.value;
 
 /** How far past its bound a figure may sit and still count as at the bound: the noise between rounds here. */
-export const BOUND_TOLERANCE = 1.1;
+const BOUND_TOLERANCE = 1.1;
 
-export function verdictOf(row: GoalRow): Verdict {
+function verdictOf(row: GoalRow): Verdict {
   if (row.invalid) return 'FAIL';
   if (meets(row.figure, row.goal)) return 'PASS';
   if (row.floor && !meets(row.floor.figure, row.goal) && distance(row, row.floor) <= BOUND_TOLERANCE)
@@ -75,7 +75,7 @@ function distance(row: GoalRow, floor: Floor): number {
 }
 
 /** "1.08 × rclone's time (goal ≤ 1.0; bound 0.92: the bare copy loop) BOUND", and why, for one row. */
-export function rowLines(row: GoalRow): string[] {
+function rowLines(row: GoalRow): string[] {
   const verdict = verdictOf(row);
   const sign = row.goal.direction === 'at most' ? '≤' : '≥';
   const bound = row.floor

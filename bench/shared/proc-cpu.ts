@@ -2,7 +2,6 @@
 // servers, PostgreSQL) spent while it ran. On a machine with few cores the servers' share bounds how fast any
 // tool can finish, and these figures say by how much.
 import fs from 'node:fs';
-import os from 'node:os';
 
 /** Linux reports /proc times in clock ticks of USER_HZ, which is 100 on every architecture Node runs on. */
 const TICKS_PER_SECOND = 100;
@@ -41,9 +40,6 @@ export function cpuSecondsOfTree(pid: number): number {
   }
   return total;
 }
-
-/** Cores this machine can run processes on at once. */
-export const cores = (): number => os.availableParallelism();
 
 /** Seconds all cores together have been busy (user, nice, system, irq, softirq, steal) since boot. */
 function machineBusySeconds(): number {

@@ -33,7 +33,7 @@ export interface Reading {
 }
 
 /** VmRSS and VmHWM of a /proc/<pid>/status text. */
-export function memoryIn(status: string): { rssMb: number; hwmMb: number } {
+function memoryIn(status: string): { rssMb: number; hwmMb: number } {
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? NaN);
   return { rssMb: kib('VmRSS') / 1024, hwmMb: kib('VmHWM') / 1024 };
 }
@@ -154,10 +154,7 @@ let floorBuilt: Promise<string> | null = null;
  * The floor: the worker's packages alone, in a process with the worker's flags, connected to `databaseUrl` (a
  * migrated one) and polling as many queues as the worker, read after the same idle.
  */
-export async function floorReading(
-  idleMs: number,
-  databaseUrl: string,
-): Promise<{ rssMb: number; hwmMb: number }> {
+async function floorReading(idleMs: number, databaseUrl: string): Promise<{ rssMb: number; hwmMb: number }> {
   floorBuilt ??= floorProgram();
   const program = await floorBuilt;
   const queues = String(Object.keys(QUEUES).length);

@@ -37,7 +37,7 @@ export const pairingMessages = {
 } as const;
 
 /** A code as typed (any case, dash optional) as the server shows it: XXXX-XXXX. */
-export const formatCode = (code: string) => {
+const formatCode = (code: string) => {
   const plain = code.replace(/-/g, '').toUpperCase();
   return `${plain.slice(0, 4)}-${plain.slice(4)}`;
 };

@@ -42,7 +42,7 @@ class Refusal extends Error {
 }
 
 /** Hosts a request may name: this port on a loopback name, nothing else. */
-export function allowedHosts(port: number): Set<string> {
+function allowedHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 }
 

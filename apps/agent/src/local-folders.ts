@@ -20,7 +20,7 @@ export class LocalRefusal extends Error {
   }
 }
 
-export const localMessages = {
+const localMessages = {
   notFound: 'No such file or folder among the folders added to the transfer agent.',
   exists: 'A file or folder with this name already exists.',
   notFolder: 'This path is not a folder.',

@@ -50,7 +50,7 @@ import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { financeAlertsRoutes } from './modules/finance/finance-alerts.routes.ts';
 import { buildServices, type AppDeps, type Services } from './services.ts';
 
-export { buildServices, type AppDeps, type Services };
+export type { AppDeps, Services };
 
 /** Builds the Fastify instance of the web role (used by main.ts and by the integration tests). */
 export async function buildApp(deps: AppDeps, services: Services = buildServices(deps)) {

@@ -14,7 +14,7 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** Every environment variable Cumulo reads, with its default. README "Configuration" mirrors this list. */
-export const configSchema = z.object({
+const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -4,7 +4,7 @@ import { jobLogFields } from './runtime/request-context.ts';
 export type Logger = pino.Logger;
 
 /** Paths pino must never print; tokens in URLs are masked by the request serializer below (maskUrl). */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',

@@ -68,7 +68,7 @@ export async function startSmtpSink() {
   };
 }
 
-export type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
+type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
 
 function decodeQuotedPrintable(raw: string): string {
   return raw

@@ -42,9 +42,9 @@ const URL_FRESH_MS = 10 * 60_000;
  * downloads reach them. A URL costs about a kilobyte; a listing runs far ahead of the downloads, and the URLs of a
  * million listed files would be a gigabyte, most of them stale by the time their file comes.
  */
-export const LISTED_URLS_HELD = 5_000;
+const LISTED_URLS_HELD = 5_000;
 /** Files whose URLs one POST /agent/downloads/urls asks for: the file a download reached and those after it. */
-export const URL_BATCH = 100;
+const URL_BATCH = 100;
 /** Queued files looked through, in URL batches, for URLs to ask for with a missing one (most may hold fresh ones). */
 const URL_SCAN_BATCHES = 50;
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { LocalFolders } from '../local-folders.ts';
 import { DeviceUnknown, type CumuloServer } from '../server-client.ts';
 import { Downloader, PART_SUFFIX } from './download.ts';
-import { FileFailure, type TransferContext } from './transfer-context.ts';
+import type { TransferContext } from './transfer-context.ts';
 import { StateStore, type FileState, type TransferState } from './transfer-state.ts';
 import { planUpload, runUpload } from './upload.ts';
 
@@ -433,5 +433,3 @@ export class TransferManager {
     await this.#store.flush();
   }
 }
-
-export { FileFailure };

@@ -11,7 +11,7 @@ import type { Verification } from './checksums.ts';
  * `<dest>.cumulo-part`.
  */
 
-export type FileStatus = 'pending' | 'running' | 'verified' | 'failed' | 'cancelled';
+type FileStatus = 'pending' | 'running' | 'verified' | 'failed' | 'cancelled';
 
 export interface FileState {
   /** The file as the user sees it: its path under the chosen item's parent ('photos/2024/a.jpg'). */

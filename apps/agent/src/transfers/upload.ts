@@ -47,7 +47,7 @@ const SIGN_AHEAD = AGENT_CLIENTS * 4;
 const abortAnswer = z.object({ message: z.string() });
 
 /** A stable id of a local file (its absolute path, size and modification time): the server resumes by it. */
-export function fingerprintOf(osPath: string, size: number, mtimeMs: number): string {
+function fingerprintOf(osPath: string, size: number, mtimeMs: number): string {
   return createHash('sha256').update(`${osPath}\u0000${size}\u0000${mtimeMs}`).digest('hex');
 }
 

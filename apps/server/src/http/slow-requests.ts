@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { maskUrl, type Logger } from '../logger.ts';
 
 /** A request still unanswered after this long is logged while it hangs, and again when it ends. */
-export const SLOW_REQUEST_MS = 15_000;
+const SLOW_REQUEST_MS = 15_000;
 
 /**
  * Logs API requests that take longer than `afterMs`: once while they are still running (so a request that never

@@ -3,7 +3,7 @@
  * modal is not shown on them either: spec 000 §8 names login, sharing and desktop, and a public page
  * such as /verify has no session to renew.
  */
-export const PUBLIC_SEGMENTS = [
+const PUBLIC_SEGMENTS = [
   'login',
   'oktalogin',
   'signup',

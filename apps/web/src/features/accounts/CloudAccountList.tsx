@@ -39,7 +39,7 @@ import {
   useRefreshInventory,
 } from './accounts-api.ts';
 
-export const NO_ACCOUNTS_TEXT = 'You currently have no cloud accounts connected';
+const NO_ACCOUNTS_TEXT = 'You currently have no cloud accounts connected';
 
 /** An inventory sends one message per bucket: refetch the list at most this often while they arrive. */
 const INVENTORY_REFETCH_DELAY_MS = 500;

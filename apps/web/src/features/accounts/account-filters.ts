@@ -4,12 +4,12 @@ import type { StorageView } from './accounts-api.ts';
 
 /** Provider types the filter offers (spec 000 §9 "Provider types in filters"). */
 export const PROVIDER_TYPE_FILTERS = ['all', 'aws', 'wasabi', 'azure'] as const;
-export type ProviderTypeFilter = (typeof PROVIDER_TYPE_FILTERS)[number];
+type ProviderTypeFilter = (typeof PROVIDER_TYPE_FILTERS)[number];
 
 export const ALL_REGIONS = 'all';
 
 /** Slider maximum when there are no accounts (spec 000 §5). */
-export const DEFAULT_SLIDER_MAX = 100;
+const DEFAULT_SLIDER_MAX = 100;
 
 const BYTES_PER_GB = 1024 ** 3;
 
@@ -75,7 +75,7 @@ export function regionOptions(accounts: readonly CloudAccountView[]): string[] {
 }
 
 /** True when a filter that looks at single buckets (name, created date, region) is set. */
-export function hasBucketFilter(filters: AccountFilters): boolean {
+function hasBucketFilter(filters: AccountFilters): boolean {
   return (
     filters.search.trim() !== '' ||
     filters.createdFrom !== null ||
@@ -116,7 +116,7 @@ export function bucketMatches(bucket: StorageView, filters: AccountFilters): boo
 }
 
 /** The account-level filters: provider type and the usage and cost sliders (inclusive). */
-export function accountMatches(account: CloudAccountView, filters: AccountFilters): boolean {
+function accountMatches(account: CloudAccountView, filters: AccountFilters): boolean {
   if (filters.type !== 'all' && account.provider !== filters.type) return false;
   return (
     inRange(bytesToGb(account.total_bytes_used), filters.usageGb) &&

@@ -18,25 +18,22 @@ const accountList = cloudAccountView.array();
 export type StorageView = CloudAccountView['storages'][number];
 
 /** GET /cloud_accounts/access_info as this screen reads it: which providers the user may add. */
-export interface AccessInfo {
+interface AccessInfo {
   userType: number;
   providers: ProviderName[];
 }
 
-export async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
+async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
   return accountList.parse(await api.get('/cloud_accounts/'));
 }
 
 /** How often the list is re-read while a count is under way (a fallback for a missed realtime message). */
-export const COUNTING_POLL_MS = 3000;
+const COUNTING_POLL_MS = 3000;
 /** A just-connected account has no bucket rows until its first inventory lists them. */
 const NEW_ACCOUNT_WINDOW_MS = 2 * 60 * 1000;
 
 /** True while some bucket is being counted, or a new account's first inventory has not listed its buckets. */
-export function inventoryUnderWay(
-  accounts: readonly CloudAccountView[] | undefined,
-  now = Date.now(),
-): boolean {
+function inventoryUnderWay(accounts: readonly CloudAccountView[] | undefined, now = Date.now()): boolean {
   return (accounts ?? []).some(
     (account) =>
       account.storages.some((b) => b.inventory_status === 'pending' || b.inventory_status === 'running') ||
@@ -65,7 +62,7 @@ function readAccessInfo(body: unknown): AccessInfo {
   };
 }
 
-export async function fetchAccessInfo(): Promise<AccessInfo> {
+async function fetchAccessInfo(): Promise<AccessInfo> {
   return readAccessInfo(await api.get('/cloud_accounts/access_info'));
 }
 

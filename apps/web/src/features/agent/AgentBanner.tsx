@@ -11,7 +11,7 @@ const PAIRING_WAITING =
   'A pairing code waits for your confirmation in the terminal where the transfer agent runs.';
 
 /** The link of the agent's download page (spec 000 §2 /desktop). */
-export const AGENT_DOWNLOAD_PATH = '/desktop';
+const AGENT_DOWNLOAD_PATH = '/desktop';
 
 function failureText(error: unknown): string {
   return error instanceof AgentError ? error.message : describeError(error);

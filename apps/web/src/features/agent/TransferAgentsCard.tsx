@@ -13,7 +13,7 @@ import { DateText } from '../../ui/DateText.tsx';
 import { useAgentDevices, useCreatePairingCode, useRevokeDevice } from './agent-api.ts';
 
 /** The shell command that pairs a headless machine (apps/agent's README). */
-export function pairCommand(code: string, origin = window.location.origin): string {
+function pairCommand(code: string, origin = window.location.origin): string {
   return `cumulo-agent pair ${code} --server ${origin}`;
 }
 

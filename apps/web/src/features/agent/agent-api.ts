@@ -24,7 +24,7 @@ export const agentKeys = {
   summary: (from: string, to: string) => ['agent', 'summary', from, to] as const,
 };
 
-export async function createPairingCode() {
+async function createPairingCode() {
   return agentPairingCode.parse(await api.post('/agent/pairing-codes', {}));
 }
 

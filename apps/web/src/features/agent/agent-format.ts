@@ -10,7 +10,7 @@ import {
 import { agentPath } from './agent-client.ts';
 
 /** Spec 001 §2: the history list's dates read like "Jun-03-25". */
-export const HISTORY_DATE_FORMAT = 'MMM-DD-YY';
+const HISTORY_DATE_FORMAT = 'MMM-DD-YY';
 
 export function historyDate(value: string): string {
   const date = dayjs(value);

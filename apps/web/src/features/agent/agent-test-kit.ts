@@ -32,7 +32,7 @@ export const FAKE_TICKET = 'ticket-1';
 export const FAKE_KEY = 'connection-key-1';
 export const PAIR_CODE = 'K7PM-Q2WX';
 
-export function localFolder(path: string): AgentLocalFile {
+function localFolder(path: string): AgentLocalFile {
   return {
     name: path.split('/').filter(Boolean).at(-1) ?? path,
     path,

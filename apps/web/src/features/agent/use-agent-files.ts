@@ -3,7 +3,7 @@ import { agentClient } from './agent-client.ts';
 import { agentKeys } from './agent-api.ts';
 
 /** Rows per call of the agent's listing (spec 001 §7 ftx.files(path, skip, limit)). */
-export const AGENT_FILES_PAGE = 100;
+const AGENT_FILES_PAGE = 100;
 
 /**
  * A local folder through the agent, a page of AGENT_FILES_PAGE at a time ("Load more"). '/' lists the folders

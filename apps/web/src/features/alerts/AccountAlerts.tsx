@@ -12,7 +12,7 @@ import { useAccountAlerts } from './alerts-api.ts';
 const MANAGER_ROLES: readonly string[] = ['Owner', 'Admin'];
 
 /** The heading of the Alerts screen (spec 000 §2). */
-export function alertsHeading(accountName: string, bucketName: string | null): string {
+function alertsHeading(accountName: string, bucketName: string | null): string {
   return bucketName === null
     ? `Set up notifications for ${accountName}`
     : `Set up notifications for ${bucketName} (${accountName})`;

@@ -10,7 +10,7 @@ import { deleteAlert } from './alerts-api.ts';
 const WHOLE_ACCOUNT = 'Whole account';
 
 /** SIZE limits in 1024-based units, COST limits in USD with 5 decimals (spec 000 §9). */
-export function alertLimitText(alert: AlertView): string {
+function alertLimitText(alert: AlertView): string {
   return alert.type === 'SIZE' ? formatBytes(alert.size_limit ?? 0) : formatUsd(alert.cost_limit ?? 0, 5);
 }
 

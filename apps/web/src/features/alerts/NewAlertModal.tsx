@@ -37,11 +37,7 @@ const positive = (message: string) => ({
 });
 
 /** The POST /notifications/ body: exactly one limit, the other null (spec 000 §5, §7). */
-export function alertBody(
-  accountId: string,
-  fixedBucket: string | null,
-  values: AlertFormValues,
-): CreateAlertBody {
+function alertBody(accountId: string, fixedBucket: string | null, values: AlertFormValues): CreateAlertBody {
   return {
     cloud_account_id: accountId,
     bucket_name: fixedBucket ?? (values.bucket === WHOLE_ACCOUNT ? null : values.bucket),

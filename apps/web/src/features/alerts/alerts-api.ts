@@ -9,7 +9,7 @@ const alertList = alertView.array();
 /** The organisation's cloud accounts: one hook for every screen (features/accounts). */
 export { useCloudAccounts } from '../accounts/accounts-api.ts';
 
-export async function fetchAccountAlerts(accountId: string): Promise<AlertView[]> {
+async function fetchAccountAlerts(accountId: string): Promise<AlertView[]> {
   return alertList.parse(await api.get(`/cloud_accounts/${encodeURIComponent(accountId)}/notifications`));
 }
 

@@ -25,12 +25,12 @@ const MONTH_NAMES = [
 /** azure and wasabi deliver no billing report Cumulo reads: /analytics leaves them out (spec 002 §2). */
 const WITHOUT_REPORTS = new Set(['azure', 'wasabi']);
 
-export function reportAccounts(accounts: readonly CloudAccountView[]): CloudAccountView[] {
+function reportAccounts(accounts: readonly CloudAccountView[]): CloudAccountView[] {
   return accounts.filter((account) => !WITHOUT_REPORTS.has(account.provider));
 }
 
 /** 'YYYY-MM' of a year and a month number (1–12). */
-export const monthKey = (year: number, month: number) => `${year}-${String(month).padStart(2, '0')}`;
+const monthKey = (year: number, month: number) => `${year}-${String(month).padStart(2, '0')}`;
 
 export interface AnalyticsFilterState {
   /** The accounts the filter offers (azure and wasabi left out), undefined while loading. */

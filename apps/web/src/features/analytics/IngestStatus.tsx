@@ -15,7 +15,7 @@ import { useIngestRuns, useRefreshAnalytics } from './analytics-api.ts';
 import { analyticsTexts, runSummary, TRIGGER_TEXTS } from './analytics-texts.ts';
 
 /** Whether the member may read an account's reports again now: the server's own rule (Owner, Admin; ACL on). */
-export function mayRefresh(profile: UserProfile | undefined): boolean {
+function mayRefresh(profile: UserProfile | undefined): boolean {
   const service = ACTIONS['analytics.refresh'].service;
   return (
     profile !== undefined &&

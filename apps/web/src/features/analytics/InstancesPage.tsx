@@ -12,7 +12,7 @@ const PAGES: Record<InstanceKind, { category: Extract<CostCategory, 'Compute' | 
   };
 
 /** The instances' costs summed per product (compute hours, storage, I/O…), costliest first. */
-export function costPerProduct(instances: readonly AnalyticsInstance[]) {
+function costPerProduct(instances: readonly AnalyticsInstance[]) {
   const totals = new Map<string, number>();
   for (const instance of instances) {
     for (const product of instance.products) {

@@ -97,7 +97,7 @@ function MonthCosts({ overview }: { overview: AnalyticsOverview }) {
  * The Total Cost Chart (spec 002 §2): the month's cost per category; choosing a category (its bar or its row)
  * shows that category's products, and Back returns to the categories.
  */
-export function TotalCostChart({ overview }: { overview: AnalyticsOverview }) {
+function TotalCostChart({ overview }: { overview: AnalyticsOverview }) {
   const [chosen, setChosen] = useState<CostCategory | null>(null);
   const category = overview.categories.find((c) => c.name === chosen);
   const rows = category

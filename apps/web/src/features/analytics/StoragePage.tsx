@@ -16,7 +16,7 @@ import { hasMonthData } from './OverviewPage.tsx';
 import { analyticsTexts } from './analytics-texts.ts';
 
 /** Shown where a bucket has no billed cost: no report holds it. */
-export const NOT_BILLED = '—';
+const NOT_BILLED = '—';
 
 const productCost = (products: readonly ProductTotalCost[], code: string) =>
   products.find((p) => p.product_code === code)?.total_cost ?? 0;

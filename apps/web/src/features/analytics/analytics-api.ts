@@ -7,7 +7,6 @@ import {
   analyticsInvoiceDownload,
   analyticsInvoices,
   analyticsOverview,
-  analyticsPeriods,
   analyticsRunView,
   analyticsServiceUsage,
   analyticsTransferItem,
@@ -69,16 +68,6 @@ export const useInstances = (kind: InstanceKind, selection: AnalyticsSelection) 
 /** GET /analytics/efs: the EFS file systems (EFS Usage tab). */
 export const useEfsFileSystems = (selection: AnalyticsSelection) =>
   useAnalyticsCall('/analytics/efs', z.array(efsFileSystem), selection);
-
-/** GET /analytics/periods: the months the account's reports hold, and its usage (linked) accounts. */
-export function useAnalyticsPeriods(cloudId: string | undefined) {
-  return useQuery({
-    queryKey: queryKeys.analyticsCall('/analytics/periods', { cloudId }),
-    enabled: Boolean(cloudId),
-    queryFn: async ({ signal }) =>
-      analyticsPeriods.parse(await api.get('/analytics/periods', { signal, query: { cloudId } })),
-  });
-}
 
 /** GET /analytics/runs: the account's ingestion runs, newest first (polled while one is queued or running). */
 export function useIngestRuns(cloudId: string | undefined) {

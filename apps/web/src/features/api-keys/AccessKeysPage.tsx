@@ -8,7 +8,7 @@ import { useApiKeys, useCreateApiKey, useDeleteApiKey, useSetApiKeyActive } from
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never');
 
 /** The curl line a script uses to list the buckets of a cloud account with a key (HTTP Basic). */
-export function curlExample(accessKey: string, secretKey: string) {
+function curlExample(accessKey: string, secretKey: string) {
   return `curl -u '${accessKey}:${secretKey}' -H 'content-type: application/json' -d '{"id":"<cloud account id>"}' ${window.location.origin}/api/cloudaccount/list_buckets`;
 }
 

@@ -11,7 +11,7 @@ export interface AuditSelection {
 }
 
 /** The query string of a selection: lists comma-separated, empty ones left out. */
-export function auditQueryOf(selection: AuditSelection) {
+function auditQueryOf(selection: AuditSelection) {
   return {
     entities: selection.entities.join(',') || undefined,
     users: selection.users.join(',') || undefined,

@@ -8,10 +8,10 @@ import { isOwner } from './billing-api.ts';
  * Spec 001 §4 names a threshold for the billing alert but leaves its value out: the banner shows once any quota
  * has a fifth or less of its total left, early enough to add a card before a transfer is refused.
  */
-export const PAYMENT_BANNER_REMAINING_SHARE = 0.2;
+const PAYMENT_BANNER_REMAINING_SHARE = 0.2;
 
 /** True when the organisation has no card and a counted quota is nearly used up. */
-export function needsPaymentMethod(profile: UserProfile): boolean {
+function needsPaymentMethod(profile: UserProfile): boolean {
   if (profile.has_billing_info) return false;
   return Object.values(profile.quota).some(
     (usage) =>

@@ -21,7 +21,7 @@ export async function createBucket(accountId: string, body: CreateBucketBody): P
 }
 
 /** How long typing must pause before the name is checked with the provider. */
-export const NAME_CHECK_DELAY_MS = 400;
+const NAME_CHECK_DELAY_MS = 400;
 
 function useDebouncedValue<T>(value: T, delayMs: number): T {
   const [settled, setSettled] = useState(value);

@@ -12,7 +12,7 @@ import {
 type PriceTable = keyof typeof STORAGE_PRICE_TIERS;
 
 /** The four columns of the comparison, in the spec's order (spec 000 §2 Cloud compare screen). */
-export const COMPARED_PROVIDERS: ReadonlyArray<{ table: PriceTable; label: string; logo: ProviderName }> = [
+const COMPARED_PROVIDERS: ReadonlyArray<{ table: PriceTable; label: string; logo: ProviderName }> = [
   { table: 'wasabi', label: 'Wasabi', logo: 'wasabi' },
   { table: 'azure', label: 'Azure', logo: 'azure' },
   { table: 'aws', label: 'S3', logo: 'aws' },

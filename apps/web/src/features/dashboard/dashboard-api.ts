@@ -16,7 +16,7 @@ export const DEFAULT_LAYOUT: DashboardLayout = {
   customised: false,
 };
 
-export async function fetchDashboard(): Promise<DashboardLayout> {
+async function fetchDashboard(): Promise<DashboardLayout> {
   return dashboardLayout.parse(await api.get('/dashboard'));
 }
 
@@ -36,7 +36,7 @@ export type DashboardChange =
   | { kind: 'order'; ids: DashboardWidgetId[] };
 
 /** The layout a change leads to, shown at once while the call is on its way. */
-export function applyChange(ids: readonly DashboardWidgetId[], change: DashboardChange): DashboardWidgetId[] {
+function applyChange(ids: readonly DashboardWidgetId[], change: DashboardChange): DashboardWidgetId[] {
   if (change.kind === 'add') return [...ids.filter((id) => id !== change.id), change.id];
   if (change.kind === 'remove') return ids.filter((id) => id !== change.id);
   return [...change.ids];

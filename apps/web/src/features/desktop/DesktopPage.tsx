@@ -33,7 +33,7 @@ export function visitorPlatform(hints: NavigatorHints): AgentPlatform | null {
   return null;
 }
 
-export const agentDownloadUrl = (platform: AgentPlatform) => `${API_BASE}/agent/download/${platform}`;
+const agentDownloadUrl = (platform: AgentPlatform) => `${API_BASE}/agent/download/${platform}`;
 
 export const desktopTexts = {
   title: 'Cumulo Transfer Agent',

@@ -26,10 +26,7 @@ export const useEncodingPresets = (enabled = true) =>
   });
 
 /** A job's `encoding.job` change put into the list held, in its place; a job not held yet goes first. */
-export function upsertEncodingJob(
-  list: EncodingJob[] | undefined,
-  job: EncodingJob,
-): EncodingJob[] | undefined {
+function upsertEncodingJob(list: EncodingJob[] | undefined, job: EncodingJob): EncodingJob[] | undefined {
   if (!list) return list;
   const index = list.findIndex((held) => held.id === job.id);
   if (index === -1) return [job, ...list];

@@ -13,7 +13,7 @@ const LOAD_FAILED_KEY = 'finance-alerts-failed';
 const percentText = (percent: number | null) => (percent === null ? 'off' : `${percent} %`);
 
 /** 'Nov 2026 – Dec 2026'. */
-export const alertRangeText = (alert: Pick<BudgetAlert, 'start' | 'end'>) =>
+const alertRangeText = (alert: Pick<BudgetAlert, 'start' | 'end'>) =>
   `${monthLabel(alert.start.slice(0, 10))} – ${monthLabel(alert.end.slice(0, 10))}`;
 
 /** Spec 002 §2 Finance "alerts list modal" (the Notifications action): every budget alert, each deletable. */

@@ -28,11 +28,11 @@ const MONTH_NAMES = [
 ];
 
 /** 'January 2026' of '2026-01' (or of '2026-01-01'). */
-export const monthTitle = (month: string) =>
+const monthTitle = (month: string) =>
   `${MONTH_NAMES[Number(month.slice(5, 7)) - 1] ?? month} ${month.slice(0, 4)}`;
 
 /** Spec 002 §8: the server's words when it answered with some, else 'Error updating budget, please try again.'. */
-export function budgetFailureText(error: unknown): string {
+function budgetFailureText(error: unknown): string {
   if (error instanceof ApiError && error.body && typeof error.body === 'object') {
     if ('message' in error.body || 'errors' in error.body) {
       return fieldMessages(error.body)[0] ?? financeMessages.budgetFailed;

@@ -19,7 +19,7 @@ import { SetAlertModal } from './SetAlertModal.tsx';
  * Whether the member may take a finance action: the server's own rule (its roles, with the finance ACL on). An ACL
  * the profile does not list reads as on: spec 002 §2's write flag defaults to true.
  */
-export function mayFinance(profile: UserProfile | undefined, action: 'finance.manage' | 'finance.budget') {
+function mayFinance(profile: UserProfile | undefined, action: 'finance.manage' | 'finance.budget') {
   const service = ACTIONS[action].service;
   return (
     profile !== undefined &&

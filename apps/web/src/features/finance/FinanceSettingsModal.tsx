@@ -21,7 +21,7 @@ const TIMESTAMP_FORMAT = 'MM/DD/YYYY - HH:mm';
 const DAY_FORMAT = 'MM/DD/YYYY';
 
 /** The e-mail list after a member typed into it: the addresses kept, or why the last entry was refused. */
-export function acceptEmails(typed: string[]): { emails: string[] } | { problem: string } {
+function acceptEmails(typed: string[]): { emails: string[] } | { problem: string } {
   const emails = [...new Set(typed.map((address) => address.trim().toLowerCase()).filter(Boolean))];
   const invalid = emails.find((address) => !EMAIL_PATTERN.test(address));
   if (invalid !== undefined) return { problem: financeMessages.invalidEmail(invalid) };

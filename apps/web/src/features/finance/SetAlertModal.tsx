@@ -32,7 +32,7 @@ export interface AlertFormValues {
 export const monthLabel = (firstDay: string) => dayjs(firstDay).format('MMM YYYY');
 
 /** The months an alert may cover (spec 002 §5): every month of the current year and the next, as 'YYYY-MM-01'. */
-export function alertMonths(now: Date): string[] {
+function alertMonths(now: Date): string[] {
   const year = now.getUTCFullYear();
   return [year, year + 1].flatMap((y) =>
     Array.from({ length: 12 }, (_, index) => `${y}-${String(index + 1).padStart(2, '0')}-01`),
@@ -40,7 +40,7 @@ export function alertMonths(now: Date): string[] {
 }
 
 /** The form's starting values: the saved alert, or a new one's defaults (80 %, 80 %, this month to December). */
-export function alertFormOf(config: BudgetAlertConfig | undefined, now: Date): AlertFormValues {
+function alertFormOf(config: BudgetAlertConfig | undefined, now: Date): AlertFormValues {
   const range = defaultAlertRange(now);
   // A disabled alert keeps the default in its box, so switching it back on offers 80 %.
   const percentOf = (saved: number | null): PercentField => ({
@@ -62,7 +62,7 @@ const isPercent = (value: number | null): value is number =>
  * POST /finance/alerts's body from the form, or the contract's words for what is wrong: a disabled alert is sent
  * as null (spec 002 §5), at least one must be on, the range must run forward.
  */
-export function alertBodyOf(
+function alertBodyOf(
   cloud: string,
   product: string,
   values: AlertFormValues,

@@ -5,7 +5,7 @@ import { describeError } from '../../api/client.ts';
 import { useCreateHybrikJob, useHybrikProfiles, useHybrikSettings } from './hybrik-api.ts';
 
 /** A file the dialog runs a profile on. */
-export interface HybrikSourceFile {
+interface HybrikSourceFile {
   accountId: string;
   bucket: string;
   path: string;

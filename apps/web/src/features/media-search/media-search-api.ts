@@ -81,12 +81,6 @@ export function useMediaSearch(body: MediaSearchRequest) {
 export const resultId = (result: MediaSearchResult) =>
   `${result.cloud_account_id}|${result.bucket_name}|${result.key}`;
 
-export const locationOf = (result: MediaSearchResult): MediaLocation => ({
-  cloud_account_id: result.cloud_account_id,
-  bucket_name: result.bucket_name,
-  path: result.key,
-});
-
 /** GET /media/play: a short-lived signed URL of the object and how to play it. */
 export async function fetchPlayback(location: MediaLocation): Promise<MediaPlayback> {
   return mediaPlayback.parse(await api.get('/media/play', { query: { ...location }, silent: true }));

@@ -12,7 +12,7 @@ export interface PlayerBox {
 }
 
 /** The size a resize asks for, never below the spec's 100×50. */
-export function resizedBox(box: PlayerBox, dx: number, dy: number): PlayerBox {
+function resizedBox(box: PlayerBox, dx: number, dy: number): PlayerBox {
   return {
     ...box,
     width: Math.max(PLAYER_MIN_WIDTH, box.width + dx),
@@ -21,12 +21,7 @@ export function resizedBox(box: PlayerBox, dx: number, dy: number): PlayerBox {
 }
 
 /** The place a drag asks for, kept so the title bar stays on screen (it is the only handle to drag it back). */
-export function movedBox(
-  box: PlayerBox,
-  dx: number,
-  dy: number,
-  viewport: { width: number; height: number },
-) {
+function movedBox(box: PlayerBox, dx: number, dy: number, viewport: { width: number; height: number }) {
   const grip = 40;
   return {
     ...box,

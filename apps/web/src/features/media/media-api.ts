@@ -20,7 +20,7 @@ export interface MediaTarget extends MediaLocation {
 }
 
 /** Only the object's fields: a MediaTarget's name is not the API's business (and `name` means the entry's own). */
-export const locationOf = ({ cloud_account_id, bucket_name, path }: MediaLocation): MediaLocation => ({
+const locationOf = ({ cloud_account_id, bucket_name, path }: MediaLocation): MediaLocation => ({
   cloud_account_id,
   bucket_name,
   path,

@@ -26,7 +26,7 @@ export function agentPathOf(file: PanelFile): string {
 }
 
 /** Spec 001 §3 "ftX item": a local file or folder (size -1) as a panel row; a folder's key ends with '/'. */
-export function panelFileOf(item: AgentLocalFile): PanelFile {
+function panelFileOf(item: AgentLocalFile): PanelFile {
   const path = agentPath(item.path).replace(/\/+$/, '');
   return item.isDirectory
     ? { key: `${path}/`, name: item.name, size: -1, type: FS_FILE_TYPE.folder }
@@ -34,7 +34,7 @@ export function panelFileOf(item: AgentLocalFile): PanelFile {
 }
 
 /** One listing per connection key and folder; the 'pages' suffix keeps it apart from other screens' lists. */
-export const ftxFilesKey = (key: string | null, folder: string) =>
+const ftxFilesKey = (key: string | null, folder: string) =>
   [...agentKeys.files(key, agentFolder(folder)), 'pages'] as const;
 
 type SelectionProps = Omit<PanelFileViewProps, 'listing' | 'trail' | 'onRefresh' | 'emptyText'>;

@@ -36,7 +36,7 @@ function readPayload(event: DragEvent): DragPayload | null {
 const LIST_HEIGHT = 420;
 
 /** What a panel lists, from whichever source: a bucket's folder, or the ftX agent's local folder. */
-export interface PanelListing {
+interface PanelListing {
   rows: PanelFile[];
   loading: boolean;
   /** The listing failed: the list is emptied and this is shown (spec 001 §4). */

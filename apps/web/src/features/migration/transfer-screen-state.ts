@@ -63,7 +63,7 @@ export interface TransferScreenState {
   agentTransfers: AgentTransferRows[];
 }
 
-export interface AgentTransferRows {
+interface AgentTransferRows {
   transferId: string;
   /** The panel the files were copied into. */
   side: Side;
@@ -155,7 +155,7 @@ export function transferDirection(state: TransferScreenState): { from: Side; to:
 }
 
 /** The key a file takes in the destination folder. */
-export function destinationKey(file: PanelFile, folder: string): string {
+function destinationKey(file: PanelFile, folder: string): string {
   return `${folder}${file.name}${file.type === FS_FILE_TYPE.folder ? '/' : ''}`;
 }
 

@@ -14,7 +14,7 @@ export interface TransferScreenStore {
   reset(userId: string | null): void;
 }
 
-export function createTransferScreenStore(): TransferScreenStore {
+function createTransferScreenStore(): TransferScreenStore {
   let state = initialTransferScreen();
   const listeners = new Set<() => void>();
   const emit = () => {

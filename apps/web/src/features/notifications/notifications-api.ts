@@ -6,7 +6,7 @@ import { queryKeys } from '../../api/query-keys.ts';
 
 const notificationList = notificationItem.array();
 
-export async function fetchNotifications(): Promise<NotificationItem[]> {
+async function fetchNotifications(): Promise<NotificationItem[]> {
   return notificationList.parse(await api.get('/notifications'));
 }
 

@@ -4,7 +4,7 @@ import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 
-export async function fetchProfile(): Promise<UserProfile> {
+async function fetchProfile(): Promise<UserProfile> {
   return userProfile.parse(await api.get('/users/_me'));
 }
 

@@ -34,7 +34,7 @@ const PLACEHOLDERS: Partial<Record<AccountField, string>> = {
   credentialsData: '{ "type": "service_account", … }',
 };
 
-export const fieldId = (field: AccountField) => `account-${field}`;
+const fieldId = (field: AccountField) => `account-${field}`;
 
 interface AccessFormProps {
   provider: ProviderName;

@@ -1,7 +1,7 @@
 import { Result } from 'antd';
 import { Link } from 'react-router';
 
-export const ACCOUNT_NOT_FOUND = 'Cloud account not found';
+const ACCOUNT_NOT_FOUND = 'Cloud account not found';
 
 export function AccountNotFound() {
   return (

@@ -22,7 +22,7 @@ import {
 import { connectAccount, useAccessInfo, useCloudAccounts } from './providers-api.ts';
 
 export const ADD_PROVIDER_TITLE = 'Set Up a New Cloud Provider';
-export const FIRST_ACCOUNT_PATH = '/onboard/firstAccount';
+const FIRST_ACCOUNT_PATH = '/onboard/firstAccount';
 
 type Step = 'choose' | 'access' | 'billing';
 type WasabiTab = 'add' | 'create';

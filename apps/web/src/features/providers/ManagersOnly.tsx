@@ -1,7 +1,7 @@
 import { Result } from 'antd';
 import { Link } from 'react-router';
 
-export const MANAGERS_ONLY = 'Only Owners and Admins can connect cloud accounts.';
+const MANAGERS_ONLY = 'Only Owners and Admins can connect cloud accounts.';
 
 /** What a member with role User sees on a screen that changes accounts (spec 000 §6). */
 export function ManagersOnly({ title = MANAGERS_ONLY }: { title?: string }) {

@@ -1,6 +1,6 @@
 import { Button, Modal } from 'antd';
 
-export const SOMETHING_WENT_WRONG = 'Something Went Wrong';
+const SOMETHING_WENT_WRONG = 'Something Went Wrong';
 
 /** Spec 000 §8: account creation errors open a 'Something Went Wrong' popup with the server's message. */
 export function SomethingWentWrong({ message, onClose }: { message: string | null; onClose: () => void }) {

@@ -34,7 +34,7 @@ export const PROVIDER_FIELDS: Record<ProviderName, readonly AccountField[]> = {
 };
 
 /** Spec 000 §5: how many filled fields Save waits for — 3, except 2 for google and 4 for generic S3. */
-export function saveThreshold(provider: ProviderName): number {
+function saveThreshold(provider: ProviderName): number {
   if (provider === 'google') return 2;
   if (provider === 'genericS3') return 4;
   return 3;
@@ -104,7 +104,7 @@ export function accountSaveState(provider: ProviderName, values: AccountFormValu
 }
 
 /** The legacy create of a Backblaze account (POST /cloud_accounts/). */
-export interface LegacyBackblazeBody {
+interface LegacyBackblazeBody {
   cloud_account: {
     account_type_id: 6;
     project_name: string;

@@ -11,7 +11,7 @@ import { numberField } from '../../api/answers.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { connectRequest, type AccountFormValues } from './account-form.ts';
 
-export interface AccessInfo {
+interface AccessInfo {
   userType: number;
   /** Providers this user may add, in the product's provider order. */
   providers: ProviderName[];
@@ -24,7 +24,7 @@ const WASABI_CREATE_UNKNOWN =
   'connect it on the "Connect Existing Account" tab.';
 
 /** GET /cloud_accounts/access_info — which providers this user may add, and whether Wasabi create is enabled. */
-export async function fetchAccessInfo(): Promise<AccessInfo> {
+async function fetchAccessInfo(): Promise<AccessInfo> {
   const answer = await api.get('/cloud_accounts/access_info');
   const userType = numberField(answer, 'userType');
   const listed = (answer as { providers?: unknown }).providers;
@@ -50,8 +50,6 @@ export function useAccessInfo() {
 /** The organisation's cloud accounts (GET /cloud_accounts/). */
 /** The organisation's cloud accounts: one hook for every screen (features/accounts). */
 export { useCloudAccounts } from '../accounts/accounts-api.ts';
-
-export type LiveBucket = ReturnType<typeof liveBucket.parse>;
 
 /** The account's buckets asked of the provider now (POST /cloudaccount/list_buckets). */
 export function useLiveBuckets(accountId: string | undefined) {

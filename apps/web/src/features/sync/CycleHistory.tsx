@@ -62,7 +62,7 @@ const columns: TableColumnsType<SyncCycle> = [
 ];
 
 /** A job's cycles, newest first (GET /sync/cycles?id), kept current by the `sync.cycle` messages. */
-export function CycleHistory({ syncJobId }: { syncJobId: string }) {
+function CycleHistory({ syncJobId }: { syncJobId: string }) {
   const cycles = useSyncCycles(syncJobId);
   return (
     <>

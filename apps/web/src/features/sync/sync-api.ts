@@ -20,7 +20,7 @@ import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.t
 
 export type SyncKind = 'sync' | 'replication';
 
-export async function fetchSyncJobs(kind?: SyncKind): Promise<SyncJob[]> {
+async function fetchSyncJobs(kind?: SyncKind): Promise<SyncJob[]> {
   return syncJobList.parse(await api.get('/sync/get_jobs', { query: { kind } })).data;
 }
 
@@ -147,7 +147,7 @@ export function useSaveSyncOptions() {
 }
 
 /** Adds or replaces one cycle in a newest-first list. */
-export function upsertCycle(list: readonly SyncCycle[] | undefined, cycle: SyncCycle): SyncCycle[] {
+function upsertCycle(list: readonly SyncCycle[] | undefined, cycle: SyncCycle): SyncCycle[] {
   const current = [...(list ?? [])];
   const index = current.findIndex((held) => held.id === cycle.id);
   if (index === -1) return [cycle, ...current];
@@ -156,7 +156,7 @@ export function upsertCycle(list: readonly SyncCycle[] | undefined, cycle: SyncC
 }
 
 /** A real cycle's change applied to its job: live while unfinished, the job's last cycle once finished. */
-export function applyCycleToJobs(jobs: SyncJob[] | undefined, cycle: SyncCycle): SyncJob[] | undefined {
+function applyCycleToJobs(jobs: SyncJob[] | undefined, cycle: SyncCycle): SyncJob[] | undefined {
   if (!jobs || cycle.dryRun) return jobs;
   return jobs.map((job) => {
     if (job.info.id !== cycle.syncJobId) return job;

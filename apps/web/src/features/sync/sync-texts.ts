@@ -2,7 +2,7 @@ import dayjs from 'dayjs';
 import { formatBytes, type SyncCycle, type SyncJob } from '@cumulo/contract';
 
 /** Spec 000 §9: sync timestamps read MM/DD/YYYY - HH:mm, local time. */
-export const SYNC_DATE_FORMAT = 'MM/DD/YYYY - HH:mm';
+const SYNC_DATE_FORMAT = 'MM/DD/YYYY - HH:mm';
 
 export function formatSyncDate(value: string | null): string {
   if (!value) return '';

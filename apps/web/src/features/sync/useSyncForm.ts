@@ -17,12 +17,12 @@ export interface BucketChoice {
 const none: BucketChoice = { accountId: null, bucket: null };
 
 /** As on the transfer screens (spec 001 §4): choosing an account picks its first bucket. */
-export function chooseAccount(accounts: readonly CloudAccountView[], accountId: string): BucketChoice {
+function chooseAccount(accounts: readonly CloudAccountView[], accountId: string): BucketChoice {
   const account = accounts.find((candidate) => candidate.id === accountId);
   return { accountId, bucket: account?.storages[0]?.bucket_name ?? null };
 }
 
-export interface ChosenBuckets {
+interface ChosenBuckets {
   sourceAccountId: string;
   sourceBucket: string;
   destinationAccountId: string;

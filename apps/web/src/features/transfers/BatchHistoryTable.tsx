@@ -23,7 +23,7 @@ const count = (value: number) => value.toLocaleString('en-US');
 const MiB = 1024 * 1024;
 
 /** "≤ 2 MiB/s": the bandwidth limit the batch was started with. */
-export const bandwidthLimitText = (bytesPerSecond: number) =>
+const bandwidthLimitText = (bytesPerSecond: number) =>
   `≤ ${Number((bytesPerSecond / MiB).toFixed(1)).toLocaleString('en-US')} MiB/s`;
 
 function SpeedCell({ batch }: { batch: TransferBatch }) {

@@ -9,7 +9,7 @@ export function showsInIndicator(migration: MigrationProgress): boolean {
 }
 
 /** The overall percent of the counted migrations, weighted by size. */
-export function indicatorPercent(migrations: readonly MigrationProgress[]): number {
+function indicatorPercent(migrations: readonly MigrationProgress[]): number {
   const size = migrations.reduce((sum, migration) => sum + migration.size, 0);
   if (size === 0) {
     const average =

@@ -27,7 +27,7 @@ const FINAL_STATUS: Partial<Record<number, MigrationStatus>> = {
 };
 
 /** Adds or replaces one batch's live state; a message older than the state held is dropped. */
-export function upsertMigration(
+function upsertMigration(
   list: readonly MigrationProgress[] | undefined,
   progress: MigrationProgress,
 ): MigrationProgress[] {
@@ -41,7 +41,7 @@ export function upsertMigration(
 }
 
 /** A `transfer.batch` status change applied to the live state it concerns (finished, canceled, failed). */
-export function applyBatchChange(
+function applyBatchChange(
   list: MigrationProgress[] | undefined,
   batch: TransferBatch,
 ): MigrationProgress[] | undefined {
@@ -64,7 +64,7 @@ export function applyBatchChange(
  * and browsers read them with no staleness (the feed keeps them current), so without this a copied file kept its
  * optimistic "Transferring" tag until the user reopened the folder.
  */
-export function listingsChangedBy(batch: TransferBatch): string[][] {
+function listingsChangedBy(batch: TransferBatch): string[][] {
   if (!FINAL_STATUS[batch.transferStatus]) return [];
   const sides = [{ accountId: batch.destinationCloudAccount.id, bucket: batch.destinationBucket }];
   if (batch.operation === 'move')
@@ -94,9 +94,7 @@ function dismissedIds(queryClient: QueryClient): Set<string> {
   return ids;
 }
 
-export async function fetchOngoingTransfers(
-  filter: TransferProviderFilter = {},
-): Promise<MigrationProgress[]> {
+async function fetchOngoingTransfers(filter: TransferProviderFilter = {}): Promise<MigrationProgress[]> {
   return ongoingTransfers.parse(await api.get('/transfer/ongoing', { query: { ...filter } })).items;
 }
 

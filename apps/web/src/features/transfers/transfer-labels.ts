@@ -8,7 +8,3 @@ export function endpointLabel(account: string, bucket: string): string {
 export function sourceLabel(batch: TransferBatch): string {
   return endpointLabel(batch.sourceCloudAccount.name, batch.sourceBucket);
 }
-
-export function destinationLabel(batch: TransferBatch): string {
-  return endpointLabel(batch.destinationCloudAccount.name, batch.destinationBucket);
-}

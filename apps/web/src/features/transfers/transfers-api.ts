@@ -16,7 +16,7 @@ import { MISSED_MESSAGE_POLL_MS } from '../../api/realtime.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { saveTextFile } from './save-text-file.ts';
 
-export interface TransferListQuery {
+interface TransferListQuery {
   /** 1 migration, 2 replication (spec 001 §4). */
   type: number;
   pagesize: number;
@@ -25,7 +25,7 @@ export interface TransferListQuery {
   filter?: TransferProviderFilter;
 }
 
-export async function fetchTransferList({ filter, ...query }: TransferListQuery): Promise<TransferList> {
+async function fetchTransferList({ filter, ...query }: TransferListQuery): Promise<TransferList> {
   return transferList.parse(await api.get('/transfer/get_all', { query: { ...query, ...filter } }));
 }
 
@@ -109,7 +109,7 @@ export function useRetryTransfer() {
 }
 
 /** The file name the browser saves the failed files of a batch under. */
-export const failedFilesName = (batchId: string) => `failed-files-${batchId}.csv`;
+const failedFilesName = (batchId: string) => `failed-files-${batchId}.csv`;
 
 /** POST /transfer/download_failed_files {Id}: the answer is a CSV (key,size,error), saved as a file. */
 export function useDownloadFailedFiles() {

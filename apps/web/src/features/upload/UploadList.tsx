@@ -24,7 +24,7 @@ interface UploadListProps {
 }
 
 /** "1:05" or "1:02:05". */
-export function formatEta(seconds: number): string {
+function formatEta(seconds: number): string {
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = Math.floor(seconds % 60);
@@ -33,7 +33,7 @@ export function formatEta(seconds: number): string {
 }
 
 /** Speeds as /mboard shows them (bits per second); whole bytes so no raw float ever reaches the page. */
-export const speedText = (bytesPerSecond: number) => formatSpeed(Math.round(bytesPerSecond));
+const speedText = (bytesPerSecond: number) => formatSpeed(Math.round(bytesPerSecond));
 
 /** Spec 001 §4: "uploading..." while the percent is between 0 and 100. */
 function statusText(file: UploadFileView): string {
@@ -57,7 +57,7 @@ const WINDOW_HEIGHT = 320;
 const OVERSCAN = 4;
 
 /** A list of fixed-height rows that draws only those in its scrolled window: 2 000 files stay a few rows. */
-export function WindowedList<T>({
+function WindowedList<T>({
   items,
   label,
   rowKey,

@@ -1,5 +1,5 @@
 /** How far back the speed looks: long enough to smooth out parts finishing in bursts. */
-export const SPEED_WINDOW_MS = 5000;
+const SPEED_WINDOW_MS = 5000;
 
 interface Sample {
   at: number;

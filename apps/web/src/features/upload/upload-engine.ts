@@ -58,7 +58,7 @@ export interface UploadFileView {
   batched: boolean;
 }
 
-export type DirectoryUploadStatus = (typeof DIRECTORY_UPLOAD_STATUS)[keyof typeof DIRECTORY_UPLOAD_STATUS];
+type DirectoryUploadStatus = (typeof DIRECTORY_UPLOAD_STATUS)[keyof typeof DIRECTORY_UPLOAD_STATUS];
 
 export interface UploadDirectoryView {
   id: string;
@@ -79,7 +79,7 @@ export interface UploadDoneView {
 }
 
 /** One calm line for the whole run (issue 21): counts, bytes, speed and time left over every file. */
-export interface UploadSummary {
+interface UploadSummary {
   /** Files of this run: done, failed, running and queued. */
   total: number;
   done: number;
@@ -137,7 +137,7 @@ export interface UploadEngineOptions {
 const SIGN_AHEAD = 10;
 
 /** 1 s, 2 s, 4 s: a short network hiccup passes, a lasting one reaches the 10 s warning limit. */
-export const defaultRetryDelayMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
+const defaultRetryDelayMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
 
 class UploadFailure extends Error {
   constructor(

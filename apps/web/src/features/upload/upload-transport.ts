@@ -68,7 +68,7 @@ function abortError(): DOMException {
 }
 
 /** A PUT with XMLHttpRequest: fetch reports no upload progress. */
-export function putWithXhr(request: PartRequest): Promise<PartResponse> {
+function putWithXhr(request: PartRequest): Promise<PartResponse> {
   return new Promise((resolve, reject) => {
     if (request.signal.aborted) {
       reject(abortError());
@@ -102,7 +102,7 @@ export function putWithXhr(request: PartRequest): Promise<PartResponse> {
  * A form POST with fetch and no upload listener: a plain form POST is a CORS "simple request", so the browser
  * sends no preflight (an XHR with upload listeners would force one).
  */
-export async function postWithFetch(request: FormRequest): Promise<PartResponse> {
+async function postWithFetch(request: FormRequest): Promise<PartResponse> {
   const form = new FormData();
   for (const [name, value] of Object.entries(request.fields)) form.append(name, value);
   form.append('key', request.key);

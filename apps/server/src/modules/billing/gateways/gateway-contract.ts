@@ -9,9 +9,9 @@ import {
 } from '../gateway.ts';
 
 /** The card networks' public test number: accepted by every gateway, never a real card. */
-export const TEST_CARD_VISA = '4242424242424242';
+const TEST_CARD_VISA = '4242424242424242';
 /** The same digits with a wrong check digit (fails Luhn): every gateway refuses it. */
-export const TEST_CARD_BAD_CHECK_DIGIT = '4242424242424241';
+const TEST_CARD_BAD_CHECK_DIGIT = '4242424242424241';
 
 export interface GatewayFixture {
   gateway: PaymentGateway;

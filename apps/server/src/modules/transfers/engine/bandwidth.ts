@@ -8,7 +8,7 @@ export interface BandwidthClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const realClock: BandwidthClock = {
+const realClock: BandwidthClock = {
   now: () => performance.now(),
   sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };

@@ -127,7 +127,7 @@ export const CHECKSUM_MISMATCH = 'The copied bytes do not match the checksum of 
  * Store errors become the item's error. Throttling, network trouble and unknown answers may pass on a later
  * attempt; a missing object or bucket, refused credentials or an unsupported call will not.
  */
-export function toCopyError(error: unknown): CopyError {
+function toCopyError(error: unknown): CopyError {
   if (error instanceof CopyError) return error;
   if (error instanceof StorageError) {
     const retryable = error.code === 'Throttled' || error.code === 'Network' || error.code === 'Unknown';

@@ -1,5 +1,5 @@
 /** The longest a stopping worker lets its copies run before handing them back (main.ts forces exit at 30 s). */
-export const DRAIN_GRACE_MS = 15_000;
+const DRAIN_GRACE_MS = 15_000;
 
 /**
  * How long a worker shutting down (SIGTERM) lets the copies in flight finish before it aborts them and hands

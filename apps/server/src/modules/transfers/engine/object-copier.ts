@@ -34,7 +34,7 @@ export interface CopyOptions {
   streamParts?: 'mirrored' | 'always';
 }
 
-export const DEFAULT_PART_CONCURRENCY = 4;
+const DEFAULT_PART_CONCURRENCY = 4;
 
 /** One copy method: taken when `when` holds; a `copy` that answers null found the store without the call. */
 interface CopyMethodRow {

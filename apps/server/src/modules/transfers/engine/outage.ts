@@ -1,7 +1,7 @@
 import { StorageError } from '@cumulo/storage';
 import { CopyError, type CopyEndpoint } from './copy-task.ts';
 
-export type StoreSide = 'source' | 'destination';
+type StoreSide = 'source' | 'destination';
 
 /** A store of the batch that does not answer: which end (null: unknown, every copy fails), and its own words. */
 export interface Outage {

@@ -8,8 +8,8 @@ interface Waiting {
 }
 
 /** The longest an ended item waits for others to share its statement, and the most one statement carries. */
-export const SETTLE_WINDOW_MS = 50;
-export const SETTLE_GROUP = 64;
+const SETTLE_WINDOW_MS = 50;
+const SETTLE_GROUP = 64;
 
 /**
  * Settles one job's items in groups (TransferQueueRepo.finishItems), like a database's group commit: while other

@@ -11,10 +11,10 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 30_000, maxAttempts: 8 };
+const DEFAULT_BACKOFF: BackoffOptions = { baseDelayMs: 250, maxDelayMs: 30_000, maxAttempts: 8 };
 
 /** 503 SlowDown, 429, Azure ServerBusy: the adapters map all of them to this one code. */
-export function isThrottled(error: unknown): boolean {
+function isThrottled(error: unknown): boolean {
   return error instanceof StorageError && error.code === 'Throttled';
 }
 

@@ -24,7 +24,7 @@ import { TabState } from './TabState.tsx';
 const SUPPORT_CODES: readonly string[] = ALLOCATION_PRODUCTS.support;
 
 /** True when the month's product totals hold an AWS Support plan (spec 002 §2: the tab shows only then). */
-export function hasSupport(totals: readonly ProductTotalCost[] | undefined): boolean {
+function hasSupport(totals: readonly ProductTotalCost[] | undefined): boolean {
   return (totals ?? []).some((product) => SUPPORT_CODES.includes(product.product_code));
 }
 

@@ -1,6 +1,6 @@
 /** How many of the costliest usages a donut draws on their own (spec 002 §2: total and the top 4). */
-export const TOP_USAGES = 4;
-export const OTHER_SLICE = 'Other';
+const TOP_USAGES = 4;
+const OTHER_SLICE = 'Other';
 
 export interface CostItem {
   name: string;

@@ -18,7 +18,7 @@ import { createExpressApp } from 'stripe-stateful-mock';
  *
  * `servedBy` tells which side answered each call, so a test can say which ran against the mock.
  */
-export const FIXTURE_ROUTES: { method: string; path: RegExp }[] = [
+const FIXTURE_ROUTES: { method: string; path: RegExp }[] = [
   { method: 'POST', path: /^\/v1\/payment_methods$/ },
   { method: 'POST', path: /^\/v1\/payment_methods\/[^/]+\/(attach|detach)$/ },
   { method: 'GET', path: /^\/v1\/coupons\/[^/]+$/ },

@@ -47,7 +47,7 @@ export type PartsCapability = NonNullable<ObjectStoreCapabilities['parts']>;
 
 const MiB = 1024 * 1024;
 /** Below this, per-request overhead dominates a cross-cloud copy; providers' own minimums are lower. */
-export const MIN_COPY_PART = 8 * MiB;
+const MIN_COPY_PART = 8 * MiB;
 
 /**
  * Ranged reads of the source → parallel part uploads, each with its Content-MD5, each recorded in the ledger once
@@ -493,7 +493,7 @@ async function sendBufferedPart(
 /* The upload session and its ledger, shared with the server-side copy in parts (server-copy.ts). */
 
 /** The part size for `size` bytes within the destination's limits: ≥ 8 MiB, ≤ maxParts parts, whole MiB. */
-export function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
+function partSizeOf(limits: PartsCapability['limits'], size: number, forced?: number): number {
   const needed = Math.ceil(Math.ceil(size / limits.maxParts) / MiB) * MiB;
   const partSize = Math.max(forced ?? MIN_COPY_PART, limits.minPart, needed);
   if (partSize > limits.maxPart) {
