@@ -27,8 +27,6 @@ export const queryKeys = {
   /** The signed-in member's API keys (GET /apikey/ListApiKey). */
   apiKeys: ['apikey'] as const,
   accessInfo: ['cloud-accounts-access-info'] as const,
-  /** The add-provider screen's reading of access_info (with wasabi_create); shares the prefix above. */
-  accessInfoForSetup: ['cloud-accounts-access-info', 'setup'] as const,
   liveBuckets: (accountId: string) => ['cloudaccount', 'list_buckets', accountId] as const,
   bucketExists: (accountId: string, bucketName: string) =>
     ['storages', 'exists', accountId, bucketName] as const,

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  PROVIDER_NAMES,
   cloudAccountView,
   messageAnswer,
   type CloudAccountView,
@@ -9,7 +10,6 @@ import {
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
 import { queryKeys } from '../../api/query-keys.ts';
-import { isProviderName } from '../../ui/ProviderLogo.tsx';
 import { useProfile } from '../profile/useProfile.ts';
 
 // The web app reaches zod only through the contract's schemas.
@@ -17,11 +17,18 @@ const accountList = cloudAccountView.array();
 
 export type StorageView = CloudAccountView['storages'][number];
 
-/** GET /cloud_accounts/access_info as this screen reads it: which providers the user may add. */
+/** GET /cloud_accounts/access_info: which providers this user may add, and whether Wasabi create is enabled. */
 interface AccessInfo {
   userType: number;
+  /** Providers this user may add, in the product's provider order. */
   providers: ProviderName[];
+  wasabiCreate: { enabled: boolean; message: string };
 }
+
+/** Shown when the server says nothing about the Wasabi create path. */
+const WASABI_CREATE_UNKNOWN =
+  'Creating new Wasabi accounts is not enabled on this Cumulo server. Create the account at wasabi.com and ' +
+  'connect it on the "Connect Existing Account" tab.';
 
 async function fetchCloudAccounts(): Promise<CloudAccountView[]> {
   return accountList.parse(await api.get('/cloud_accounts/'));
@@ -54,11 +61,18 @@ export function useCloudAccounts() {
 
 function readAccessInfo(body: unknown): AccessInfo {
   const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const providers = Array.isArray(record.providers) ? record.providers : [];
+  const listed = Array.isArray(record.providers) ? record.providers : [];
+  const wasabiCreate = record.wasabi_create as { enabled?: unknown; message?: unknown } | undefined;
   return {
-    ...record,
     userType: typeof record.userType === 'number' ? record.userType : 0,
-    providers: providers.filter((name): name is ProviderName => isProviderName(String(name))),
+    providers: PROVIDER_NAMES.filter((name) => listed.includes(name)),
+    wasabiCreate:
+      wasabiCreate && typeof wasabiCreate.enabled === 'boolean'
+        ? {
+            enabled: wasabiCreate.enabled,
+            message: typeof wasabiCreate.message === 'string' ? wasabiCreate.message : WASABI_CREATE_UNKNOWN,
+          }
+        : { enabled: false, message: WASABI_CREATE_UNKNOWN },
   };
 }
 
@@ -66,7 +80,10 @@ async function fetchAccessInfo(): Promise<AccessInfo> {
   return readAccessInfo(await api.get('/cloud_accounts/access_info'));
 }
 
-/** Providers this user may add (GET /api/cloud_accounts/access_info); only asked when `enabled`. */
+/**
+ * Providers this user may add and the Wasabi create switch (GET /api/cloud_accounts/access_info), one query for
+ * the accounts list, its add button and the add-provider wizard; only asked when `enabled`.
+ */
 export function useAccessInfo(enabled = true) {
   return useQuery({
     queryKey: queryKeys.accessInfo,
