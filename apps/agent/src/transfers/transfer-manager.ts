@@ -253,6 +253,7 @@ export class TransferManager {
       }
       files.push(again);
     }
+    if (files.length === 0 && !listingLeft) return null;
     return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
       ...content,
       files,
