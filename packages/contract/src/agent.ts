@@ -101,6 +101,7 @@ export const agentMessages = {
   readOnlyRoot: 'The list of added folders is changed from the agent’s command line, not from here.',
   fileVanished: (name: string) => `${name} was removed or moved before it could be sent.`,
   diskFull: (name: string) => `Not enough space on the local disk to write ${name}.`,
+  noPermission: (name: string) => `The transfer agent has no permission to read or write ${name}.`,
   verifyFailed: (name: string) => `${name} did not verify: its checksum differs from the copy in the bucket.`,
   transferUnknown: 'No transfer with this id.',
   nothingToRetry: 'This transfer has no failed files to retry, or it is still under way.',

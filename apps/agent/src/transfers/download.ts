@@ -313,7 +313,7 @@ export class Downloader {
       destination = path.join(await this.#folder(`/${segments.join('/')}`), name);
     } catch (error) {
       if (error instanceof LocalRefusal) throw new FileFailure(error.message);
-      throw localFailure(error, file) ?? error;
+      throw localFailure(error, file.name) ?? error;
     }
     const partPath = `${destination}${PART_SUFFIX}`;
     const blocksTotal = Math.max(1, Math.ceil(file.size / AGENT_BLOCK_SIZE));
@@ -333,7 +333,7 @@ export class Downloader {
     try {
       handle = await open(partPath, partInfo ? 'r+' : 'w');
     } catch (error) {
-      throw localFailure(error, file) ?? error;
+      throw localFailure(error, file.name) ?? error;
     }
     try {
       const pending = Array.from({ length: blocksTotal }, (_, i) => i).filter((block) => !done.has(block));
@@ -444,7 +444,7 @@ export class Downloader {
       } catch (error) {
         file.transferred -= counted;
         if (signal.aborted || isAbort(error)) throw error;
-        const local = localFailure(error, file);
+        const local = localFailure(error, file.name);
         if (local && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw local;
         if (error instanceof DeviceUnknown) throw error;
         if (error instanceof FileFailure && !(error instanceof ExpiredUrl)) throw error;

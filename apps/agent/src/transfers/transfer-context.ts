@@ -30,11 +30,12 @@ export const isAbort = (error: unknown) =>
   error instanceof Error &&
   (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
 
-/** The failure of a local file operation as the page reads it. */
-export function localFailure(error: unknown, file: FileState): FileFailure | null {
+/** The failure of a local operation on `name` (a file's or folder's path as the page shows it), in the page's words. */
+export function localFailure(error: unknown, name: string): FileFailure | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new FileFailure(agentMessages.diskFull(file.name));
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new FileFailure(agentMessages.fileVanished(file.name));
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new FileFailure(agentMessages.diskFull(name));
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new FileFailure(agentMessages.fileVanished(name));
+  if (code === 'EACCES' || code === 'EPERM') return new FileFailure(agentMessages.noPermission(name));
   return null;
 }
 

@@ -32,7 +32,10 @@ export interface FileState {
   /** Download: blocks (0-based) already written to the part file. */
   blocks?: number[];
   verifiedBy?: Verification;
-  /** The row of a failed download standing for the files its listing never named: no object of its own. */
+  /**
+   * A failed row with no object of its own: the files a download's listing never named, or a local folder or file an
+   * upload's walk could not read. Retry Failed Files leaves it out (a download's listing goes on instead).
+   */
   unlisted?: true;
 }
 

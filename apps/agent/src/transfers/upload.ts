@@ -82,6 +82,22 @@ export async function planUpload(
         error: null,
         transferred: 0,
       });
+    // An entry the walk cannot read (no permission) or that went meanwhile fails alone, with why, as a row with no
+    // object of its own; the rest of the selection is planned. Any other error refuses the upload.
+    const unreadable = (error: unknown, relative: string, at: string) => {
+      const failure = localFailure(error, relative);
+      if (!failure) throw error;
+      files.push({
+        name: relative,
+        local: at,
+        key: `${prefix}${relative}`,
+        size: 0,
+        status: 'failed',
+        error: failure.message,
+        transferred: 0,
+        unlisted: true,
+      });
+    };
     const info = await stat(resolved.osPath);
     if (info.isFile()) {
       add(resolved.osPath, top, info, base);
@@ -91,9 +107,11 @@ export async function planUpload(
     isDirectory = true;
     // Depth first, names sorted: the order files are sent in is the order a listing shows them.
     const walk = async (osDir: string, relative: string, at: string): Promise<void> => {
-      const entries = (await readdir(osDir, { withFileTypes: true })).sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
+      const listed = await readdir(osDir, { withFileTypes: true }).catch((error: unknown) => {
+        unreadable(error, relative, at);
+        return [];
+      });
+      const entries = listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
         if (isHiddenName(entry.name)) continue;
         const full = path.join(osDir, entry.name);
@@ -102,7 +120,8 @@ export async function planUpload(
         if (entry.isDirectory()) {
           await walk(full, childRelative, childAt);
         } else if (entry.isFile()) {
-          add(full, childRelative, await stat(full), childAt);
+          const found = await stat(full).catch((error: unknown) => unreadable(error, childRelative, childAt));
+          if (found) add(full, childRelative, found, childAt);
         } else if (entry.isSymbolicLink()) {
           // A link to a file inside the same added folder is sent; links to folders are not followed (no loops).
           const real = await realpath(full).catch(() => null);
@@ -128,7 +147,7 @@ async function openLocal(context: TransferContext, file: FileState): Promise<str
     throw new FileFailure(error instanceof Error ? error.message : agentMessages.pathOutside);
   }
   const info = await stat(osPath).catch((error: unknown) => {
-    throw localFailure(error, file) ?? error;
+    throw localFailure(error, file.name) ?? error;
   });
   // A file replaced or rewritten since the transfer began is not the file the user chose.
   if (!info.isFile() || info.size !== file.size || info.mtimeMs !== file.mtimeMs)
@@ -179,7 +198,7 @@ async function withRetries<T>(context: TransferContext, file: FileState, send: (
       return await send();
     } catch (error) {
       if (context.signal.aborted || isAbort(error)) throw error;
-      const local = localFailure(error, file);
+      const local = localFailure(error, file.name);
       if (local) throw local;
       if (error instanceof FileFailure && error.message === agentMessages.verifyFailed(file.name))
         throw error;

@@ -1,0 +1,69 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { agentMessages } from '@cumulo/contract';
+import { LocalFolders } from '../local-folders.ts';
+import { planUpload } from './upload.ts';
+
+// What the walk of an upload does with entries it cannot read. The tests run as root in CI, where no permission
+// bit refuses a read, and a file cannot be made to vanish between the walk's readdir and its stat on cue: so
+// node:fs/promises is the real module with readdir and stat wrapped, and the wrappers refuse the paths a test names
+// with the error the OS gives (EACCES, ENOENT, EIO). Everything else is a real folder tree in a temporary directory.
+
+const refusals = new Map<string, { call: 'readdir' | 'stat'; code: string }>();
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof fs>();
+  const refuse = (call: 'readdir' | 'stat', target: unknown) => {
+    const refusal = refusals.get(String(target));
+    if (refusal?.call !== call) return null;
+    return Promise.reject(
+      Object.assign(new Error(`${refusal.code}: refused, ${call}`), { code: refusal.code }),
+    );
+  };
+  return {
+    ...real,
+    readdir: ((target: string, options: object) =>
+      refuse('readdir', target) ?? real.readdir(target, options)) as typeof real.readdir,
+    stat: ((target: string) => refuse('stat', target) ?? real.stat(target)) as typeof real.stat,
+  };
+});
+
+describe('planUpload: entries the walk cannot read', () => {
+  let top: string;
+  let docs: string;
+
+  beforeAll(() => {
+    top = mkdtempSync(path.join(tmpdir(), 'cumulo-plan-'));
+    docs = path.join(top, 'docs');
+    for (const folder of ['sub', 'locked']) mkdirSync(path.join(docs, folder), { recursive: true });
+    for (const file of ['a.txt', 'gone.txt', 'sub/b.txt', 'locked/c.txt'])
+      writeFileSync(path.join(docs, file), `${file}\n`);
+  });
+
+  afterAll(() => rmSync(top, { recursive: true, force: true }));
+
+  it('fails a folder it may not read and a file gone since the listing, each alone and in words, and plans the rest', async () => {
+    refusals.clear();
+    refusals.set(path.join(docs, 'locked'), { call: 'readdir', code: 'EACCES' });
+    refusals.set(path.join(docs, 'gone.txt'), { call: 'stat', code: 'ENOENT' });
+    const plan = await planUpload(new LocalFolders(() => [docs]), ['/docs'], 'backup');
+
+    expect(plan.files.map((file) => [file.key, file.status, file.error, file.unlisted ?? false])).toEqual([
+      ['backup/docs/a.txt', 'pending', null, false],
+      ['backup/docs/gone.txt', 'failed', agentMessages.fileVanished('docs/gone.txt'), true],
+      ['backup/docs/locked', 'failed', agentMessages.noPermission('docs/locked'), true],
+      ['backup/docs/sub/b.txt', 'pending', null, false],
+    ]);
+  });
+
+  it('refuses the upload on any other error', async () => {
+    refusals.clear();
+    refusals.set(path.join(docs, 'sub'), { call: 'readdir', code: 'EIO' });
+    await expect(planUpload(new LocalFolders(() => [docs]), ['/docs'], 'backup')).rejects.toMatchObject({
+      code: 'EIO',
+    });
+  });
+});
