@@ -12,6 +12,7 @@ import { S3ObjectStore } from '@cumulo/storage/adapters';
 import { S3RVER_KEY, startRestartableS3rver, type RestartableS3rver } from '@cumulo/storage/testing';
 import { pairingMessages } from './agent.ts';
 import { startStandInServer, type StandInServer } from './testing/stand-in-server.ts';
+import { StateStore } from './transfers/transfer-state.ts';
 
 const MiB = 1024 * 1024;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -715,17 +716,10 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     standIn.revoke();
     gate.release();
     gate = null;
-    const stateFile = path.join(home, 'state.json');
+    // Read as a restarted agent reads it: the snapshot and its log.
     const ended = await until('the transfer to end', async () => {
-      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
-        transfers: Array<{
-          id: string;
-          status: string;
-          endedAt: string | null;
-          files: Array<{ error: string }>;
-        }>;
-      };
-      const transfer = state.transfers.find((candidate) => candidate.id === id);
+      const saved = await new StateStore(home, () => []).load();
+      const transfer = saved.find((candidate) => candidate.id === id);
       return transfer?.endedAt ? transfer : null;
     });
     expect(ended).toMatchObject({ status: 'failed', files: [{ error: agentMessages.deviceUnknown }] });

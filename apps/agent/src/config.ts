@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_DEFAULT_PORT, type AgentPlatform } from '@cumulo/contract';
@@ -59,11 +59,21 @@ export function parsePort(value: string | undefined): number {
 const configPath = (home: string) => path.join(home, 'config.json');
 
 /** Writes `file` whole or not at all (a temp file renamed over it), readable by its owner only. */
-export async function writePrivateFile(file: string, content: string): Promise<void> {
+/**
+ * Writes `content` (a string, or chunks written one after another, so a large file need not be one string) to a
+ * temporary file readable only by the owner, then renames it over `file`: a reader sees the old file or the whole
+ * new one. A write that fails leaves no temporary file behind.
+ */
+export async function writePrivateFile(file: string, content: string | Iterable<string>): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, content, { mode: 0o600 });
-  await rename(temp, file);
+  try {
+    await writeFile(temp, content, { mode: 0o600 });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
 export async function ensureHome(home: string): Promise<void> {

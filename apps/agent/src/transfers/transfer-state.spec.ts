@@ -87,9 +87,9 @@ describe('StateStore', () => {
     const transfer = transferOf([fileOf('a')]);
     const store = new StateStore(dir, () => [transfer]);
     await store.flush();
-    const { generation } = JSON.parse(readFileSync(path.join(dir, 'state.json'), 'utf8')) as {
-      generation: number;
-    };
+    // The snapshot's first line says its generation.
+    const [header] = readFileSync(path.join(dir, 'state.json'), 'utf8').split('\n');
+    const { generation } = JSON.parse(header ?? '') as { generation: number };
     const log = path.join(dir, 'state.log');
     // A crash after the next snapshot's rename and before the log was emptied leaves the last generation's lines.
     appendFileSync(
@@ -154,5 +154,42 @@ describe('StateStore', () => {
     expect(readFileSync(path.join(dir, 'state.log'), 'utf8')).toBe('');
     const [loaded] = await new StateStore(dir, () => []).load();
     expect(loaded?.files[0]?.status).toBe('verified');
+  });
+
+  it('writes the snapshot as lines and reads back a transfer of 60 000 files from it', async () => {
+    const dir = home();
+    const files = Array.from({ length: 60_000 }, (_, i) => ({
+      ...fileOf(`photos/${String(i).padStart(6, '0')}.jpg`),
+      status: (i % 3 === 0 ? 'verified' : 'pending') as FileState['status'],
+    }));
+    const transfer = { ...transferOf(files), continuation: 'page-7' };
+    const store = new StateStore(dir, () => [transfer]);
+    await store.flush();
+
+    // One line for the generation, one for the transfer's own fields, one per file: several megabytes, written a
+    // chunk at a time rather than as one string.
+    const text = readFileSync(path.join(dir, 'state.json'), 'utf8');
+    expect(text.length).toBeGreaterThan(4 * 1024 * 1024);
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(2 + files.length);
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ h: { id: 't-1', continuation: 'page-7' } });
+
+    const [loaded] = await new StateStore(dir, () => []).load();
+    expect(loaded).toEqual(transfer);
+  });
+
+  it('reads a snapshot written as one object, as agents wrote it before lines, with its log', async () => {
+    const dir = home();
+    const transfer = transferOf([fileOf('a'), fileOf('b')]);
+    writeFileSync(path.join(dir, 'state.json'), JSON.stringify({ generation: 4, transfers: [transfer] }));
+    writeFileSync(
+      path.join(dir, 'state.log'),
+      `${JSON.stringify({ g: 4, t: 't-1', f: { ...fileOf('b'), status: 'verified' } })}\n`,
+    );
+    const [loaded] = await new StateStore(dir, () => []).load();
+    expect(loaded?.files.map((file) => [file.key, file.status])).toEqual([
+      ['a', 'pending'],
+      ['b', 'verified'],
+    ]);
   });
 });

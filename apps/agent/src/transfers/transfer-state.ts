@@ -1,4 +1,4 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentDirection, AgentTransferStatus } from '@cumulo/contract';
 import { writePrivateFile } from '../config.ts';
@@ -66,11 +66,12 @@ export interface TransferState {
   historyPending: boolean;
 }
 
-interface StateFile {
-  /** Which log lines apply to this snapshot: those written after it, carrying the same number. */
-  generation?: number;
-  transfers: TransferState[];
-}
+/**
+ * `state.json`, one JSON line each: first `{"generation"}`, which log lines apply to this snapshot (those written after
+ * it, carrying the same number); then each transfer's own fields (`h`) followed by its files (`f`), one line per
+ * file. Before lines it was one object `{generation, transfers}`, still read.
+ */
+type SnapshotLine = { generation: number } | { h: Omit<TransferState, 'files'> } | { f: FileState };
 
 /** One line of `state.log`: a transfer's own fields, or one of its files (matched by key; a new key is added). */
 type LogLine =
@@ -112,11 +113,33 @@ export class StateStore {
   }
 
   async load(): Promise<TransferState[]> {
-    let transfers: TransferState[];
+    let transfers: TransferState[] = [];
     try {
-      const saved = JSON.parse(await readFile(this.file, 'utf8')) as Partial<StateFile>;
-      transfers = Array.isArray(saved.transfers) ? saved.transfers : [];
-      this.#generation = typeof saved.generation === 'number' ? saved.generation : 0;
+      const handle = await open(this.file, 'r');
+      try {
+        let first = true;
+        let current: TransferState | null = null;
+        for await (const line of handle.readLines({ encoding: 'utf8' })) {
+          if (!line) continue;
+          const entry = JSON.parse(line) as Partial<Record<'generation' | 'h' | 'f' | 'transfers', unknown>>;
+          if (first) {
+            first = false;
+            this.#generation = typeof entry.generation === 'number' ? entry.generation : 0;
+            // The snapshot as one object, written before it was lines.
+            if (Array.isArray(entry.transfers)) {
+              transfers = entry.transfers as TransferState[];
+              break;
+            }
+          } else if (entry.h && typeof entry.h === 'object') {
+            current = { ...(entry.h as Omit<TransferState, 'files'>), files: [] };
+            transfers.push(current);
+          } else if (entry.f && typeof entry.f === 'object' && current) {
+            current.files.push(entry.f as FileState);
+          }
+        }
+      } finally {
+        await handle.close();
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       // A damaged state file must not stop the agent; what it held cannot be resumed.
@@ -131,39 +154,39 @@ export class StateStore {
 
   /** Applies the log's lines of this snapshot's generation to its transfers. */
   async #replay(transfers: TransferState[]): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.#log, 'utf8');
-    } catch {
-      return;
-    }
+    const handle = await open(this.#log, 'r').catch(() => null);
+    if (!handle) return;
     const byId = new Map(transfers.map((transfer) => [transfer.id, transfer]));
     const indexes = new Map<TransferState, Map<string, number>>();
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      let entry: Partial<LogLine> & { h?: unknown; f?: FileState };
-      try {
-        entry = JSON.parse(line) as typeof entry;
-      } catch {
-        continue; // a line cut short by a crash
-      }
-      if (entry.g !== this.#generation || typeof entry.t !== 'string') continue;
-      const transfer = byId.get(entry.t);
-      if (!transfer) continue;
-      if (entry.h && typeof entry.h === 'object') {
-        Object.assign(transfer, entry.h, { files: transfer.files });
-      } else if (entry.f && typeof entry.f.key === 'string') {
-        let index = indexes.get(transfer);
-        if (!index) {
-          index = new Map(transfer.files.map((file, i) => [file.key, i]));
-          indexes.set(transfer, index);
+    try {
+      for await (const line of handle.readLines({ encoding: 'utf8' })) {
+        if (!line) continue;
+        let entry: Partial<LogLine> & { h?: unknown; f?: FileState };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          continue; // a line cut short by a crash
         }
-        const at = index.get(entry.f.key);
-        if (at === undefined) {
-          index.set(entry.f.key, transfer.files.length);
-          transfer.files.push(entry.f);
-        } else transfer.files[at] = entry.f;
+        if (entry.g !== this.#generation || typeof entry.t !== 'string') continue;
+        const transfer = byId.get(entry.t);
+        if (!transfer) continue;
+        if (entry.h && typeof entry.h === 'object') {
+          Object.assign(transfer, entry.h, { files: transfer.files });
+        } else if (entry.f && typeof entry.f.key === 'string') {
+          let index = indexes.get(transfer);
+          if (!index) {
+            index = new Map(transfer.files.map((file, i) => [file.key, i]));
+            indexes.set(transfer, index);
+          }
+          const at = index.get(entry.f.key);
+          if (at === undefined) {
+            index.set(entry.f.key, transfer.files.length);
+            transfer.files.push(entry.f);
+          } else transfer.files[at] = entry.f;
+        }
       }
+    } finally {
+      await handle.close();
     }
   }
 
@@ -213,10 +236,10 @@ export class StateStore {
       if (this.#whole || this.#logBytes >= Math.max(LOG_FOLD_BYTES, this.#snapshotBytes)) {
         this.#whole = false;
         const generation = this.#generation + 1;
-        const content = JSON.stringify({ generation, transfers: this.snapshot() } satisfies StateFile);
-        await writePrivateFile(this.file, content);
+        const written = { bytes: 0 };
+        await writePrivateFile(this.file, snapshotChunks(generation, this.snapshot(), written));
         this.#generation = generation;
-        this.#snapshotBytes = content.length;
+        this.#snapshotBytes = written.bytes;
         // Lines of the generation before: ignored on load from now on, and emptied here.
         await writePrivateFile(this.#log, '');
         this.#logBytes = 0;
@@ -243,4 +266,35 @@ export class StateStore {
       process.stderr.write(`The transfer state could not be saved: ${String(error)}\n`);
     }
   }
+}
+
+/** Lines of a snapshot gathered into chunks of about this many characters, each one write. */
+const SNAPSHOT_CHUNK = 1024 * 1024;
+
+/**
+ * The snapshot's lines (SnapshotLine) in chunks of about a megabyte, adding each chunk's size to `written`. Written a
+ * chunk at a time, a transfer of a million files is never one string of hundreds of megabytes (V8 refuses strings
+ * past about 512 MB), and other work runs between the chunks instead of waiting seconds for one JSON.stringify.
+ */
+function* snapshotChunks(
+  generation: number,
+  transfers: TransferState[],
+  written: { bytes: number },
+): Generator<string> {
+  let chunk = `${JSON.stringify({ generation } satisfies SnapshotLine)}\n`;
+  for (const transfer of transfers) {
+    const { files, ...header } = transfer;
+    chunk += `${JSON.stringify({ h: header } satisfies SnapshotLine)}\n`;
+    // A download's listing may add files between two chunks: they are logged after this snapshot as well.
+    for (const file of files) {
+      chunk += `${JSON.stringify({ f: file } satisfies SnapshotLine)}\n`;
+      if (chunk.length >= SNAPSHOT_CHUNK) {
+        written.bytes += Buffer.byteLength(chunk);
+        yield chunk;
+        chunk = '';
+      }
+    }
+  }
+  written.bytes += Buffer.byteLength(chunk);
+  yield chunk;
 }
