@@ -4,11 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { LocalFolders } from '../local-folders.ts';
 import { ServerError, type CumuloServer } from '../server-client.ts';
 import { Downloader } from './download.ts';
+import { endedTransfer } from '../testing/transfer-manager.ts';
 import { TransferManager } from './transfer-manager.ts';
 import type { FileState, TransferState } from './transfer-state.ts';
 
@@ -294,15 +295,7 @@ describe('Downloader: the URLs a download holds and asks for', () => {
     mkdirSync(path.join(top, 'retried'), { recursive: true });
     const { server, listings } = standIn(undefined, { failOnce: '8' });
     const manager = new TransferManager(home, server, new LocalFolders(() => [path.join(top, 'retried')]));
-    const ended = async (id: string) =>
-      vi.waitFor(
-        () => {
-          const view = manager.status().find((transfer) => transfer.transferID === id);
-          if (!view?.endedAt) throw new Error('still under way');
-          return view;
-        },
-        { timeout: 10_000 },
-      );
+    const ended = (id: string) => endedTransfer(manager, id);
     try {
       const first = await manager.startDownload({
         remotePaths: ['data/'],

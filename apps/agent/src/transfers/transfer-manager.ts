@@ -12,7 +12,7 @@ import { DeviceUnknown, type CumuloServer } from '../server-client.ts';
 import { Downloader, PART_SUFFIX } from './download.ts';
 import type { TransferContext } from './transfer-context.ts';
 import { StateStore, type FileState, type TransferState } from './transfer-state.ts';
-import { planUpload, runUpload } from './upload.ts';
+import { chooseUpload, planUpload, runUpload } from './upload.ts';
 
 /** Ended transfers stay in GET /status (and the state file) this long. */
 const KEEP_ENDED_MS = 60 * 60_000;
@@ -71,12 +71,14 @@ export class TransferManager {
     sources: string[],
     remote: { cloud_account_id: string; bucket_name: string; path: string },
   ): Promise<string> {
-    const plan = await planUpload(this.folders, sources, remote.path);
+    // The chosen paths are checked now (a path outside the added folders is refused at once); the folders are
+    // walked when the transfer runs, so the page has its transfer at once even for a million files.
+    const chosen = await chooseUpload(this.folders, sources);
     return this.#start('upload', remote.cloud_account_id, remote.bucket_name, sources, remote.path, {
-      files: plan.files,
-      chosen: plan.names,
-      isDirectory: plan.isDirectory,
-      listed: true,
+      files: [],
+      chosen: chosen.names,
+      isDirectory: chosen.isDirectory,
+      listed: false,
     });
   }
 
@@ -157,8 +159,10 @@ export class TransferManager {
       if (file.status === 'failed') process.stderr.write(`${file.name}: ${file.error ?? ''}\n`);
     };
     try {
-      if (transfer.direction === 'upload') await runUpload(context, fileDone);
-      else await new Downloader(context, fileDone).run();
+      if (transfer.direction === 'upload') {
+        if (!transfer.listed) await this.#planUpload(transfer, context.signal);
+        await runUpload(context, fileDone);
+      } else await new Downloader(context, fileDone).run();
     } catch (error) {
       const message =
         error instanceof DeviceUnknown
@@ -173,8 +177,8 @@ export class TransferManager {
             file.status = 'failed';
             file.error = message;
           }
-        // A download whose listing stopped short is not whole, whatever became of the files it had named.
-        if (transfer.files.length === 0 || (transfer.direction === 'download' && !transfer.listed))
+        // A transfer whose file list stopped short is not whole, whatever became of the files it had named.
+        if (transfer.files.length === 0 || !transfer.listed)
           transfer.files.push(this.#placeholder(transfer, message));
       }
       running.controller.abort();
@@ -182,7 +186,19 @@ export class TransferManager {
     await this.#end(transfer);
   }
 
-  /** A failed download whose listing never came, or stopped short: one row to say why. */
+  /**
+   * Walks an upload's chosen folders into its files. A walk the agent stopped half-way (a restart) runs again whole;
+   * files it had planned keep their state, matched by key.
+   */
+  async #planUpload(transfer: TransferState, signal: AbortSignal): Promise<void> {
+    const plan = await planUpload(this.folders, transfer.sources, transfer.target, signal);
+    const known = new Set(transfer.files.map((file) => file.key));
+    for (const file of plan.files) if (!known.has(file.key)) transfer.files.push(file);
+    transfer.listed = true;
+    await this.#store.flush();
+  }
+
+  /** A failed transfer whose file list never came, or stopped short: one row to say why. */
   #placeholder(transfer: TransferState, message: string): FileState {
     return {
       name: transfer.chosen.join(', '),
@@ -222,8 +238,8 @@ export class TransferManager {
    * POST /retry (spec 001 §8 'Retry Failed Files started successfully!'): a new transfer of the files an ended
    * transfer failed, to the same place. An upload reads each file's size and time again (the user may have put it
    * back); a download keeps the blocks its part files hold. A download whose listing stopped half-way also lists
-   * on from where it stopped (the files it had verified are not fetched again); one whose listing never came
-   * starts over. Null when the transfer is unknown, still under way, or failed nothing.
+   * on from where it stopped (the files it had verified are not fetched again); one whose listing never came, or an
+   * upload whose walk failed, starts over. Null when the transfer is unknown, still under way, or failed nothing.
    */
   async retry(transferId: string): Promise<string | null> {
     const old = this.#transfers.find((candidate) => candidate.id === transferId);
@@ -231,9 +247,10 @@ export class TransferManager {
     const failed = old.files.filter((file) => file.status === 'failed');
     if (failed.length === 0) return null;
     const content = { chosen: old.chosen, isDirectory: old.isDirectory };
-    const listingLeft = old.direction === 'download' && !old.listed;
+    // The file list never came whole: an upload's walk failed (nothing was sent), or a download's listing did.
+    const listingLeft = !old.listed;
     if (listingLeft && !old.continuation)
-      return this.#start('download', old.cloud_account_id, old.bucket_name, old.sources, old.target, {
+      return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
         ...content,
         files: [],
         listed: false,

@@ -5,6 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { agentMessages } from '@cumulo/contract';
 import { LocalFolders } from '../local-folders.ts';
+import type { CumuloServer } from '../server-client.ts';
+import { endedTransfer } from '../testing/transfer-manager.ts';
+import { TransferManager } from './transfer-manager.ts';
 import { planUpload } from './upload.ts';
 
 // What the walk of an upload does with entries it cannot read. The tests run as root in CI, where no permission
@@ -65,5 +68,36 @@ describe('planUpload: entries the walk cannot read', () => {
     await expect(planUpload(new LocalFolders(() => [docs]), ['/docs'], 'backup')).rejects.toMatchObject({
       code: 'EIO',
     });
+  });
+
+  it('answers an upload at once and walks it when it runs: a walk that fails ends the transfer failed, in words, and a retry walks again', async () => {
+    refusals.clear();
+    refusals.set(path.join(docs, 'sub'), { call: 'readdir', code: 'EIO' });
+    const home = mkdtempSync(path.join(tmpdir(), 'cumulo-plan-home-'));
+    // The walk fails before any file is sent: the server is never called.
+    const server = {
+      device: () => Promise.reject(new Error('no server call expected')),
+    } as unknown as CumuloServer;
+    const manager = new TransferManager(home, server, new LocalFolders(() => [docs]));
+    const ended = (id: string) => endedTransfer(manager, id);
+    try {
+      const id = await manager.startUpload(['/docs'], {
+        cloud_account_id: '00000000-0000-4000-8000-000000000001',
+        bucket_name: 'bucket',
+        path: 'backup',
+      });
+      const failed = await ended(id);
+      expect(failed).toMatchObject({ status: 'failed', filesTotal: 1 });
+      expect(failed.transferErrors).toEqual([{ file: 'docs', error: 'EIO: refused, readdir' }]);
+
+      // The folder is still unreadable: the retry walks again and fails the same way.
+      const again = await manager.retry(id);
+      if (!again) throw new Error('nothing retried');
+      expect(again).not.toBe(id);
+      expect((await ended(again)).transferErrors).toEqual(failed.transferErrors);
+    } finally {
+      await manager.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

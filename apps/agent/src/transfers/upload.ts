@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,7 +20,7 @@ import {
   type UploadSession,
 } from '@cumulo/contract';
 import { z } from 'zod';
-import { isHiddenName, type LocalFolders } from '../local-folders.ts';
+import { isHiddenName, type LocalFolders, type ResolvedPath } from '../local-folders.ts';
 import { DeviceUnknown } from '../server-client.ts';
 import { HashingStream, MULTIPART_ETAG, PLAIN_MD5, md5OfRange, multipartEtag } from './checksums.ts';
 import { etagOf, httpRequest, type HttpAnswer } from '../http-client.ts';
@@ -51,83 +52,137 @@ function fingerprintOf(osPath: string, size: number, mtimeMs: number): string {
   return createHash('sha256').update(`${osPath}\u0000${size}\u0000${mtimeMs}`).digest('hex');
 }
 
+/** One chosen path of an upload, resolved inside its added folder. */
+interface ChosenPath {
+  resolved: ResolvedPath;
+  /** Its own name, kept in the keys. */
+  top: string;
+  /** Its virtual path. */
+  base: string;
+  info: Stats;
+}
+
+/**
+ * The chosen virtual paths as an upload takes them, without walking anything: each must exist inside an added folder
+ * (else refused, as the page is told at once); hidden names are left out.
+ */
+export async function chooseUpload(
+  folders: LocalFolders,
+  chosen: string[],
+): Promise<{ paths: ChosenPath[]; names: string[]; isDirectory: boolean }> {
+  const paths: ChosenPath[] = [];
+  for (const virtual of chosen) {
+    const resolved = await folders.resolveExisting(virtual);
+    const top = resolved.inside.at(-1) ?? resolved.root.name;
+    if (isHiddenName(top)) continue;
+    const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
+    paths.push({ resolved, top, base, info: await stat(resolved.osPath) });
+  }
+  return {
+    paths,
+    names: paths.map((chosenPath) => chosenPath.top),
+    isDirectory: paths.some((chosenPath) => chosenPath.info.isDirectory()),
+  };
+}
+
+/** Entries of one folder stat'ed at once while an upload is planned (the walk's order is kept). */
+const WALK_STATS = 32;
+
 /**
  * The files under the chosen virtual paths, with their object keys under `remoteFolder`: a chosen folder is walked
- * (hidden names and symlinks leaving the added folder skipped), keeping its own name in the keys.
+ * (hidden names and symlinks leaving the added folder skipped), keeping its own name in the keys. Depth first,
+ * names sorted: the order files are sent in is the order a listing shows them. An entry the walk cannot read (no
+ * permission) or that went meanwhile is a failed row of its own, with why and no object; any other error refuses
+ * the upload. `signal` stops the walk between folders.
  */
 export async function planUpload(
   folders: LocalFolders,
   chosen: string[],
   remoteFolder: string,
+  signal?: AbortSignal,
 ): Promise<{ files: FileState[]; isDirectory: boolean; names: string[] }> {
   const prefix = remoteFolder && !remoteFolder.endsWith('/') ? `${remoteFolder}/` : remoteFolder;
+  const { paths, names, isDirectory } = await chooseUpload(folders, chosen);
   const files: FileState[] = [];
-  const names: string[] = [];
-  let isDirectory = false;
-  for (const virtual of chosen) {
-    const resolved = await folders.resolveExisting(virtual);
-    const top = resolved.inside.at(-1) ?? resolved.root.name;
-    if (isHiddenName(top)) continue;
-    names.push(top);
-    const realRoot = await realpath(resolved.root.folder);
-    const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
-    const add = (osPath: string, relative: string, info: { size: number; mtimeMs: number }, at: string) =>
-      files.push({
-        name: relative,
-        local: at,
-        key: `${prefix}${relative}`,
-        size: info.size,
-        mtimeMs: info.mtimeMs,
-        status: 'pending',
-        error: null,
-        transferred: 0,
-      });
-    // An entry the walk cannot read (no permission) or that went meanwhile fails alone, with why, as a row with no
-    // object of its own; the rest of the selection is planned. Any other error refuses the upload.
-    const unreadable = (error: unknown, relative: string, at: string) => {
-      const failure = localFailure(error, relative);
-      if (!failure) throw error;
-      files.push({
-        name: relative,
-        local: at,
-        key: `${prefix}${relative}`,
-        size: 0,
-        status: 'failed',
-        error: failure.message,
-        transferred: 0,
-        unlisted: true,
-      });
+  const fileRow = (relative: string, at: string, info: { size: number; mtimeMs: number }): FileState => ({
+    name: relative,
+    local: at,
+    key: `${prefix}${relative}`,
+    size: info.size,
+    mtimeMs: info.mtimeMs,
+    status: 'pending',
+    error: null,
+    transferred: 0,
+  });
+  const unreadableRow = (error: unknown, relative: string, at: string): FileState => {
+    const failure = localFailure(error, relative);
+    if (!failure) throw error;
+    return {
+      name: relative,
+      local: at,
+      key: `${prefix}${relative}`,
+      size: 0,
+      status: 'failed',
+      error: failure.message,
+      transferred: 0,
+      unlisted: true,
     };
-    const info = await stat(resolved.osPath);
+  };
+  for (const { resolved, top, base, info } of paths) {
     if (info.isFile()) {
-      add(resolved.osPath, top, info, base);
+      files.push(fileRow(top, base, info));
       continue;
     }
     if (!info.isDirectory()) continue;
-    isDirectory = true;
-    // Depth first, names sorted: the order files are sent in is the order a listing shows them.
+    const realRoot = await realpath(resolved.root.folder);
+    /** A file's row, a folder to walk, or nothing (a link leading out or to a folder, a special file). */
+    const look = async (
+      entry: Dirent,
+      full: string,
+      relative: string,
+      at: string,
+    ): Promise<FileState | 'folder' | null> => {
+      if (entry.isDirectory()) return 'folder';
+      if (entry.isFile())
+        return stat(full).then(
+          (found) => fileRow(relative, at, found),
+          (error: unknown) => unreadableRow(error, relative, at),
+        );
+      if (!entry.isSymbolicLink()) return null;
+      // A link to a file inside the same added folder is sent; links to folders are not followed (no loops).
+      const real = await realpath(full).catch(() => null);
+      if (!real || !(real === realRoot || real.startsWith(`${realRoot}${path.sep}`))) return null;
+      const target = await lstat(real);
+      return target.isFile() ? fileRow(relative, at, target) : null;
+    };
     const walk = async (osDir: string, relative: string, at: string): Promise<void> => {
-      const listed = await readdir(osDir, { withFileTypes: true }).catch((error: unknown) => {
-        unreadable(error, relative, at);
-        return [];
-      });
-      const entries = listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of entries) {
-        if (isHiddenName(entry.name)) continue;
-        const full = path.join(osDir, entry.name);
-        const childRelative = `${relative}/${entry.name}`;
-        const childAt = `${at}/${entry.name}`;
-        if (entry.isDirectory()) {
-          await walk(full, childRelative, childAt);
-        } else if (entry.isFile()) {
-          const found = await stat(full).catch((error: unknown) => unreadable(error, childRelative, childAt));
-          if (found) add(full, childRelative, found, childAt);
-        } else if (entry.isSymbolicLink()) {
-          // A link to a file inside the same added folder is sent; links to folders are not followed (no loops).
-          const real = await realpath(full).catch(() => null);
-          if (!real || !(real === realRoot || real.startsWith(`${realRoot}${path.sep}`))) continue;
-          const target = await lstat(real);
-          if (target.isFile()) add(real, childRelative, target, childAt);
+      signal?.throwIfAborted();
+      let listed: Dirent[];
+      try {
+        listed = await readdir(osDir, { withFileTypes: true });
+      } catch (error) {
+        files.push(unreadableRow(error, relative, at));
+        return;
+      }
+      const entries = listed
+        .filter((entry) => !isHiddenName(entry.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (let from = 0; from < entries.length; from += WALK_STATS) {
+        const slice = entries.slice(from, from + WALK_STATS).map((entry) => ({
+          entry,
+          full: path.join(osDir, entry.name),
+          relative: `${relative}/${entry.name}`,
+          at: `${at}/${entry.name}`,
+        }));
+        const found = await Promise.all(
+          slice.map(async (item) => ({
+            item,
+            result: await look(item.entry, item.full, item.relative, item.at),
+          })),
+        );
+        for (const { item, result } of found) {
+          if (result === 'folder') await walk(item.full, item.relative, item.at);
+          else if (result) files.push(result);
         }
       }
     };
