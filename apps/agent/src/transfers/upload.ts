@@ -152,8 +152,9 @@ export async function planUpload(
       // A link to a file inside the same added folder is sent; links to folders are not followed (no loops).
       const real = await realpath(full).catch(() => null);
       if (!real || !(real === realRoot || real.startsWith(`${realRoot}${path.sep}`))) return null;
-      const target = await lstat(real);
-      return target.isFile() ? fileRow(relative, at, target) : null;
+      // A target gone since realpath is a dangling link, skipped as those are.
+      const target = await lstat(real).catch(() => null);
+      return target?.isFile() ? fileRow(relative, at, target) : null;
     };
     const walk = async (osDir: string, relative: string, at: string): Promise<void> => {
       signal?.throwIfAborted();
