@@ -59,24 +59,32 @@ export default async function globalSetup() {
   const address = smtp.server.address();
   const smtpPort = typeof address === 'object' && address ? address.port : 0;
 
-  // Real object stores: s3rver stands in for aws (and serves the generic S3 account), Azurite for azure.
-  const stores = spawn(
-    process.execPath,
-    ['--openssl-legacy-provider', '--import', 'tsx', path.join(here, 'object-stores.ts')],
-    { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const endpoints = await new Promise<{ s3rver: string; azurite: string; s3rverRequests: string }>(
-    (resolve, reject) => {
+  // Real object stores: s3rver stands in for aws (and serves the generic S3 account), Azurite for azure; each in its
+  // own process (object-stores.ts says why).
+  const startStore = (which: 's3rver' | 'azurite') => {
+    const child = spawn(
+      process.execPath,
+      ['--openssl-legacy-provider', '--import', 'tsx', path.join(here, 'object-stores.ts'), which],
+      { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const answer = new Promise<Record<string, string>>((resolve, reject) => {
       let out = '';
-      stores.stdout.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         const line = out.split('\n')[0];
-        if (out.includes('\n') && line)
-          resolve(JSON.parse(line) as { s3rver: string; azurite: string; s3rverRequests: string });
+        if (out.includes('\n') && line) resolve(JSON.parse(line) as Record<string, string>);
       });
-      stores.once('exit', (code) => reject(new Error(`the object stores exited with ${code}`)));
-    },
-  );
+      child.once('exit', (code) => reject(new Error(`the ${which} process exited with ${code}`)));
+    });
+    return { child, answer };
+  };
+  const stores = [startStore('s3rver'), startStore('azurite')];
+  const [s3rverAnswer, azuriteAnswer] = await Promise.all(stores.map((store) => store.answer));
+  const endpoints = {
+    s3rver: s3rverAnswer?.s3rver ?? '',
+    s3rverRequests: s3rverAnswer?.s3rverRequests ?? '',
+    azurite: azuriteAnswer?.azurite ?? '',
+  };
   // The specs read these (Playwright workers inherit the global setup's environment).
   process.env.E2E_S3RVER = endpoints.s3rver;
   process.env.E2E_AZURITE = endpoints.azurite;
@@ -134,9 +142,13 @@ export default async function globalSetup() {
     server.kill('SIGTERM');
     await exited;
     serverLog.end();
-    const storesExited = new Promise((resolve) => stores.once('exit', resolve));
-    stores.stdin.end();
-    await storesExited;
+    await Promise.all(
+      stores.map(({ child }) => {
+        const storeExited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin.end();
+        return storeExited;
+      }),
+    );
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
     await oidcProvider.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
