@@ -58,7 +58,6 @@ export function parsePort(value: string | undefined): number {
 
 const configPath = (home: string) => path.join(home, 'config.json');
 
-/** Writes `file` whole or not at all (a temp file renamed over it), readable by its owner only. */
 /**
  * Writes `content` (a string, or chunks written one after another, so a large file need not be one string) to a
  * temporary file readable only by the owner, then renames it over `file`: a reader sees the old file or the whole

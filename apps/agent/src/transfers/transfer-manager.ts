@@ -187,13 +187,11 @@ export class TransferManager {
   }
 
   /**
-   * Walks an upload's chosen folders into its files. A walk the agent stopped half-way (a restart) runs again whole;
-   * files it had planned keep their state, matched by key.
+   * Walks an upload's chosen folders into its files. The files are set only once the walk is whole, so a walk the
+   * agent stopped half-way (a restart) left none and runs again.
    */
   async #planUpload(transfer: TransferState, signal: AbortSignal): Promise<void> {
-    const plan = await planUpload(this.folders, transfer.sources, transfer.target, signal);
-    const known = new Set(transfer.files.map((file) => file.key));
-    for (const file of plan.files) if (!known.has(file.key)) transfer.files.push(file);
+    transfer.files = (await planUpload(this.folders, transfer.sources, transfer.target, signal)).files;
     transfer.listed = true;
     await this.#store.flush();
   }
