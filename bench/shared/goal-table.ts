@@ -106,8 +106,11 @@ function rowLines(row: GoalRow): string[] {
   return lines;
 }
 
-/** The whole table: each row with its bound, verdict and raw rounds, then the rule the verdicts follow. */
-export function printTable(title: string, rows: GoalRow[]): void {
+/**
+ * The whole table: each row with its bound, verdict and raw rounds, then the rule the verdicts follow. True when no
+ * row FAILs.
+ */
+export function printTable(title: string, rows: GoalRow[]): boolean {
   console.log(`\n${title}`);
   for (const row of rows) for (const line of rowLines(row)) console.log(`  ${line}`);
   console.log(
@@ -124,6 +127,7 @@ export function printTable(title: string, rows: GoalRow[]): void {
       .map((verdict) => `${verdict} ${rows.filter((row) => verdictOf(row) === verdict).length}`)
       .join(', ')}`,
   );
+  return rows.every((row) => verdictOf(row) !== 'FAIL');
 }
 
 /** The tools' order in round `round` (0-based): Cumulo first in rounds 1, 3, …, the peer first in rounds 2, 4, …. */
