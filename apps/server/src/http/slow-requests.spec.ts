@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -44,5 +45,36 @@ describe('watchSlowRequests', () => {
     expect(lines[1]).toMatchObject({ path: '/slow', status: 200 });
     expect(lines[1]?.ms).toBeGreaterThanOrEqual(50);
     expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+
+  it('ends the watch of a request whose client left while its answer was being written', async () => {
+    const { log, lines } = capturingLogger();
+    const server = Fastify();
+    app = server;
+    watchSlowRequests(server, pool, log, 100);
+    // The client goes the moment the answer is ready: the agent stopped just after it sent its history report.
+    // Node then never emits the response's 'finish', so Fastify runs neither onResponse nor onRequestAbort.
+    server.addHook('onSend', async (request, _reply, payload) => {
+      request.raw.socket.destroy();
+      return payload;
+    });
+    let answered = false;
+    server.post('/agent/history', async () => {
+      answered = true;
+      return { ok: true };
+    });
+    await server.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as net.AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      'POST /agent/history HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+        'content-length: 2\r\n\r\n{}',
+    );
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(true);
+    expect(lines).toEqual([]);
   });
 });

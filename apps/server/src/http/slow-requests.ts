@@ -33,7 +33,7 @@ export function watchSlowRequests(
     return performance.now() - watch.started;
   };
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     // A WebSocket (the /rm hub) stays open by design.
     if (request.headers.upgrade) return;
     const timer = setTimeout(() => {
@@ -41,6 +41,17 @@ export function watchSlowRequests(
     }, afterMs);
     timer.unref();
     timers.set(request, { timer, started: performance.now() });
+    // A client that leaves while its answer is being written (an agent stopped just after it reported) gets
+    // neither Fastify's onResponse, which waits for a 'finish' that never comes, nor onRequestAbort, whose request
+    // was whole: the response's 'close', which always comes, ends the watch. After onResponse it finds none.
+    reply.raw.once('close', () => {
+      const ms = clear(request);
+      if (ms >= afterMs)
+        log.warn(
+          { ...describe(request), ms: Math.round(ms), status: reply.statusCode },
+          'slow request, its client gone before the answer was delivered',
+        );
+    });
   });
   app.addHook('onResponse', async (request, reply) => {
     const ms = clear(request);
