@@ -12,7 +12,7 @@ import { DeviceUnknown, type CumuloServer } from '../server-client.ts';
 import { Downloader, PART_SUFFIX } from './download.ts';
 import type { TransferContext } from './transfer-context.ts';
 import { StateStore, type FileState, type TransferState } from './transfer-state.ts';
-import { chooseUpload, planUpload, runUpload } from './upload.ts';
+import { chooseUpload, planUpload, runUpload, walkAgain } from './upload.ts';
 
 /** Ended transfers stay in GET /status (and the state file) this long. */
 const KEEP_ENDED_MS = 60 * 60_000;
@@ -112,7 +112,10 @@ export class TransferManager {
     bucketName: string,
     sources: string[],
     target: string,
-    content: Pick<TransferState, 'files' | 'chosen' | 'isDirectory' | 'listed' | 'continuation'>,
+    content: Pick<
+      TransferState,
+      'files' | 'chosen' | 'isDirectory' | 'listed' | 'continuation' | 'walkAgain'
+    >,
   ): string {
     const transfer: TransferState = {
       id: randomUUID(),
@@ -187,11 +190,17 @@ export class TransferManager {
   }
 
   /**
-   * Walks an upload's chosen folders into its files. The files are set only once the walk is whole, so a walk the
-   * agent stopped half-way (a restart) left none and runs again.
+   * Walks an upload's chosen folders into its files, or for a retry the rows an earlier walk could not read (their
+   * files join the failed files retried). The files are set only once the walk is whole, so a walk the agent
+   * stopped half-way (a restart) added none and runs again.
    */
   async #planUpload(transfer: TransferState, signal: AbortSignal): Promise<void> {
-    transfer.files = (await planUpload(this.folders, transfer.sources, transfer.target, signal)).files;
+    if (transfer.walkAgain) {
+      const found: FileState[] = [];
+      for (const row of transfer.walkAgain) found.push(...(await walkAgain(this.folders, row, signal)));
+      transfer.files = [...transfer.files, ...found];
+      delete transfer.walkAgain;
+    } else transfer.files = (await planUpload(this.folders, transfer.sources, transfer.target, signal)).files;
     transfer.listed = true;
     await this.#store.flush();
   }
@@ -235,9 +244,10 @@ export class TransferManager {
   /**
    * POST /retry (spec 001 §8 'Retry Failed Files started successfully!'): a new transfer of the files an ended
    * transfer failed, to the same place. An upload reads each file's size and time again (the user may have put it
-   * back); a download keeps the blocks its part files hold. A download whose listing stopped half-way also lists
-   * on from where it stopped (the files it had verified are not fetched again); one whose listing never came, or an
-   * upload whose walk failed, starts over. Null when the transfer is unknown, still under way, or failed nothing.
+   * back), and walks again each folder or file its walk could not read (the user may have given the permission);
+   * a download keeps the blocks its part files hold. A download whose listing stopped half-way also lists on from
+   * where it stopped (the files it had verified are not fetched again); one whose listing never came, or an upload
+   * whose walk failed, starts over. Null when the transfer is unknown, still under way, or failed nothing.
    */
   async retry(transferId: string): Promise<string | null> {
     const old = this.#transfers.find((candidate) => candidate.id === transferId);
@@ -245,9 +255,18 @@ export class TransferManager {
     const failed = old.files.filter((file) => file.status === 'failed');
     if (failed.length === 0) return null;
     const content = { chosen: old.chosen, isDirectory: old.isDirectory };
+    // What an upload walks again: the rows its walk could not read; or, when it was itself a retry whose walk of
+    // those failed, the same rows. A download's row for what its listing never named is no file: the listing
+    // names those again.
+    const walk =
+      old.direction !== 'upload'
+        ? []
+        : old.listed
+          ? failed.filter((file) => file.unlisted)
+          : (old.walkAgain ?? []);
     // The file list never came whole: an upload's walk failed (nothing was sent), or a download's listing did.
     const listingLeft = !old.listed;
-    if (listingLeft && !old.continuation)
+    if (listingLeft && !old.continuation && walk.length === 0)
       return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
         ...content,
         files: [],
@@ -255,7 +274,6 @@ export class TransferManager {
       });
     const files: FileState[] = [];
     for (const file of failed) {
-      // The row for what the listing never named is no file: the listing names those again.
       if (file.unlisted) continue;
       const again: FileState = { ...file, status: 'pending', error: null, transferred: 0 };
       if (old.direction === 'upload') {
@@ -268,11 +286,15 @@ export class TransferManager {
       }
       files.push(again);
     }
-    if (files.length === 0 && !listingLeft) return null;
+    if (files.length === 0 && walk.length === 0 && !listingLeft) return null;
     return this.#start(old.direction, old.cloud_account_id, old.bucket_name, old.sources, old.target, {
       ...content,
       files,
-      ...(listingLeft ? { listed: false, continuation: old.continuation } : { listed: true }),
+      ...(walk.length > 0
+        ? { listed: false, walkAgain: walk }
+        : listingLeft
+          ? { listed: false, continuation: old.continuation }
+          : { listed: true }),
     });
   }
 

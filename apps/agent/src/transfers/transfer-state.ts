@@ -34,7 +34,8 @@ export interface FileState {
   verifiedBy?: Verification;
   /**
    * A failed row with no object of its own: the files a download's listing never named, or a local folder or file an
-   * upload's walk could not read. Retry Failed Files leaves it out (a download's listing goes on instead).
+   * upload's walk could not read. Retry Failed Files does not send it as a file: a download's listing goes on
+   * instead, an upload walks that folder or file again (`TransferState.walkAgain`).
    */
   unlisted?: true;
 }
@@ -62,6 +63,11 @@ export interface TransferState {
    */
   continuation?: string | null;
   files: FileState[];
+  /**
+   * Upload, while `listed` is false: the rows of an earlier walk that it could not read, walked again before the
+   * files are sent (Retry Failed Files; their files join `files`). Absent: `sources` are walked into `target`.
+   */
+  walkAgain?: FileState[];
   /** The history report is still to be sent (the server was unreachable). */
   historyPending: boolean;
 }

@@ -100,4 +100,60 @@ describe('planUpload: entries the walk cannot read', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+
+  it('Retry Failed Files walks again what the walk could not read: still refused, it fails in words again; once readable, its files go under the keys and names the first walk would have given them', async () => {
+    refusals.clear();
+    refusals.set(path.join(docs, 'locked'), { call: 'readdir', code: 'EACCES' });
+    const home = mkdtempSync(path.join(tmpdir(), 'cumulo-plan-home-'));
+    // The server refuses every batch of files: what matters here is which files the agent asks to send.
+    const sent: string[] = [];
+    const server = {
+      device: (_method: string, route: string, body: { files?: Array<{ key: string }> }) => {
+        if (route === '/transfers/uploads/batch') sent.push(...(body.files ?? []).map((file) => file.key));
+        return Promise.reject(new Error('The test server refuses.'));
+      },
+    } as unknown as CumuloServer;
+    const manager = new TransferManager(home, server, new LocalFolders(() => [docs]));
+    const ended = (id: string) => endedTransfer(manager, id);
+    const errorsOf = async (id: string) =>
+      Object.fromEntries((await ended(id)).transferErrors.map((failure) => [failure.file, failure.error]));
+    try {
+      const id = await manager.startUpload(['/docs'], {
+        cloud_account_id: '00000000-0000-4000-8000-000000000001',
+        bucket_name: 'bucket',
+        path: 'backup',
+      });
+      expect((await errorsOf(id))['docs/locked']).toBe(agentMessages.noPermission('docs/locked'));
+      expect(sent.sort()).toEqual(['backup/docs/a.txt', 'backup/docs/gone.txt', 'backup/docs/sub/b.txt']);
+
+      // Still refused: the retry sends the failed files again and fails the folder again, in the same words.
+      sent.length = 0;
+      const second = await manager.retry(id);
+      if (!second) throw new Error('nothing retried');
+      expect((await errorsOf(second))['docs/locked']).toBe(agentMessages.noPermission('docs/locked'));
+      expect(sent.sort()).toEqual(['backup/docs/a.txt', 'backup/docs/gone.txt', 'backup/docs/sub/b.txt']);
+
+      // The user gave the permission: the retry walks the folder and sends its file where the first walk would have.
+      refusals.clear();
+      sent.length = 0;
+      const third = await manager.retry(second);
+      if (!third) throw new Error('nothing retried');
+      const errors = await errorsOf(third);
+      expect(Object.keys(errors).sort()).toEqual([
+        'docs/a.txt',
+        'docs/gone.txt',
+        'docs/locked/c.txt',
+        'docs/sub/b.txt',
+      ]);
+      expect(sent.sort()).toEqual([
+        'backup/docs/a.txt',
+        'backup/docs/gone.txt',
+        'backup/docs/locked/c.txt',
+        'backup/docs/sub/b.txt',
+      ]);
+    } finally {
+      await manager.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

@@ -20,7 +20,7 @@ import {
   type UploadSession,
 } from '@cumulo/contract';
 import { z } from 'zod';
-import { isHiddenName, type LocalFolders, type ResolvedPath } from '../local-folders.ts';
+import { isHiddenName, LocalRefusal, type LocalFolders, type ResolvedPath } from '../local-folders.ts';
 import { DeviceUnknown } from '../server-client.ts';
 import { HashingStream, MULTIPART_ETAG, PLAIN_MD5, md5OfRange, multipartEtag } from './checksums.ts';
 import { etagOf, httpRequest, type HttpAnswer } from '../http-client.ts';
@@ -100,12 +100,14 @@ export async function planUpload(
   chosen: string[],
   remoteFolder: string,
   signal?: AbortSignal,
+  /** Put before every file's name (the path of a walk's chosen item's parent, for walkAgain). */
+  namePrefix = '',
 ): Promise<{ files: FileState[]; isDirectory: boolean; names: string[] }> {
   const prefix = remoteFolder && !remoteFolder.endsWith('/') ? `${remoteFolder}/` : remoteFolder;
   const { paths, names, isDirectory } = await chooseUpload(folders, chosen);
   const files: FileState[] = [];
   const fileRow = (relative: string, at: string, info: { size: number; mtimeMs: number }): FileState => ({
-    name: relative,
+    name: `${namePrefix}${relative}`,
     local: at,
     key: `${prefix}${relative}`,
     size: info.size,
@@ -115,10 +117,10 @@ export async function planUpload(
     transferred: 0,
   });
   const unreadableRow = (error: unknown, relative: string, at: string): FileState => {
-    const failure = localFailure(error, relative);
+    const failure = localFailure(error, `${namePrefix}${relative}`);
     if (!failure) throw error;
     return {
-      name: relative,
+      name: `${namePrefix}${relative}`,
       local: at,
       key: `${prefix}${relative}`,
       size: 0,
@@ -190,6 +192,30 @@ export async function planUpload(
     await walk(resolved.osPath, top, base);
   }
   return { files, isDirectory, names };
+}
+
+/**
+ * A row the walk could not read (a folder or a file: `unlisted`), walked again for Retry Failed Files: its files
+ * under the same bucket folder and with the names the first walk would have given them. Still unreadable, gone
+ * meanwhile or no longer inside its added folder: the row again, failed with why now.
+ */
+export async function walkAgain(
+  folders: LocalFolders,
+  row: FileState,
+  signal?: AbortSignal,
+): Promise<FileState[]> {
+  // The row's name is its path under the chosen item's parent, and its key that path under the upload's folder.
+  const top = row.name.slice(row.name.lastIndexOf('/') + 1);
+  const parentName = row.name.slice(0, row.name.length - top.length);
+  const remoteFolder = row.key.slice(0, row.key.length - top.length);
+  try {
+    return (await planUpload(folders, [row.local], remoteFolder, signal, parentName)).files;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const message = error instanceof LocalRefusal ? error.message : localFailure(error, row.name)?.message;
+    if (message === undefined) throw error;
+    return [{ ...row, status: 'failed', error: message, transferred: 0 }];
+  }
 }
 
 /** The local file, checked again (real path inside its folder, same size and time as planned). */
