@@ -387,6 +387,8 @@ export const agentTransfer = z.object({
   timeRemaining: z.number(),
   percent: z.number(),
   bucket: z.string(),
+  /** The top-level names chosen (at most 100): what the row is called once no file of it is running. */
+  items: z.array(z.string()).default([]),
   totalBytes: z.number(),
   transferredBytes: z.number(),
   filesTotal: z.number(),

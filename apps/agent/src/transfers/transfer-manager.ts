@@ -408,6 +408,7 @@ export class TransferManager {
             ? Math.min(100, Math.floor((transferredBytes / totalBytes) * 100))
             : 0,
       bucket: transfer.bucket_name,
+      items: transfer.chosen,
       totalBytes,
       transferredBytes,
       filesTotal: transfer.files.length,

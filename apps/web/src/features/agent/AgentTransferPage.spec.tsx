@@ -11,7 +11,14 @@ import {
 import { renderAt } from '../../test/render.tsx';
 import type { FakeReply, RecordedCall } from '../../test/fake-api.ts';
 import { buildProfile } from '../../test/factories.ts';
-import { AWS_ID, accounts, findDialog, listingHandlers, pick } from '../migration/migration-test-kit.ts';
+import {
+  AWS_ID,
+  accounts,
+  contentPath,
+  findDialog,
+  listingHandlers,
+  pick,
+} from '../migration/migration-test-kit.ts';
 import {
   FAKE_DEVICE_ID,
   FAKE_KEY,
@@ -499,6 +506,46 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     // The history read before is now stale: opening the tab again reads it afresh (else it would be kept 30 s).
     await user.click(screen.getByRole('tab', { name: 'Transfer History' }));
     await waitFor(() => expect(summaryCalls()).toBe(6));
+  });
+
+  it('refreshes the open bucket for an upload that started and ended between two polls, not for one that ended before the page opened', async () => {
+    const agent = fakeAgent({
+      transfers: [
+        buildTransfer({
+          transferID: 'tr-old',
+          status: 'completed',
+          percent: 100,
+          currentFilename: '',
+          items: ['Archive'],
+          endedAt: '2026-11-01T10:00:00.000Z',
+        }),
+      ],
+    });
+    const calls = stubWorld(agent);
+    const { user } = renderAt('/ftx');
+    await pickPhotos(user);
+    const listings = () => calls.filter((call) => call.path === contentPath(AWS_ID, 'photos')).length;
+    // Named after what was chosen, with its bucket beside it.
+    const transfers = await screen.findByRole('table', { name: 'Agent transfers' });
+    const old = (await within(transfers).findByText('Archive')).closest('tr');
+    expect(old).toHaveTextContent('photos');
+    // Status polls come every second: the transfer that ended before the page opened refreshes nothing.
+    const before = listings();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(listings()).toBe(before);
+
+    agent.transfers.unshift(
+      buildTransfer({
+        transferID: 'tr-quick',
+        status: 'completed',
+        percent: 100,
+        currentFilename: '',
+        items: ['notes.txt', 'report.pdf', 'clip.mp4'],
+        endedAt: new Date().toISOString(),
+      }),
+    );
+    await within(transfers).findByText('notes.txt, report.pdf +1 more', {}, { timeout: 3000 });
+    await waitFor(() => expect(listings()).toBeGreaterThan(before));
   });
 
   it('shows the history cards and list with MMM-DD-YY dates', async () => {

@@ -52,30 +52,40 @@ export function AgentTransferPage() {
   );
 }
 
+/** Grow from this width, wrapping below it. */
+const STATISTIC_WIDTH = '1 0 140px';
+
 function Indicators({ title, bytes, extra }: { title: string; bytes: number; extra?: ReactNode }) {
   return (
     <Card size="small" title={title} role="group" aria-label={title}>
-      <Row gutter={[8, 8]}>
-        <Col span={extra ? 6 : 8}>
+      {/* Each figure keeps the width its value needs and they wrap in a narrow card ("$0.0000488" ran into the
+          next figure at 1280 px when four shared the card). */}
+      <Row gutter={[16, 8]}>
+        <Col flex={STATISTIC_WIDTH}>
           <Statistic title="Size" value={formatBytes(bytes)} />
         </Col>
-        <Col span={extra ? 6 : 8}>
+        <Col flex={STATISTIC_WIDTH}>
           <Statistic title="Cost per MB" value={costPerMbText()} />
         </Col>
-        <Col span={extra ? 6 : 8}>
+        <Col flex={STATISTIC_WIDTH}>
           <Statistic title="Total cost" value={costText(bytes)} />
         </Col>
-        {extra ? <Col span={6}>{extra}</Col> : null}
+        {extra ? <Col flex={STATISTIC_WIDTH}>{extra}</Col> : null}
       </Row>
     </Card>
   );
 }
 
-/** Ended transfers refresh what they changed: the local or the cloud listing, and the history. */
+/**
+ * Ended transfers refresh what they changed: the local or the cloud listing, and the history. A transfer first seen
+ * already ended counts when it ended after the page opened (a few small files are sent between two status polls);
+ * one that ended before changed nothing the page has shown. The agent runs on this machine: one clock.
+ */
 function useRefreshOnEnd(agent: AgentState, cloud: PanelLocation) {
   const queryClient = useQueryClient();
   const resetBucket = useResetBucket();
   const seen = useRef(new Map<string, AgentTransfer['status']>());
+  const [openedAt] = useState(() => Date.now());
   const cloudRef = useRef(cloud);
   cloudRef.current = cloud;
 
@@ -85,7 +95,9 @@ function useRefreshOnEnd(agent: AgentState, cloud: PanelLocation) {
       const before = seen.current.get(transfer.transferID);
       seen.current.set(transfer.transferID, transfer.status);
       const nowEnded = transfer.status !== 'queued' && transfer.status !== 'running';
-      if (!nowEnded || before === undefined || before === transfer.status) continue;
+      if (!nowEnded || before === transfer.status) continue;
+      const endedHere = transfer.endedAt !== null && Date.parse(transfer.endedAt) >= openedAt;
+      if (before === undefined && !endedHere) continue;
       ended = true;
       if (transfer.transferDirection === 'download') {
         void queryClient.invalidateQueries({ queryKey: [...agentKeys.all, 'files'] });
@@ -98,7 +110,7 @@ function useRefreshOnEnd(agent: AgentState, cloud: PanelLocation) {
       void queryClient.invalidateQueries({ queryKey: [...agentKeys.all, 'history'] });
       void queryClient.invalidateQueries({ queryKey: [...agentKeys.all, 'summary'] });
     }
-  }, [agent.transfers, queryClient, resetBucket]);
+  }, [agent.transfers, queryClient, resetBucket, openedAt]);
 }
 
 function TransferTab() {

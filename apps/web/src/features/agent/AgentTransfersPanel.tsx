@@ -8,6 +8,7 @@ import {
   Space,
   Table,
   Tag,
+  Typography,
   type TableColumnsType,
 } from 'antd';
 import { agentMessages, type AgentTransfer, type AgentTransferStatus } from '@cumulo/contract';
@@ -24,6 +25,18 @@ const STATUS_TAGS: Partial<Record<AgentTransferStatus, { color: string; text: st
 const DIRECTION_TEXT = { upload: 'Upload', download: 'Download' } as const;
 
 const active = (transfer: AgentTransfer) => transfer.status === 'queued' || transfer.status === 'running';
+
+/**
+ * What a row is called: the file being sent, else the items chosen ('projects', 'a.jpg, b.jpg +3 more'), else its
+ * bucket (an agent that does not say what was chosen).
+ */
+function transferName(transfer: AgentTransfer): string {
+  if (transfer.currentFilename) return transfer.currentFilename;
+  const [first, second, ...rest] = transfer.items;
+  if (first === undefined) return transfer.bucket;
+  const named = second === undefined ? first : `${first}, ${second}`;
+  return rest.length > 0 ? `${named} +${rest.length} more` : named;
+}
 
 /**
  * Spec 001 §2 "Transfers panel": the agent's transfers, polled every second by useAgent, with File, Direction,
@@ -63,7 +76,10 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
         const tag = STATUS_TAGS[transfer.status];
         return (
           <Space size="small" wrap>
-            <span>{transfer.currentFilename || transfer.bucket}</span>
+            <span>{transferName(transfer)}</span>
+            {transferName(transfer) === transfer.bucket ? null : (
+              <Typography.Text type="secondary">{transfer.bucket}</Typography.Text>
+            )}
             {tag ? <Tag color={tag.color}>{tag.text}</Tag> : null}
             {transfer.resumed ? <Tag color="processing">Resumed</Tag> : null}
           </Space>
@@ -94,7 +110,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
       width: 200,
       render: (_, transfer) => (
         <Progress
-          aria-label={`Progress of ${transfer.currentFilename || transfer.bucket}`}
+          aria-label={`Progress of ${transferName(transfer)}`}
           percent={Math.floor(transfer.percent)}
           size="small"
           status={
@@ -119,7 +135,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
             cancelText="No"
             onConfirm={() => cancel(transfer)}
           >
-            <Button size="small" danger aria-label={`Cancel ${transfer.currentFilename || transfer.bucket}`}>
+            <Button size="small" danger aria-label={`Cancel ${transferName(transfer)}`}>
               Cancel
             </Button>
           </Popconfirm>
@@ -160,7 +176,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
           expandedRowKeys: withErrors,
           rowExpandable: (transfer) => transfer.transferErrors.length > 0,
           expandedRowRender: (transfer) => (
-            <ul aria-label={`Errors of ${transfer.currentFilename || transfer.bucket}`} style={{ margin: 0 }}>
+            <ul aria-label={`Errors of ${transferName(transfer)}`} style={{ margin: 0 }}>
               {transfer.transferErrors.map((failure) => (
                 <li key={`${failure.file}:${failure.error}`}>
                   {failure.file}: {failure.error}

@@ -64,6 +64,7 @@ export function buildTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     timeRemaining: 200_000,
     percent: 42.6,
     bucket: 'photos',
+    items: [],
     totalBytes: 10_485_760,
     transferredBytes: 4_466_000,
     filesTotal: 2,

@@ -65,6 +65,7 @@ export function agentTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     timeRemaining: -1,
     percent: 0,
     bucket: 'archive',
+    items: [],
     totalBytes: 0,
     transferredBytes: 0,
     filesTotal: 1,
