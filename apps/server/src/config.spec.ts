@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAIL_LIMIT } from '@cumulo/contract';
 import { ConfigError, loadConfig } from './config.ts';
 
 describe('config', () => {
@@ -9,6 +10,8 @@ describe('config', () => {
     expect(config.DATA_DIR).toMatch(/\/data$/);
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.LOG_LEVEL).toBe('info');
+    expect(config.MAIL_LIMIT_PER_IP).toBe(MAIL_LIMIT.perIp);
+    expect(loadConfig({ MAIL_LIMIT_PER_IP: '500' }).MAIL_LIMIT_PER_IP).toBe(500);
   });
 
   it.each([
@@ -19,6 +22,7 @@ describe('config', () => {
     ['SMTP_URL', 'http://mail', /SMTP_URL/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['PUBLIC_URL', 'not a url', /PUBLIC_URL/],
+    ['MAIL_LIMIT_PER_IP', '0', /MAIL_LIMIT_PER_IP/],
   ])('refuses a bad %s and names it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

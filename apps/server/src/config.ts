@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { EMAIL_PATTERN, PROVIDER_NAMES } from '@cumulo/contract';
+import { EMAIL_PATTERN, MAIL_LIMIT, PROVIDER_NAMES } from '@cumulo/contract';
 import {
   DEFAULT_OUTAGE_SECONDS,
   DEFAULT_READ_THREADS,
@@ -65,6 +65,11 @@ const configSchema = z.object({
     .min(60)
     .default(12 * 60 * 60),
   TRUST_PROXY: bool.default(false),
+  /**
+   * Sign-up, verification and password mails one client address may ask for in an hour. Raise it where many people
+   * share one address: an office behind one NAT onboarding its staff, a test suite signing up from 127.0.0.1.
+   */
+  MAIL_LIMIT_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(MAIL_LIMIT.perIp),
   WEB_DIST: z.string().optional(),
   /** The transfer agent's package (apps/agent): its build `dist/cumulo-agent.mjs` and `packaging/<platform>/`. */
   AGENT_DIST_DIR: z.string().optional(),

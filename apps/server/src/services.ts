@@ -4,7 +4,7 @@
 // Fastify; the worker role imports worker-services.ts alone.
 import path from 'node:path';
 import type { PgBoss } from 'pg-boss';
-import { SIGN_IN_BACKOFF, SSO_START_LIMIT, messages } from '@cumulo/contract';
+import { MAIL_LIMIT, SIGN_IN_BACKOFF, SSO_START_LIMIT, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
@@ -135,7 +135,7 @@ export function buildServices(deps: ServiceDeps) {
     identityRepo,
     auth,
     new SignInLimiter(db.pool),
-    new MailLimiter(db.pool),
+    new MailLimiter(db.pool, { ...MAIL_LIMIT, perIp: config.MAIL_LIMIT_PER_IP }),
     mail,
     secrets,
     deriveKey(masterKey, 'mfa-recovery-codes'),
