@@ -23,15 +23,26 @@ export class AgentProcess {
     readonly server: string,
     /** More flags of `cumulo-agent start`. */
     readonly startFlags: string[] = [],
-  ) {}
+    /**
+     * A user id (and group id) the agent runs as, through util-linux's setpriv: the tests run as root, whom no
+     * permission bit refuses, and a user's agent meets the permissions of an ordinary user. Its home is theirs.
+     */
+    readonly runAs?: number,
+  ) {
+    if (runAs !== undefined) fs.chownSync(this.home, runAs, runAs);
+  }
 
-  #args(...args: string[]) {
-    return [bundle, ...args, '--home', this.home, '--server', this.server];
+  /** The command line of `cumulo-agent <args>`: [program, ...arguments]. */
+  #command(...args: string[]): [string, string[]] {
+    const agent = [bundle, ...args, '--home', this.home, '--server', this.server];
+    if (this.runAs === undefined) return [process.execPath, agent];
+    const id = String(this.runAs);
+    return ['setpriv', [`--reuid=${id}`, `--regid=${id}`, '--clear-groups', process.execPath, ...agent]];
   }
 
   /** `cumulo-agent add <folder>`. */
   add(folder: string) {
-    const result = spawnSync(process.execPath, this.#args('add', folder), { encoding: 'utf8' });
+    const result = spawnSync(...this.#command('add', folder), { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`cumulo-agent add failed: ${result.stderr}${result.stdout}`);
   }
 
@@ -39,8 +50,7 @@ export class AgentProcess {
   async start() {
     this.#output = '';
     const child = spawn(
-      process.execPath,
-      this.#args('start', '--port', String(this.port), '--origin', this.server, ...this.startFlags),
+      ...this.#command('start', '--port', String(this.port), '--origin', this.server, ...this.startFlags),
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     child.stdout.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));

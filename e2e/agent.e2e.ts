@@ -2,16 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
 import { agentCost, agentMessages, formatBytes, transferMessages } from '@cumulo/contract';
 import type { S3ObjectStore } from '@cumulo/storage/adapters';
-import { S3RVER_KEY } from '@cumulo/storage/testing';
+import { openFtx, ownerOnFtx } from './agent-pairing.ts';
 import { AgentProcess } from './agent-process.ts';
 import { confirmChargeWithCard } from './billing.ts';
-import { connectAccount } from './cloud-accounts.ts';
 import { expect, test } from './fixtures.ts';
-import { chooseBuckets, pick } from './selects.ts';
-import { signedInOwner } from './session.ts';
+import { chooseBuckets } from './selects.ts';
 import { s3rverStore } from './stores.ts';
 
 /**
@@ -59,11 +56,6 @@ async function readObject(store: S3ObjectStore, bucket: string, key: string): Pr
   return Buffer.concat(chunks);
 }
 
-async function openFtx(page: Page) {
-  await page.goto('/ftx');
-  await expect(page.getByRole('tab', { name: 'Transfer History' })).toBeVisible();
-}
-
 test('a new user pairs the transfer agent, uploads a folder across a kill -9, downloads it back, reads the history and revokes the device', async ({
   page,
 }) => {
@@ -85,30 +77,8 @@ test('a new user pairs the transfer agent, uploads a folder across a kill -9, do
   agent.add(downloads);
   await agent.start();
   try {
-    await page.addInitScript((value) => localStorage.setItem('cumulo.agentPort', value), String(agentPort));
-    await signedInOwner(page, 'Ada');
-    await connectAccount(page, 'aws', {
-      Name: 'Agent AWS',
-      'Access Key': S3RVER_KEY,
-      'Secret Key': S3RVER_KEY,
-    });
-
-    // Pair: the page sends a one-time code to the agent, the user confirms it in the agent's terminal.
-    await openFtx(page);
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    const waiting = page.getByText(/^Confirm code [A-Z0-9]{4}-[A-Z0-9]{4} in the terminal/);
-    await expect(waiting).toBeVisible();
-    const code = /([A-Z0-9]{4}-[A-Z0-9]{4})/.exec((await waiting.textContent()) ?? '')?.[1] ?? '';
-    await expect.poll(() => agent.output).toContain(code);
-    agent.type('yes');
-    await expect(page.getByText('Transfer agent connected')).toBeVisible({ timeout: 20_000 });
-
-    // The cloud side: the bucket, once the account's first inventory lists it.
-    await expect(async () => {
-      await openFtx(page);
-      await pick(page, 'Cloud Account', 'Agent AWS');
-      await pick(page, 'Bucket', bucket);
-    }).toPass({ timeout: 60_000 });
+    // Sign up, connect the account, pair (the code confirmed in the agent's terminal), open the bucket.
+    await ownerOnFtx(page, agent, 'Ada', bucket);
 
     // The local side lists the two added folders; the upload of "projects" needs the ftX charge confirmed first.
     const local = page.getByRole('region', { name: 'Local files' });
