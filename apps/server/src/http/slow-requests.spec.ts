@@ -77,4 +77,29 @@ describe('watchSlowRequests', () => {
     expect(answered).toBe(true);
     expect(lines).toEqual([]);
   });
+
+  it('logs a slow request whose client left before any answer as aborted, once', async () => {
+    const { log, lines } = capturingLogger();
+    const server = Fastify();
+    app = server;
+    watchSlowRequests(server, pool, log, 100);
+    server.get('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { ok: true };
+    });
+    await server.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = server.server.address() as net.AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    // The client gives up after the watch has logged the request as still running.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(lines.map((line) => line.msg)).toEqual([
+      'request still running',
+      'slow request aborted by the client',
+    ]);
+    expect(lines[1]?.ms).toBeGreaterThanOrEqual(100);
+  });
 });

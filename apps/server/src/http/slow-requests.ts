@@ -17,50 +17,30 @@ export function watchSlowRequests(
   log: Logger,
   afterMs = SLOW_REQUEST_MS,
 ) {
-  const timers = new WeakMap<FastifyRequest, { timer: ReturnType<typeof setTimeout>; started: number }>();
   const describe = (request: FastifyRequest) => ({
     method: request.method,
     // A share link's path is its token.
     path: maskUrl(request.url.split('?')[0] ?? ''),
     pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
   });
-  /** Stops watching; how long the request ran, in ms (0 when it was not watched). */
-  const clear = (request: FastifyRequest) => {
-    const watch = timers.get(request);
-    if (!watch) return 0;
-    clearTimeout(watch.timer);
-    timers.delete(request);
-    return performance.now() - watch.started;
-  };
-
   app.addHook('onRequest', async (request, reply) => {
     // A WebSocket (the /rm hub) stays open by design.
     if (request.headers.upgrade) return;
+    const started = performance.now();
     const timer = setTimeout(() => {
       log.warn({ ...describe(request), afterMs }, 'request still running');
     }, afterMs);
     timer.unref();
-    timers.set(request, { timer, started: performance.now() });
-    // A client that leaves while its answer is being written (an agent stopped just after it reported) gets
-    // neither Fastify's onResponse, which waits for a 'finish' that never comes, nor onRequestAbort, whose request
-    // was whole: the response's 'close', which always comes, ends the watch. After onResponse it finds none.
+    // The response's 'close' always comes: after the answer, after a client that left before it, and after one
+    // that left while it was being written (an agent stopped just after it reported), where Node never emits
+    // 'finish' and Fastify runs neither onResponse nor onRequestAbort.
     reply.raw.once('close', () => {
-      const ms = clear(request);
-      if (ms >= afterMs)
-        log.warn(
-          { ...describe(request), ms: Math.round(ms), status: reply.statusCode },
-          'slow request, its client gone before the answer was delivered',
-        );
+      clearTimeout(timer);
+      const ms = Math.round(performance.now() - started);
+      if (ms < afterMs) return;
+      if (reply.raw.headersSent)
+        log.warn({ ...describe(request), ms, status: reply.statusCode }, 'slow request');
+      else log.warn({ ...describe(request), ms }, 'slow request aborted by the client');
     });
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const ms = clear(request);
-    if (ms >= afterMs)
-      log.warn({ ...describe(request), ms: Math.round(ms), status: reply.statusCode }, 'slow request');
-  });
-  app.addHook('onRequestAbort', async (request) => {
-    const ms = clear(request);
-    if (ms >= afterMs)
-      log.warn({ ...describe(request), ms: Math.round(ms) }, 'slow request aborted by the client');
   });
 }
