@@ -596,8 +596,14 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
 
     // The user puts the file back and retries the failed files: only it is sent, and then nothing is left to retry.
     writeFileSync(path.join(tree, 'mixed', 'm2.txt'), 'back again, a little longer than before');
-    const retried = await call('POST', '/retry', { key, body: { transferID: started.body.transferID } });
+    // Two clicks at once start one retry; the transfer then says it was retried, and is not retried again.
+    const retryOnce = () => call('POST', '/retry', { key, body: { transferID: started.body.transferID } });
+    const [retried, twin] = await Promise.all([retryOnce(), retryOnce()]);
     expect(retried).toMatchObject({ status: 200, body: { message: agentMessages.retryStarted } });
+    expect(twin).toMatchObject({ status: 404, body: { message: agentMessages.nothingToRetry } });
+    expect(await ended(started.body.transferID as string)).toMatchObject({ status: 'failed', retried: true });
+    const afterwards = await retryOnce();
+    expect(afterwards).toMatchObject({ status: 404, body: { message: agentMessages.nothingToRetry } });
     const again = await ended(retried.body.transferID as string);
     expect(again).toMatchObject({ status: 'completed', filesTotal: 1, filesDone: 1, transferErrors: [] });
     expect((await store.stat(BUCKET, 'mixed/m2.txt'))?.size).toBe(

@@ -104,7 +104,7 @@ export const agentMessages = {
   noPermission: (name: string) => `The transfer agent has no permission to read or write ${name}.`,
   verifyFailed: (name: string) => `${name} did not verify: its checksum differs from the copy in the bucket.`,
   transferUnknown: 'No transfer with this id.',
-  nothingToRetry: 'This transfer has no failed files to retry, or it is still under way.',
+  nothingToRetry: 'This transfer has no failed files to retry, was retried already, or is still under way.',
   /** A device token used on a call the agent does not make (the server's allowlist). */
   deviceForbidden: 'A transfer agent may not make this call. Sign in to Cumulo to do this.',
 } as const;
@@ -395,6 +395,8 @@ export const agentTransfer = z.object({
   filesDone: z.number(),
   /** True once the agent restarted and picked the transfer up again from its state file. */
   resumed: z.boolean(),
+  /** Its failed files were retried (Retry Failed Files): a transfer is retried once; the retry has a row of its own. */
+  retried: z.boolean().default(false),
   startedAt: z.string(),
   endedAt: z.string().nullable(),
   transferErrors: z.array(z.object({ file: z.string(), error: z.string() })),

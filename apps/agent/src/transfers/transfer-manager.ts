@@ -38,6 +38,8 @@ interface Running {
 export class TransferManager {
   readonly #transfers: TransferState[] = [];
   readonly #running = new Map<string, Running>();
+  /** Transfers whose retry is being started (POST /retry reads each failed file's size again before it starts). */
+  readonly #retrying = new Set<string>();
   readonly #store: StateStore;
   #queue: Promise<void> = Promise.resolve();
   #historyTimer: NodeJS.Timeout | null = null;
@@ -247,13 +249,29 @@ export class TransferManager {
    * back), and walks again each folder or file its walk could not read (the user may have given the permission);
    * a download keeps the blocks its part files hold. A download whose listing stopped half-way also lists on from
    * where it stopped (the files it had verified are not fetched again); one whose listing never came, or an upload
-   * whose walk failed, starts over. Null when the transfer is unknown, still under way, or failed nothing.
+   * whose walk failed, starts over. Null when the transfer is unknown, still under way, failed nothing, or was
+   * retried already (the retry's own failures are retried from its row).
    */
   async retry(transferId: string): Promise<string | null> {
     const old = this.#transfers.find((candidate) => candidate.id === transferId);
     if (!old?.endedAt) return null;
     const failed = old.files.filter((file) => file.status === 'failed');
-    if (failed.length === 0) return null;
+    if (failed.length === 0 || old.retriedBy || this.#retrying.has(old.id)) return null;
+    // Retried once (spec 001 §4, as a batch); claimed before the first await, so a second click cannot start a twin.
+    this.#retrying.add(old.id);
+    try {
+      const retryId = await this.#retry(old, failed);
+      if (retryId) {
+        old.retriedBy = retryId;
+        this.#store.transferChanged(old);
+      }
+      return retryId;
+    } finally {
+      this.#retrying.delete(old.id);
+    }
+  }
+
+  async #retry(old: TransferState, failed: FileState[]): Promise<string | null> {
     const content = { chosen: old.chosen, isDirectory: old.isDirectory };
     // What an upload walks again: the rows its walk could not read; or, when it was itself a retry whose walk of
     // those failed, the same rows. A download's row for what its listing never named is no file: the listing
@@ -414,6 +432,7 @@ export class TransferManager {
       filesTotal: transfer.files.length,
       filesDone,
       resumed: transfer.resumed,
+      retried: transfer.retriedBy !== undefined,
       startedAt: transfer.startedAt,
       endedAt: transfer.endedAt,
       transferErrors: transfer.files

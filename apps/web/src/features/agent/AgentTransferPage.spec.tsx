@@ -476,6 +476,9 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     await user.click(within(failed).getByRole('button', { name: 'Retry Failed Files' }));
     expect(await screen.findByText(agentMessages.retryStarted)).toBeInTheDocument();
     expect(agentCalls(agent, 'POST /retry').map((call) => call.body)).toEqual([{ transferID: 'tr-2' }]);
+    // Retried once: the row says so and no longer offers it (the retry has a row of its own).
+    expect(await within(failed).findByText('Retried', {}, { timeout: 3000 })).toBeInTheDocument();
+    expect(within(failed).queryByRole('button', { name: 'Retry Failed Files' })).toBeNull();
   });
 
   it('says there are no ongoing transfers, with Refresh', async () => {

@@ -45,7 +45,10 @@ function transferName(transfer: AgentTransfer): string {
 export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
   const { message } = App.useApp();
 
-  /** Spec 001 §8: a failed transfer's failed files start again as a new transfer. */
+  /**
+   * Spec 001 §8: a failed transfer's failed files start again as a new transfer, once (spec 001 §4, as a batch): the
+   * row then says Retried, and what the retry fails is retried from the retry's own row.
+   */
   const retryFailed = async (transfer: AgentTransfer) => {
     if (!agent.key) return;
     try {
@@ -82,6 +85,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
             )}
             {tag ? <Tag color={tag.color}>{tag.text}</Tag> : null}
             {transfer.resumed ? <Tag color="processing">Resumed</Tag> : null}
+            {transfer.retried ? <Tag>Retried</Tag> : null}
           </Space>
         );
       },
@@ -139,7 +143,7 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
               Cancel
             </Button>
           </Popconfirm>
-        ) : transfer.status === 'failed' ? (
+        ) : transfer.status === 'failed' && !transfer.retried ? (
           <Button size="small" onClick={() => void retryFailed(transfer)}>
             Retry Failed Files
           </Button>

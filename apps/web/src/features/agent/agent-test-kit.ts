@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import {
   AGENT_KEY_HEADER,
+  agentMessages,
   type AgentHeartbeat,
   type AgentLocalFile,
   type AgentTransfer,
@@ -70,6 +71,7 @@ export function buildTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     filesTotal: 2,
     filesDone: 0,
     resumed: false,
+    retried: false,
     startedAt: '2026-11-27T09:00:00.000Z',
     endedAt: null,
     transferErrors: [],
@@ -167,7 +169,9 @@ function answer(agent: FakeAgent, call: RecordedCall): FakeReply {
     }
     case 'POST /retry': {
       const transfer = agent.transfers.find((candidate) => candidate.transferID === body.transferID);
-      if (transfer?.status !== 'failed') return refused(404, 'This transfer has no failed files to retry.');
+      if (transfer?.status !== 'failed' || transfer.retried)
+        return refused(404, agentMessages.nothingToRetry);
+      transfer.retried = true;
       const transferID = `tr-${agent.transfers.length + 1}`;
       agent.transfers.push(buildTransfer({ transferID, transferDirection: transfer.transferDirection }));
       return ok({ transferID });

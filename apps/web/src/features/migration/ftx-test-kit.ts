@@ -71,6 +71,7 @@ export function agentTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     filesTotal: 1,
     filesDone: 0,
     resumed: false,
+    retried: false,
     startedAt: '2025-06-03T09:30:00.000Z',
     endedAt: null,
     transferErrors: [],
