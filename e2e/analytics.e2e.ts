@@ -120,6 +120,30 @@ test('a generated year of billing reports shows its totals on /analytics and /an
     await expect(card(page, 'Total Cost')).toContainText(usd(month(PREVIOUS).costNano));
   });
 
+  await test.step('one linked account of the consolidated bill, and the months held, through the filters', async () => {
+    await page.goto('/analytics');
+    const members = Object.keys(month(CURRENT).byAccount).sort();
+    const member = members[1] ?? '';
+    expect(members).toHaveLength(2);
+    await pick(page, 'Linked account', member);
+    await expect(page).toHaveURL(new RegExp(`linked=${member}`));
+    await expect(card(page, 'Total Cost')).toContainText(usd(month(CURRENT).byAccount[member]));
+    // The months list gives each month held the linked account's cost.
+    await page.getByRole('combobox', { name: 'Month' }).click();
+    const [, previousNumber] = PREVIOUS.split('-').map(Number);
+    const previousName = new Date(Date.UTC(2000, (previousNumber ?? 1) - 1, 1)).toLocaleString('en-US', {
+      month: 'long',
+      timeZone: 'UTC',
+    });
+    await expect(
+      page.locator('.ant-select-item-option:visible').filter({ hasText: previousName }),
+    ).toContainText(usd(month(PREVIOUS).byAccount[member]));
+    await page.screenshot({ path: `${SCREENS}/analytics-linked-account.png`, fullPage: true });
+    await page.keyboard.press('Escape');
+    await pick(page, 'Linked account', 'All linked accounts');
+    await expect(card(page, 'Total Cost')).toContainText(usd(month(CURRENT).costNano));
+  });
+
   await test.step('Storage: the billed bucket beside its estimate; Compute: the instances', async () => {
     await page.goto('/analytics?page=storage');
     await expect(card(page, 'S3')).toContainText(usd(month(CURRENT).byProduct.AmazonS3));

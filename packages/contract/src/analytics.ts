@@ -293,7 +293,13 @@ export const efsFileSystem = z.object({
 });
 export type EfsFileSystem = z.infer<typeof efsFileSystem>;
 
-/** GET /analytics/periods?cloudId: the months the account's reports hold (for the filters), newest first. */
+/** GET /analytics/periods?cloudId[&awsAccountId]: the query; a linked account narrows each month's cost to its own. */
+export const analyticsPeriodsQuery = analyticsQuery.pick({ cloudId: true, awsAccountId: true });
+export type AnalyticsPeriodsQuery = z.infer<typeof analyticsPeriodsQuery>;
+/**
+ * GET /analytics/periods: the months the account's reports hold (for the filters), newest first, each with its cost
+ * (of the linked account asked for, else of the whole bill), and the usage (linked) accounts the reports name.
+ */
 export const analyticsPeriods = z.object({
   months: z.array(z.object({ month: z.string(), cost: z.number(), ingested_at: z.string().nullable() })),
   usage_accounts: z.array(z.string()),

@@ -403,6 +403,25 @@ describe('GET /analytics/periods and /analytics/dashboard (real PostgreSQL)', ()
     expect(periods.usage_accounts).toEqual(Object.keys(expectedOf(PAST).totals.byAccount).sort());
   });
 
+  it("narrows each month's cost to one linked account, and still names every usage account", async () => {
+    for (const usageAccount of Object.keys(expectedOf(PAST).totals.byAccount)) {
+      const periods = await get<AnalyticsPeriods>(
+        `/api/analytics/periods?cloudId=${awsId}&awsAccountId=${usageAccount}`,
+      );
+      expect(periods.months.map(({ month, cost }) => ({ month, cost }))).toEqual(
+        [...MONTHS]
+          .reverse()
+          .map((month) => ({ month, cost: usd(expectedOf(month).totals.byAccount[usageAccount] ?? 0n) })),
+      );
+      expect(periods.usage_accounts).toEqual(Object.keys(expectedOf(PAST).totals.byAccount).sort());
+    }
+    // An account the bill does not name holds the months at $0.
+    const none = await get<AnalyticsPeriods>(
+      `/api/analytics/periods?cloudId=${awsId}&awsAccountId=999999999999`,
+    );
+    expect(none.months.map(({ cost }) => cost)).toEqual(MONTHS.map(() => 0));
+  });
+
   it("shows this month's ten costliest items over every account of the organisation", async () => {
     const items = new Map<string, { item: DashboardAnalyticsItem; nano: bigint }>();
     const count = (

@@ -142,16 +142,25 @@ export class AnalyticsCostsRepo {
     }));
   }
 
-  /** The months the account's reports hold, newest first, with their cost and when they were read. */
+  /**
+   * The months the account's reports hold, newest first, with their cost and when they were read; narrowed to one
+   * usage account, each month's cost is that account's ($0 in a month that bills it nothing).
+   */
   async periodsHeld(scope: CostScope): Promise<PeriodHeld[]> {
+    const cost =
+      scope.usageAccountId === null
+        ? sql`c.cost_nano`
+        : sql`coalesce((select sum(m.cost_nano) from ${analyticsMonthlyCosts} m
+            where m.period_id = c.id and m.organization_id = ${scope.organizationId}
+              and m.usage_account_id = ${scope.usageAccountId}), 0)`;
     const result = await this.orm.execute<{
       period: string;
       cost_nano: string;
       ingested_at: string | null;
     }>(sql`
       ${chosenPeriods(scope)}
-      select period, cost_nano::text as cost_nano, ${isoText(sql`ingested_at`)} as ingested_at
-      from chosen order by period desc`);
+      select c.period, (${cost})::text as cost_nano, ${isoText(sql`c.ingested_at`)} as ingested_at
+      from chosen c order by c.period desc`);
     return result.rows.map((row) => ({
       month: row.period,
       costNano: BigInt(row.cost_nano),

@@ -10,6 +10,7 @@ import {
   type AllocationProduct,
   type AnalyticsOverview,
   type AnalyticsPeriods,
+  type AnalyticsPeriodsQuery,
   type AnalyticsQuery,
   type BucketCost,
   type DashboardAnalyticsItem,
@@ -165,12 +166,15 @@ export class AnalyticsCostsService {
     }));
   }
 
-  /** GET /analytics/periods: the months held, newest first, and the usage accounts the reports name. */
-  async periods(principal: Principal, cloudId: string): Promise<AnalyticsPeriods> {
-    const { scope } = await this.#scope(principal, { cloudId });
+  /**
+   * GET /analytics/periods: the months held, newest first, with their cost (one linked account's when asked), and
+   * every usage account the reports name (not narrowed: the filter lists them all).
+   */
+  async periods(principal: Principal, query: AnalyticsPeriodsQuery): Promise<AnalyticsPeriods> {
+    const { scope } = await this.#scope(principal, query);
     const [months, usageAccounts] = await Promise.all([
       this.repo.periodsHeld(scope),
-      this.repo.usageAccounts(scope),
+      this.repo.usageAccounts({ ...scope, usageAccountId: null }),
     ]);
     return {
       months: months.map((held) => ({

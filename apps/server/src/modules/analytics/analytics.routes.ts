@@ -5,6 +5,7 @@ import {
   allocationMonthlyCost,
   analyticsOverview,
   analyticsPeriods,
+  analyticsPeriodsQuery,
   analyticsQuery,
   analyticsRefreshBody,
   analyticsRunView,
@@ -143,12 +144,12 @@ export function analyticsRoutes(
         schema: {
           tags,
           description:
-            "The months the account's billing reports hold, newest first, and their usage accounts.",
-          querystring: analyticsRunsQuery,
+            "The months the account's billing reports hold, newest first, with their cost (of one linked account when awsAccountId is given), and the reports' usage accounts.",
+          querystring: analyticsPeriodsQuery,
           response: { 200: analyticsPeriods },
         },
       },
-      async (request) => costs.periods(principalOf(request), request.query.cloudId),
+      async (request) => costs.periods(principalOf(request), request.query),
     );
 
     app.get(

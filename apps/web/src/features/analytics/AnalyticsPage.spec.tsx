@@ -129,6 +129,13 @@ function stubAnalytics({
     'GET /api/cloud_accounts/': { status: 200, body: accounts },
     'GET /api/analytics': { status: 200, body: overview },
     'GET /api/analytics/runs': { status: 200, body: runs },
+    'GET /api/analytics/periods': {
+      status: 200,
+      body: {
+        months: [{ month: '2026-10', cost: 1234.5, ingested_at: null }],
+        usage_accounts: ['111122223333'],
+      },
+    },
     'GET /api/analytics/transfers/usage': {
       status: 200,
       body: [{ service: 'c2c', usage: 3 * 1024 ** 3, total: 10 * 1024 ** 3 }],
@@ -234,6 +241,75 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
     renderAt('/analytics?month=1');
     expect(await screen.findByText(analyticsReadMessages.noData)).toBeInTheDocument();
     expect(screen.queryByRole('group', { name: 'Total Cost' })).toBeNull();
+  });
+
+  it('narrows every figure to one linked account of a consolidated bill, and marks the months the reports hold', async () => {
+    const calls = stubAnalytics({
+      extra: {
+        'GET /api/analytics/periods': (call) => {
+          const member = call.search.includes('awsAccountId=444455556666');
+          return {
+            status: 200,
+            body: {
+              months: [
+                { month: '2026-11', cost: member ? 40.5 : 166.25, ingested_at: '2026-11-26T06:41:00.000Z' },
+                { month: '2026-10', cost: member ? 34.5 : 1234.5, ingested_at: '2026-11-02T06:41:00.000Z' },
+              ],
+              usage_accounts: ['111122223333', '444455556666'],
+            },
+          };
+        },
+        // The member account's share of the month.
+        'GET /api/analytics': (call) => ({
+          status: 200,
+          body: call.search.includes('awsAccountId=444455556666')
+            ? { ...overview, monthly_actual: 40.5, storage_cost: 40.5, compute_cost: 0 }
+            : overview,
+        }),
+      },
+    });
+    const { user, location } = renderAt(`/analytics?account=${ACCOUNT_ID}&year=2026&month=11`);
+    expect(await figure('Total Cost')).toHaveTextContent('$166.25');
+
+    // The months list says which months have a report, with the account's cost for each.
+    await user.click(screen.getByRole('combobox', { name: 'Month' }));
+    const october = (await screen.findByTitle('October')).closest('.ant-select-item') as HTMLElement;
+    expect(october).toHaveTextContent('$1,234.50');
+    expect((screen.getByTitle('March').closest('.ant-select-item') as HTMLElement).textContent).toContain(
+      'no report',
+    );
+    await user.keyboard('{Escape}');
+
+    await user.click(screen.getByRole('combobox', { name: 'Linked account' }));
+    await user.click(await screen.findByTitle('444455556666'));
+    await waitFor(() => expect(location()).toContain('linked=444455556666'));
+    await waitFor(async () => expect(await figure('Total Cost')).toHaveTextContent('$40.50'));
+    expect(
+      calls.some((c) => c.path === '/api/analytics' && c.search.includes('awsAccountId=444455556666')),
+    ).toBe(true);
+    // The months list now gives the linked account's cost of each month.
+    await user.click(screen.getByRole('combobox', { name: 'Month' }));
+    await waitFor(() =>
+      expect(screen.getByTitle('October').closest('.ant-select-item')).toHaveTextContent('$34.50'),
+    );
+    await user.keyboard('{Escape}');
+
+    // Back to every linked account: the address no longer names one, and the figures are the whole bill's.
+    await user.click(screen.getByRole('combobox', { name: 'Linked account' }));
+    await user.click(await screen.findByTitle('All linked accounts'));
+    await waitFor(() => expect(location()).not.toContain('linked='));
+    await waitFor(async () => expect(await figure('Total Cost')).toHaveTextContent('$166.25'));
+  });
+
+  it('offers no linked-account filter when the bill names one account, and ignores a linked account it does not name', async () => {
+    const calls = stubAnalytics();
+    renderAt(`/analytics?linked=999999999999`);
+    expect(await figure('Total Cost')).toHaveTextContent('$166.25');
+    await waitFor(() => expect(calls.some((c) => c.path === '/api/analytics/periods')).toBe(true));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.path === '/api/analytics').at(-1)?.search).not.toContain('awsAccountId'),
+    );
+    expect(screen.queryByRole('combobox', { name: 'Linked account' })).toBeNull();
   });
 
   it('shows a failed call in words, not a blank', async () => {

@@ -7,6 +7,7 @@ import {
   analyticsInvoiceDownload,
   analyticsInvoices,
   analyticsOverview,
+  analyticsPeriods,
   analyticsRunView,
   analyticsServiceUsage,
   analyticsTransferItem,
@@ -68,6 +69,28 @@ export const useInstances = (kind: InstanceKind, selection: AnalyticsSelection) 
 /** GET /analytics/efs: the EFS file systems (EFS Usage tab). */
 export const useEfsFileSystems = (selection: AnalyticsSelection) =>
   useAnalyticsCall('/analytics/efs', z.array(efsFileSystem), selection);
+
+/**
+ * GET /analytics/periods: the months the account's billing reports hold, with each month's cost (the linked
+ * account's, when one is given), and every usage (linked) account they name, for the filters. Off for an account
+ * without reports (undefined).
+ */
+export function useAnalyticsPeriods(cloudId: string | undefined, awsAccountId: string | undefined) {
+  const query = { cloudId, awsAccountId };
+  return useQuery({
+    queryKey: queryKeys.analyticsCall('/analytics/periods', query),
+    enabled: Boolean(cloudId),
+    queryFn: async ({ signal }) =>
+      analyticsPeriods.parse(await api.get('/analytics/periods', { signal, query })),
+    // Another linked account's months: the filter keeps the account's list while they come (not another account's).
+    placeholderData: (previous, previousQuery) =>
+      previousQuery?.queryKey[2] &&
+      'cloudId' in previousQuery.queryKey[2] &&
+      previousQuery.queryKey[2].cloudId === cloudId
+        ? previous
+        : undefined,
+  });
+}
 
 /** GET /analytics/runs: the account's ingestion runs, newest first (polled while one is queued or running). */
 export function useIngestRuns(cloudId: string | undefined) {
