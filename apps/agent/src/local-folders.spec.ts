@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,29 @@ describe('LocalFolders.list', () => {
     expect(last.items.map((item) => item.name)).toEqual(
       Array.from({ length: 51 }, (_, n) => `f${String(4_949 + n).padStart(5, '0')}.bin`),
     );
+  });
+
+  it("keeps a large folder's listing between pages, and reads it again once something is added, removed or renamed", async () => {
+    // racyMs 0: the folder was just written, and the default would read it again on every page for two seconds.
+    const kept = new LocalFolders(() => [path.join(top, 'docs')], { racyMs: 0 });
+    const many = path.join(top, 'docs', 'many');
+    const names = async (skip: number, limit: number) => {
+      const page = await kept.list('/docs/many', skip, limit);
+      return { total: page.total, names: page.items.map((item) => item.name) };
+    };
+    expect(await names(0, 3)).toEqual({ total: 5_001, names: ['zz-sub', 'f00000.bin', 'f00001.bin'] });
+    // A file's size is read when its page is asked for, whatever the kept listing.
+    writeFileSync(path.join(many, 'f00002.bin'), 'grown');
+    expect((await kept.list('/docs/many', 3, 1)).items[0]).toMatchObject({ name: 'f00002.bin', size: 5 });
+
+    writeFileSync(path.join(many, 'e-first.bin'), '');
+    expect(await names(0, 3)).toEqual({ total: 5_002, names: ['zz-sub', 'e-first.bin', 'f00000.bin'] });
+    rmSync(path.join(many, 'e-first.bin'));
+    renameSync(path.join(many, 'f00000.bin'), path.join(many, 'g-last.bin'));
+    expect(await names(0, 2)).toEqual({ total: 5_001, names: ['zz-sub', 'f00001.bin'] });
+    expect(await names(5_000, 10)).toEqual({ total: 5_001, names: ['g-last.bin'] });
+    renameSync(path.join(many, 'g-last.bin'), path.join(many, 'f00000.bin'));
+    writeFileSync(path.join(many, 'f00002.bin'), '');
   });
 
   it('refuses a file given as a folder, and a path outside the added folders', async () => {

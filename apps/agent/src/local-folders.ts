@@ -1,4 +1,4 @@
-import type { Dirent, Stats } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentMessages, type AgentFilesAnswer, type AgentLocalFile } from '@cumulo/contract';
@@ -63,8 +63,8 @@ export function segmentsOf(virtual: string): string[] {
 interface Candidate {
   name: string;
   isDirectory: boolean;
-  osPath: string;
-  info?: Stats;
+  /** A link's target; a file's or folder's own path is its folder's and its name. */
+  osPath?: string;
 }
 
 /** The locale's order of names, as String.localeCompare gives it, without building a collator per comparison. */
@@ -85,8 +85,40 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/**
+ * A folder's listing is kept for its next page when it has at least this many shown entries: a folder of a hundred
+ * thousand files took 0.3–0.55 s a page to list, filter and sort again (the locale sort most of it) for each "Load
+ * more", 5–10 ms from the kept listing.
+ */
+const KEEP_LISTING_FROM = 1000;
+/** The kept listing is dropped once no page of it was asked for this long. */
+const KEEP_LISTING_MS = 2 * 60_000;
+/**
+ * A folder changed this recently is listed again on every page: a change within the same tick of the file system's
+ * clock (a second or two on some) leaves its modification time as it was.
+ */
+const RACY_MS = 2000;
+
+/** The sorted listing of the folder paged through last, and the folder's times when it was read. */
+interface KeptListing {
+  osPath: string;
+  mtimeMs: number;
+  ctimeMs: number;
+  shown: Candidate[];
+}
+
 export class LocalFolders {
-  constructor(private readonly folders: () => string[]) {}
+  #kept: KeptListing | null = null;
+  #dropKept: NodeJS.Timeout | null = null;
+  readonly #racyMs: number;
+
+  /** `racyMs`: how long after its last change a folder's listing is read again on every page (specs set 0). */
+  constructor(
+    private readonly folders: () => string[],
+    { racyMs = RACY_MS }: { racyMs?: number } = {},
+  ) {
+    this.#racyMs = racyMs;
+  }
 
   roots(): RootFolder[] {
     return rootsOf(this.folders());
@@ -147,51 +179,14 @@ export class LocalFolders {
       return { items: items.slice(skip, skip + limit), total: items.length };
     }
     const resolved = await this.resolveExisting(virtual);
-    const realRoot = await realpath(resolved.root.folder);
-    let entries: Dirent[];
-    try {
-      entries = await readdir(resolved.osPath, { withFileTypes: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
-        throw new LocalRefusal(400, localMessages.notFolder);
-      throw error;
-    }
-    return this.#page(resolved, realRoot, entries, skip, limit);
-  }
-
-  /**
-   * One page of a folder's entries. The order (folders first, then by name) and the count come from the directory
-   * listing alone; only the entries on the page are stat'ed, so paging through a folder of a hundred thousand files
-   * costs a page of stats per call, not the whole folder's. A symlink is shown only when it leads somewhere inside
-   * the same added folder, so those (few) are resolved before counting.
-   */
-  async #page(
-    resolved: ResolvedPath,
-    realRoot: string,
-    entries: Dirent[],
-    skip: number,
-    limit: number,
-  ): Promise<AgentFilesAnswer> {
+    const shown = await this.#shown(resolved);
     const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
-    // Files and folders are known from the listing itself; only links take a promise (and a realpath) each.
-    const shown: Candidate[] = [];
-    const links: Array<Promise<Candidate | null>> = [];
-    for (const entry of entries) {
-      if (isHiddenName(entry.name)) continue;
-      if (entry.isFile() || entry.isDirectory())
-        shown.push({
-          name: entry.name,
-          isDirectory: entry.isDirectory(),
-          osPath: path.join(resolved.osPath, entry.name),
-        });
-      else if (entry.isSymbolicLink()) links.push(linkCandidate(resolved.osPath, realRoot, entry.name));
-    }
-    for (const link of await Promise.all(links)) if (link) shown.push(link);
-    shown.sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || byName(a.name, b.name));
     const page = await Promise.all(
       shown.slice(skip, skip + limit).map(async (candidate): Promise<AgentLocalFile | null> => {
         // Removed since the listing: left off this page rather than failing it.
-        const info = candidate.info ?? (await stat(candidate.osPath).catch(() => null));
+        const info = await stat(candidate.osPath ?? path.join(resolved.osPath, candidate.name)).catch(
+          () => null,
+        );
         if (!info || !(info.isFile() || info.isDirectory())) return null;
         return {
           name: candidate.name,
@@ -204,6 +199,66 @@ export class LocalFolders {
       }),
     );
     return { items: page.filter((item): item is AgentLocalFile => item !== null), total: shown.length };
+  }
+
+  /**
+   * A folder's shown entries in their order (folders first, then by name). The order and the count come from the
+   * directory listing alone; only the entries on a page are stat'ed, so paging through a folder of a hundred
+   * thousand files costs a page of stats per call, not the whole folder's. A symlink is shown only when it leads
+   * somewhere inside the same added folder, so those (few) are resolved before counting. A large folder's listing is
+   * kept for its next page while the folder's times say nothing was added, removed or renamed in it.
+   */
+  async #shown(resolved: ResolvedPath): Promise<Candidate[]> {
+    const folder = await stat(resolved.osPath);
+    if (!folder.isDirectory()) throw new LocalRefusal(400, localMessages.notFolder);
+    const kept = this.#kept;
+    if (
+      kept?.osPath === resolved.osPath &&
+      kept.mtimeMs === folder.mtimeMs &&
+      kept.ctimeMs === folder.ctimeMs
+    ) {
+      this.#keep(kept);
+      return kept.shown;
+    }
+    const readAt = Date.now();
+    const shown = await this.#read(resolved);
+    const settled = Math.max(folder.mtimeMs, folder.ctimeMs) < readAt - this.#racyMs;
+    if (shown.length >= KEEP_LISTING_FROM && settled)
+      this.#keep({ osPath: resolved.osPath, mtimeMs: folder.mtimeMs, ctimeMs: folder.ctimeMs, shown });
+    return shown;
+  }
+
+  #keep(listing: KeptListing) {
+    this.#kept = listing;
+    if (this.#dropKept) clearTimeout(this.#dropKept);
+    this.#dropKept = setTimeout(() => {
+      this.#kept = null;
+    }, KEEP_LISTING_MS);
+    this.#dropKept.unref();
+  }
+
+  async #read(resolved: ResolvedPath): Promise<Candidate[]> {
+    const realRoot = await realpath(resolved.root.folder);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(resolved.osPath, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        throw new LocalRefusal(400, localMessages.notFolder);
+      throw error;
+    }
+    // Files and folders are known from the listing itself; only links take a promise (and a realpath) each.
+    const shown: Candidate[] = [];
+    const links: Array<Promise<Candidate | null>> = [];
+    for (const entry of entries) {
+      if (isHiddenName(entry.name)) continue;
+      if (entry.isFile() || entry.isDirectory())
+        shown.push({ name: entry.name, isDirectory: entry.isDirectory() });
+      else if (entry.isSymbolicLink()) links.push(linkCandidate(resolved.osPath, realRoot, entry.name));
+    }
+    for (const link of await Promise.all(links)) if (link) shown.push(link);
+    shown.sort((a, b) => Number(b.isDirectory) - Number(a.isDirectory) || byName(a.name, b.name));
+    return shown;
   }
 
   /** POST /mkdir: a new folder inside an added folder (its parents are made as needed). */
@@ -236,5 +291,5 @@ async function linkCandidate(folder: string, realRoot: string, name: string): Pr
   if (!real || !within(realRoot, real)) return null;
   const info = await stat(real).catch(() => null);
   if (!info || !(info.isFile() || info.isDirectory())) return null;
-  return { name, isDirectory: info.isDirectory(), osPath: real, info };
+  return { name, isDirectory: info.isDirectory(), osPath: real };
 }
