@@ -74,6 +74,10 @@ test('an upload goes past a folder the agent may not read, and Retry Failed File
     await expect(transfers.getByRole('row').filter({ hasText: 'Completed' })).toBeVisible({
       timeout: 30_000,
     });
+    // Retried once: the failed row says so and no longer offers it.
+    const retried = transfers.getByRole('row').filter({ hasText: 'Failed' }).first();
+    await expect(retried).toContainText('Retried');
+    await expect(retried.getByRole('button', { name: 'Retry Failed Files' })).toHaveCount(0);
     const chunks: Buffer[] = [];
     for await (const chunk of await store.read(bucket, 'projects/locked/salaries.txt'))
       chunks.push(chunk as Buffer);
