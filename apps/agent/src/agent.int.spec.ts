@@ -613,6 +613,49 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect(nothing).toMatchObject({ status: 404, body: { message: agentMessages.nothingToRetry } });
   });
 
+  it('leaves the failed files to retry once more when the user cancels their retry', async () => {
+    const hold = standIn.holdNext('POST /api/transfers/uploads/batch');
+    const started = await call('POST', '/upload', {
+      key,
+      body: {
+        paths: ['/mixed'],
+        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: 'cancelled-retry/' },
+      },
+    });
+    await hold.reached;
+    rmSync(path.join(tree, 'mixed', 'm2.txt'));
+    hold.release();
+    const id = started.body.transferID as string;
+    expect(await ended(id)).toMatchObject({ status: 'failed', filesDone: 2, retried: false });
+    writeFileSync(path.join(tree, 'mixed', 'm2.txt'), 'back once more');
+
+    // The retry is held at its first call to the server and cancelled there.
+    const retryHold = standIn.holdNext('POST /api/transfers/uploads/batch');
+    const retry = await call('POST', '/retry', { key, body: { transferID: id } });
+    expect(retry.status).toBe(200);
+    await retryHold.reached;
+    expect(await call('POST', '/cancel', { key, body: { transferID: retry.body.transferID } })).toMatchObject(
+      {
+        status: 200,
+      },
+    );
+    retryHold.release();
+    expect(await ended(retry.body.transferID as string)).toMatchObject({ status: 'cancelled' });
+    expect((await transfers()).find((transfer) => transfer.transferID === id)).toMatchObject({
+      retried: false,
+    });
+
+    const again = await call('POST', '/retry', { key, body: { transferID: id } });
+    expect(again).toMatchObject({ status: 200, body: { message: agentMessages.retryStarted } });
+    expect(await ended(again.body.transferID as string)).toMatchObject({ status: 'completed', filesDone: 1 });
+    expect((await store.stat(BUCKET, 'cancelled-retry/mixed/m2.txt'))?.size).toBe(
+      Buffer.byteLength('back once more'),
+    );
+    expect((await transfers()).find((transfer) => transfer.transferID === id)).toMatchObject({
+      retried: true,
+    });
+  });
+
   it('forwards a share to the server with its device token', async () => {
     const answer = await call('POST', '/share', {
       key,

@@ -256,7 +256,7 @@ export class TransferManager {
     const old = this.#transfers.find((candidate) => candidate.id === transferId);
     if (!old?.endedAt) return null;
     const failed = old.files.filter((file) => file.status === 'failed');
-    if (failed.length === 0 || old.retriedBy || this.#retrying.has(old.id)) return null;
+    if (failed.length === 0 || this.#retried(old) || this.#retrying.has(old.id)) return null;
     // Retried once (spec 001 §4, as a batch); claimed before the first await, so a second click cannot start a twin.
     this.#retrying.add(old.id);
     try {
@@ -269,6 +269,13 @@ export class TransferManager {
     } finally {
       this.#retrying.delete(old.id);
     }
+  }
+
+  /** Its failed files are being sent again, or were: a retry the user cancelled leaves them to retry once more. */
+  #retried(transfer: TransferState): boolean {
+    if (transfer.retriedBy === undefined) return false;
+    const retry = this.#transfers.find((candidate) => candidate.id === transfer.retriedBy);
+    return retry?.status !== 'cancelled';
   }
 
   async #retry(old: TransferState, failed: FileState[]): Promise<string | null> {
@@ -432,7 +439,7 @@ export class TransferManager {
       filesTotal: transfer.files.length,
       filesDone,
       resumed: transfer.resumed,
-      retried: transfer.retriedBy !== undefined,
+      retried: this.#retried(transfer),
       startedAt: transfer.startedAt,
       endedAt: transfer.endedAt,
       transferErrors: transfer.files

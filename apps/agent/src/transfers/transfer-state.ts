@@ -68,7 +68,10 @@ export interface TransferState {
    * files are sent (Retry Failed Files; their files join `files`). Absent: `sources` are walked into `target`.
    */
   walkAgain?: FileState[];
-  /** Its failed files were retried, by this transfer: a transfer is retried once (its retry's failures from its row). */
+  /**
+   * Its failed files were retried, by this transfer: a transfer is retried once (its retry's failures from its row),
+   * unless the user cancelled that retry.
+   */
   retriedBy?: string;
   /** The history report is still to be sent (the server was unreachable). */
   historyPending: boolean;
