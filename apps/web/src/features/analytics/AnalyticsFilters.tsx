@@ -46,8 +46,11 @@ export interface AnalyticsFilterState {
   linked: string | undefined;
   /** The usage accounts the account's reports name (a consolidated bill names each member account). */
   linkedAccounts: string[];
-  /** Each month the reports hold ('YYYY-MM'), with its cost (the linked account's when one is chosen). */
-  monthsHeld: ReadonlyMap<string, number>;
+  /**
+   * Each month the reports hold ('YYYY-MM'), with its cost (the linked account's when one is chosen); undefined while
+   * unknown (loading, or an account without billing reports).
+   */
+  monthsHeld: ReadonlyMap<string, number> | undefined;
   selection: AnalyticsSelection;
   choose: (change: { account?: string; year?: number; month?: number; linked?: string }) => void;
 }
@@ -84,7 +87,7 @@ export function useAnalyticsFilters(now: Date = new Date()): AnalyticsFilterStat
   // A linked account the reports do not name (an old link, another account's) narrows nothing.
   const linked = asked && (!periods.data || linkedAccounts.includes(asked)) ? asked : undefined;
   const monthsHeld = useMemo(
-    () => new Map((periods.data?.months ?? []).map((held) => [held.month, held.cost])),
+    () => periods.data && new Map(periods.data.months.map((held) => [held.month, held.cost])),
     [periods.data],
   );
   const choose = (change: { account?: string; year?: number; month?: number; linked?: string }) => {
@@ -154,6 +157,7 @@ export function AnalyticsFilters({ state, now = new Date() }: { state: Analytics
         onChange={(month) => state.choose({ month })}
         options={MONTH_NAMES.map((name, i) => ({ value: i + 1, label: name }))}
         optionRender={(option) => {
+          if (!state.monthsHeld) return option.label;
           const cost = state.monthsHeld.get(monthKey(state.year, Number(option.value)));
           return (
             <Flex justify="space-between" gap={8}>

@@ -230,10 +230,14 @@ describe('/analytics, the new version (the network is stubbed with vi.stubGlobal
       ],
       extra: { 'GET /api/analytics/estimates': { status: 200, body: [] } },
     });
-    renderAt('/analytics');
+    const { user } = renderAt('/analytics');
     expect(await screen.findByText(analyticsReadMessages.noBillingBucket)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Go to the Hybrid page' })).toHaveAttribute('href', '/');
     expect(screen.queryByRole('group', { name: 'Total Cost' })).toBeNull();
+    // No reports to ask about: the months list says nothing of them, rather than "no report" against every month.
+    await user.click(screen.getByRole('combobox', { name: 'Month' }));
+    expect(await screen.findByTitle('March')).toBeInTheDocument();
+    expect(screen.queryByText('no report')).toBeNull();
   });
 
   it('says a month without data has none', async () => {
