@@ -49,6 +49,13 @@ test('an upload goes past a folder the agent may not read, and Retry Failed File
     await ownerOnFtx(page, agent, 'Una', bucket);
 
     const local = page.getByRole('region', { name: 'Local files' });
+    // The search box asks the agent for the names that contain the words.
+    const search = local.getByRole('searchbox', { name: 'Search in this local folder' });
+    await search.fill('no such name');
+    await expect(local).toContainText('No name in / contains "no such name"');
+    await search.fill('PROJ');
+    await expect(local.getByRole('button', { name: 'Upload projects' })).toBeVisible();
+    await search.fill('');
     await local.getByRole('button', { name: 'Upload projects' }).click();
     await confirmChargeWithCard(page, 'Ftx Transfer');
     await local.getByRole('button', { name: 'Upload projects' }).click();

@@ -419,6 +419,8 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect((await call('POST', '/mkdir', { key, raw: '{"path":' })).status).toBe(400);
     expect((await call('POST', '/mkdir', { key, body: { path: 'a\uD800b' } })).status).toBe(400);
     expect((await call('GET', '/files?path=/docs&limit=1e400', { key })).status).toBe(400);
+    expect((await call('GET', `/files?path=/docs&search=${'x'.repeat(256)}`, { key })).status).toBe(400);
+    expect((await call('GET', '/files?path=/docs&search=a%00b', { key })).status).toBe(400);
     expect((await call('POST', '/cancel', { key, body: { transferID: 'nope' } })).status).toBe(404);
     expect(
       (await call('POST', '/mkdir', { key, raw: JSON.stringify({ path: 'x'.repeat(2 * MiB) }) })).status,

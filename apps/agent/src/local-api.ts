@@ -187,8 +187,8 @@ export function createLocalApi(agent: Agent) {
         case 'GET /files': {
           const query = Object.fromEntries(url.searchParams);
           refuseNul(query.path);
-          const { path, skip, limit } = parse(agentFilesQuery, query);
-          return reply(200, await agent.folders.list(path, skip, limit));
+          const { path, skip, limit, search } = parse(agentFilesQuery, query);
+          return reply(200, await agent.folders.list(path, skip, limit, search));
         }
         case 'POST /upload': {
           const input = await readBody(request);

@@ -99,6 +99,24 @@ describe('LocalFolders.list', () => {
     writeFileSync(path.join(many, 'f00002.bin'), '');
   });
 
+  it('searches a folder: the names that contain the words in any case, in the same order, counted, and paged', async () => {
+    const answer = await folders.list('/docs', 0, 100, 'A');
+    expect(answer.items.map((item) => item.name)).toEqual(['A-folder', 'many', 'a.txt']);
+    expect(answer.total).toBe(3);
+    // Hidden names stay hidden, whatever the search.
+    expect((await folders.list('/docs', 0, 100, '.env')).total).toBe(0);
+    expect(await folders.list('/docs/many', 0, 3, 'F0499')).toMatchObject({
+      total: 10,
+      items: [{ name: 'f04990.bin' }, { name: 'f04991.bin' }, { name: 'f04992.bin' }],
+    });
+    expect((await folders.list('/docs/many', 9, 3, 'f0499')).items.map((item) => item.name)).toEqual([
+      'f04999.bin',
+    ]);
+    // The added folders themselves, at '/'.
+    expect((await folders.list('/', 0, 10, 'DOC')).items.map((item) => item.name)).toEqual(['docs']);
+    expect(await folders.list('/', 0, 10, 'nothing')).toEqual({ items: [], total: 0 });
+  });
+
   it('refuses a file given as a folder, and a path outside the added folders', async () => {
     await expect(folders.list('/docs/a.txt', 0, 10)).rejects.toMatchObject({ status: 400 });
     await expect(folders.list('/docs/../outside.txt', 0, 10)).rejects.toMatchObject({ status: 403 });

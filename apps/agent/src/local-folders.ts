@@ -160,26 +160,34 @@ export class LocalFolders {
     return resolved;
   }
 
-  /** GET /files: the added folders at '/', else a folder's entries (folders first), hidden names left out. */
-  async list(virtual: string, skip: number, limit: number): Promise<AgentFilesAnswer> {
+  /**
+   * GET /files: the added folders at '/', else a folder's entries (folders first), hidden names left out; with
+   * `search`, only the names that contain it, whatever their case (`total` counts those).
+   */
+  async list(virtual: string, skip: number, limit: number, search = ''): Promise<AgentFilesAnswer> {
+    const needle = search.trim().toLocaleLowerCase();
+    const matches = (name: string) => needle === '' || name.toLocaleLowerCase().includes(needle);
     if (segmentsOf(virtual).length === 0) {
       const items = await Promise.all(
-        this.roots().map(async (root): Promise<AgentLocalFile> => {
-          const info = await stat(root.folder).catch(() => null);
-          return {
-            name: root.name,
-            path: `/${root.name}`,
-            size: -1,
-            isFile: false,
-            isDirectory: true,
-            modified: info ? info.mtime.toISOString() : null,
-          };
-        }),
+        this.roots()
+          .filter((root) => matches(root.name))
+          .map(async (root): Promise<AgentLocalFile> => {
+            const info = await stat(root.folder).catch(() => null);
+            return {
+              name: root.name,
+              path: `/${root.name}`,
+              size: -1,
+              isFile: false,
+              isDirectory: true,
+              modified: info ? info.mtime.toISOString() : null,
+            };
+          }),
       );
       return { items: items.slice(skip, skip + limit), total: items.length };
     }
     const resolved = await this.resolveExisting(virtual);
-    const shown = await this.#shown(resolved);
+    const listed = await this.#shown(resolved);
+    const shown = needle === '' ? listed : listed.filter((candidate) => matches(candidate.name));
     const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
     const page = await Promise.all(
       shown.slice(skip, skip + limit).map(async (candidate): Promise<AgentLocalFile | null> => {

@@ -310,9 +310,13 @@ export const agentLocalFile = z.object({
   modified: z.string().nullable(),
 });
 export type AgentLocalFile = z.infer<typeof agentLocalFile>;
-/** GET /files?path&skip&limit (spec §7 ftx.files). */
+/**
+ * GET /files?path&skip&limit (spec §7 ftx.files), and `search`: only the names that contain it, whatever their
+ * case (the Local File System panel's search box, as the bucket browser's).
+ */
 export const agentFilesQuery = z.object({
   path: text({ max: 4096 }).default('/'),
+  search: text({ max: 255 }).default(''),
   skip: z.coerce.number().int().min(0).max(COUNT_MAX).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });

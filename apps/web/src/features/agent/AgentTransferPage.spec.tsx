@@ -240,6 +240,40 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     // next one on the same machine; the slowest web test measured, so it keeps more than the project's 30 s.
   }, 45_000);
 
+  it('searches the open local folder through the agent, says when nothing matches, and opens another folder unfiltered', async () => {
+    const agent = fakeAgent();
+    stubWorld(agent);
+    const { user } = renderAt('/ftx');
+    await openProjects(user);
+    const box = within(localPanel()).getByRole('searchbox', { name: 'Search in this local folder' });
+
+    await user.type(box, 'REP');
+    await waitFor(() =>
+      expect(agentCalls(agent, 'GET /files').map((call) => call.search)).toContain(
+        '?path=%2FProjects&skip=0&limit=100&search=REP',
+      ),
+    );
+    expect(await within(localPanel()).findByText('report.pdf')).toBeInTheDocument();
+    expect(within(localPanel()).queryByText('raw')).toBeNull();
+
+    await user.clear(box);
+    await user.type(box, 'nothing like it');
+    expect(
+      await within(localPanel()).findByText('No name in /Projects contains "nothing like it"'),
+    ).toBeInTheDocument();
+
+    await user.clear(box);
+    await user.dblClick(await within(localPanel()).findByText('raw'));
+    expect(await within(localPanel()).findByText('/Projects/raw')).toBeInTheDocument();
+    expect(box).toHaveValue('');
+    expect(agentCalls(agent, 'GET /files').map((call) => call.search)).toContain(
+      '?path=%2FProjects%2Fraw&skip=0&limit=100',
+    );
+    expect(
+      agentCalls(agent, 'GET /files').some((call) => call.search.includes('raw&skip=0&limit=100&search')),
+    ).toBe(false);
+  });
+
   it('marks the agent not running, well before the next heartbeat, once its calls fail', async () => {
     const agent = fakeAgent();
     stubWorld(agent);

@@ -4,6 +4,7 @@ import {
   Button,
   Card,
   Empty,
+  Flex,
   Form,
   Input,
   Modal,
@@ -26,6 +27,7 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import {
   DISPLAY_NAME_MAX,
+  SEARCH_DEBOUNCE_MS,
   agentMessages,
   displayName,
   objectMessages,
@@ -35,6 +37,7 @@ import { ByteSize } from '../../ui/ByteSize.tsx';
 import { AgentError, agentClient } from './agent-client.ts';
 import { agentKeys } from './agent-api.ts';
 import { localParent, newLocalFolderPath } from './agent-format.ts';
+import { useDebouncedValue } from '../../ui/useDebouncedValue.ts';
 import { useAgentFiles } from './use-agent-files.ts';
 import type { AgentState } from './use-agent.ts';
 
@@ -70,7 +73,18 @@ export function LocalFilesPanel({
 }: LocalFilesPanelProps) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const listing = useAgentFiles(agent.key, path);
+  // The search box, as the bucket browser's: the agent filters the folder's names once typing pauses; an emptied box
+  // lists the folder at once.
+  const [searchText, setSearchText] = useState('');
+  const typed = useDebouncedValue(searchText.trim(), SEARCH_DEBOUNCE_MS);
+  const search = searchText.trim() === '' ? '' : typed;
+  // Another folder starts unfiltered.
+  const [searchedPath, setSearchedPath] = useState(path);
+  if (searchedPath !== path) {
+    setSearchedPath(path);
+    setSearchText('');
+  }
+  const listing = useAgentFiles(agent.key, path, search);
   const [creating, setCreating] = useState(false);
   const { reportFailure } = agent;
 
@@ -164,6 +178,8 @@ export function LocalFilesPanel({
     <Empty description={agent.serverError} />
   ) : listing.isError ? (
     <Empty description={failureText(listing.error)}>{launchOrRefresh}</Empty>
+  ) : search ? (
+    <Empty description={`No name in ${path} contains "${search}"`} />
   ) : (
     <Empty description={agentMessages.noContent}>{launchOrRefresh}</Empty>
   );
@@ -206,7 +222,19 @@ export function LocalFilesPanel({
       }
     >
       <div role="region" aria-label="Local files">
-        <Typography.Text type="secondary">{path}</Typography.Text>
+        <Flex justify="space-between" align="center" gap={8} wrap style={{ marginBottom: 8 }}>
+          <Typography.Text type="secondary">{path}</Typography.Text>
+          <Input.Search
+            aria-label="Search in this local folder"
+            placeholder="Search"
+            allowClear
+            size="small"
+            disabled={!agent.key}
+            value={searchText}
+            onChange={(event) => setSearchText(event.target.value)}
+            style={{ width: 200 }}
+          />
+        </Flex>
         <Table<AgentLocalFile>
           size="small"
           rowKey="path"

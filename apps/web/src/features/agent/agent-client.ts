@@ -88,10 +88,16 @@ export const agentClient = {
   pair: async (code: string) => call('/pair', { method: 'POST', body: { code } }),
   connect: async (ticket: string): Promise<string> =>
     agentConnectAnswer.parse(await call('/connect', { method: 'POST', body: { ticket } })).data.connectionKey,
-  files: async (key: string, path: string, skip = 0, limit = 100): Promise<AgentFilesAnswer> =>
+  /** A page of a local folder; with `search`, of the names that contain it (any case). */
+  files: async (key: string, path: string, skip = 0, limit = 100, search = ''): Promise<AgentFilesAnswer> =>
     agentFilesAnswer.parse(
       await call(
-        `/files?${new URLSearchParams({ path, skip: String(skip), limit: String(limit) }).toString()}`,
+        `/files?${new URLSearchParams({
+          path,
+          skip: String(skip),
+          limit: String(limit),
+          ...(search ? { search } : {}),
+        }).toString()}`,
         { key },
       ),
     ),

@@ -128,8 +128,11 @@ function answer(agent: FakeAgent, call: RecordedCall): FakeReply {
   const query = new URLSearchParams(call.search);
   switch (`${call.method} ${call.path}`) {
     case 'GET /files': {
-      const items = agent.folders[query.get('path') ?? '/'];
-      if (!items) return refused(404, 'No such folder');
+      const all = agent.folders[query.get('path') ?? '/'];
+      if (!all) return refused(404, 'No such folder');
+      // As the agent: the names that contain the search, whatever their case.
+      const search = (query.get('search') ?? '').toLowerCase();
+      const items = all.filter((item) => item.name.toLowerCase().includes(search));
       const skip = Number(query.get('skip') ?? 0);
       const limit = Number(query.get('limit') ?? 100);
       return ok({ items: items.slice(skip, skip + limit), total: items.length });

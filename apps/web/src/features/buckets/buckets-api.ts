@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import {
   bucketExistsAnswer,
@@ -10,6 +9,7 @@ import {
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
+import { useDebouncedValue } from '../../ui/useDebouncedValue.ts';
 
 export type CreateBucketAnswer = ReturnType<typeof createBucketAnswer.parse>;
 
@@ -22,15 +22,6 @@ export async function createBucket(accountId: string, body: CreateBucketBody): P
 
 /** How long typing must pause before the name is checked with the provider. */
 const NAME_CHECK_DELAY_MS = 400;
-
-function useDebouncedValue<T>(value: T, delayMs: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), delayMs);
-    return () => clearTimeout(timer);
-  }, [value, delayMs]);
-  return settled;
-}
 
 export interface NameCheck {
   /** The name passes the rules and the server check has not answered for it yet. */
