@@ -87,8 +87,8 @@ export interface ResolvedPath {
 
 /**
  * A folder's listing is kept for its next page when it has at least this many shown entries: a folder of a hundred
- * thousand files took 0.3–0.55 s a page to list, filter and sort again (the locale sort most of it) for each "Load
- * more", 5–10 ms from the kept listing.
+ * thousand files took 0.3–0.6 s a page to list, filter and sort again (the locale sort most of it) for each "Load
+ * more", 1.5–19 ms from the kept listing.
  */
 const KEEP_LISTING_FROM = 1000;
 /** The kept listing is dropped once no page of it was asked for this long. */
