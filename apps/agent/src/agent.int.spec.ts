@@ -573,18 +573,27 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     expect(existsSync(`${copy}.cumulo-part`)).toBe(false);
   });
 
-  it('fails a file that vanished before it was sent, sends the rest, and retries the failed one when asked', async () => {
+  /**
+   * Uploads the folder `mixed` into `remoteFolder`, removing `mixed/m2.txt` once the walk has named it (the upload's
+   * first call to the server is held meanwhile): the transfer fails that file and sends the two others.
+   */
+  const uploadLosingOne = async (remoteFolder: string) => {
     const hold = standIn.holdNext('POST /api/transfers/uploads/batch');
     const started = await call('POST', '/upload', {
       key,
       body: {
         paths: ['/mixed'],
-        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: '' },
+        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: remoteFolder },
       },
     });
     await hold.reached;
     rmSync(path.join(tree, 'mixed', 'm2.txt'));
     hold.release();
+    return started;
+  };
+
+  it('fails a file that vanished before it was sent, sends the rest, and retries the failed one when asked', async () => {
+    const started = await uploadLosingOne('');
     const done = await ended(started.body.transferID as string);
     expect(done).toMatchObject({
       status: 'failed',
@@ -616,17 +625,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
   });
 
   it('leaves the failed files to retry once more when the user cancels their retry', async () => {
-    const hold = standIn.holdNext('POST /api/transfers/uploads/batch');
-    const started = await call('POST', '/upload', {
-      key,
-      body: {
-        paths: ['/mixed'],
-        remoteDirectory: { cloud_account_id: ACCOUNT, bucket_name: BUCKET, path: 'cancelled-retry/' },
-      },
-    });
-    await hold.reached;
-    rmSync(path.join(tree, 'mixed', 'm2.txt'));
-    hold.release();
+    const started = await uploadLosingOne('cancelled-retry/');
     const id = started.body.transferID as string;
     expect(await ended(id)).toMatchObject({ status: 'failed', filesDone: 2, retried: false });
     writeFileSync(path.join(tree, 'mixed', 'm2.txt'), 'back once more');
