@@ -76,8 +76,10 @@ export function LocalFilesPanel({
   // The search box, as the bucket browser's: the agent filters the folder's names once typing pauses; an emptied box
   // lists the folder at once.
   const [searchText, setSearchText] = useState('');
-  const typed = useDebouncedValue(searchText.trim(), SEARCH_DEBOUNCE_MS);
-  const search = searchText.trim() === '' ? '' : typed;
+  // The words with the folder they were typed in: words still settling from the previous folder search nothing here.
+  const typing = useMemo(() => ({ path, words: searchText.trim() }), [path, searchText]);
+  const typed = useDebouncedValue(typing, SEARCH_DEBOUNCE_MS);
+  const search = typing.words === '' || typed.path !== path ? '' : typed.words;
   // Another folder starts unfiltered.
   const [searchedPath, setSearchedPath] = useState(path);
   if (searchedPath !== path) {
