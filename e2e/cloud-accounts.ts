@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect } from './fixtures.ts';
+import { expectToast, recordToasts } from './toasts.ts';
 
 /** Fills the add-provider form of `provider` with `fields` (label → value) and presses Save. */
 export async function submitAccount(page: Page, provider: string, fields: Record<string, string>) {
@@ -14,8 +15,9 @@ export async function submitAccount(page: Page, provider: string, fields: Record
  * billing-bucket step skipped (the AWS flow ends with it).
  */
 export async function connectAccount(page: Page, provider: string, fields: Record<string, string>) {
+  await recordToasts(page);
   await submitAccount(page, provider, fields);
-  await expect(page.getByText(`${fields.Name} added successfully`)).toBeVisible();
+  await expectToast(page, `${fields.Name} added successfully`);
   if (provider === 'aws') await page.getByRole('button', { name: 'Skip this Step' }).click();
   await expect(page).toHaveURL(/\/$/);
 }
