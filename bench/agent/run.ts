@@ -18,8 +18,8 @@
 //     [--only rclone|download] [--server-port 4611 --agent-port 47450]
 //
 // `--only download` skips the agent's upload: the agent downloads the copy rclone uploaded (same bytes, 5 MiB
-// multipart parts as the agent's own), for working on the download alone; rclone goes first in every round; the
-// full run is the one to report. `--only rclone` runs rclone's copies alone.
+// multipart parts as the agent's own), for working on the download alone; rclone uploads first in every round,
+// then the two downloads take turns as the tools do in a full run; the full run is the one to report. `--only rclone` runs rclone's copies alone.
 //
 // Needs rclone (Debian: apt-get install -y rclone) and GNU time (/usr/bin/time). The folder is cached in
 // bench/.data/agent.
@@ -322,9 +322,14 @@ interface Round {
 const s = (seconds: number) => `${seconds.toFixed(1)} s`;
 const mb = (value: number) => `${value.toFixed(0)} MB`;
 const medianOf = <R>(rounds: R[], pick: (round: R) => number) => median(rounds.map(pick));
-/** Who went first in round `index` (0-based): the agent in rounds 1, 3, …, rclone in 2, 4, … (always rclone under --only download, whose agent downloads rclone's copy). */
-const agentFirst = (index: number) => options.only !== 'download' && index % 2 === 0;
-const orderText = (index: number) => `round ${index + 1} (${agentFirst(index) ? 'agent' : 'rclone'} first)`;
+/** Who went first in round `index` (0-based): the agent in rounds 1, 3, …, rclone in 2, 4, …. */
+const agentFirst = (index: number) => index % 2 === 0;
+/** Under --only download, rclone's upload comes first (the agent downloads it); the downloads take turns alike. */
+const agentDownloadsFirst = agentFirst;
+const orderText = (index: number) =>
+  options.only === 'download'
+    ? `round ${index + 1} (rclone's upload, then the ${agentDownloadsFirst(index) ? 'agent' : 'rclone'} download first)`
+    : `round ${index + 1} (${agentFirst(index) ? 'agent' : 'rclone'} first)`;
 
 /** A time row against rclone; its floor is the cheaper of `floor` (the bare loop's time) and rclone's own. */
 function timeRow<R extends Round>(
@@ -426,18 +431,25 @@ async function main(): Promise<number> {
     };
 
     /** rclone's copy of the folder up to `bucket`/rclone/ and back down. */
-    const rcloneTurn = async (bucket: string) => {
-      const up = await timedRclone(['copy', folder, `s3rver:${bucket}/rclone/${folderName}`], env);
+    const rcloneUpload = (bucket: string) =>
+      timedRclone(['copy', folder, `s3rver:${bucket}/rclone/${folderName}`], env);
+    const rcloneDownload = async (bucket: string) => {
       const downDir = path.join(runDir, 'rclone-down');
       const down = await timedRclone(
         ['copy', `s3rver:${bucket}/rclone/${folderName}`, path.join(downDir, folderName)],
         env,
       );
-      const same = checked(path.join(downDir, folderName));
+      return { down, same: checked(path.join(downDir, folderName)) };
+    };
+    const rcloneSaid = (up: PeerRun, down: PeerRun, same: boolean) =>
       console.log(
         `  rclone: upload ${s(up.seconds)} (${mb(up.peakRssMb)}), download ${s(down.seconds)} ` +
           `(${mb(down.peakRssMb)}), copy back ${same ? 'identical' : 'DIFFERS'}`,
       );
+    const rcloneTurn = async (bucket: string) => {
+      const up = await rcloneUpload(bucket);
+      const { down, same } = await rcloneDownload(bucket);
+      rcloneSaid(up, down, same);
       return { up, down, same };
     };
 
@@ -571,7 +583,20 @@ async function main(): Promise<number> {
       console.log(`${orderText(index)}, bucket ${bucket}:`);
       let rclone: Awaited<ReturnType<typeof rcloneTurn>>;
       let agent: Awaited<ReturnType<typeof agentTurn>>;
-      if (agentFirst(index)) {
+      if (options.only === 'download') {
+        // The agent downloads rclone's upload, so that goes first; the two downloads then take turns.
+        const up = await rcloneUpload(bucket);
+        let down: Awaited<ReturnType<typeof rcloneDownload>>;
+        if (agentDownloadsFirst(index)) {
+          agent = await agentTurn(bucket);
+          down = await rcloneDownload(bucket);
+        } else {
+          down = await rcloneDownload(bucket);
+          agent = await agentTurn(bucket);
+        }
+        rcloneSaid(up, down.down, down.same);
+        rclone = { up, ...down };
+      } else if (agentFirst(index)) {
         agent = await agentTurn(bucket);
         rclone = await rcloneTurn(bucket);
       } else {
