@@ -13,7 +13,7 @@ export interface RecordedCall {
   headers: Headers;
 }
 
-type Handler = FakeReply | ((call: RecordedCall) => FakeReply);
+type Handler = FakeReply | ((call: RecordedCall) => FakeReply | Promise<FakeReply>);
 
 /**
  * Replaces the network: `fetch` is stubbed (vi.stubGlobal) with answers keyed by "METHOD /api/path".
@@ -36,7 +36,7 @@ export function stubApi(handlers: Record<string, Handler>): RecordedCall[] {
       const handler = handlers[`${call.method} ${call.path}`];
       const reply: FakeReply = handler
         ? typeof handler === 'function'
-          ? handler(call)
+          ? await handler(call)
           : handler
         : { status: 404, body: { message: `No fake answer for ${call.method} ${call.path}` } };
       return new Response(reply.body === undefined ? null : JSON.stringify(reply.body), {

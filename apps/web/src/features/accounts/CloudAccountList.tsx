@@ -24,6 +24,7 @@ import { Navigate, useLocation, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { BUCKET_CREATION_PROVIDERS, formatUsd, type CloudAccountView } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
+import { readAgain } from '../../api/query-client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useRealtimeMessage } from '../../api/realtime.ts';
 import { ByteSize } from '../../ui/ByteSize.tsx';
@@ -52,7 +53,7 @@ function useInventoryUpdates(): void {
     if (timer.current) return;
     timer.current = setTimeout(() => {
       timer.current = null;
-      void queryClient.invalidateQueries({ queryKey: queryKeys.accounts });
+      void readAgain(queryClient, queryKeys.accounts);
     }, INVENTORY_REFETCH_DELAY_MS);
   });
   useEffect(

@@ -13,6 +13,7 @@ import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
 import { messages, notificationItem, type NotificationItem } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
+import { readAgain } from '../../api/query-client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useRealtimeMessage } from '../../api/realtime.ts';
 import { markNotificationsRead, useNotifications } from './notifications-api.ts';
@@ -132,7 +133,7 @@ export function NotificationBell() {
         current.some((item) => item.id === arrived.id) ? current : [arrived, ...current],
       );
     }
-    void queryClient.invalidateQueries({ queryKey: queryKeys.notifications });
+    void readAgain(queryClient, queryKeys.notifications);
   });
 
   const markRead = useMutation({

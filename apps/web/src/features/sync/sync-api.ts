@@ -13,6 +13,7 @@ import {
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
+import { readAgain } from '../../api/query-client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.ts';
 
@@ -185,7 +186,7 @@ export function useLiveSyncFeed(): void {
       applyCycleToJobs(jobs, cycle),
     );
     if (cycle.phase === 'finished' && !cycle.dryRun) {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.syncJobLists });
+      void readAgain(queryClient, queryKeys.syncJobLists);
     }
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '@cumulo/contract';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi, type FakeReply, type RecordedCall } from '../../test/fake-api.ts';
+import { HubSocket, hubSends } from '../../test/fake-hub.ts';
 import { buildProfile } from '../../test/factories.ts';
 import { buildBatch, buildMigration, buildMigrationFile, MB } from './transfer-factories.ts';
 
@@ -123,7 +124,7 @@ interface PageWorld {
   total?: number;
   /** The signed-in member; an Owner when absent. */
   profile?: UserProfile;
-  extra?: Record<string, FakeReply | ((call: RecordedCall) => FakeReply)>;
+  extra?: Record<string, FakeReply | ((call: RecordedCall) => FakeReply | Promise<FakeReply>)>;
 }
 
 function stubStatusPage(world: PageWorld = {}) {
@@ -394,6 +395,44 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     await waitFor(() =>
       expect(calls.filter((call) => call.path === '/api/transfer/get_all').length).toBeGreaterThan(before),
     );
+  });
+
+  it('shows the end of a batch announced while the history was first being read, without waiting for its poll', async () => {
+    HubSocket.opened = [];
+    vi.stubGlobal('WebSocket', HubSocket);
+    const ended = { ...runningBatch, transferStatus: BATCH_STATUS.failed, transferred: 39, failed: 1 };
+    // The page's first read of the history is answered from before the batch ended, after the hub said it ended.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    const page = (batch: TransferBatch): FakeReply => ({
+      status: 200,
+      body: { items: [batch], total: 1, page: 1, pagesize: 50 },
+    });
+    stubStatusPage({
+      ongoing: [running],
+      extra: {
+        'GET /api/transfer/get_all': async () => {
+          reads += 1;
+          if (reads > 1) return page(ended);
+          await held;
+          return page(runningBatch);
+        },
+      },
+    });
+    renderAt('/mboard');
+
+    await waitFor(() => expect(reads).toBe(1));
+    await waitFor(() => expect(HubSocket.opened.at(-1)?.onmessage).toBeTruthy());
+    hubSends({ type: TRANSFER_EVENTS.batch, data: ended });
+    release();
+
+    // Read again at once: the history's own poll (MISSED_MESSAGE_POLL_MS, 15 s) is far beyond this wait.
+    const row = await waitFor(() => historyRow('Main archive / media'), { timeout: 3000 });
+    await waitFor(() => expect(within(row).getAllByRole('cell')[2]).toHaveTextContent(/^Failed/), {
+      timeout: 3000,
+    });
+    expect(reads).toBe(2);
   });
 
   it('downloads the failed files as a CSV file', async () => {

@@ -14,6 +14,7 @@ import {
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
+import { readAgain } from '../../api/query-client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { MISSED_MESSAGE_POLL_MS, useRealtimeMessage } from '../../api/realtime.ts';
 import { useProfile } from '../profile/useProfile.ts';
@@ -189,13 +190,13 @@ export function useLiveTransferFeed(): void {
       batch.transferStatus === BATCH_STATUS.ongoing &&
       !list?.some((migration) => migration.id === batch.id)
     ) {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.transfersOngoing });
+      void readAgain(queryClient, queryKeys.transfersOngoing);
     } else {
       queryClient.setQueryData<MigrationProgress[]>(queryKeys.transfersOngoing, (held) =>
         applyBatchChange(held, batch),
       );
     }
-    for (const queryKey of listingsChangedBy(batch)) void queryClient.invalidateQueries({ queryKey });
+    for (const queryKey of listingsChangedBy(batch)) void readAgain(queryClient, queryKey);
     invalidateHistory();
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '@cumulo/contract';
 import { api } from '../../api/client.ts';
 import { getStoredToken } from '../../api/auth-token.ts';
+import { readAgain } from '../../api/query-client.ts';
 import { MISSED_MESSAGE_POLL_MS } from '../../api/realtime.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { saveTextFile } from './save-text-file.ts';
@@ -83,8 +84,8 @@ export function useC2cHistory(filter: TransferProviderFilter = {}) {
 export function useInvalidateTransferHistory() {
   const queryClient = useQueryClient();
   return () => {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.transferLists });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.c2cHistory });
+    void readAgain(queryClient, queryKeys.transferLists);
+    void readAgain(queryClient, queryKeys.c2cHistory);
   };
 }
 
