@@ -273,8 +273,10 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await openTransferStatus(page);
 
     const rows = historyRow(page, container, rerun, prefix);
+    // 'Failed' is also in the Download Failed Files button a row shows while Ongoing: the status itself is asked.
     const failed = rows.filter({ hasText: 'Failed' });
     await expect(failed).toHaveCount(1, { timeout: 60_000 });
+    await expect(cell(failed, 'status')).toHaveText(/^Failed/);
     await expect(cell(failed, 'failed')).toHaveText('1');
     await expect(countOf(failed, 'transferred')).toHaveText(String(expected.size - 1));
 
