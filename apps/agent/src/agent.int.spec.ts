@@ -145,6 +145,12 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
       async () => (await call('GET', '/heartbeat').catch(() => null))?.status === 200,
     );
   };
+  /** Downloads `remotePath` of the bucket into the local folder `localPath`, as the page asks the agent. */
+  const download = (remotePath: string, localPath: string) =>
+    call('POST', '/download', {
+      key,
+      body: { remotePaths: [remotePath], cloud_account_id: ACCOUNT, bucket_name: BUCKET, localPath },
+    });
   const connect = async () => {
     const answer = await call('POST', '/connect', { origin: ORIGIN, body: { ticket: standIn.ticket() } });
     expect(answer.status).toBe(200);
@@ -495,20 +501,13 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     // A link planted where the agent writes its part file must not let it write outside the folder.
     mkdirSync(path.join(tree, 'restore', 'docs'), { recursive: true });
     symlinkSync(path.join(outside, 'secret.txt'), path.join(tree, 'restore', 'docs', 'a.txt.cumulo-part'));
-    const started = await call('POST', '/download', {
-      key,
-      body: {
-        remotePaths: ['in/docs/'],
-        cloud_account_id: ACCOUNT,
-        bucket_name: BUCKET,
-        localPath: '/restore',
-      },
-    });
+    const started = await download('in/docs/', '/restore');
     expect(started.status).toBe(200);
     const done = await ended(started.body.transferID as string);
     expect(done).toMatchObject({
       status: 'completed',
       filesDone: 4,
+      listedWhole: true,
       transferErrors: [],
       transferDirection: 'download',
     });
@@ -534,15 +533,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     let open: () => void = () => {};
     downloadGate = { open: new Promise<void>((resolve) => (open = resolve)), release: () => open() };
     bigGets = 0;
-    const started = await call('POST', '/download', {
-      key,
-      body: {
-        remotePaths: ['in/docs/big.bin'],
-        cloud_account_id: ACCOUNT,
-        bucket_name: BUCKET,
-        localPath: '/restore/again',
-      },
-    });
+    const started = await download('in/docs/big.bin', '/restore/again');
     const id = started.body.transferID as string;
     await until('two blocks written', async () => {
       const transfer = (await transfers()).find((candidate) => candidate.transferID === id);
@@ -571,6 +562,43 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
     const copy = path.join(tree, 'restore', 'again', 'big.bin');
     expect(md5(readFileSync(copy))).toBe(md5(files['big.bin'] ?? Buffer.alloc(0)));
     expect(existsSync(`${copy}.cumulo-part`)).toBe(false);
+  });
+
+  it('fails a download whose listing breaks off half-way as not listed whole, and its retry lists the rest', async () => {
+    expect((await call('POST', '/mkdir', { key, body: { path: '/restore/listing' } })).status).toBe(201);
+    // The first page of the folder's listing is answered; every later page is refused, as when the bucket's keys
+    // were rotated meanwhile (a refusal is final: a 502 would be waited for, 14 s here).
+    const firstPage = standIn.holdNext('POST /api/agent/downloads');
+    const started = await download('in/docs/', '/restore/listing');
+    const id = started.body.transferID as string;
+    await firstPage.reached;
+    const lost = 'Access Denied';
+    const failing = standIn.failCalls('POST /api/agent/downloads', 400, lost);
+    firstPage.release();
+    let failed: AgentTransfer;
+    try {
+      failed = await ended(id);
+    } finally {
+      failing.stop();
+    }
+    expect(failed).toMatchObject({
+      status: 'failed',
+      listedWhole: false,
+      transferErrors: [{ file: 'docs', error: lost }],
+    });
+    // Only the files the first page named are counted (3 a page here); the rest of the folder was never named.
+    expect(failed.filesTotal).toBe(3);
+    expect(failed.filesDone).toBeLessThanOrEqual(3);
+
+    const retry = await call('POST', '/retry', { key, body: { transferID: id } });
+    expect(retry.status).toBe(200);
+    expect(await ended(retry.body.transferID as string)).toMatchObject({
+      status: 'completed',
+      listedWhole: true,
+      transferErrors: [],
+    });
+    for (const [name, bytes] of Object.entries(files))
+      expect(md5(readFileSync(path.join(tree, 'restore', 'listing', 'docs', name))), name).toBe(md5(bytes));
   });
 
   /**
@@ -677,15 +705,7 @@ describe('the transfer agent as a real process, with s3rver behind a stand-in fo
   it('refuses a copy whose bytes differ from the bucket’s, leaving nothing in place', async () => {
     await store.write(BUCKET, 'tampered/report.bin', randomBytes(64 * 1024));
     standIn.tamper('tampered/report.bin');
-    const started = await call('POST', '/download', {
-      key,
-      body: {
-        remotePaths: ['tampered/'],
-        cloud_account_id: ACCOUNT,
-        bucket_name: BUCKET,
-        localPath: '/restore',
-      },
-    });
+    const started = await download('tampered/', '/restore');
     const done = await ended(started.body.transferID as string);
     expect(done).toMatchObject({
       status: 'failed',

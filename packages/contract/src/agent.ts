@@ -397,6 +397,12 @@ export const agentTransfer = z.object({
   transferredBytes: z.number(),
   filesTotal: z.number(),
   filesDone: z.number(),
+  /**
+   * False while the files are still being found (a download's listing, an upload's walk of its folders), and for a
+   * transfer that ended before they all were: filesTotal, totalBytes and percent then count only the files found so
+   * far. True from an agent that does not say.
+   */
+  listedWhole: z.boolean().default(true),
   /** True once the agent restarted and picked the transfer up again from its state file. */
   resumed: z.boolean(),
   /** Its failed files were retried (Retry Failed Files): a transfer is retried once; the retry has a row of its own. */

@@ -53,6 +53,11 @@ export interface StandInServer {
   tamper(key: string): void;
   /** Holds the next call of `route` ('POST /api/transfers/uploads/batch'…) until the returned release is called. */
   holdNext(route: string): { reached: Promise<void>; release: () => void };
+  /**
+   * Answers every call of `route` that comes from now on with `status` and `message` (the server lost its store),
+   * until `stop`. A call already held by `holdNext` is answered as usual.
+   */
+  failCalls(route: string, status: number, message: string): { stop: () => void };
   stop(): Promise<void>;
 }
 
@@ -86,6 +91,7 @@ export async function startStandInServer(
   const shares: unknown[] = [];
   const resumedStarts: StandInServer['resumedStarts'] = [];
   const holds = new Map<string, { hold: Hold; reached: () => void }>();
+  const failing = new Map<string, { status: number; message: string }>();
   const tampered = new Set<string>();
   const calls: string[] = [];
   // Small pages by default, so the agent's paging is exercised.
@@ -102,6 +108,8 @@ export async function startStandInServer(
   const route = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://stand-in');
     const name = `${request.method ?? 'GET'} ${url.pathname}`;
+    const failure = failing.get(name);
+    if (failure) return send(response, failure.status, { message: failure.message });
     const held = holds.get(name);
     if (held) {
       holds.delete(name);
@@ -379,6 +387,10 @@ export async function startStandInServer(
       const released = new Promise<void>((resolve) => (release = resolve));
       holds.set(routeName, { hold: () => released, reached });
       return { reached: reachedPromise, release };
+    },
+    failCalls: (routeName, status, message) => {
+      failing.set(routeName, { status, message });
+      return { stop: () => failing.delete(routeName) };
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -395,8 +395,17 @@ export class TransferManager {
   #view(transfer: TransferState, now: number): AgentTransfer {
     let totalBytes = 0;
     let transferredBytes = 0;
+    let filesTotal = 0;
     let filesDone = 0;
+    // A row of files never found (`unlisted`: a listing that broke off, a folder the walk could not read) is shown
+    // among the failures, but it is no file: it is not counted, and the files are then not all known.
+    let unlisted = false;
     for (const file of transfer.files) {
+      if (file.unlisted) {
+        unlisted = true;
+        continue;
+      }
+      filesTotal += 1;
       totalBytes += file.size;
       if (file.status === 'verified') {
         transferredBytes += file.size;
@@ -413,7 +422,7 @@ export class TransferManager {
       if (first && now > first.at) rate = (transferredBytes - first.bytes) / ((now - first.at) / 1000);
     }
     const remaining = totalBytes - transferredBytes;
-    const listedWhole = transfer.listed;
+    const listedWhole = transfer.listed && !unlisted;
     const current = transfer.files.find((file) => file.status === 'running');
     const shown = transfer.files
       .filter((file) => file.status === 'running' || file.status === 'failed')
@@ -436,8 +445,9 @@ export class TransferManager {
       items: transfer.chosen,
       totalBytes,
       transferredBytes,
-      filesTotal: transfer.files.length,
+      filesTotal,
       filesDone,
+      listedWhole,
       resumed: transfer.resumed,
       retried: this.#retried(transfer),
       startedAt: transfer.startedAt,

@@ -87,7 +87,8 @@ describe('planUpload: entries the walk cannot read', () => {
         path: 'backup',
       });
       const failed = await ended(id);
-      expect(failed).toMatchObject({ status: 'failed', filesTotal: 1 });
+      // The unreadable folder is a failure, not a file: no file is known, and the files are not all known.
+      expect(failed).toMatchObject({ status: 'failed', filesTotal: 0, listedWhole: false });
       expect(failed.transferErrors).toEqual([{ file: 'docs', error: 'EIO: refused, readdir' }]);
 
       // The folder is still unreadable: the retry walks again and fails the same way.

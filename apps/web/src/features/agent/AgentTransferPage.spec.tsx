@@ -479,6 +479,9 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
           currentFilename: 'video.mov',
           transferDirection: 'download',
           percent: 60,
+          filesTotal: 500,
+          filesDone: 300,
+          listedWhole: false,
           transferErrors: [{ file: 'video.mov', error: agentMessages.diskFull('video.mov') }],
         }),
       ],
@@ -493,10 +496,13 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     expect(within(running).getByText('2 MB/s')).toBeInTheDocument();
     expect(within(running).getByText('3m 20s')).toBeInTheDocument();
     expect(within(running).getByText('42%')).toBeInTheDocument();
+    expect(within(running).getByText('0 of 2 files')).toBeInTheDocument();
     const failed = within(transfers).getByText('video.mov').closest('tr');
     if (!failed) throw new Error('no row');
     expect(within(failed).getByText('Failed')).toBeInTheDocument();
     expect(within(failed).getByText('Download')).toBeInTheDocument();
+    // Its listing broke off: the count says the total is only what was found.
+    expect(within(failed).getByText('300 of 500+ files, listing stopped')).toBeInTheDocument();
     expect(within(failed).queryByRole('button', { name: /Cancel/ })).toBeNull();
     expect(
       within(transfers).getByText(`video.mov: ${agentMessages.diskFull('video.mov')}`),

@@ -13,7 +13,7 @@ import {
 } from 'antd';
 import { agentMessages, type AgentTransfer, type AgentTransferStatus } from '@cumulo/contract';
 import { AgentError, agentClient } from './agent-client.ts';
-import { agentEtaText, agentSpeedText } from './agent-format.ts';
+import { agentEtaText, agentFilesText, agentSpeedText } from './agent-format.ts';
 import type { AgentState } from './use-agent.ts';
 
 const STATUS_TAGS: Partial<Record<AgentTransferStatus, { color: string; text: string }>> = {
@@ -113,18 +113,23 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
       key: 'progress',
       width: 200,
       render: (_, transfer) => (
-        <Progress
-          aria-label={`Progress of ${transferName(transfer)}`}
-          percent={Math.floor(transfer.percent)}
-          size="small"
-          status={
-            transfer.status === 'failed'
-              ? 'exception'
-              : transfer.status === 'completed'
-                ? 'success'
-                : 'active'
-          }
-        />
+        <>
+          <Progress
+            aria-label={`Progress of ${transferName(transfer)}`}
+            percent={Math.floor(transfer.percent)}
+            size="small"
+            status={
+              transfer.status === 'failed'
+                ? 'exception'
+                : transfer.status === 'completed'
+                  ? 'success'
+                  : 'active'
+            }
+          />
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {agentFilesText(transfer)}
+          </Typography.Text>
+        </>
       ),
     },
     {

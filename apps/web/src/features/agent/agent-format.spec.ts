@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_COST_PER_MB } from '@cumulo/contract';
 import {
   agentEtaText,
+  agentFilesText,
   agentSpeedText,
   costPerMbText,
   costText,
@@ -19,6 +20,17 @@ describe('agent screen formats', () => {
     expect(costText(0)).toBe('$0.00');
     expect(usdText(12.5)).toBe('$12.50');
     expect(usdText(0.05)).toBe('$0.05');
+  });
+
+  it('counts the files done under the bar, and says so when the total counts only the files found so far', () => {
+    const row = { filesDone: 1200, filesTotal: 2000, listedWhole: true, status: 'running' } as const;
+    expect(agentFilesText(row)).toBe('1,200 of 2,000 files');
+    expect(agentFilesText({ ...row, filesDone: 1, filesTotal: 1, status: 'completed' })).toBe('1 of 1 file');
+    expect(agentFilesText({ ...row, listedWhole: false })).toBe('1,200 of 2,000+ files, still listing');
+    // A listing that broke off: its bar (the share of the files found) can read full.
+    expect(agentFilesText({ filesDone: 500, filesTotal: 500, listedWhole: false, status: 'failed' })).toBe(
+      '500 of 500+ files, listing stopped',
+    );
   });
 
   it('shows speeds in 1024-based units per second and the ETA in minutes and seconds', () => {

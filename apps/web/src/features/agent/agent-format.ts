@@ -5,6 +5,7 @@ import {
   formatBytes,
   formatUsd,
   normalizeFolderPath,
+  type AgentTransfer,
   type UserProfile,
 } from '@cumulo/contract';
 import { agentPath } from './agent-client.ts';
@@ -48,6 +49,23 @@ export function agentEtaText(ms: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
   return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * How many files of a transfer are done, under its progress bar: '12 of 40 files'. While the files are still being
+ * found the total is a floor ('12 of 500+ files, still listing'); a transfer that ended before they all were found
+ * says so, since its bar (the share of the files found) may read full.
+ */
+export function agentFilesText(
+  transfer: Pick<AgentTransfer, 'filesDone' | 'filesTotal' | 'listedWhole' | 'status'>,
+): string {
+  const { filesDone, filesTotal, listedWhole, status } = transfer;
+  if (listedWhole)
+    return `${count(filesDone)} of ${count(filesTotal)} ${filesTotal === 1 ? 'file' : 'files'}`;
+  const ended = status === 'failed' || status === 'cancelled';
+  return `${count(filesDone)} of ${count(filesTotal)}+ files, ${ended ? 'listing stopped' : 'still listing'}`;
 }
 
 /** The local folder above `path` ('/Photos/2024' → '/Photos'; an added folder → the root '/'). */

@@ -72,6 +72,7 @@ export function buildTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     filesDone: 0,
     resumed: false,
     retried: false,
+    listedWhole: true,
     startedAt: '2026-11-27T09:00:00.000Z',
     endedAt: null,
     transferErrors: [],

@@ -72,6 +72,7 @@ export function agentTransfer(overrides: Partial<AgentTransfer> = {}): AgentTran
     filesDone: 0,
     resumed: false,
     retried: false,
+    listedWhole: true,
     startedAt: '2025-06-03T09:30:00.000Z',
     endedAt: null,
     transferErrors: [],
