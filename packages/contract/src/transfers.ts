@@ -93,6 +93,9 @@ export const transferMessages = {
   retryStarted: 'Retry Failed Files started successfully!',
   downloadFailedStarted: 'Download Failed Files started successfully!',
   didNotSucceed: (message: string) => `Transfer did not succeed - ${message}`,
+  /** Why a batch without an error of its own failed: some of its files did (each file's error is in its CSV). */
+  filesFailed: (failed: number, total: number) =>
+    `${failed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${total === 1 ? 'file' : 'files'} failed`,
   /** A batch's error when a store stayed unreachable past TRANSFER_OUTAGE_SECONDS; `cause` is the store's words. */
   storeUnreachable: (side: 'source' | 'destination' | null, seconds: number, cause: string) =>
     `${side === null ? 'The stores of this transfer failed every copy' : `The ${side} could not be reached`} for ${waitedFor(seconds)}, so the transfer stopped (${cause.replace(/\.$/, '')}). Retry Failed Files copies the rest once it is back.`,

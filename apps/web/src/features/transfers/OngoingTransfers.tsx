@@ -68,7 +68,12 @@ function OngoingRow({ migration, batch }: OngoingRowProps) {
   const destination = endpointLabel(migration.cloud, migration.bucket);
   // The live feed names only the destination; until the batch list names the source, no arrow from nothing.
   const name = batch ? `${sourceLabel(batch)} → ${destination}` : `Transfer to ${destination}`;
-  const line = statusLine({ ...migration, message: batch?.error ?? null });
+  // Why it failed: the batch's own error, else how many of its files failed (a canceled one says Canceled).
+  const failedFiles =
+    migration.status === 'Failed' && batch && batch.failed > 0
+      ? transferMessages.filesFailed(batch.failed, batch.total)
+      : null;
+  const line = statusLine({ ...migration, message: batch?.error ?? failedFiles });
   const files = Object.values(migration.files);
   // Spec 001 §4 asks before canceling a Processing copy; queued ones are live on the server too, so they ask too.
   // A batch at 100 % is still live until the server says it finished: its open confirmation must stay put.

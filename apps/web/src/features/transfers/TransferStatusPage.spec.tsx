@@ -226,6 +226,14 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     ).toBeInTheDocument();
   });
 
+  it('says how many files failed when a failed batch has no error of its own', async () => {
+    stubStatusPage({ ongoing: [failedLive], batches: [{ ...failedBatch, error: null }] });
+    renderAt('/mboard');
+
+    const failed = await waitFor(() => ongoingRow('Main archive / logs → Cold storage / backup'));
+    expect(within(failed).getByText('Transfer did not succeed - 2 of 12 files failed')).toBeInTheDocument();
+  });
+
   it('names a batch started since the history was read "Transfer to …" until the history names its source', async () => {
     let reads = 0;
     stubStatusPage({
