@@ -279,6 +279,13 @@ test('cloud to cloud: a 2 000-object bucket to Azure and back, live progress, ca
     await expect(cell(failed, 'status')).toHaveText(/^Failed/);
     await expect(cell(failed, 'failed')).toHaveText('1');
     await expect(countOf(failed, 'transferred')).toHaveText(String(expected.size - 1));
+    // The ongoing list says why it failed: the batch has no error of its own, one of its files failed.
+    const ongoing = page
+      .getByRole('list', { name: 'Ongoing transfers' })
+      .getByRole('listitem', { name: transferName([AZURE, container], [AWS, rerun]) });
+    await expect(ongoing).toContainText(
+      transferMessages.didNotSucceed(transferMessages.filesFailed(1, expected.size)),
+    );
 
     // The failed files as CSV: the archived blob, its size, and what to do about it.
     const downloading = page.waitForEvent('download');
