@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
 import { mailDir } from './mail.ts';
+import { e2eTmp } from './tmp-dir.ts';
 import { E2E_OPERATOR_EMAIL } from './session.ts';
 import { E2E_OIDC_CLIENT, startOidcProvider } from './oidc-provider.ts';
 
@@ -23,7 +24,7 @@ export default async function globalSetup() {
   );
   if (taken) throw new Error(`port ${port} is already in use; stop that server or set E2E_PORT`);
 
-  const tmp = path.join(here, '.tmp');
+  const tmp = e2eTmp;
   const dataDir = path.join(tmp, `data-${Date.now()}`);
   fs.rmSync(mailDir, { recursive: true, force: true });
   fs.mkdirSync(mailDir, { recursive: true });

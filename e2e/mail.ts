@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from '@playwright/test';
+import { e2eTmp } from './tmp-dir.ts';
 
-export const mailDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp', 'mail');
+export const mailDir = path.join(e2eTmp, 'mail');
 
 interface SavedMail {
   to: string[];

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { e2eTmp } from './tmp-dir.ts';
 
 const port = Number(process.env.E2E_PORT ?? 8181);
 
@@ -13,7 +15,7 @@ export default defineConfig({
   timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
-  outputDir: './.tmp/test-results',
+  outputDir: path.join(e2eTmp, 'test-results'),
   use: {
     baseURL: `http://localhost:${port}`,
     // No trace unless asked for (`E2E_TRACE=1` keeps the trace of a failed test; `--trace on` keeps all). Recording one
