@@ -14,6 +14,15 @@ export const accountFormMessages = {
     'Cumulo could not connect to this cloud service. Check the service URL, the region and the keys, and try again.',
 } as const;
 
+/**
+ * A connected account's store that stopped answering (502): its keys were checked when it was connected, so the
+ * advice is to wait and then look at the address. One text for every kind of failure, as the form's.
+ */
+export const connectedAccountMessages = {
+  unreachable:
+    "Cumulo could not connect to this cloud service. It may be down or out of reach: try again in a few minutes, and if it lasts, check the account's service URL and region.",
+} as const;
+
 const required = (message: string, max = 4096) => text({ error: message, trim: true, max }).min(1, message);
 
 /** POST /cloudaccount/insert (spec 000 §7, onboarding variant; cloudType numbering 1, 2, 4, 8, 16). */

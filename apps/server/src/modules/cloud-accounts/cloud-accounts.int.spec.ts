@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountFormMessages, MASK } from '@cumulo/contract';
+import { accountFormMessages, connectedAccountMessages, MASK } from '@cumulo/contract';
 import {
   AZURITE_ACCOUNT,
   AZURITE_KEY,
@@ -297,6 +297,34 @@ describe('cloud accounts API against s3rver, Azurite and embedded PostgreSQL', (
     expect(removed.status).toBe(200);
     const list = (await call('GET', '/api/cloud_accounts/', owner.token)).body as Array<{ id: string }>;
     expect(list.map((a) => a.id)).not.toContain(account.id);
+  });
+
+  it('tells a connected account whose store stopped answering to try again later, not to check its keys', async () => {
+    const store = await startS3rver();
+    let stopped = false;
+    try {
+      const account = (
+        await call(
+          'POST',
+          '/api/cloudaccount/insert',
+          owner.token,
+          genericS3({ name: 'Gone later', serviceUrl: store.endpoint }),
+        )
+      ).body as { id: string };
+      await store.stop();
+      stopped = true;
+      const res = await call(
+        'GET',
+        `/api/cloud_accounts/${account.id}/storages/exists?bucket_name=abc`,
+        owner.token,
+      );
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 502,
+        body: { code: 'CLOUD_UNREACHABLE', message: connectedAccountMessages.unreachable },
+      });
+    } finally {
+      if (!stopped) await store.stop();
+    }
   });
 
   it('answers 404 on every route for an account of another organisation', async () => {

@@ -1,4 +1,4 @@
-import { accountFormMessages } from '@cumulo/contract';
+import { accountFormMessages, connectedAccountMessages } from '@cumulo/contract';
 import { StorageError } from '@cumulo/storage';
 import { AppError } from '../../errors.ts';
 import { OutboundRefusedError } from '../../net/outbound-policy.ts';
@@ -8,10 +8,12 @@ import { OutboundRefusedError } from '../../net/outbound-policy.ts';
  * a closed port, a timeout, a TLS or HTTP server that is not S3. One text and one status for all of them, so the
  * answers cannot tell a closed port from an open one (cloud-accounts README "What a failed connection says").
  * While connecting an account the endpoint is the form's input, so the answer is 400 (no 5xx for any request
- * body); a connected account's provider that stops answering is the upstream's failure, 502.
+ * body); a connected account's provider that stops answering is the upstream's failure, 502, whose text asks the
+ * user to wait rather than to check keys that were checked when the account was connected.
  */
 export function endpointUnreachable(status: 400 | 502 = 502): AppError {
-  return new AppError(status, 'CLOUD_UNREACHABLE', accountFormMessages.unreachable);
+  const message = status === 400 ? accountFormMessages.unreachable : connectedAccountMessages.unreachable;
+  return new AppError(status, 'CLOUD_UNREACHABLE', message);
 }
 
 function refusedByPolicy(error: unknown): boolean {
