@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-
-const tmp = path.join(path.dirname(fileURLToPath(import.meta.url)), '.tmp');
+import { e2eTmp as tmp } from './tmp-dir.ts';
 
 /**
- * A client of the e2e server's embedded PostgreSQL (global-setup.ts starts it in a fresh `.tmp/data-*` folder):
- * its port is in the cluster's postmaster.pid, its password beside the cluster. For arranging what no screen or
- * call of this build makes yet; what a test asserts it reads through the product.
+ * A client of the e2e server's embedded PostgreSQL (global-setup.ts starts it in a fresh `data-*` folder of the
+ * run's scratch folder): its port is in the cluster's postmaster.pid, its password beside the cluster. For
+ * arranging what no screen or call of this build makes yet; what a test asserts it reads through the product.
  */
 export async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const cluster = fs
