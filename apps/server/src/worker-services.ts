@@ -20,6 +20,7 @@ import { SearchIndex } from './modules/search/search-index.ts';
 import { SearchRepo } from './modules/search/search.repo.ts';
 import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
 import { AnalyticsCostsRepo } from './modules/analytics/analytics-costs.repo.ts';
+import { ResourcesRepo } from './modules/analytics/resources.repo.ts';
 import { FinanceActuals } from './modules/finance/actuals.ts';
 import { IngestRun } from './modules/analytics/ingest/ingest-run.ts';
 import { createIngestEngine } from './modules/analytics/ingest/engine.ts';
@@ -117,6 +118,7 @@ export function buildWorkerServices(deps: ServiceDeps) {
     searchIndex,
   );
   const alertsRepo = new AlertsRepo(db.orm);
+  const billedMonthsRepo = new ResourcesRepo(db.orm);
   const alerts = new AlertsService(
     alertsRepo,
     cloudAccountsRepo,
@@ -124,6 +126,8 @@ export function buildWorkerServices(deps: ServiceDeps) {
     (message) => publish(db.pool, message),
     config.PUBLIC_URL,
     log,
+    // An account's cost alert compares the billed month the account list shows, once reports are ingested.
+    (organizationId) => billedMonthsRepo.newestBilledMonths(organizationId),
   );
   const uploads = new UploadsService(
     new UploadsRepo(db.orm),

@@ -33,7 +33,11 @@ export async function registerJobs(queue: PgBoss, services: WorkerServices, log:
     services.analyticsRepo,
     log,
     schedule,
-    enqueueFinanceEvaluation(boss),
+    // New bills move budgets and the accounts' billed cost, which cost alerts compare.
+    async (organizationId) => {
+      await enqueueFinanceEvaluation(boss)(organizationId);
+      await enqueueAlertCheck(boss)(organizationId);
+    },
   );
   await registerFinanceJobs(boss, services.financeAlerts, services.financeDigest, log, schedule);
   await registerAlertJobs(boss, services.alerts, services.alertsRepo, log, schedule);

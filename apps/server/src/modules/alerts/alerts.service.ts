@@ -33,24 +33,49 @@ const auditedAlert = (alert: AlertRow, accountName: string) => ({
 /** Latest bell notifications returned by GET /notifications. */
 const BELL_LIMIT = 50;
 
+/** Per account, the newest month its ingested billing reports hold and that month's billed total. */
+export type BilledMonths = (
+  organizationId: string,
+) => Promise<Map<string, { month: string; costNano: bigint }>>;
+
+/** What an alert compares with its limit; `billedMonth` when it is a month's bill rather than an estimate. */
+interface Measured {
+  value: number;
+  billedMonth?: string;
+}
+
 /**
- * What an alert watches, measured from the latest finished inventory; null while a watched bucket is still being
- * counted (a half-walked bucket would read as a drop and re-arm the alert) or when nothing was measured yet.
- * Buckets whose inventory failed are left out of an account's sum.
+ * What an alert watches, the figure the account list and the Alerts screen show for the same scope. An account's
+ * COST, once billing reports are ingested, is its newest billed month's total (every service, not storage alone),
+ * as the account's `total_cost`. Otherwise the figures come from the latest finished inventory; null while a
+ * watched bucket is still being counted (a half-walked bucket would read as a drop and re-arm the alert) or when
+ * nothing was measured yet. Buckets whose inventory failed are left out of an account's sum.
  */
 function measure(
   alert: Pick<AlertRow, 'kind' | 'bucketName'>,
   account: Pick<CloudAccountRow, 'provider'>,
   buckets: ReadonlyArray<Pick<BucketRow, 'name' | 'totalBytes' | 'status'>>,
-): number | null {
+  billed: { month: string; costNano: bigint } | undefined,
+): Measured | null {
+  if (alert.kind === 'COST' && alert.bucketName === null && billed) {
+    return { value: Number(billed.costNano) / 1e9, billedMonth: billed.month };
+  }
   const watched = alert.bucketName === null ? buckets : buckets.filter((b) => b.name === alert.bucketName);
   if (watched.some((b) => b.status === 'pending' || b.status === 'running')) return null;
   const done = watched.filter((b) => b.status === 'done');
   if (done.length === 0) return null;
-  if (alert.kind === 'SIZE') return done.reduce((sum, b) => sum + b.totalBytes, 0);
+  if (alert.kind === 'SIZE') return { value: done.reduce((sum, b) => sum + b.totalBytes, 0) };
   // The same per-bucket estimate the account list shows, so the alert and the screen agree.
-  return done.reduce((sum, b) => sum + estimateMonthlyCost(account.provider, b.totalBytes), 0);
+  return { value: done.reduce((sum, b) => sum + estimateMonthlyCost(account.provider, b.totalBytes), 0) };
 }
+
+/** "2026-11" as "November 2026". */
+const monthName = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 /** Alerts of spec 000 §2/§3/§7, their scheduled check, and the organisation's bell notifications. */
 export class AlertsService {
@@ -61,6 +86,7 @@ export class AlertsService {
     private readonly publish: (message: BusMessage) => Promise<void>,
     private readonly publicUrl: string,
     private readonly log: Logger,
+    private readonly billedMonths: BilledMonths = async () => new Map(),
   ) {}
 
   async listForAccount(principal: Principal, accountId: string, bucketName?: string): Promise<AlertView[]> {
@@ -164,16 +190,21 @@ export class AlertsService {
     if (alerts.length === 0) return { checked: 0, fired: 0 };
     const accounts = new Map((await this.accounts.list(organizationId)).map((a) => [a.id, a]));
     const buckets = await this.accounts.bucketsOf(organizationId, [...accounts.keys()]);
+    const billed = alerts.some((a) => a.kind === 'COST' && a.bucketName === null)
+      ? await this.billedMonths(organizationId)
+      : new Map<string, { month: string; costNano: bigint }>();
     let fired = 0;
     for (const alert of alerts) {
       const account = accounts.get(alert.cloudAccountId);
       if (!account) continue;
-      const value = measure(
+      const measured = measure(
         alert,
         account,
         buckets.filter((b) => b.cloudAccountId === account.id),
+        billed.get(account.id),
       );
-      if (value === null) continue;
+      if (measured === null) continue;
+      const { value } = measured;
       const limit = alert.kind === 'SIZE' ? alert.sizeLimit : alert.costLimit;
       if (limit === null) continue;
       if (value <= limit) {
@@ -184,7 +215,7 @@ export class AlertsService {
       const won = await this.repo.markOver(alert.id, new Date());
       if (!won) continue;
       fired += 1;
-      await this.#notify(won, account, value, limit);
+      await this.#notify(won, account, measured, limit);
     }
     return { checked: alerts.length, fired };
   }
@@ -210,13 +241,17 @@ export class AlertsService {
     });
   }
 
-  async #notify(alert: AlertRow, account: CloudAccountRow, value: number, limit: number) {
+  async #notify(alert: AlertRow, account: CloudAccountRow, measured: Measured, limit: number) {
+    const { value, billedMonth } = measured;
     const scope = alert.bucketName ? `${alert.bucketName} (${account.name})` : account.name;
     const title = alert.kind === 'SIZE' ? `Size alert: ${scope}` : `Cost alert: ${scope}`;
+    const above = `above the ${formatUsd(limit, 5)} limit you set.`;
     const description =
       alert.kind === 'SIZE'
         ? `${scope} now holds ${formatBytes(value)}, above the ${formatBytes(limit)} limit you set.`
-        : `The estimated monthly storage cost of ${scope} is now ${formatUsd(value, 5)}, above the ${formatUsd(limit, 5)} limit you set.`;
+        : billedMonth
+          ? `The billed cost of ${scope} for ${monthName(billedMonth)} is now ${formatUsd(value, 5)}, ${above}`
+          : `The estimated monthly storage cost of ${scope} is now ${formatUsd(value, 5)}, ${above}`;
     const notification = await this.repo.insertNotification({
       organizationId: alert.organizationId,
       title,

@@ -24,7 +24,7 @@ export async function registerAnalyticsJobs(
   repo: AnalyticsRepo,
   log: Logger,
   schedule: boolean,
-  /** After a run finishes: the organisation's budget alerts compare the new actuals (modules/finance). */
+  /** After a run finishes: budget alerts (modules/finance) and cost alerts (modules/alerts) compare the new bills. */
   afterIngest: (organizationId: string) => Promise<void> = async () => {},
 ) {
   await boss.work<IngestJob>(QUEUES.analyticsIngest, async ([job]) => {

@@ -530,4 +530,34 @@ describe('storage estimates beside the billed cost', () => {
     const before = (await call('/api/analytics/estimates?month=2026-01')).body as StorageCostEstimate[];
     expect(before.every((e) => e.billed_cost === null)).toBe(true);
   });
+
+  it("an account's COST alert compares the billed total the account list shows, not the storage estimate", async () => {
+    const billed = dollars(totals('2026-10').costNano);
+    const estimate = ((await call('/api/analytics/estimates?month=2026-10')).body as StorageCostEstimate[])
+      .filter((e) => e.cloud_account_id === awsId)
+      .reduce((sum, e) => sum + e.estimated_cost, 0);
+    // A limit between the two: the storage estimate stays under it, the bill is over it.
+    const limit = Math.round(((estimate + billed) / 2) * 100) / 100;
+    expect(estimate).toBeLessThan(limit);
+    expect(billed).toBeGreaterThan(limit);
+    const over = await callApi(server, 'POST', '/api/notifications/', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: null,
+      cost_limit: limit,
+    });
+    expect(over.status, over.raw).toBe(201);
+    expect((over.body as { last_notified: string | null }).last_notified).not.toBeNull();
+    const bell = (await call('/api/notifications')).body as Array<{ title: string; description: string }>;
+    const notice = bell.find((n) => n.title.startsWith('Cost alert'));
+    expect(notice?.description).toMatch(
+      /^The billed cost of .+ for October 2026 is now \$[\d,]+\.\d{5}, above the/,
+    );
+    // A limit above the bill stays quiet.
+    const under = await callApi(server, 'POST', '/api/notifications/', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: null,
+      cost_limit: Math.ceil(billed) + 1,
+    });
+    expect((under.body as { last_notified: string | null }).last_notified).toBeNull();
+  });
 });

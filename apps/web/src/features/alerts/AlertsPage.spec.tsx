@@ -129,6 +129,22 @@ describe('Alerts screen /setAlert (the network is stubbed with vi.stubGlobal fet
     expect(bucketRow).toHaveTextContent('06/03/2025');
   });
 
+  it("names a billed account's cost as its month's bill, the figure its cost alerts compare", async () => {
+    stubAlertsApi({
+      'GET /api/cloud_accounts/': {
+        status: 200,
+        body: [buildAccount({ billing_bucket: 'cur', total_cost: 987.29195, cost_month: '2026-10' })],
+      },
+    });
+    const { user } = renderAt(`/setAlert/${ACCOUNT_ID}`);
+    expect(await screen.findByText('Billed cost, October 2026')).toBeInTheDocument();
+    expect(screen.getByText('$987.29195')).toBeInTheDocument();
+    expect(screen.queryByText('Estimated monthly cost')).not.toBeInTheDocument();
+    const dialog = await openNewAlertModal(user);
+    await user.click(within(dialog).getByText('COST'));
+    expect(await within(dialog).findByText('Billed cost, October 2026: $987.29195')).toBeInTheDocument();
+  });
+
   it('sends 5 GB as 5368709120 bytes for the whole account, toasts and reloads the list', async () => {
     const calls = stubAlertsApi();
     const { user } = renderAt(`/setAlert/${ACCOUNT_ID}`);

@@ -16,7 +16,7 @@ import {
 import { ApiError, describeError, fieldMessages } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { createAlert } from './alerts-api.ts';
-import { watchedUsage } from './watched-usage.ts';
+import { costTitle, watchedUsage } from './watched-usage.ts';
 
 /** The bucket select's value for an alert on the whole account (bucket_name null). */
 const WHOLE_ACCOUNT = '';
@@ -140,7 +140,13 @@ export function NewAlertModal({ open, onClose, account, bucketName }: NewAlertMo
             label="Cost limit (USD)"
             name="costLimit"
             htmlFor="new-alert-cost-limit"
-            extra={usage ? `Currently about ${formatUsd(usage.cost, 5)} per month` : undefined}
+            extra={
+              usage
+                ? usage.costMonth
+                  ? `${costTitle(usage)}: ${formatUsd(usage.cost, 5)}`
+                  : `Currently about ${formatUsd(usage.cost, 5)} per month`
+                : undefined
+            }
             rules={[
               { required: true, message: alertMessages.costRequired },
               positive('The cost limit must be greater than 0.'),

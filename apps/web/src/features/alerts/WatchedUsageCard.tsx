@@ -1,6 +1,6 @@
 import { Alert, Card, Col, Row, Statistic, Typography } from 'antd';
 import { formatBytes, formatUsd, type CloudAccountView } from '@cumulo/contract';
-import { watchedUsage } from './watched-usage.ts';
+import { costTitle, watchedUsage } from './watched-usage.ts';
 
 interface WatchedUsageCardProps {
   account: CloudAccountView;
@@ -27,7 +27,7 @@ export function WatchedUsageCard({ account, bucketName }: WatchedUsageCardProps)
           <Statistic title="Size" value={formatBytes(usage.size)} />
         </Col>
         <Col xs={24} sm={8}>
-          <Statistic title="Estimated monthly cost" value={formatUsd(usage.cost, 5)} />
+          <Statistic title={costTitle(usage)} value={formatUsd(usage.cost, 5)} />
         </Col>
         <Col xs={24} sm={8}>
           {usage.objectCount === null ? (

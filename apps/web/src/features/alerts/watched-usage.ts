@@ -1,9 +1,14 @@
 import type { CloudAccountView } from '@cumulo/contract';
 
-/** What an alert compares its limit with: the stored size and the estimated monthly cost. */
+/**
+ * What an alert compares its limit with: the stored size and the cost, which for a whole account with ingested
+ * billing reports is its newest billed month's total (every service), otherwise the storage estimate.
+ */
 export interface WatchedUsage {
   size: number;
   cost: number;
+  /** 'YYYY-MM' when `cost` is that month's bill rather than an estimate. */
+  costMonth: string | null;
   objectCount: number | null;
   /** The inventory is still counting, so the size may grow. */
   counting: boolean;
@@ -15,6 +20,7 @@ export function watchedUsage(account: CloudAccountView, bucketName: string | nul
     return {
       size: account.total_bytes_used,
       cost: account.total_cost,
+      costMonth: account.cost_month ?? null,
       objectCount: null,
       counting: account.storages.some(
         (storage) => storage.inventory_status === 'pending' || storage.inventory_status === 'running',
@@ -26,7 +32,19 @@ export function watchedUsage(account: CloudAccountView, bucketName: string | nul
   return {
     size: storage.size,
     cost: storage.cost,
+    costMonth: null,
     objectCount: storage.object_count,
     counting: storage.inventory_status === 'pending' || storage.inventory_status === 'running',
   };
+}
+
+/** "Billed cost, October 2026" for a month's bill, "Estimated monthly cost" for an estimate. */
+export function costTitle(usage: Pick<WatchedUsage, 'costMonth'>): string {
+  if (!usage.costMonth) return 'Estimated monthly cost';
+  const month = new Date(`${usage.costMonth}-01T00:00:00Z`).toLocaleDateString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `Billed cost, ${month}`;
 }
