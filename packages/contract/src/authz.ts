@@ -171,7 +171,7 @@ export const ACTIONS = {
   'member.role': rule(
     APPROVERS,
     null,
-    "change a member's role (never one's own nor an Owner's; only an Owner makes Owners)",
+    "change a member's role (never one's own nor an Owner's; an Admin only Users'; only an Owner makes Owners)",
   ),
 } satisfies Record<string, ActionRule>;
 

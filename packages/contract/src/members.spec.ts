@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignableRoles, completeInviteRows, mayToggleActive } from './members.ts';
+import { assignableRoles, completeInviteRows, mayChangeRole, mayToggleActive } from './members.ts';
 
 describe('invite rows (spec 002 §5)', () => {
   it('counts a row only when all four fields are filled, trimmed, with the e-mail lower-cased', () => {
@@ -34,5 +34,21 @@ describe('the Active toggle (spec 002 §6)', () => {
     expect(mayToggleActive(admin, owner)).toBe(false);
     expect(mayToggleActive(admin, admin)).toBe(false);
     expect(mayToggleActive({ id: 'u', role: 'User' }, { id: 'v', role: 'User' })).toBe(false);
+  });
+});
+
+describe('the role selector (spec 002 §6, with the Active toggle’s rule)', () => {
+  const owner = { id: 'o', role: 'Owner' };
+  const admin = { id: 'a', role: 'Admin' };
+  it('an Owner changes anyone’s but their own and another Owner’s; an Admin only a User’s; a User nobody’s', () => {
+    expect(mayChangeRole(owner, { id: 'x', role: 'Admin' })).toBe(true);
+    expect(mayChangeRole(owner, { id: 'u', role: 'User' })).toBe(true);
+    expect(mayChangeRole(owner, { id: 'o2', role: 'Owner' })).toBe(false);
+    expect(mayChangeRole(owner, owner)).toBe(false);
+    expect(mayChangeRole(admin, { id: 'u', role: 'User' })).toBe(true);
+    expect(mayChangeRole(admin, { id: 'b', role: 'Admin' })).toBe(false);
+    expect(mayChangeRole(admin, owner)).toBe(false);
+    expect(mayChangeRole(admin, admin)).toBe(false);
+    expect(mayChangeRole({ id: 'u', role: 'User' }, { id: 'v', role: 'User' })).toBe(false);
   });
 });

@@ -16,6 +16,7 @@ export const memberMessages = {
   emailTwice: 'This email is in the list twice.',
   notYourself: 'You cannot change your own access.',
   adminActivatesUsers: 'An Admin can only activate or deactivate Users.',
+  adminChangesUsersRoles: 'An Admin can only change the role of Users.',
   ownerRoleFixed: "An Owner's role cannot be changed.",
   ownerMakesOwners: 'Only an Owner can make someone Owner.',
   seatNotice: (price: number) => `Each new user will be $${price}/month.`,
@@ -60,12 +61,15 @@ export const pendingInvitations = z.array(pendingInvitation);
 
 const rowText = (max: number) => text({ trim: true, max }).optional().nullable();
 
+/** A role id as sent: roles are few, and anything past PostgreSQL's smallint is no role (not a 500). */
+const roleId = z.int().min(-32768).max(32767);
+
 /** One row of the invite form as sent; a row counts only when all four fields are filled (spec 002 §5). */
 export const inviteRow = z.object({
   first_name: rowText(NAME_MAX_LENGTH),
   last_name: rowText(NAME_MAX_LENGTH),
   email: rowText(EMAIL_MAX_LENGTH),
-  role_id: z.int().optional().nullable(),
+  role_id: roleId.optional().nullable(),
 });
 export type InviteRow = z.infer<typeof inviteRow>;
 /** POST /users/invite: an array of rows (at most 50 at once). */
@@ -95,7 +99,7 @@ export function completeInviteRows(rows: readonly InviteRow[]): CompleteInvite[]
 /** Whether an e-mail of a complete row has the shape of an address. */
 export const isInviteEmail = (email: string) => EMAIL_PATTERN.test(email);
 
-export const roleChangeBody = z.object({ role_id: z.int() });
+export const roleChangeBody = z.object({ role_id: roleId });
 
 /**
  * Spec 002 §6: the Active toggle is enabled only if the target is not oneself and the viewer is Owner, or the
@@ -103,6 +107,15 @@ export const roleChangeBody = z.object({ role_id: z.int() });
  */
 export function mayToggleActive(viewer: { id: string; role: string }, target: { id: string; role: string }) {
   if (viewer.id === target.id) return false;
+  return viewer.role === 'Owner' || (viewer.role === 'Admin' && target.role === 'User');
+}
+
+/**
+ * Whose role a viewer may change: never their own nor an Owner's, and an Admin only a User's, as with the Active
+ * toggle; otherwise an Admin could demote another Admin and then deactivate them or change their permissions.
+ */
+export function mayChangeRole(viewer: { id: string; role: string }, target: { id: string; role: string }) {
+  if (viewer.id === target.id || target.role === 'Owner') return false;
   return viewer.role === 'Owner' || (viewer.role === 'Admin' && target.role === 'User');
 }
 

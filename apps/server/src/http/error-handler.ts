@@ -27,8 +27,11 @@ export function registerErrorHandler(app: FastifyInstance) {
       const errors: FieldErrors = {};
       for (const issue of error.validation) {
         const params = issue.params as { issue?: { path?: PropertyKey[] } } | undefined;
+        // Dotted as the forms read it ('0.first_name' of a list of rows), from the issue's path or the JSON pointer.
         const field =
-          params?.issue?.path?.map(String).join('.') || issue.instancePath.replace(/^\//, '') || 'base';
+          params?.issue?.path?.map(String).join('.') ||
+          issue.instancePath.replace(/^\//, '').replaceAll('/', '.') ||
+          'base';
         (errors[field] ??= []).push(issue.message ?? 'Invalid value.');
       }
       const first = Object.values(errors)[0]?.[0] ?? 'Invalid request.';

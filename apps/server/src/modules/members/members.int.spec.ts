@@ -214,6 +214,13 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     });
     expect(await invitations('email = $1', [fresh])).toBe(0);
 
+    // A role id past PostgreSQL's smallint is refused with the field named, never a 500.
+    const huge = await call('POST', '/api/users/invite', owner, [
+      { first_name: 'H', last_name: 'Uge', email: invitee('huge'), role_id: 40_000 },
+    ]);
+    expect(huge.status).toBe(400);
+    expect(Object.keys(errorsOf(huge))).toEqual(['0.role_id']);
+
     const empty = await call('POST', '/api/users/invite', owner, [{ first_name: 'Only' }]);
     expect(empty.status).toBe(400);
     expect(messageOf(empty)).toBe(memberMessages.noCompleteRow);
@@ -331,8 +338,9 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     expect(messageOf(await put(owner, otherAdmin, 'activate'))).toBe(memberMessages.activated);
   });
 
-  it('role change: nobody their own or an Owner’s; an Admin never makes Owners; a User nobody', async () => {
+  it('role change: nobody their own or an Owner’s; an Admin only a User’s and never makes Owners; a User nobody', async () => {
     const target = await newMember('promoted', ROLE_ID.User);
+    const otherAdmin = await newMember('other-admin', ROLE_ID.Admin);
     const roleOf = async (member: Member) =>
       (
         await server.db.pool.query<{ role_id: number }>('select role_id from users where id = $1', [
@@ -347,6 +355,8 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
       [admin, admin, ROLE_ID.User, memberMessages.notYourself],
       [admin, owner, ROLE_ID.User, memberMessages.ownerRoleFixed],
       [admin, target, ROLE_ID.Owner, memberMessages.ownerMakesOwners],
+      // Demoting another Admin would let an Admin then deactivate them or change their permissions.
+      [admin, otherAdmin, ROLE_ID.User, memberMessages.adminChangesUsersRoles],
       [user, target, ROLE_ID.Admin, messages.forbidden],
     ] as const) {
       const res = await put(by, who, roleId);
@@ -355,6 +365,11 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
     }
     expect(await roleOf(target)).toBe(ROLE_ID.User);
     expect(await roleOf(owner)).toBe(ROLE_ID.Owner);
+    expect(await roleOf(otherAdmin)).toBe(ROLE_ID.Admin);
+    // A role id past any role (and past PostgreSQL's smallint) is a refusal, never a 500.
+    for (const roleId of [40_000, 2_147_483_648]) {
+      expect((await put(owner, target, roleId)).status).toBe(400);
+    }
 
     const raised = await put(admin, target, ROLE_ID.Admin);
     expect(raised.status).toBe(200);

@@ -6,6 +6,7 @@ import {
   billingMessages,
   completeInviteRows,
   isInviteEmail,
+  mayChangeRole,
   mayToggleActive,
   memberMessages,
   messages,
@@ -234,6 +235,14 @@ export class MembersService {
     authorize(principal, 'member.role');
     if (target.id === principal.userId) throw forbidden(memberMessages.notYourself);
     if (target.role.id === ROLE_ID.Owner) throw forbidden(memberMessages.ownerRoleFixed);
+    if (
+      !mayChangeRole(
+        { id: principal.userId, role: principal.role },
+        { id: target.id, role: target.role.title },
+      )
+    ) {
+      throw forbidden(memberMessages.adminChangesUsersRoles);
+    }
     if (roleId === ROLE_ID.Owner && principal.role !== 'Owner') {
       throw forbidden(memberMessages.ownerMakesOwners);
     }

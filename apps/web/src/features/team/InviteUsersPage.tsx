@@ -8,6 +8,7 @@ import {
   ROLE_ID,
   SEAT_PRICE_MONTHLY,
   assignableRoles,
+  billingMessages,
   completeInviteRows,
   memberMessages,
   type InviteRow,
@@ -56,12 +57,20 @@ export function InviteUsersPage() {
     onSuccess: (text) => {
       void message.success(text);
       void queryClient.invalidateQueries({ queryKey: queryKeys.members });
+      // /users lists the new invitations under Pending invitations.
+      void queryClient.invalidateQueries({ queryKey: queryKeys.pendingInvitations });
       navigate('/users');
     },
     onError: (error) => {
-      if (error instanceof ApiError && error.code === CARD_REQUIRED) {
+      // Only an Owner adds cards, on /billing; an Admin stays here and is told who can.
+      if (error instanceof ApiError && error.code === CARD_REQUIRED && profile?.role.title === 'Owner') {
         void message.error(describeError(error));
         navigate('/billing');
+        return;
+      }
+      if (error instanceof ApiError && error.code === CARD_REQUIRED) {
+        setFieldErrors({});
+        setProblem(`${describeError(error)} ${billingMessages.ownerOnly}`);
         return;
       }
       setFieldErrors(rowErrors(error));

@@ -126,15 +126,31 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
     });
   });
 
-  it('without billing info: the $8/month notice first, then the no-card refusal sends the inviter to /billing', async () => {
-    const calls = stubApi({
-      'GET /api/users/_me': { status: 200, body: viewerAs('admin-1', 'Admin', false) },
-      'POST /api/users/invite': {
-        status: 403,
-        body: { message: billingMessages.userAddNeedsCard, code: 'CARD_REQUIRED' },
+  it('/users lists a new invitation under Pending invitations as soon as it is sent', async () => {
+    const invitation = {
+      id: 'inv-9',
+      email: 'ivy@example.com',
+      first_name: 'Ivy',
+      last_name: 'Tee',
+      role: { id: ROLE_ID.User, title: 'User' },
+      invited_by: 'Olga Test',
+      created_at: '2026-11-29T10:00:00.000Z',
+      expires_at: '2026-12-06T10:00:00.000Z',
+      expired: false,
+    };
+    let pending: (typeof invitation)[] = [];
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: viewerAs('owner-1', 'Owner') },
+      'GET /api/users': { status: 200, body: members },
+      'GET /api/users/invitations': () => ({ status: 200, body: pending }),
+      'POST /api/users/invite': () => {
+        pending = [invitation];
+        return { status: 200, body: { message: memberMessages.invitesSent(1) } };
       },
     });
-    const { user, location } = renderAt('/users/invite');
+    const { user, location } = renderAt('/users');
+    expect(await screen.findByText(memberMessages.noPendingInvites)).toBeInTheDocument();
+    await user.click(screen.getByText('Invite Users'));
     await screen.findByRole('heading', { name: 'Invite Users' });
     await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
     await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
@@ -142,27 +158,93 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
     await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
     await user.click(await screen.findByTitle('User'));
     await user.click(screen.getByRole('button', { name: 'Send Invites' }));
-
-    expect(await screen.findByText('Each new user will be $8/month.')).toBeInTheDocument();
-    expect(calls.some((c) => c.method === 'POST')).toBe(false);
-    await user.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(await screen.findByText(billingMessages.userAddNeedsCard)).toBeInTheDocument();
-    await waitFor(() => expect(location()).toBe('/billing'));
+    await waitFor(() => expect(location()).toBe('/users'));
+    const table = await screen.findByRole('table', { name: 'Pending invitations' });
+    expect(await within(table).findByText('ivy@example.com')).toBeInTheDocument();
   });
 
-  it('/users/{id}: no role selector for an Owner; a role change asks first and says so', async () => {
+  it.each([
+    ['Owner', 'owner-1'],
+    ['Admin', 'admin-1'],
+  ] as const)(
+    'without billing info: the seat price notice first, then the no-card refusal (%s)',
+    async (role, id) => {
+      const calls = stubApi({
+        'GET /api/users/_me': { status: 200, body: viewerAs(id, role, false) },
+        'POST /api/users/invite': {
+          status: 403,
+          body: { message: billingMessages.userAddNeedsCard, code: 'CARD_REQUIRED' },
+        },
+      });
+      const { user, location } = renderAt('/users/invite');
+      await screen.findByRole('heading', { name: 'Invite Users' });
+      await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
+      await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
+      await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'ivy@example.com');
+      await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
+      await user.click(await screen.findByTitle('User'));
+      await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+
+      expect(await screen.findByText('Each new user will be $8/month.')).toBeInTheDocument();
+      expect(calls.some((c) => c.method === 'POST')).toBe(false);
+      await user.click(screen.getByRole('button', { name: 'Continue' }));
+      if (role === 'Owner') {
+        // The Owner adds the card on /billing.
+        expect(await screen.findByText(billingMessages.userAddNeedsCard)).toBeInTheDocument();
+        await waitFor(() => expect(location()).toBe('/billing'));
+      } else {
+        // An Admin cannot add one there: the page says who can, and keeps the rows.
+        expect(
+          await screen.findByText(`${billingMessages.userAddNeedsCard} ${billingMessages.ownerOnly}`),
+        ).toBeInTheDocument();
+        expect(location()).toBe('/users/invite');
+        expect(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' })).toHaveValue('Ivy');
+      }
+    },
+  );
+
+  it('/users/{id}: no role selector for an Owner, nor for an Admin viewing an Admin; a role change asks first, says so and reads the reset permissions', async () => {
     const owner = buildProfile({ id: 'owner-1', first_name: 'Olga', role: { id: 1, title: 'Owner' } });
+    const otherAdmin = buildProfile({ id: 'admin-2', first_name: 'Alma', role: { id: 2, title: 'Admin' } });
     const member = buildProfile({ id: 'user-1', first_name: 'Ursula', role: { id: 3, title: 'User' } });
+    // Before the change Ursula has a limit of her own; the role change hands it back to the role.
+    let limit = { value: 5 * 1024 * 1024, follows_role: false };
     const calls = stubApi({
       'GET /api/users/_me': { status: 200, body: viewerAs('admin-1', 'Admin') },
       'GET /api/users/owner-1': { status: 200, body: owner },
+      'GET /api/users/admin-2': { status: 200, body: otherAdmin },
       'GET /api/users/user-1': { status: 200, body: member },
-      'PUT /api/users/user-1': { status: 200, body: { message: memberMessages.roleUpdated } },
+      'GET /api/user_access_levels/user_acls/user-1': {
+        status: 200,
+        body: [
+          {
+            id: 'u-transfers',
+            service: 'transfers',
+            title: 'Transfers',
+            enabled: true,
+            has_permissions: true,
+            follows_role: true,
+          },
+        ],
+      },
+      'GET /api/user_access_levels/u-transfers/user_permissions/': () => ({
+        status: 200,
+        body: [{ id: 'p-1', attribute: 'max_transfer_size', title: 'Maximum transfer size', ...limit }],
+      }),
+      'PUT /api/users/user-1': () => {
+        limit = { value: -1, follows_role: true };
+        return { status: 200, body: { message: memberMessages.roleUpdated } };
+      },
     });
     const first = renderAt('/users/owner-1');
     await screen.findByRole('heading', { name: 'Olga Lovelace' });
     expect(screen.queryByRole('combobox', { name: 'Role' })).not.toBeInTheDocument();
     first.unmount();
+    // Spec 002 §6's rule of the Active toggle holds for roles too: an Admin changes only a User's.
+    const second = renderAt('/users/admin-2');
+    await screen.findByRole('heading', { name: 'Alma Lovelace' });
+    expect(screen.queryByRole('combobox', { name: 'Role' })).not.toBeInTheDocument();
+    second.unmount();
 
     const { user } = renderAt('/users/user-1');
     await screen.findByRole('heading', { name: 'Ursula Lovelace' });
@@ -177,6 +259,12 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
     await user.click(screen.getByRole('button', { name: 'Change role' }));
     expect(await screen.findByText(memberMessages.roleUpdated)).toBeInTheDocument();
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ role_id: ROLE_ID.Admin });
+    // The permission values are read again, so the page shows the reset value, not the old 5 MB.
+    await waitFor(() =>
+      expect(
+        calls.filter((c) => c.path === '/api/user_access_levels/u-transfers/user_permissions/'),
+      ).toHaveLength(2),
+    );
   });
 
   it('/users: pending invitations with who invited them, Resend and Cancel (after a confirmation)', async () => {

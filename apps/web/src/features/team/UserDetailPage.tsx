@@ -1,7 +1,7 @@
 import { Alert, App, Card, Descriptions, Flex, Select, Tag, Typography } from 'antd';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'react-router';
-import { ROLE_ID, assignableRoles, type UserProfile } from '@cumulo/contract';
+import { ROLE_ID, assignableRoles, mayChangeRole, type UserProfile } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { DateText } from '../../ui/DateText.tsx';
@@ -32,8 +32,9 @@ function MemberDetails({ member, viewer }: { member: UserProfile; viewer: UserPr
     onSuccess: (text) => {
       void message.success(text);
       void queryClient.invalidateQueries({ queryKey: queryKeys.members });
-      // The member's own permissions went back to the new role's.
-      void queryClient.invalidateQueries({ queryKey: queryKeys.userAcls(member.id) });
+      // The member's own service ACLs and permission values went back to the new role's. The values are kept by
+      // ACL id, not by member, so everything under ['access'] is read again, as MemberAccess does after a save.
+      void queryClient.invalidateQueries({ queryKey: ['access'] });
     },
     onError: (error) => void message.error(describeError(error)),
   });
@@ -47,8 +48,11 @@ function MemberDetails({ member, viewer }: { member: UserProfile; viewer: UserPr
       okText: 'Change role',
       onOk: () => change.mutateAsync(roleId),
     });
-  // Spec 002 §6: the role selector is hidden for an Owner; nobody changes their own role.
-  const canChange = member.role.title !== 'Owner' && member.id !== viewer.id;
+  // Spec 002 §6: the role selector is hidden for an Owner; nobody changes their own role; an Admin only a User's.
+  const canChange = mayChangeRole(
+    { id: viewer.id, role: viewer.role.title },
+    { id: member.id, role: member.role.title },
+  );
   return (
     <Flex vertical gap={16} style={{ maxWidth: 720 }}>
       <Typography.Title level={2} style={{ margin: 0 }}>
