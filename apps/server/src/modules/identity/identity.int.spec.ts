@@ -710,6 +710,24 @@ describe('identity API against embedded PostgreSQL and an SMTP sink', () => {
     expect((await login(email, 'Fresh#pass2')).body.challenge).toBe(0);
   });
 
+  it('counts wrong old passwords on change password in the sign-in back-off, so a stolen session cannot guess', async () => {
+    const { jwt } = await signUpVerified();
+    const change = (oldPassword: string) =>
+      call(
+        'PUT',
+        '/api/users/_me/change_password',
+        { old_password: oldPassword, new_password: 'Fresh#pass2' },
+        jwt,
+      );
+    for (let i = 0; i < SIGN_IN_BACKOFF.freePerUser; i++)
+      expect((await change('Guess#pass1')).status).toBe(400);
+    // The free tries are used up: the next one waits, even with the right password, and nothing changed.
+    const waiting = await change(PASSWORD);
+    expect(waiting.status).toBe(429);
+    expect(waiting.body.message).toBe(messages.signInWait(Number(waiting.headers['retry-after'])));
+    expect((await call('GET', '/api/users/_me', undefined, jwt)).status).toBe(200);
+  });
+
   it('updates the profile name, keeping e-mail and company read-only', async () => {
     const { jwt, email } = await signUpVerified();
     const res = await call(

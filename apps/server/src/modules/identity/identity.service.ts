@@ -441,9 +441,14 @@ export class IdentityService {
   async changePassword(principal: Principal, oldPassword: string, newPassword: string, client: ClientInfo) {
     const user = await this.repo.findUserInOrg(principal.organizationId, principal.userId);
     if (!user) throw notFound();
+    // Wrong old passwords count in the sign-in back-off, as in renewRecoveryCodes: a stolen session or an unlocked
+    // browser must not guess the password here without limit.
+    await this.limiter.check(user.email, client.ip);
     if (!(await verify(user.passwordHash, oldPassword))) {
+      await this.limiter.recordFailure(user.email, client.ip);
       throw badRequest(messages.wrongOldPassword, { old_password: [messages.wrongOldPassword] });
     }
+    await this.limiter.recordSuccess(user.email);
     const passwordHash = await hash(newPassword, ARGON2);
     await this.repo.updateUser(principal.organizationId, principal.userId, { passwordHash });
     // Every earlier sign-in ends, this one included; the caller continues with the new token.
