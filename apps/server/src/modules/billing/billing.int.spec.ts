@@ -273,6 +273,33 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       valid: false,
       message: billingMessages.couponInvalid,
     });
+    // Refused for its coupon or its plan, a subscription with a new card leaves the cards as they were.
+    const cardsNow = async () =>
+      (
+        (await call('GET', '/api/billing/payment_profiles', owner)).body as {
+          billing_payment_profiles: PaymentProfileView[];
+        }
+      ).billing_payment_profiles.map((p) => [p.masked_card_number, p.default]);
+    const before = await cardsNow();
+    const badCoupon = await call('POST', '/api/billing/subscriptions/', owner, {
+      product_handle: 'analytics',
+      coupon_code: 'NOPE',
+      credit_card_attributes: card(VISA),
+    });
+    expect([badCoupon.status, (badCoupon.body as { message: string }).message]).toEqual([
+      400,
+      billingMessages.couponInvalid,
+    ]);
+    const samePlan = await call('POST', '/api/billing/subscriptions/', owner, {
+      product_handle: 'professional',
+      credit_card_attributes: card(VISA),
+    });
+    expect([samePlan.status, (samePlan.body as { message: string }).message]).toEqual([
+      400,
+      billingMessages.samePlan,
+    ]);
+    expect(await cardsNow()).toEqual(before);
+
     const res = await call('POST', '/api/billing/subscriptions/', owner, {
       product_handle: 'analytics',
       period: 'annually',

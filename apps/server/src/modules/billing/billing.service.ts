@@ -55,6 +55,19 @@ const isUniqueViolation = (error: unknown) =>
   (error as { cause?: { code?: string } }).cause?.code === '23505' ||
   (error as { code?: string }).code === '23505';
 
+/** Moves from the held plan to another: upgrades only, never to a plan sold by quote, never from a canceled one. */
+function refusePlanChange(
+  current: SubscriptionRow,
+  target: PlanDefinition,
+): asserts target is PlanDefinition & { handle: string } {
+  if (current.kind !== 'plan') throw badRequest(billingMessages.notPlan);
+  if (target.handle === null) throw badRequest(billingMessages.quoteNeeded);
+  if (current.state === 'canceled') throw badRequest(billingMessages.alreadyCanceled);
+  const from = planByHandle(current.productHandle);
+  if (target.handle === current.productHandle) throw badRequest(billingMessages.samePlan);
+  if (from && target.order < from.order) throw badRequest(billingMessages.downgrade);
+}
+
 /**
  * Plans, packages, cards and subscriptions (README "Flow"). The gateway carries out payments; PostgreSQL holds
  * the truth, and every change of a subscription writes its event in the same transaction. Only Owners change
@@ -194,11 +207,16 @@ export class BillingService {
       if (await this.repo.holdsPackage(org, product.pkg.handle))
         throw badRequest(billingMessages.alreadyHeld);
     }
+    // Every refusal that does not need the card comes before the card is saved: a request refused for its coupon
+    // or its plan must not leave a new default card behind.
+    const current = product.kind === 'plan' ? await this.repo.livePlan(org) : null;
+    if (product.kind === 'plan' && current) refusePlanChange(current, product.plan);
+    if (product.kind === 'package' && body.coupon_code && !(await this.#liveCoupon(body.coupon_code)))
+      throw badRequest(billingMessages.couponInvalid);
     if (body.credit_card_attributes) await this.#addCard(principal, body.credit_card_attributes, true);
     if (!(await this.repo.hasLiveCard(org))) throw badRequest(billingMessages.noCardForSubscription);
 
     if (product.kind === 'plan') {
-      const current = await this.repo.livePlan(org);
       const row = current
         ? await this.#changePlan(principal, current, product.plan)
         : await this.#startPlan(principal, product.plan, body.period);
@@ -520,12 +538,7 @@ export class BillingService {
     current: SubscriptionRow,
     target: PlanDefinition,
   ): Promise<SubscriptionRow> {
-    if (current.kind !== 'plan') throw badRequest(billingMessages.notPlan);
-    if (target.handle === null) throw badRequest(billingMessages.quoteNeeded);
-    if (current.state === 'canceled') throw badRequest(billingMessages.alreadyCanceled);
-    const from = planByHandle(current.productHandle);
-    if (target.handle === current.productHandle) throw badRequest(billingMessages.samePlan);
-    if (from && target.order < from.order) throw badRequest(billingMessages.downgrade);
+    refusePlanChange(current, target);
     const priceCents = planPriceCents(target, current.period);
     const price = {
       productHandle: target.handle,
