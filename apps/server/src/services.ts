@@ -4,6 +4,7 @@
 // Fastify; the worker role imports worker-services.ts alone.
 import path from 'node:path';
 import type { PgBoss } from 'pg-boss';
+import { enqueueFinanceEvaluation } from './modules/finance/finance.jobs.ts';
 import { MAIL_LIMIT, SIGN_IN_BACKOFF, SSO_START_LIMIT, messages } from '@cumulo/contract';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
@@ -179,6 +180,7 @@ export function buildServices(deps: ServiceDeps) {
     cloudAccountsRepo,
     financeActuals,
     entitlements,
+    enqueueFinanceEvaluation(boss),
   );
   const analyticsResources = new ResourcesService(
     analyticsResourcesRepo,

@@ -72,7 +72,8 @@ export const financeMessages = {
   crossedTitle: (scope: string) => `Budget alert: ${scope}`,
 } as const;
 
-const monthText = text({ max: 7 }).regex(/^\d{4}-(0[1-9]|1[0-2])$/, financeMessages.invalidMonth);
+/** 'YYYY-MM' of the years the finance reads cover (2000–2100): year 0 is no date PostgreSQL takes (it answered 500). */
+const monthText = text({ max: 7 }).regex(/^(20\d\d|2100)-(0[1-9]|1[0-2])$/, financeMessages.invalidMonth);
 const yearNumber = z.coerce
   .number({ error: financeMessages.invalidYear })
   .int(financeMessages.invalidYear)

@@ -202,6 +202,11 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
     const saved = await putBudget({ label: 'Total', amount: 1000, flag: 'yearly', month: `${NEXT_YEAR}-05` });
     expect(saved.status, saved.raw).toBe(200);
     expect(saved.body).toEqual({ message: financeMessages.budgetUpdated });
+    // The budget alerts compare against the new amount now (a queued evaluation), not at the next report.
+    const jobs = await server.db.pool.query(`select data from pgboss.job where name = 'finance.evaluate'`);
+    expect(jobs.rows).toContainEqual({
+      data: { organizationId: owner.principal.organizationId, requestId: expect.any(String) },
+    });
 
     const year = await view(NEXT_YEAR);
     expect(budgetsOf(year.rows)).toEqual([...Array<number>(11).fill(8333), 8337]);
@@ -545,6 +550,9 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
     const before = await count('finance_products');
     for (const [name, message] of [
       ['BACKUPS', financeMessages.productExists('BACKUPS')],
+      // A report product's label or code: its budget and its alert would go to different products.
+      ['S3', financeMessages.productExists('S3')],
+      ['amazonec2', financeMessages.productExists('amazonec2')],
       [' total ', financeMessages.productReserved],
       ['   ', financeMessages.productNameRequired],
     ] as const) {
@@ -571,6 +579,13 @@ describe('budgets against actual spending (embedded PostgreSQL, reports ingested
       [{ label: 'S3\uD800', amount: 1, flag: 'monthly', month }, messages.textInvalid],
       [{ label: 'Nope', amount: 1, flag: 'monthly', month }, financeMessages.unknownLabel('Nope')],
       [{ label: 'Total', amount: 1, flag: 'monthly', month: `${YEAR}-13` }, financeMessages.invalidMonth],
+      // Year 0 is no date PostgreSQL takes (this answered 500); 9999 no screen could show.
+      [{ label: 'Total', amount: 1, flag: 'monthly', month: '0000-01' }, financeMessages.invalidMonth],
+      [{ label: 'Total', amount: 1, flag: 'monthly', month: '9999-12' }, financeMessages.invalidMonth],
+      [
+        { label: 'Total', amount: 1, flag: 'yearly', start: '0000-01', end: '0000-12' },
+        financeMessages.invalidMonth,
+      ],
       [
         { label: 'Total', amount: 1, flag: 'yearly', start: `${YEAR}-11`, end: `${NEXT_YEAR}-02` },
         financeMessages.budgetRange,

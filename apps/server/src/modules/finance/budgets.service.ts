@@ -1,6 +1,5 @@
 import {
   csvCell,
-  ALLOCATION_PRODUCTS,
   BUDGET_TOTAL_LABEL,
   budgetLabelOf,
   costCategoryOf,
@@ -24,11 +23,10 @@ import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud
 import { centsOf, type ActualsTable, type FinanceActuals } from './actuals.ts';
 import type { BudgetMonth, BudgetsRepo, ProductRow } from './budgets.repo.ts';
 import { monthsOfRange, spreadCents, type MonthCents } from './spread.ts';
+import { KNOWN_CODES, resolveBudgetLabel } from './budget-labels.ts';
 
 /** Every month a report product code can be read from: the widest years a finance query takes. */
 const ALL_MONTHS = ['2000-01', '2100-12'] as const;
-/** The product codes the analytics screens name, offered for a budget before any report mentions them. */
-const KNOWN_CODES: readonly string[] = Object.values(ALLOCATION_PRODUCTS).flat();
 /** The CSV's columns (GET /finance/budget.csv), as the table shows them. */
 const BUDGET_CSV_COLUMNS = ['month', 'budget', 'actual', 'forecast', 'difference', 'percent used'] as const;
 
@@ -92,6 +90,8 @@ export class BudgetsService {
     private readonly accounts: Pick<CloudAccountsRepo, 'find' | 'list'>,
     private readonly actuals: FinanceActuals,
     private readonly entitlements: Pick<Entitlements, 'may'>,
+    /** Queues the organisation's budget-alert evaluation (modules/finance jobs). */
+    private readonly enqueueEvaluation: (organizationId: string) => Promise<void> = async () => {},
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -123,6 +123,8 @@ export class BudgetsService {
         ...budgetChangeOf(body.flag, `${label} budget of ${account.name}`, held, spread),
       });
     });
+    // The alerts on this budget compare against the new amount now, not at the next billing report.
+    await this.enqueueEvaluation(principal.organizationId);
     return { message: financeMessages.budgetUpdated };
   }
 
@@ -284,8 +286,16 @@ export class BudgetsService {
   ): Promise<{ message: string; product: FinanceProduct }> {
     authorize(principal, 'finance.budget');
     await this.#package(principal);
-    if (body.name.toLowerCase() === BUDGET_TOTAL_LABEL.toLowerCase())
+    const wanted = body.name.toLowerCase();
+    if (wanted === BUDGET_TOTAL_LABEL.toLowerCase())
       throw badRequest(financeMessages.productReserved, { name: [financeMessages.productReserved] });
+    // A name a report product already answers to (its code or its label, in any cloud of the organisation) would
+    // show twice in the Product list, and its budgets and alerts would go to different products (#label).
+    const table = await this.actuals.read(principal.organizationId, null, ...ALL_MONTHS);
+    if (resolveBudgetLabel(body.name, table.productCodes(null), []) !== undefined) {
+      const exists = financeMessages.productExists(body.name);
+      throw badRequest(exists, { name: [exists] });
+    }
     const row = await this.repo.transaction(async (tx) => {
       const created = await tx.insertProduct(
         principal.organizationId,
@@ -346,19 +356,17 @@ export class BudgetsService {
     given: string,
     strict: boolean,
   ): Promise<string> {
-    const wanted = given.toLowerCase();
-    if (wanted === BUDGET_TOTAL_LABEL.toLowerCase()) return BUDGET_TOTAL_LABEL;
+    if (given.toLowerCase() === BUDGET_TOTAL_LABEL.toLowerCase()) return BUDGET_TOTAL_LABEL;
     const [table, custom] = await Promise.all([
       this.actuals.read(principal.organizationId, account.id, ...ALL_MONTHS),
       this.repo.products(principal.organizationId),
     ]);
-    const codes = [...new Set([...table.productCodes(account.id), ...KNOWN_CODES])];
-    const code =
-      codes.find((candidate) => candidate.toLowerCase() === wanted) ??
-      codes.find((candidate) => productLabelOf(candidate).toLowerCase() === wanted);
-    if (code) return code;
-    const product = custom.find((row) => row.name.toLowerCase() === wanted);
-    if (product) return product.name;
+    const label = resolveBudgetLabel(
+      given,
+      table.productCodes(account.id),
+      custom.map((row) => row.name),
+    );
+    if (label) return label;
     if (!strict) return given;
     const message = financeMessages.unknownLabel(given);
     throw badRequest(message, { label: [message] });

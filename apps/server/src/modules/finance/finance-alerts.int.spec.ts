@@ -260,6 +260,17 @@ describe('budget alerts: the calls', () => {
     });
     const total = await call('POST', '/api/finance/alerts', owner, body({ product: 'Total' }));
     expect((total.body as { alert: BudgetAlert }).alert.title).toBe('Total budget of Lab AWS');
+    // A report product by its label, even with a custom product of the same name (kept from before such names
+    // were refused): the alert watches the product the budget of that name is set on, AmazonEC2.
+    await server.db.pool.query(
+      `insert into finance_products (organization_id, name, category) values ($1, 'EC2', 'Compute')`,
+      [owner.principal.organizationId],
+    );
+    const byLabel = await call('POST', '/api/finance/alerts', owner, body({ product: 'EC2' }));
+    expect(byLabel.status, byLabel.raw).toBe(200);
+    const ec2 = (byLabel.body as { alert: BudgetAlert }).alert;
+    expect(ec2.product).toBe('AmazonEC2');
+    expect((await call('DELETE', `/api/finance/alerts/${ec2.id}`, owner)).status).toBe(200);
     const unknown = await call('POST', '/api/finance/alerts', owner, body({ product: 'Nothing Like It' }));
     expect(unknown).toMatchObject({ status: 400, body: { message: financeMessages.productNameRequired } });
     // Another organisation's custom product is not one of ours.

@@ -23,6 +23,7 @@ import { centsOf, type FinanceActuals } from './actuals.ts';
 import type { FinanceAlertRow, FinanceAlertsRepo, FiringKind } from './finance-alerts.repo.ts';
 import type { FinanceSettingsRepo } from './finance-settings.repo.ts';
 import { budgetAlertMail } from './finance.mail.ts';
+import { resolveBudgetLabel } from './budget-labels.ts';
 
 /** An alert as the list and the audit trail name it: "S3 budget of My AWS". */
 const alertTitle = (label: string, accountName: string) => `${budgetLabelOf(label)} budget of ${accountName}`;
@@ -297,15 +298,19 @@ export class FinanceAlertsService {
   /** A budget label as stored: 'Total', a product code (of the reports or known), or a custom product's name. */
   async #label(organizationId: string, accountId: string, typed: string): Promise<string> {
     if (typed.toLowerCase() === BUDGET_TOTAL_LABEL.toLowerCase()) return BUDGET_TOTAL_LABEL;
-    const custom = await this.repo.customProductName(organizationId, typed);
-    if (custom !== undefined) return custom;
-    if (productLabelOf(typed) !== typed) return typed;
     const year = this.now().getUTCFullYear();
-    const codes = (
-      await this.actuals.read(organizationId, accountId, `${year - 1}-01`, `${year + 1}-12`)
-    ).productCodes(accountId);
-    const code = codes.find((c) => c.toLowerCase() === typed.toLowerCase());
-    if (code !== undefined) return code;
+    const [table, custom] = await Promise.all([
+      this.actuals.read(organizationId, accountId, `${year - 1}-01`, `${year + 1}-12`),
+      this.repo.customProductName(organizationId, typed),
+    ]);
+    // The same resolution as the budget's (BudgetsService #label), so the alert watches that budget.
+    const label = resolveBudgetLabel(
+      typed,
+      table.productCodes(accountId),
+      custom === undefined ? [] : [custom],
+    );
+    if (label !== undefined) return label;
+    if (productLabelOf(typed) !== typed) return typed;
     throw badRequest(financeMessages.productNameRequired, { product: [financeMessages.productNameRequired] });
   }
 
