@@ -71,6 +71,10 @@ export const notificationItem = z.object({
 });
 export type NotificationItem = z.infer<typeof notificationItem>;
 
+/** GET notifications/unread_count: every unread notification of the member, not only the bell's latest 50. */
+export const unreadCountAnswer = z.object({ count: z.number().int() });
+export type UnreadCountAnswer = z.infer<typeof unreadCountAnswer>;
+
 /** PUT notifications/read with repeated ids (?ids=a&ids=b). */
 export const markReadQuery = z.object({
   ids: z.union([z.uuid(), z.array(z.uuid()).max(500)]).transform((v) => (Array.isArray(v) ? v : [v])),

@@ -18,6 +18,8 @@ export const queryKeys = {
   authProviders: ['authentication', 'providers'] as const,
   accountAlerts: (accountId: string) => ['alerts', accountId] as const,
   notifications: ['notifications'] as const,
+  /** Under ['notifications'], so whatever reads the bell's list again reads the count too. */
+  unreadNotifications: ['notifications', 'unread'] as const,
   accounts: ['cloud-accounts'] as const,
   /** The signed-in member's dashboard widgets (GET /dashboard). */
   dashboard: ['dashboard'] as const,

@@ -165,6 +165,44 @@ describe('alerts against s3rver inventories, embedded PostgreSQL and an SMTP sin
     expect(theirs.filter((n) => n.read)).toEqual([]);
   });
 
+  it('counts and marks read every unread notification, also those past the bell’s latest 50', async () => {
+    // An organisation of its own, so the other tests' bell stays as they left it.
+    const reader = await signedInMember(server, 'bell-owner');
+    const organizationId = reader.principal.organizationId;
+    for (let i = 0; i < 55; i++) {
+      await server.services.alerts.bell({
+        organizationId,
+        title: `Notice ${i}`,
+        description: '',
+        status: 'normal',
+      });
+    }
+    // One only the Owner sees (a member's billing request), not counted for a colleague.
+    await server.services.alerts.bell({
+      organizationId,
+      title: 'For owners',
+      description: '',
+      status: 'normal',
+      audience: 'owners',
+    });
+    const unread = async (token: string) =>
+      ((await call('GET', '/api/notifications/unread_count', token)).body as { count: number }).count;
+    const all = (await call('GET', '/api/notifications/all', reader.token)).body as NotificationItem[];
+    expect((await call('GET', '/api/notifications', reader.token)).body).toHaveLength(50);
+    expect(await unread(reader.token)).toBe(all.filter((n) => !n.read).length);
+    expect(await unread(reader.token)).toBe(56);
+
+    const colleague = await signedInMember(server, 'reader', { principal: reader.principal, roleId: 3 });
+    const theirs = await unread(colleague.token);
+    const res = await call('PUT', '/api/notifications/read_all', reader.token);
+    expect(res.status).toBe(200);
+    expect(await unread(reader.token)).toBe(0);
+    const after = (await call('GET', '/api/notifications/all', reader.token)).body as NotificationItem[];
+    expect(after.every((n) => n.read)).toBe(true);
+    // Read state is each member's own.
+    expect(await unread(colleague.token)).toBe(theirs);
+  });
+
   it('refuses an alert without exactly one limit, or on a bucket the account does not have', async () => {
     const neither = await call('POST', '/api/notifications/', owner.token, { cloud_account_id: accountId });
     expect(neither.status).toBe(400);

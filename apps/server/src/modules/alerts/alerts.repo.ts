@@ -120,6 +120,44 @@ export class AlertsRepo {
     return limit ? query.limit(limit) : query;
   }
 
+  /** How many of the notifications the member sees they have not read, however old. */
+  async unreadCount(
+    organizationId: string,
+    userId: string,
+    audiences: ReadonlyArray<NotificationRow['audience']>,
+  ): Promise<number> {
+    const [row] = await this.orm
+      .select({ count: sql<number>`count(*)::int` })
+      .from(notifications)
+      .leftJoin(
+        notificationReads,
+        and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId)),
+      )
+      .where(
+        and(
+          eq(notifications.organizationId, organizationId),
+          inArray(notifications.audience, [...audiences]),
+          sql`${notificationReads.userId} is null`,
+        ),
+      );
+    return row?.count ?? 0;
+  }
+
+  /** Marks every notification the member sees read, in one statement; answers how many were unread. */
+  async markAllRead(
+    organizationId: string,
+    userId: string,
+    audiences: ReadonlyArray<NotificationRow['audience']>,
+  ): Promise<number> {
+    const result = await this.orm.execute(sql`
+      insert into ${notificationReads} (notification_id, user_id)
+      select ${notifications.id}, ${userId}::uuid from ${notifications}
+      where ${notifications.organizationId} = ${organizationId}
+        and ${inArray(notifications.audience, [...audiences])}
+      on conflict do nothing`);
+    return result.rowCount ?? 0;
+  }
+
   /** Marks the organisation's notifications among `ids` read for `userId`; answers how many of the ids are its. */
   async markRead(organizationId: string, userId: string, ids: string[]): Promise<number> {
     const own = await this.orm

@@ -7,6 +7,7 @@ import {
   messageAnswer,
   notificationItem,
   text,
+  unreadCountAnswer,
 } from '@cumulo/contract';
 import { principalOf, type AuthService } from '../../http/auth.ts';
 import type { AlertsService } from './alerts.service.ts';
@@ -71,6 +72,18 @@ export function alertsRoutes(service: AlertsService, auth: AuthService): Fastify
       '/notifications/all',
       { ...member, schema: { tags, response: { 200: z.array(notificationItem) } } },
       async (request) => service.notifications(principalOf(request), true),
+    );
+
+    app.get(
+      '/notifications/unread_count',
+      { ...member, schema: { tags, response: { 200: unreadCountAnswer } } },
+      async (request) => service.unreadCount(principalOf(request)),
+    );
+
+    app.put(
+      '/notifications/read_all',
+      { ...member, schema: { tags, response: { 200: messageAnswer } } },
+      async (request) => service.markAllRead(principalOf(request)),
     );
 
     app.put(

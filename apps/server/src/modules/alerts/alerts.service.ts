@@ -33,6 +33,16 @@ const auditedAlert = (alert: AlertRow, accountName: string) => ({
 /** Latest bell notifications returned by GET /notifications. */
 const BELL_LIMIT = 50;
 
+/** Who a notification is for, by the member's role: an Owner sees everything, a User what every member sees. */
+const audiencesOf = (principal: Principal): Array<'members' | 'approvers' | 'owners'> =>
+  principal.role === 'Owner'
+    ? ['members', 'approvers', 'owners']
+    : principal.role === 'Admin'
+      ? ['members', 'approvers']
+      : ['members'];
+
+const readMessage = (count: number) => `${count} notification${count === 1 ? '' : 's'} marked as read`;
+
 /** Per account, the newest month its ingested billing reports hold and that month's billed total. */
 export type BilledMonths = (
   organizationId: string,
@@ -164,20 +174,31 @@ export class AlertsService {
 
   async notifications(principal: Principal, all: boolean): Promise<NotificationItem[]> {
     const limit = all ? undefined : BELL_LIMIT;
-    const audiences: Array<'members' | 'approvers' | 'owners'> =
-      principal.role === 'Owner'
-        ? ['members', 'approvers', 'owners']
-        : principal.role === 'Admin'
-          ? ['members', 'approvers']
-          : ['members'];
-    return (await this.repo.notifications(principal.organizationId, principal.userId, audiences, limit)).map(
-      notificationView,
-    );
+    return (
+      await this.repo.notifications(principal.organizationId, principal.userId, audiencesOf(principal), limit)
+    ).map(notificationView);
+  }
+
+  /** The bell's badge: all the member's unread notifications, also those older than the latest BELL_LIMIT. */
+  async unreadCount(principal: Principal): Promise<{ count: number }> {
+    return {
+      count: await this.repo.unreadCount(principal.organizationId, principal.userId, audiencesOf(principal)),
+    };
   }
 
   async markRead(principal: Principal, ids: string[]) {
     const count = await this.repo.markRead(principal.organizationId, principal.userId, ids);
-    return { message: `${count} notification${count === 1 ? '' : 's'} marked as read` };
+    return { message: readMessage(count) };
+  }
+
+  /** "Mark all as read": every notification the member sees, not only the bell's latest BELL_LIMIT. */
+  async markAllRead(principal: Principal) {
+    const count = await this.repo.markAllRead(
+      principal.organizationId,
+      principal.userId,
+      audiencesOf(principal),
+    );
+    return { message: readMessage(count) };
   }
 
   /**

@@ -35,15 +35,28 @@ const SYNC_DONE: NotificationItem = {
   avatar: null,
 };
 
-/** The server's list: whatever PUT /notifications/read marked stays read. */
-function stubBellApi(initial: NotificationItem[]) {
+/**
+ * The server's list: whatever PUT /notifications/read or read_all marked stays read. `olderUnread` are unread
+ * notifications past the latest 50 the list answers: only the count and read_all reach them.
+ */
+function stubBellApi(initial: NotificationItem[], olderUnread = 0) {
   let list = initial;
+  let older = olderUnread;
   const calls = stubApi({
     'GET /api/users/_me': { status: 200, body: buildProfile() },
     'GET /api/notifications': () => ({ status: 200, body: list }),
+    'GET /api/notifications/unread_count': () => ({
+      status: 200,
+      body: { count: list.filter((item) => !item.read).length + older },
+    }),
     'PUT /api/notifications/read': (call) => {
       const ids = new URLSearchParams(call.search).getAll('ids');
       list = list.map((item) => (ids.includes(item.id) ? { ...item, read: true } : item));
+      return { status: 200, body: { message: 'Notifications marked as read' } };
+    },
+    'PUT /api/notifications/read_all': () => {
+      list = list.map((item) => ({ ...item, read: true }));
+      older = 0;
       return { status: 200, body: { message: 'Notifications marked as read' } };
     },
   });
@@ -70,7 +83,7 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
     vi.stubGlobal('WebSocket', HubSocket);
   });
 
-  it('badges the unread count, emphasises unread items and marks all read with repeated ids', async () => {
+  it('badges the unread count, emphasises unread items and marks all read', async () => {
     const { calls } = stubBellApi([OVER_LIMIT, TRANSFER_FAILED, SYNC_DONE]);
     const { user } = renderAt(HOST_PAGE);
 
@@ -90,10 +103,28 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
 
     await waitFor(() => expect(screen.getByLabelText('Notifications')).toBeInTheDocument());
     const puts = calls.filter((call) => call.method === 'PUT');
-    expect(puts).toHaveLength(1);
-    expect(puts[0]?.path).toBe('/api/notifications/read');
-    expect(puts[0]?.search).toBe(`?ids=${OVER_LIMIT.id}&ids=${TRANSFER_FAILED.id}`);
+    expect(puts.map((call) => call.path)).toEqual(['/api/notifications/read_all']);
     expect(screen.getByText(OVER_LIMIT.title).closest('strong')).toBeNull();
+  });
+
+  it('counts and marks read the unread notifications older than the latest 50 the list shows', async () => {
+    const { calls } = stubBellApi([OVER_LIMIT, SYNC_DONE], 8);
+    const { user } = renderAt(HOST_PAGE);
+
+    await user.click(await screen.findByLabelText('Notifications (9 unread)'));
+    await user.click(await screen.findByText('Mark all as read'));
+
+    await waitFor(() => expect(screen.getByLabelText('Notifications')).toBeInTheDocument());
+    expect(calls.filter((call) => call.method === 'PUT').map((call) => call.path)).toEqual([
+      '/api/notifications/read_all',
+    ]);
+    // Read again after the call, the server's count stays at none.
+    await waitFor(() =>
+      expect(
+        calls.filter((call) => call.method === 'GET' && call.path === '/api/notifications/unread_count'),
+      ).toHaveLength(2),
+    );
+    expect(screen.getByLabelText('Notifications')).toBeInTheDocument();
   });
 
   it('opening an unread item marks that one read', async () => {

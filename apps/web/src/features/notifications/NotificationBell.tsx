@@ -11,12 +11,17 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
-import { messages, notificationItem, type NotificationItem } from '@cumulo/contract';
+import { messages, notificationItem, type NotificationItem, type UnreadCountAnswer } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
 import { readAgain } from '../../api/query-client.ts';
 import { queryKeys } from '../../api/query-keys.ts';
 import { useRealtimeMessage } from '../../api/realtime.ts';
-import { markNotificationsRead, useNotifications } from './notifications-api.ts';
+import {
+  markAllNotificationsRead,
+  markNotificationsRead,
+  useNotifications,
+  useUnreadNotificationCount,
+} from './notifications-api.ts';
 
 dayjs.extend(relativeTime);
 
@@ -121,14 +126,25 @@ export function NotificationBell() {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const notifications = useNotifications();
+  const unreadTotal = useUnreadNotificationCount();
   const [expandedId, setExpandedId] = useState<string | null>(null);
   const list = notifications.data ?? [];
   const unreadIds = list.filter((item) => !item.read).map((item) => item.id);
+  // The list holds the latest 50; the count all of them (never fewer than the list shows).
+  const unread = Math.max(unreadTotal.data?.count ?? 0, unreadIds.length);
+  const addToCount = (delta: number) =>
+    queryClient.setQueryData<UnreadCountAnswer>(queryKeys.unreadNotifications, (current) =>
+      current ? { count: Math.max(0, current.count + delta) } : current,
+    );
 
   useRealtimeMessage('notification', (data) => {
     const parsed = notificationItem.safeParse(data);
     if (parsed.success) {
       const arrived = parsed.data;
+      const known = queryClient
+        .getQueryData<NotificationItem[]>(queryKeys.notifications)
+        ?.some((item) => item.id === arrived.id);
+      if (!known && !arrived.read) addToCount(1);
       queryClient.setQueryData<NotificationItem[]>(queryKeys.notifications, (current = []) =>
         current.some((item) => item.id === arrived.id) ? current : [arrived, ...current],
       );
@@ -136,12 +152,19 @@ export function NotificationBell() {
     void readAgain(queryClient, queryKeys.notifications);
   });
 
+  /** Marks the given ids read, or every notification when `ids` is 'all' (also those past the list). */
   const markRead = useMutation({
-    mutationFn: markNotificationsRead,
+    mutationFn: (ids: readonly string[] | 'all') =>
+      ids === 'all' ? markAllNotificationsRead() : markNotificationsRead(ids),
     onMutate: async (ids) => {
       await queryClient.cancelQueries({ queryKey: queryKeys.notifications });
-      queryClient.setQueryData<NotificationItem[]>(queryKeys.notifications, (current) =>
-        current?.map((item) => (ids.includes(item.id) ? { ...item, read: true } : item)),
+      const newlyRead = (item: NotificationItem) => !item.read && (ids === 'all' || ids.includes(item.id));
+      const current = queryClient.getQueryData<NotificationItem[]>(queryKeys.notifications) ?? [];
+      if (ids === 'all')
+        queryClient.setQueryData<UnreadCountAnswer>(queryKeys.unreadNotifications, { count: 0 });
+      else addToCount(-current.filter(newlyRead).length);
+      queryClient.setQueryData<NotificationItem[]>(queryKeys.notifications, (items) =>
+        items?.map((item) => (newlyRead(item) ? { ...item, read: true } : item)),
       );
     },
     onError: (error) => void message.error(describeError(error)),
@@ -186,9 +209,9 @@ export function NotificationBell() {
           <Button
             type="link"
             size="small"
-            disabled={unreadIds.length === 0}
+            disabled={unread === 0}
             loading={markRead.isPending}
-            onClick={() => markRead.mutate(unreadIds)}
+            onClick={() => markRead.mutate('all')}
           >
             Mark all as read
           </Button>
@@ -196,11 +219,11 @@ export function NotificationBell() {
       }
       content={<div style={{ width: 340 }}>{content}</div>}
     >
-      <Badge count={unreadIds.length} size="small">
+      <Badge count={unread} size="small">
         <Button
           type="text"
           shape="circle"
-          aria-label={unreadIds.length === 0 ? 'Notifications' : `Notifications (${unreadIds.length} unread)`}
+          aria-label={unread === 0 ? 'Notifications' : `Notifications (${unread} unread)`}
           icon={<BellOutlined />}
         />
       </Badge>
