@@ -18,6 +18,7 @@ export const alertMessages = {
   fetchFailed: 'Server error ... Something went wrong while fetching your alerts, please try again.',
   sizeRequired: 'Enter a size limit.',
   costRequired: 'Enter a cost limit.',
+  costPrecision: 'Enter a cost limit of at least $0.00001, with at most 5 decimals.',
   created: 'Alert saved successfully',
 } as const;
 
@@ -27,7 +28,16 @@ export const createAlertBody = z
     cloud_account_id: z.uuid(),
     bucket_name: text({ max: 255 }).nullable().optional(),
     size_limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional(),
-    cost_limit: z.number().positive().max(1e12).nullable().optional(),
+    // Stored with 5 decimals (spec 000 §9): a finer limit would be saved as another number than the one sent.
+    cost_limit: z
+      .number()
+      .positive()
+      .max(1e12)
+      .refine((value) => value >= 0.00001 && Math.abs(Math.round(value * 1e5) - value * 1e5) < 1e-6, {
+        message: alertMessages.costPrecision,
+      })
+      .nullable()
+      .optional(),
   })
   .superRefine((body, ctx) => {
     const size = body.size_limit != null;

@@ -16,5 +16,7 @@ export function formatUsd(amount: number, decimals = 2): string {
     currency: 'USD',
     minimumFractionDigits: decimals,
     maximumFractionDigits: decimals,
+    // A tiny negative that rounds to nothing reads '$0.00', not '-$0.00'.
+    signDisplay: 'negative',
   }).format(amount);
 }

@@ -53,5 +53,8 @@ describe('formatters (spec 000 §9)', () => {
   it('shows USD with 2 decimals, or 5 for alert costs', () => {
     expect(formatUsd(1234.5)).toBe('$1,234.50');
     expect(formatUsd(0.00001, 5)).toBe('$0.00001');
+    // A tiny negative difference rounds to nothing, without a minus; a real one keeps it.
+    expect(formatUsd(-0.001)).toBe('$0.00');
+    expect(formatUsd(-3.96)).toBe('-$3.96');
   });
 });

@@ -212,6 +212,12 @@ describe('alerts against s3rver inventories, embedded PostgreSQL and an SMTP sin
       cost_limit: 1,
     });
     expect(both.status).toBe(400);
+    // Finer than the 5 decimals a cost limit is stored with: refused, not saved as $0.00000.
+    const fine = await call('POST', '/api/notifications/', owner.token, {
+      cloud_account_id: accountId,
+      cost_limit: 0.000001,
+    });
+    expect(fine).toMatchObject({ status: 400, body: { message: alertMessages.costPrecision } });
     const unknown = await call('POST', '/api/notifications/', owner.token, {
       cloud_account_id: accountId,
       bucket_name: 'no-such-bucket',
