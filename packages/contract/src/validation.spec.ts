@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messages } from './messages.ts';
 import {
-  decodeInviteToken,
   isStrongPassword,
   newPasswordState,
   validateCompletionForm,
@@ -89,12 +88,6 @@ describe('invite completion form', () => {
       'Password and confirm password does not match!',
     );
     expect(validateCompletionForm({ password: 'Secret12', confirmPassword: 'Secret12' })).toBeNull();
-  });
-  it('decodes the five-part invite token and refuses other shapes', () => {
-    const token = btoa('ivy@example.com//Ivy//Tee//org//secret');
-    expect(decodeInviteToken(token)).toEqual({ email: 'ivy@example.com', firstName: 'Ivy', lastName: 'Tee' });
-    expect(decodeInviteToken(btoa('a//b//c'))).toBeNull();
-    expect(decodeInviteToken('%%%not base64')).toBeNull();
   });
 });
 

@@ -75,20 +75,3 @@ export function newPasswordState(state: NewPasswordState): {
     canSubmit: state.passwordVisited && state.repasswordVisited && strong && same,
   };
 }
-
-/** Invite tokens are base64 of five parts joined by '//': e-mail, first name, last name, then two opaque parts. */
-export function decodeInviteToken(
-  token: string,
-): { email: string; firstName: string; lastName: string } | null {
-  let text: string;
-  try {
-    text = typeof atob === 'function' ? atob(token) : '';
-  } catch {
-    return null;
-  }
-  const parts = text.split('//');
-  if (parts.length !== 5) return null;
-  const [email, firstName, lastName] = parts;
-  if (!email || firstName === undefined || lastName === undefined) return null;
-  return { email, firstName, lastName };
-}

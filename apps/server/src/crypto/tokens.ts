@@ -11,8 +11,9 @@ export function hashToken(token: string): string {
 
 /**
  * An invitation token in the format of spec 000 §3: base64 of five parts joined by '//' (e-mail, first name, last
- * name, then the inviting organisation's id and a random secret), so the sign-up page can pre-fill the form. The
- * secret makes it unguessable; the server keeps only its hash, so a token is checked by lookup, never decoded.
+ * name, then the inviting organisation's id and a random secret). The secret makes it unguessable; the server
+ * keeps only its hash, so a token is checked by lookup, never decoded: the sign-up page pre-fills its form from
+ * GET /user/signupinfo, which also tells a canceled, used or expired link at once.
  */
 export function newInviteToken(email: string, firstName: string, lastName: string, organizationId: string) {
   // A name holding '//' would add a part; one slash keeps the five parts the web splits on.

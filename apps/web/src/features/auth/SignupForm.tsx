@@ -1,23 +1,69 @@
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Alert, App, Button, Checkbox, Divider, Form, Input } from 'antd';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { decodeInviteToken, messages, validateSignupForm } from '@cumulo/contract';
+import { messages, validateSignupForm } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
+import { queryKeys } from '../../api/query-keys.ts';
 import { AuthCard } from '../../ui/AuthCard.tsx';
 import { NewPasswordFields, usePasswordPair } from '../../ui/NewPasswordFields.tsx';
-import { signUp, type SignupPayload } from './auth-api.ts';
+import { PageSpinner } from '../../ui/PageSpinner.tsx';
+import { fetchSignupInfo, signUp, type SignupPayload } from './auth-api.ts';
 import { rememberSignupEmail } from './signup-email.ts';
 import { GoogleSignIn, SsoButton, useAuthProviders } from './SsoButtons.tsx';
 
-/** Self-service and invited sign-up (spec 000 §2, §3, §5). */
+const TITLE = 'Create your Cumulo account';
+
+/**
+ * Self-service and invited sign-up (spec 000 §2, §3, §5). An invitation link is asked about first
+ * (GET /user/signupinfo): a canceled, used or expired one says so at once, before the visitor picks a password,
+ * and offers no sign-up that would start an organisation of their own instead.
+ */
 export function SignupForm() {
+  const [searchParams] = useSearchParams();
+  const inviteToken = searchParams.get('invite_token');
+  const info = useQuery({
+    queryKey: queryKeys.signupInfo(inviteToken ?? ''),
+    queryFn: () => fetchSignupInfo(inviteToken ?? ''),
+    enabled: inviteToken !== null,
+    retry: false,
+    staleTime: Infinity,
+  });
+  if (inviteToken === null) return <SignupFields inviteToken={null} invite={null} />;
+  if (info.isPending) {
+    return (
+      <AuthCard title={TITLE}>
+        <PageSpinner />
+      </AuthCard>
+    );
+  }
+  if (info.isError) {
+    return (
+      <AuthCard title={TITLE}>
+        <Alert type="error" showIcon title={describeError(info.error)} style={{ marginBottom: 16 }} />
+        <Link to="/login">Go to login</Link>
+      </AuthCard>
+    );
+  }
+  return (
+    <SignupFields
+      inviteToken={inviteToken}
+      invite={{ email: info.data.email, firstName: info.data.firstname, lastName: info.data.lastname }}
+    />
+  );
+}
+
+function SignupFields({
+  inviteToken,
+  invite,
+}: {
+  inviteToken: string | null;
+  invite: { email: string; firstName: string; lastName: string } | null;
+}) {
   const { referrer_id: pathReferrer } = useParams();
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
   const { message } = App.useApp();
-  const inviteToken = searchParams.get('invite_token');
-  const invite = useMemo(() => (inviteToken ? decodeInviteToken(inviteToken) : null), [inviteToken]);
   const referrerId = pathReferrer ?? searchParams.get('referrer_id');
 
   const [email, setEmail] = useState(invite?.email ?? '');
@@ -66,7 +112,7 @@ export function SignupForm() {
   };
 
   return (
-    <AuthCard title="Create your Cumulo account">
+    <AuthCard title={TITLE}>
       <Form name="signup" layout="vertical" onFinish={submit}>
         <Form.Item label="Email" htmlFor="signup-email" required>
           <Input

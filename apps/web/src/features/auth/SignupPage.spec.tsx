@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
 import { renderAt } from '../../test/render.tsx';
 import { stubApi } from '../../test/fake-api.ts';
+import { messages } from '@cumulo/contract';
 
 type Renderer = ReturnType<typeof renderAt>;
 
@@ -132,6 +133,10 @@ describe('sign-up (the network is stubbed with vi.stubGlobal fetch)', () => {
   it('pre-fills an invitation, locks its e-mail and goes to /login afterwards', async () => {
     const inviteToken = btoa('grace@example.com//Grace//Hopper//org-1//secret');
     const calls = stubApi({
+      'GET /api/user/signupinfo': {
+        status: 200,
+        body: { email: 'grace@example.com', firstname: 'Grace', lastname: 'Hopper' },
+      },
       'POST /api/users': {
         status: 201,
         body: { email: 'grace@example.com', message: 'Signup done successfully!' },
@@ -155,9 +160,33 @@ describe('sign-up (the network is stubbed with vi.stubGlobal fetch)', () => {
     });
   });
 
+  it('says at once that a canceled or expired invitation is no longer valid, with no form to fill', async () => {
+    const inviteToken = btoa('grace@example.com//Grace//Hopper//org-1//secret');
+    const calls = stubApi({
+      'GET /api/user/signupinfo': { status: 400, body: { message: messages.inviteInvalid } },
+      'GET /api/authentication/providers': {
+        status: 200,
+        body: { google: true, oidc: { name: 'Acme SSO' } },
+      },
+    });
+    renderAt(`/signup?invite_token=${encodeURIComponent(inviteToken)}`);
+    expect(await screen.findByText(messages.inviteInvalid)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Go to login' })).toHaveAttribute('href', '/login');
+    // Neither a password form nor a sign-up that would start an organisation of the invitee's own.
+    expect(screen.queryByLabelText('Email')).toBeNull();
+    expect(screen.queryByRole('button', { name: /Sign up with/ })).toBeNull();
+    expect(calls.find((call) => call.path === '/api/user/signupinfo')?.search).toBe(
+      `?token=${encodeURIComponent(inviteToken)}`,
+    );
+  });
+
   it("offers an invitee the organisation's OpenID provider, and nobody else", async () => {
     const inviteToken = btoa('grace@example.com//Grace//Hopper//org-1//secret');
     stubApi({
+      'GET /api/user/signupinfo': {
+        status: 200,
+        body: { email: 'grace@example.com', firstname: 'Grace', lastname: 'Hopper' },
+      },
       'GET /api/authentication/providers': {
         status: 200,
         body: { google: true, oidc: { name: 'Acme SSO' } },
