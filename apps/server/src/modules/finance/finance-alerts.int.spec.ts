@@ -537,6 +537,31 @@ describe('budget alert evaluation (AWS Budgets: once per month and kind, on the 
       { month: '2031-06-01', kind: 'forecast', value_cents: 330000, budget_cents: 300000, percent: 100 },
     ]);
   });
+
+  it('watches from the month it was set in: a month closed before then is not told about at once', async () => {
+    const { alert } = await alertsService().save(owner.principal, {
+      cloud: awsId,
+      product: 'AmazonEC2',
+      actual_alert_percent: 80,
+      forecast_alert_percent: null,
+      start: '2031-01-01',
+      end: '2031-12-01',
+    });
+    await server.db.pool.query(
+      `update finance_alerts set created_at = '2031-06-10T09:00:00Z' where id = $1`,
+      [alert.id],
+    );
+    // April was over its budget before the alert was set; June (the month it was set in) is over it too.
+    await setBudget('AmazonEC2', '2031-04', 100);
+    await addCost('2031-04', 'AmazonEC2', 500, '2031-04-30');
+    await setBudget('AmazonEC2', '2031-06', 100);
+    await alertsService().evaluate(owner.principal.organizationId);
+    const firings = await server.db.pool.query(
+      `select month::text from finance_alert_firings where alert_id = $1 order by month`,
+      [alert.id],
+    );
+    expect(firings.rows).toEqual([{ month: '2031-06-01' }]);
+  });
 });
 
 describe('evaluated after every ingestion', () => {

@@ -217,7 +217,11 @@ export class FinanceAlertsService {
       const accountName = names.get(alert.cloudAccountId);
       if (accountName === undefined) continue;
       const end = alert.end.slice(0, 7) < to ? alert.end.slice(0, 7) : to;
-      for (const month of monthsBetween(alert.start.slice(0, 7), end)) {
+      // As AWS Budgets, an alert watches from the month it was set in: months that closed before it was set are
+      // not told about at once, one notice and one e-mail each (their figures are on /finance).
+      const setIn = alert.createdAt.toISOString().slice(0, 7);
+      const start = alert.start.slice(0, 7) > setIn ? alert.start.slice(0, 7) : setIn;
+      for (const month of monthsBetween(start, end)) {
         const budget = budgets.get(budgetKey(alert.cloudAccountId, alert.label, month));
         if (!budget) continue;
         const spent = actuals.of(alert.cloudAccountId, alert.label, month);
