@@ -76,6 +76,7 @@ describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
     if (!popover) throw new Error('no confirmation');
     await user.click(within(popover).getByRole('button', { name: 'Remove' }));
     expect(await screen.findByText(billingMessages.noCards)).toBeInTheDocument();
+    expect(await screen.findByText(billingMessages.cardRemoved)).toBeInTheDocument();
     expect(calls.some((call) => call.method === 'DELETE')).toBe(true);
   });
 
@@ -112,6 +113,10 @@ describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
     await user.click(await screen.findByRole('button', { name: 'Cancel subscription' }));
     expect(await within(table).findByRole('button', { name: 'Reactivate' })).toBeInTheDocument();
     expect(calls.some((call) => call.method === 'DELETE')).toBe(true);
+    // Scheduled to end: said in words, and the date is when it ends, not a renewal.
+    expect(within(table).getByText('Ends at period end')).toBeInTheDocument();
+    expect(within(table).getByText(/^Ends /)).toBeInTheDocument();
+    expect(within(table).queryByText('pending_cancel')).toBeNull();
 
     await user.click(within(table).getByRole('button', { name: /expand row/i }));
     expect(await screen.findByText('created')).toBeInTheDocument();

@@ -49,6 +49,14 @@ const STATE_COLOURS: Record<SubscriptionView['state'], string> = {
   canceled: 'default',
 };
 
+/** A subscription's state in words, not its code. */
+const STATE_TEXT: Record<SubscriptionView['state'], string> = {
+  active: 'Active',
+  past_due: 'Past due',
+  pending_cancel: 'Ends at period end',
+  canceled: 'Canceled',
+};
+
 function expiryText(card: PaymentProfileView): string {
   return `${String(card.expiration_month).padStart(2, '0')}/${card.expiration_year}`;
 }
@@ -79,6 +87,7 @@ function PaymentCards({ owner }: { owner: boolean }) {
   const removeCard = async (card: PaymentProfileView) => {
     try {
       await remove.mutateAsync(card.id);
+      void message.success(billingMessages.cardRemoved);
     } catch (error) {
       void message.error(billingErrorText(error, describeError(error)));
     }
@@ -208,12 +217,20 @@ function Subscriptions({ owner }: { owner: boolean }) {
             {
               title: 'State',
               dataIndex: 'state',
-              render: (state: SubscriptionView['state']) => <Tag color={STATE_COLOURS[state]}>{state}</Tag>,
+              render: (state: SubscriptionView['state']) => (
+                <Tag color={STATE_COLOURS[state]}>{STATE_TEXT[state]}</Tag>
+              ),
             },
             {
-              title: 'Renews',
+              // A subscription scheduled to end does not renew: the date is when it ends.
+              title: 'Renews or ends',
               dataIndex: 'current_period_ends_at',
-              render: (value: string) => <DateText value={value} />,
+              render: (value: string, row: SubscriptionView) => (
+                <>
+                  {row.state === 'pending_cancel' ? 'Ends ' : row.state === 'canceled' ? 'Ended ' : 'Renews '}
+                  <DateText value={value} />
+                </>
+              ),
             },
             ...(owner
               ? [
