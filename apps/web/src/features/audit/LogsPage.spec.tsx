@@ -167,11 +167,14 @@ describe('Users Activities /logs (the network is stubbed with vi.stubGlobal fetc
     expect(await screen.findByText('bucket-20')).toBeInTheDocument();
     expect(screen.queryByText('bucket-21')).not.toBeInTheDocument();
     expect(screen.getByText('20 of 25')).toBeInTheDocument();
+    // The tree's counts are of the loaded entries, and it says so until all are loaded.
+    expect(screen.getByText('of the 20 loaded')).toBeInTheDocument();
 
     scrollToEnd();
     expect(await screen.findByText('bucket-25')).toBeInTheDocument();
     expect(offsetsAsked(calls)).toEqual(['0', '20']);
     expect(screen.getByText('25 of 25')).toBeInTheDocument();
+    expect(screen.queryByText(/loaded$/)).toBeNull();
 
     scrollToEnd();
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -111,7 +111,16 @@ export function LogsPage() {
       ) : (
         <Row gutter={[24, 24]}>
           <Col xs={24} lg={8}>
-            <Card size="small" title="Audit tree">
+            {/* The tree groups the entries loaded so far; its counts grow as the list scrolls. */}
+            <Card
+              size="small"
+              title="Audit tree"
+              extra={
+                entries.length < total ? (
+                  <Typography.Text type="secondary">{`of the ${entries.length} loaded`}</Typography.Text>
+                ) : null
+              }
+            >
               <AuditTree entries={entries} />
             </Card>
           </Col>
