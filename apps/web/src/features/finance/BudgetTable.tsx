@@ -194,6 +194,14 @@ export function BudgetTable({
   const save = useBudgetSave();
   const [editing, setEditing] = useState<string | null>(null);
   const { label, year, rows, yearly } = budget;
+  // The Year's difference and % used weigh the year's budget against the months it covers: spending in months
+  // without a budget would otherwise read as, say, 3905 % of a one-month budget.
+  const partlyBudgeted =
+    yearly.budget !== null && rows.some((row) => row.budget === null && row.actual !== 0);
+  const budgetedActual = partlyBudgeted
+    ? Math.round(rows.filter((row) => row.budget !== null).reduce((sum, row) => sum + row.actual, 0) * 100) /
+      100
+    : yearly.actual;
 
   const saveMonth = async (month: string, amount: number) => {
     const saved = await save({ cloud, label, amount, flag: 'monthly', month: month.slice(0, 7) });
@@ -295,14 +303,19 @@ export function BudgetTable({
               {money(yearly.forecast)}
             </Table.Summary.Cell>
             <Table.Summary.Cell index={4} align="right">
-              <Difference budget={yearly.budget} actual={yearly.actual} money={money} />
+              <Difference budget={yearly.budget} actual={budgetedActual} money={money} />
             </Table.Summary.Cell>
             <Table.Summary.Cell index={5} align="right">
-              {percentUsed(yearly.actual, yearly.budget)}
+              {percentUsed(budgetedActual, yearly.budget)}
             </Table.Summary.Cell>
           </Table.Summary.Row>
         )}
       />
+      {partlyBudgeted && (
+        <Typography.Text type="secondary">
+          The year&apos;s difference and % used count the months that have a budget.
+        </Typography.Text>
+      )}
     </Space>
   );
 }

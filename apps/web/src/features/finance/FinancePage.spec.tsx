@@ -189,6 +189,28 @@ describe('/finance, the budget manager (the network is stubbed with vi.stubGloba
     expect(screen.queryByText(financeMessages.noReports)).not.toBeInTheDocument();
   });
 
+  it("weighs the Year's budget against the months it covers when only some months have one", async () => {
+    // $10 budgeted for January only; $400.25 spent in every month.
+    const rows = Array.from({ length: 12 }, (_, i) => row(i + 1, { budget: i === 0 ? 10 : null }));
+    stubFinance({
+      extra: {
+        'GET /api/finance/budget/hierarchical': {
+          status: 200,
+          body: hierarchical({ rows, yearly: { budget: 10, actual: 4803, forecast: 4803 } }),
+        },
+      },
+    });
+    renderAt('/finance');
+    const yearRow = (await within(await table()).findByText(`Year ${YEAR}`)).closest('tr');
+    if (!yearRow) throw new Error('no Year row');
+    // January's $400.25 against its $10, not the year's $4,803 (48,030 %).
+    expect(yearRow).toHaveTextContent('4002.5 %');
+    expect(yearRow).toHaveTextContent('$4,803.00');
+    expect(
+      screen.getByText("The year's difference and % used count the months that have a budget."),
+    ).toBeInTheDocument();
+  });
+
   it('reads the budgets again when a billing-report run under way ends, not for one that ended before', async () => {
     const run = (state: 'running' | 'succeeded') => ({
       id: '5b0c3a1e-0000-4000-8000-00000000a001',
