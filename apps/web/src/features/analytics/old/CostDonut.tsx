@@ -1,7 +1,7 @@
 import { Card, Empty, Flex, Statistic, Typography } from 'antd';
 import { Cell, Pie, PieChart, Tooltip } from 'recharts';
 import { formatUsd } from '@cumulo/contract';
-import { donutSlices, type CostItem } from './donut-slices.ts';
+import { creditsOf, donutSlices, type CostItem } from './donut-slices.ts';
 
 const SLICE_COLOURS = ['#1668dc', '#13a8a8', '#fa8c16', '#722ed1', '#bfbfbf'];
 const SIZE = 220;
@@ -20,6 +20,8 @@ export function CostDonut({
   items: readonly CostItem[];
 }) {
   const slices = donutSlices(items);
+  // A donut cannot draw a credit: the legend lists them, so its lines add up to the total.
+  const credits = creditsOf(items);
   return (
     <Card title={title} size="small" style={{ height: '100%' }}>
       <section aria-label={title}>
@@ -62,6 +64,15 @@ export function CostDonut({
                   </Flex>
                 </li>
               ))}
+              {formatUsd(credits) !== formatUsd(0) && (
+                <li>
+                  <Flex gap={8} align="center">
+                    <span aria-hidden style={{ display: 'inline-block', width: 10 }} />
+                    <Typography.Text>Credits and refunds</Typography.Text>
+                    <Typography.Text strong>{formatUsd(credits)}</Typography.Text>
+                  </Flex>
+                </li>
+              )}
             </Flex>
           </Flex>
         )}

@@ -18,6 +18,14 @@ export function donutSlices(items: readonly CostItem[], top = TOP_USAGES): CostI
   return rest > 0 ? [...head, { name: OTHER_SLICE, cost: rest }] : head;
 }
 
+/**
+ * What the slices leave out: the credits and refunds (items costing less than nothing), summed, so the legend can
+ * list them and add up to the card's total. 0 when there are none.
+ */
+export function creditsOf(items: readonly CostItem[]): number {
+  return items.reduce((sum, item) => (item.cost < 0 ? sum + item.cost : sum), 0);
+}
+
 /** Sums items of the same name (a usage type in several buckets, an operation in several usage types). */
 export function sumByName(items: readonly CostItem[]): CostItem[] {
   const sums = new Map<string, number>();
