@@ -710,6 +710,21 @@ describe('Dashboard widgets per member (GET /api/dashboard and its changes stubb
     expect(screen.getByText('logs is above 2 GB.')).toBeInTheDocument();
   });
 
+  it("calls Usage's cost a monthly cost, not an estimate, once an account's billing reports are in", async () => {
+    const store = layoutServer(['usage']);
+    stubDashboard(
+      { accounts: [{ ...awsAccount, total_cost: 987.29, cost_month: '2026-10' }, wasabiAccount] },
+      store.handlers,
+    );
+    renderAt('/dashboard');
+    const usage = (await screen.findByText('Storage used')).closest('.ant-card') as HTMLElement;
+    expect(within(usage).getByText('Monthly cost')).toBeInTheDocument();
+    expect(within(usage).queryByText('Estimated monthly cost')).toBeNull();
+    expect(
+      within(usage).getByText('Billed where reports are ingested, estimated from storage otherwise'),
+    ).toBeInTheDocument();
+  });
+
   it('lists this month’s costliest analytics items for an organisation with the Analytics package', async () => {
     const store = layoutServer(['analytics']);
     stubDashboard(

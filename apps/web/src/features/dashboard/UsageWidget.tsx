@@ -1,10 +1,11 @@
-import { Card, Col, Row, Statistic } from 'antd';
+import { Card, Col, Row, Statistic, Typography } from 'antd';
 import { DASHBOARD_WIDGETS, formatBytes, formatUsd } from '@cumulo/contract';
 import { useCloudAccounts } from '../accounts/accounts-api.ts';
 
 /**
  * The dashboard's Usage widget: what the organisation's connected accounts hold, summed from the same account
- * list the accounts widget shows (the inventory's counts and the price table's estimates).
+ * list the accounts widget shows (the inventory's counts, the price table's estimates, and the newest billed month
+ * of an account whose billing reports are ingested).
  */
 export function UsageWidget() {
   const accounts = useCloudAccounts();
@@ -18,6 +19,7 @@ export function UsageWidget() {
     }),
     { bytes: 0, buckets: 0, cost: 0 },
   );
+  const billed = accounts.data.some((account) => account.cost_month);
   return (
     <Card title={DASHBOARD_WIDGETS.usage}>
       <Row gutter={[24, 16]}>
@@ -31,7 +33,16 @@ export function UsageWidget() {
           <Statistic title="Cloud accounts" value={accounts.data.length} />
         </Col>
         <Col xs={12} md={6}>
-          <Statistic title="Estimated monthly cost" value={formatUsd(totals.cost)} />
+          {/* An account with ingested billing reports counts its newest billed month, not an estimate. */}
+          <Statistic
+            title={billed ? 'Monthly cost' : 'Estimated monthly cost'}
+            value={formatUsd(totals.cost)}
+          />
+          {billed && (
+            <Typography.Text type="secondary">
+              Billed where reports are ingested, estimated from storage otherwise
+            </Typography.Text>
+          )}
         </Col>
       </Row>
     </Card>
