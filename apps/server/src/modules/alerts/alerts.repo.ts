@@ -8,6 +8,14 @@ type NotificationRow = typeof notifications.$inferSelect;
 /** A notification as one member sees it: with that member's read state. */
 export type MemberNotificationRow = NotificationRow & { read: boolean };
 
+/** The notifications a member sees: their organisation's, for one of the audiences of their role. */
+const seenBy = (organizationId: string, audiences: ReadonlyArray<NotificationRow['audience']>) =>
+  and(eq(notifications.organizationId, organizationId), inArray(notifications.audience, [...audiences]));
+
+/** Joins a notification to the member's read mark, if they read it. */
+const readBy = (userId: string) =>
+  and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId));
+
 /** SQL of alerts and bell notifications; every query is scoped to one organisation. */
 export class AlertsRepo {
   constructor(readonly orm: Database) {}
@@ -106,16 +114,8 @@ export class AlertsRepo {
         read: sql<boolean>`${notificationReads.userId} is not null`,
       })
       .from(notifications)
-      .leftJoin(
-        notificationReads,
-        and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId)),
-      )
-      .where(
-        and(
-          eq(notifications.organizationId, organizationId),
-          inArray(notifications.audience, [...audiences]),
-        ),
-      )
+      .leftJoin(notificationReads, readBy(userId))
+      .where(seenBy(organizationId, audiences))
       .orderBy(desc(notifications.createdAt), desc(notifications.id));
     return limit ? query.limit(limit) : query;
   }
@@ -129,17 +129,8 @@ export class AlertsRepo {
     const [row] = await this.orm
       .select({ count: sql<number>`count(*)::int` })
       .from(notifications)
-      .leftJoin(
-        notificationReads,
-        and(eq(notificationReads.notificationId, notifications.id), eq(notificationReads.userId, userId)),
-      )
-      .where(
-        and(
-          eq(notifications.organizationId, organizationId),
-          inArray(notifications.audience, [...audiences]),
-          sql`${notificationReads.userId} is null`,
-        ),
-      );
+      .leftJoin(notificationReads, readBy(userId))
+      .where(and(seenBy(organizationId, audiences), sql`${notificationReads.userId} is null`));
     return row?.count ?? 0;
   }
 
@@ -152,8 +143,7 @@ export class AlertsRepo {
     const result = await this.orm.execute(sql`
       insert into ${notificationReads} (notification_id, user_id)
       select ${notifications.id}, ${userId}::uuid from ${notifications}
-      where ${notifications.organizationId} = ${organizationId}
-        and ${inArray(notifications.audience, [...audiences])}
+      where ${seenBy(organizationId, audiences)}
       on conflict do nothing`);
     return result.rowCount ?? 0;
   }

@@ -1,41 +1,23 @@
 import { useState } from 'react';
 import { Alert, App, Button, Form, Input } from 'antd';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, useNavigate } from 'react-router';
+import { useMutation } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
 import { messages, validateCompletionForm } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
-import { queryKeys } from '../../api/query-keys.ts';
 import { AuthCard } from '../../ui/AuthCard.tsx';
 import { NewPasswordFields, usePasswordPair } from '../../ui/NewPasswordFields.tsx';
-import { PageSpinner } from '../../ui/PageSpinner.tsx';
-import { completeSignup, fetchSignupInfo, type SignupInfo } from './auth-api.ts';
+import { completeSignup, type SignupInfo } from './auth-api.ts';
+import { InvitationCheck } from './InvitationCheck.tsx';
 
 const TITLE = 'Complete your Cumulo account';
 
 /** The invited user's completion page: /signup?token= (spec 000 §2). */
 export function CompleteSignupForm({ token }: { token: string }) {
-  const info = useQuery({
-    queryKey: queryKeys.signupInfo(token),
-    queryFn: () => fetchSignupInfo(token),
-    retry: false,
-    staleTime: Infinity,
-  });
-  if (info.isPending) {
-    return (
-      <AuthCard title={TITLE}>
-        <PageSpinner />
-      </AuthCard>
-    );
-  }
-  if (info.isError) {
-    return (
-      <AuthCard title={TITLE}>
-        <Alert type="error" showIcon title={describeError(info.error)} style={{ marginBottom: 16 }} />
-        <Link to="/login">Go to login</Link>
-      </AuthCard>
-    );
-  }
-  return <CompletionFields token={token} info={info.data} />;
+  return (
+    <InvitationCheck token={token} title={TITLE}>
+      {(info) => <CompletionFields token={token} info={info} />}
+    </InvitationCheck>
+  );
 }
 
 function CompletionFields({ token, info }: { token: string; info: SignupInfo }) {

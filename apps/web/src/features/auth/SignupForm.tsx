@@ -1,14 +1,13 @@
 import { useState } from 'react';
 import { Alert, App, Button, Checkbox, Divider, Form, Input } from 'antd';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { messages, validateSignupForm } from '@cumulo/contract';
 import { describeError } from '../../api/client.ts';
-import { queryKeys } from '../../api/query-keys.ts';
 import { AuthCard } from '../../ui/AuthCard.tsx';
 import { NewPasswordFields, usePasswordPair } from '../../ui/NewPasswordFields.tsx';
-import { PageSpinner } from '../../ui/PageSpinner.tsx';
-import { fetchSignupInfo, signUp, type SignupPayload } from './auth-api.ts';
+import { signUp, type SignupPayload } from './auth-api.ts';
+import { InvitationCheck } from './InvitationCheck.tsx';
 import { rememberSignupEmail } from './signup-email.ts';
 import { GoogleSignIn, SsoButton, useAuthProviders } from './SsoButtons.tsx';
 
@@ -22,34 +21,16 @@ const TITLE = 'Create your Cumulo account';
 export function SignupForm() {
   const [searchParams] = useSearchParams();
   const inviteToken = searchParams.get('invite_token');
-  const info = useQuery({
-    queryKey: queryKeys.signupInfo(inviteToken ?? ''),
-    queryFn: () => fetchSignupInfo(inviteToken ?? ''),
-    enabled: inviteToken !== null,
-    retry: false,
-    staleTime: Infinity,
-  });
   if (inviteToken === null) return <SignupFields inviteToken={null} invite={null} />;
-  if (info.isPending) {
-    return (
-      <AuthCard title={TITLE}>
-        <PageSpinner />
-      </AuthCard>
-    );
-  }
-  if (info.isError) {
-    return (
-      <AuthCard title={TITLE}>
-        <Alert type="error" showIcon title={describeError(info.error)} style={{ marginBottom: 16 }} />
-        <Link to="/login">Go to login</Link>
-      </AuthCard>
-    );
-  }
   return (
-    <SignupFields
-      inviteToken={inviteToken}
-      invite={{ email: info.data.email, firstName: info.data.firstname, lastName: info.data.lastname }}
-    />
+    <InvitationCheck token={inviteToken} title={TITLE}>
+      {(info) => (
+        <SignupFields
+          inviteToken={inviteToken}
+          invite={{ email: info.email, firstName: info.firstname, lastName: info.lastname }}
+        />
+      )}
+    </InvitationCheck>
   );
 }
 
