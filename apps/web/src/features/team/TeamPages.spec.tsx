@@ -33,6 +33,16 @@ const members = [
 const viewerAs = (id: string, title: 'Owner' | 'Admin', hasCard = true) =>
   buildProfile({ id, role: { id: ROLE_ID[title], title }, has_billing_info: hasCard });
 
+/** Fills the first invite row with Ivy Tee, a User, and sends the form. */
+async function inviteIvy(user: ReturnType<typeof renderAt>['user']) {
+  await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
+  await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
+  await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'ivy@example.com');
+  await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
+  await user.click(await screen.findByTitle('User'));
+  await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+}
+
 const switchOf = (first: string) => screen.getByRole('switch', { name: `Active: ${first} Test` });
 
 describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () => {
@@ -152,12 +162,7 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
     expect(await screen.findByText(memberMessages.noPendingInvites)).toBeInTheDocument();
     await user.click(screen.getByText('Invite Users'));
     await screen.findByRole('heading', { name: 'Invite Users' });
-    await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
-    await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
-    await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'ivy@example.com');
-    await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
-    await user.click(await screen.findByTitle('User'));
-    await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+    await inviteIvy(user);
     await waitFor(() => expect(location()).toBe('/users'));
     const table = await screen.findByRole('table', { name: 'Pending invitations' });
     expect(await within(table).findByText('ivy@example.com')).toBeInTheDocument();
@@ -178,12 +183,7 @@ describe('team screens (the network is stubbed with vi.stubGlobal fetch)', () =>
       });
       const { user, location } = renderAt('/users/invite');
       await screen.findByRole('heading', { name: 'Invite Users' });
-      await user.type(screen.getByLabelText('First Name', { selector: '#invite-0-first_name' }), 'Ivy');
-      await user.type(screen.getByLabelText('Last Name', { selector: '#invite-0-last_name' }), 'Tee');
-      await user.type(screen.getByLabelText('Email', { selector: '#invite-0-email' }), 'ivy@example.com');
-      await user.click(screen.getByRole('combobox', { name: 'Role of row 1' }));
-      await user.click(await screen.findByTitle('User'));
-      await user.click(screen.getByRole('button', { name: 'Send Invites' }));
+      await inviteIvy(user);
 
       expect(await screen.findByText('Each new user will be $8/month.')).toBeInTheDocument();
       expect(calls.some((c) => c.method === 'POST')).toBe(false);
