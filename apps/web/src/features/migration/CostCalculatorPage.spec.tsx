@@ -56,6 +56,33 @@ describe('Migration Cost Calculator /calc (fetch stubbed with vi.stubGlobal)', (
     });
   });
 
+  it('never leaves an earlier answer standing beside a refusal or under a changed size', async () => {
+    let refuse = false;
+    stubApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile() },
+      'GET /api/cloud_accounts/': { status: 200, body: accounts },
+      'POST /api/transfer/calculate_cost': () =>
+        refuse
+          ? { status: 400, body: { message: 'Transfer Size(GB) must be at most 1000000000.' } }
+          : { status: 200, body: estimate },
+    });
+    const { user } = renderAt('/calc');
+    await pick(user, 'Source Account', 'Main AWS');
+    await pick(user, 'Destination Account', 'Cold Wasabi');
+    const size = screen.getByLabelText('Transfer Size(GB)');
+    await user.type(size, '12');
+    await user.click(screen.getByRole('button', { name: 'Calculate' }));
+    expect(await screen.findByText('$2.88000')).toBeInTheDocument();
+
+    // Typing another size takes the old answer away at once.
+    await user.type(size, '0');
+    expect(screen.queryByText('$2.88000')).toBeNull();
+    refuse = true;
+    await user.click(screen.getByRole('button', { name: 'Calculate' }));
+    expect(await screen.findByText('Transfer Size(GB) must be at most 1000000000.')).toBeInTheDocument();
+    expect(screen.queryByText('Estimated cost')).toBeNull();
+  });
+
   it.each([
     ['0.4', 1],
     ['2.6', 3],

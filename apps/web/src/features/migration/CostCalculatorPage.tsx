@@ -30,6 +30,8 @@ export function CostCalculatorPage() {
       return;
     }
     setMissingAccounts(false);
+    // A refused calculation must not leave the last answer standing under it as if it were this one's.
+    setEstimate(null);
     setEstimate(
       await calculate.mutateAsync({
         sourceCloudAccountId: sourceId,
@@ -57,7 +59,10 @@ export function CostCalculatorPage() {
                 showSearch={{ optionFilterProp: 'label' }}
                 value={sourceId ?? undefined}
                 options={options}
-                onChange={setSourceId}
+                onChange={(id: string) => {
+                  setSourceId(id);
+                  setEstimate(null);
+                }}
               />
             </Space>
             <Space orientation="vertical" size={4}>
@@ -70,7 +75,10 @@ export function CostCalculatorPage() {
                 showSearch={{ optionFilterProp: 'label' }}
                 value={destinationId ?? undefined}
                 options={options}
-                onChange={setDestinationId}
+                onChange={(id: string) => {
+                  setDestinationId(id);
+                  setEstimate(null);
+                }}
               />
             </Space>
           </Space>
@@ -84,7 +92,10 @@ export function CostCalculatorPage() {
               id="calc-size"
               style={{ width: 200 }}
               value={size}
-              onChange={(value) => setSize(typeof value === 'number' ? value : null)}
+              onChange={(value) => {
+                setSize(typeof value === 'number' ? value : null);
+                setEstimate(null);
+              }}
               onBlur={() => setSize((typed) => (typed === null ? null : calculatorSize(typed)))}
             />
           </Space>
