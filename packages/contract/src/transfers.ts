@@ -84,6 +84,9 @@ function waitedFor(seconds: number): string {
 }
 
 export const transferMessages = {
+  /** A transfer whose source or destination account was removed: the engine's error, and Retry's refusal. */
+  sourceAccountGone: 'The source cloud account of this transfer was removed.',
+  destinationAccountGone: 'The destination cloud account of this transfer was removed.',
   enqueued: 'Transfer enqueue successfully',
   enqueueFailed: 'An error occurred while trying to enqueue the transfer, please try again',
   selectFiles: 'Please select files to transfer',

@@ -621,6 +621,32 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     expect((again.body as { message: string }).message).toBe(transferMessages.nothingToRetry);
   });
 
+  it('refuses Retry Failed Files when the source or destination account was removed, saying which', async () => {
+    await s3.createBucket('gone-src');
+    await fill(s3, 'gone-src', { 'a.txt': randomBytes(1000) });
+    const batch = await started({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'gone-src',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'gone-never-made',
+    });
+    await until(batch.id, [BATCH_STATUS.failed]);
+    // As removing an account does to its batches (on delete set null), without removing one the file still uses:
+    // first the destination's, then the source's too.
+    for (const [column, message] of [
+      ['destination_cloud_account_id', transferMessages.destinationAccountGone],
+      ['source_cloud_account_id', transferMessages.sourceAccountGone],
+    ] as const) {
+      await server.db.pool.query(`update transfer_batches set ${column} = null where id = $1`, [batch.id]);
+      const retry = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: batch.id });
+      expect({ status: retry.status, message: (retry.body as { message: string }).message }).toEqual({
+        status: 400,
+        message,
+      });
+    }
+    expect((await batchOf(batch.id)).Retried).toBe(false);
+  });
+
   it('fails an archived blob at once with what to do, copies the rest, and copies it on retry once rehydrated', async () => {
     await blob.createBucket('cold-src');
     await s3.createBucket('cold-dst');

@@ -259,6 +259,9 @@ export class TransfersService {
     if (batch.operation === 'move') authorize(caller, 'transfer.move');
     if (!FINISHED.includes(batch.status)) throw badRequest(transferMessages.notFinished);
     if (batch.failedNumber === 0 || batch.retried) throw badRequest(transferMessages.nothingToRetry);
+    // A removed account (its id set null) cannot be copied from or to: say so now, not with a batch that fails.
+    if (batch.sourceCloudAccountId === null) throw badRequest(transferMessages.sourceAccountGone);
+    if (batch.destinationCloudAccountId === null) throw badRequest(transferMessages.destinationAccountGone);
     await requireChargeConfirmed(this.repo, caller.organizationId);
     // The retry is planned already: its failed objects' bytes are reserved before it exists, under its own id.
     const retryId = randomUUID();

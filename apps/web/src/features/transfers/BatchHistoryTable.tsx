@@ -110,6 +110,10 @@ const statusCell = (batch: TransferBatch): ReactNode => (
       {batch.operation === 'move' && <Tag>Move</Tag>}
       {batch.Retried && <Tag>Retried</Tag>}
     </Flex>
+    {/* A batch that failed as a whole says why (an account removed, a store unreachable past the outage budget). */}
+    {batch.transferStatus === BATCH_STATUS.failed && batch.error && (
+      <Typography.Text type="danger">{batch.error}</Typography.Text>
+    )}
     <BatchActions batch={batch} />
   </Flex>
 );

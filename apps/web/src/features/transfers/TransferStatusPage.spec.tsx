@@ -382,6 +382,8 @@ describe('Transfer Status page (GET /transfer/ongoing, /transfer/get_all and /c2
     // Under the status, where a laptop screen shows it without scrolling the table sideways.
     const statusCell = within(failedRow).getAllByRole('cell')[2];
     expect(statusCell).toHaveTextContent(/^Failed/);
+    // Why the batch failed as a whole, kept after it ended (not only in the ongoing list).
+    expect(statusCell).toHaveTextContent('The destination server did not answer');
     expect(
       within(statusCell as HTMLElement).getByRole('button', { name: 'Retry Failed Files' }),
     ).toBeInTheDocument();

@@ -77,8 +77,8 @@ export interface Copier {
 }
 
 export const transferErrors = {
-  sourceAccountGone: 'The source cloud account of this transfer was removed.',
-  destinationAccountGone: 'The destination cloud account of this transfer was removed.',
+  sourceAccountGone: transferMessages.sourceAccountGone,
+  destinationAccountGone: transferMessages.destinationAccountGone,
   unknown: 'The object could not be copied.',
   planningFailed: (cause: string) => `The objects to copy could not be listed: ${cause}`,
   workerStopped: (times: number) =>
