@@ -76,7 +76,8 @@ export const chatRefused = (status: number) =>
 
 /** §3 Share item: name (the object's path), size, acl (always private), bucket_name, cloud_account_id. */
 export const shareItem = z.object({
-  name: text({ trim: true, max: 1024 }).min(1, sharingMessages.filesRequired),
+  // An object key exactly as sent: a key may start or end with a space, and a trimmed one names another object.
+  name: text({ max: 1024 }).min(1, sharingMessages.filesRequired),
   size: z.number().int().nonnegative().max(BYTES_MAX).optional(),
   acl: z.literal('private', { error: sharingMessages.aclPrivate }).default('private'),
   bucket_name: text({ trim: true, max: 255 }).min(1),
@@ -172,7 +173,8 @@ export type ShareListAnswer = z.infer<typeof shareListAnswer>;
 
 /** GET /sharing/{token}: what the signed-out page shows before any download. */
 export const publicShareView = z.object({
-  files: z.array(z.object({ path: z.string(), name: z.string(), size: z.number() })),
+  /** `index` is the file's place in the share: two files of one path in two buckets are two files. */
+  files: z.array(z.object({ index: z.number().int(), path: z.string(), name: z.string(), size: z.number() })),
   expires_at: z.string(),
   password_required: z.boolean(),
   shared_by: z.string().nullable(),
@@ -182,6 +184,8 @@ export type PublicShareView = z.infer<typeof publicShareView>;
 /** POST /sharing/{token}/download. */
 export const shareDownloadBody = z.object({
   path: text({ max: 1024 }).min(1),
+  /** The file's `index` in the public view; without it the first file of that path (links of older pages). */
+  index: z.number().int().min(0).max(10_000).optional(),
   password: text({ max: PASSWORD_MAX_LENGTH }).optional().nullable(),
 });
 export type ShareDownloadBody = z.infer<typeof shareDownloadBody>;

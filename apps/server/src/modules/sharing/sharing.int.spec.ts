@@ -213,6 +213,46 @@ describe('sharing by e-mail link against s3rver, the SMTP sink and PostgreSQL', 
     expect(notShared).toMatchObject({ status: 404, body: { message: sharingMessages.fileNotShared } });
   });
 
+  it('shares exactly the object chosen: a key ending in a space, and one path in two buckets, each its own', async () => {
+    const store = s3rverStore(s3rver.endpoint);
+    await store.createBucket('second-bucket');
+    await store.write(BUCKET, 'notes.txt ', Buffer.from('TRAILING space notes'));
+    await store.write(BUCKET, 'notes.txt', Buffer.from('REAL notes'));
+    await store.write('second-bucket', 'q1/report.csv', Buffer.from('the other bucket report'));
+    await store.close();
+    const res = await shareByEmail({
+      files: [
+        fileOf('notes.txt '),
+        fileOf('q1/report.csv'),
+        { ...fileOf('q1/report.csv'), bucket_name: 'second-bucket' },
+      ],
+      recipients: ['dora@example.com'],
+    });
+    expect(res).toMatchObject({ status: 200 });
+    const mail = await server.mail.waitFor('dora@example.com', 'shared 3 files with you');
+    const link = linkToken(mail, /http:\/\/cumulo\.test\/sharing\/([\w-]{43})/);
+    const view = await visit('GET', `/api/sharing/${link}`);
+    expect((view.body as { files: unknown[] }).files).toEqual([
+      { index: 0, path: 'notes.txt ', name: 'notes.txt ', size: 20 },
+      { index: 1, path: 'q1/report.csv', name: 'report.csv', size: REPORT.length },
+      { index: 2, path: 'q1/report.csv', name: 'report.csv', size: 23 },
+    ]);
+    const bytesOf = async (body: Record<string, unknown>) => {
+      const answer = await visit('POST', `/api/sharing/${link}/download`, body);
+      expect(answer.status).toBe(200);
+      return Buffer.from(await (await fetch(String(answer.body.url))).arrayBuffer()).toString();
+    };
+    expect(await bytesOf({ path: 'notes.txt ', index: 0 })).toBe('TRAILING space notes');
+    expect(await bytesOf({ path: 'q1/report.csv', index: 1 })).toBe(REPORT.toString());
+    expect(await bytesOf({ path: 'q1/report.csv', index: 2 })).toBe('the other bucket report');
+    // An index that names another path is no file of the share.
+    expect(
+      await visit('POST', `/api/sharing/${link}/download`, { path: 'notes.txt', index: 0 }),
+    ).toMatchObject({
+      status: 404,
+    });
+  });
+
   it('logs the download with path, size, address and browser, and counts it in the list', async () => {
     const logged = await server.db.pool.query(
       'select path, size, ip, user_agent from share_downloads where share_id = $1',

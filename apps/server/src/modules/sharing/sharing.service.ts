@@ -296,7 +296,7 @@ export class SharingService {
   async view(token: string, visitor: Visitor): Promise<PublicShareView> {
     const share = await this.#live(token, visitor);
     return {
-      files: share.files.map((f) => ({ path: f.path, name: baseName(f.path), size: f.size })),
+      files: share.files.map((f, index) => ({ index, path: f.path, name: baseName(f.path), size: f.size })),
       expires_at: share.expiresAt.toISOString(),
       password_required: share.passwordHash !== null,
       shared_by: share.createdBy ? await this.repo.userName(share.organizationId, share.createdBy) : null,
@@ -305,7 +305,7 @@ export class SharingService {
 
   async download(
     token: string,
-    input: { path: string; password?: string | null },
+    input: { path: string; index?: number; password?: string | null },
     visitor: Visitor,
   ): Promise<ShareDownloadAnswer> {
     const share = await this.#live(token, visitor);
@@ -316,7 +316,14 @@ export class SharingService {
         throw forbidden(sharingMessages.wrongPassword, 'WRONG_PASSWORD');
       }
     }
-    const file = share.files.find((f) => f.path === input.path);
+    // By its place in the share when given (the path must still match), so two files of one path in two buckets
+    // each download their own.
+    const file =
+      input.index === undefined
+        ? share.files.find((f) => f.path === input.path)
+        : share.files[input.index]?.path === input.path
+          ? share.files[input.index]
+          : undefined;
     if (!file) throw notFound(sharingMessages.fileNotShared);
     const account = await this.accounts.find(share.organizationId, file.cloud_account_id);
     if (!account) throw gone(sharingMessages.fileGone, 'FILE_GONE');

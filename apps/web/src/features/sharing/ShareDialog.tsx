@@ -57,10 +57,13 @@ export function ShareDialog({ open, files, onClose }: ShareDialogProps) {
   );
 }
 
+const fileKey = (file: Pick<ShareDialogFile, 'bucket' | 'path'>) => `${file.bucket}/${file.path}`;
+
 function ShareForm({ files, onClose }: { files: ShareDialogFile[]; onClose(): void }) {
   const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const [selected, setSelected] = useState<string[]>(() => files.map((f) => f.path));
+  // A file is its bucket and path: one path in two buckets is two files, ticked apart.
+  const [selected, setSelected] = useState<string[]>(() => files.map(fileKey));
   const [via, setVia] = useState<Via>('E-mail');
   const [recipients, setRecipients] = useState<string[]>([]);
   const [password, setPassword] = useState('');
@@ -72,7 +75,7 @@ function ShareForm({ files, onClose }: { files: ShareDialogFile[]; onClose(): vo
   const share = useMutation({
     mutationFn: async () => {
       const items: ShareItem[] = files
-        .filter((f) => selected.includes(f.path))
+        .filter((f) => selected.includes(fileKey(f)))
         .map((f) => ({
           name: f.path,
           size: f.size,
@@ -121,7 +124,7 @@ function ShareForm({ files, onClose }: { files: ShareDialogFile[]; onClose(): vo
           onChange={(values) => setSelected(values)}
           style={{ display: 'flex', flexDirection: 'column', gap: 4 }}
           options={files.map((f) => ({
-            value: f.path,
+            value: fileKey(f),
             label: (
               <span>
                 {f.name} <Typography.Text type="secondary">({formatBytes(f.size)})</Typography.Text>

@@ -16,8 +16,8 @@ const SIGNED_URL = 'http://store.example/reports/q1/report.csv?X-Amz-Signature=a
 function buildView(overrides: Partial<PublicShareView> = {}): PublicShareView {
   return {
     files: [
-      { path: 'q1/report.csv', name: 'report.csv', size: 11_000 },
-      { path: 'clips/intro.bin', name: 'intro.bin', size: 70_000 },
+      { index: 0, path: 'q1/report.csv', name: 'report.csv', size: 11_000 },
+      { index: 1, path: 'clips/intro.bin', name: 'intro.bin', size: 70_000 },
     ],
     expires_at: '2031-06-08T12:00:00.000Z',
     password_required: true,
@@ -66,8 +66,8 @@ describe('public share page /sharing/{token} (signed out; fetch stubbed)', () =>
     await vi.waitFor(() => expect(startDownload).toHaveBeenCalledWith(SIGNED_URL));
     expect(screen.queryByText(sharingMessages.wrongPassword)).toBeNull();
     expect(calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
-      { path: 'q1/report.csv', password: 'guess' },
-      { path: 'q1/report.csv', password: 'open sesame' },
+      { path: 'q1/report.csv', index: 0, password: 'guess' },
+      { path: 'q1/report.csv', index: 0, password: 'open sesame' },
     ]);
     expect(calls.every((c) => !c.headers.has('Authorization'))).toBe(true);
   });
@@ -81,6 +81,28 @@ describe('public share page /sharing/{token} (signed out; fetch stubbed)', () =>
     await user.click(await screen.findByRole('button', { name: 'Download intro.bin' }));
     await vi.waitFor(() => expect(startDownload).toHaveBeenCalledWith(SIGNED_URL));
     expect(screen.queryByLabelText('Password')).toBeNull();
+  });
+
+  it('downloads each of two files of one path (from two buckets) by its own place in the share', async () => {
+    const calls = stubApi({
+      [`GET ${viewPath}`]: {
+        status: 200,
+        body: buildView({
+          password_required: false,
+          files: [
+            { index: 0, path: 'q1/report.csv', name: 'report.csv', size: 15 },
+            { index: 1, path: 'q1/report.csv', name: 'report.csv', size: 23 },
+          ],
+        }),
+      },
+      [`POST ${downloadPath}`]: { status: 200, body: { url: SIGNED_URL, expires_in: 300 } },
+    });
+    const { user } = renderAt(`/sharing/${TOKEN}`);
+    const buttons = await screen.findAllByRole('button', { name: 'Download report.csv' });
+    expect(buttons).toHaveLength(2);
+    await user.click(buttons[1] as HTMLElement);
+    await vi.waitFor(() => expect(calls.filter((c) => c.method === 'POST')).toHaveLength(1));
+    expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({ path: 'q1/report.csv', index: 1 });
   });
 
   it.each([

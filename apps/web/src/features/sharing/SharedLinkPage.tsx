@@ -37,8 +37,8 @@ function SharedFiles({ token, share }: { token: string; share: PublicShareView }
   const [problem, setProblem] = useState<string | null>(null);
 
   const download = useMutation({
-    mutationFn: (path: string) =>
-      requestShareDownload(token, path, share.password_required ? password : null),
+    mutationFn: (file: { path: string; index: number }) =>
+      requestShareDownload(token, file, share.password_required ? password : null),
     onMutate: () => {
       setPasswordError(null);
       setProblem(null);
@@ -81,7 +81,7 @@ function SharedFiles({ token, share }: { token: string; share: PublicShareView }
       )}
       <ul aria-label="Shared files" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
         {share.files.map((file) => (
-          <li key={file.path} style={{ display: 'flex', alignItems: 'center', gap: 12, padding: '8px 0' }}>
+          <li key={file.index} style={{ display: 'flex', alignItems: 'center', gap: 12, padding: '8px 0' }}>
             <span style={{ flex: 1, minWidth: 0, overflowWrap: 'anywhere' }}>
               {file.name}{' '}
               <Typography.Text type="secondary">
@@ -91,8 +91,8 @@ function SharedFiles({ token, share }: { token: string; share: PublicShareView }
             <Button
               icon={<DownloadOutlined />}
               aria-label={`Download ${file.name}`}
-              loading={download.isPending && download.variables === file.path}
-              onClick={() => download.mutate(file.path)}
+              loading={download.isPending && download.variables?.index === file.index}
+              onClick={() => download.mutate(file)}
             >
               Download
             </Button>

@@ -69,10 +69,14 @@ export function usePublicShare(token: string) {
 
 export async function requestShareDownload(
   token: string,
-  path: string,
+  file: { path: string; index: number },
   password: string | null,
 ): Promise<ShareDownloadAnswer> {
   return shareDownloadAnswer.parse(
-    await api.post(`/sharing/${encodeURIComponent(token)}/download`, { path, password }, linkCall),
+    await api.post(
+      `/sharing/${encodeURIComponent(token)}/download`,
+      { path: file.path, index: file.index, password },
+      linkCall,
+    ),
   );
 }
