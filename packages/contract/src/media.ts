@@ -46,6 +46,9 @@ export const mediaMessages = {
   unknownPreset: (category: string, preset: string) => `There is no preset ${preset} in ${category}.`,
   notMedia: (path: string) => `${path} is not a video or audio file Cumulo can read.`,
   sourceGone: (path: string, reason: string) => `${path} could not be read: ${reason}`,
+  /** The source was read and encoded; writing the output to the destination failed. */
+  outputNotWritten: (where: string, reason: string) =>
+    `The output could not be written to ${where}: ${reason}`,
   /** The reason of `sourceGone` when the store answers that there is no such object. */
   objectMissing: 'the object does not exist',
   tooManyItems: `Encode at most ${ENCODE_ITEMS_MAX} files at once.`,

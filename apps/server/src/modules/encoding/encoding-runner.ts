@@ -164,11 +164,17 @@ export class EncodingRunner {
       const key = `${job.destinationPath}${file}`;
       const local = path.join(dir, file);
       const { size } = await fs.stat(local);
-      // A stream: the store writes it in parts when it is large, so no output is ever held in memory whole.
-      await destination.write(job.destinationBucket, key, createReadStream(local), {
-        size,
-        contentType: CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
-      });
+      // A stream: the store writes it in parts when it is large, so no output is ever held in memory whole. A
+      // refusal here is the destination's, not the source's: the job fails naming where it could not write.
+      try {
+        await destination.write(job.destinationBucket, key, createReadStream(local), {
+          size,
+          contentType: CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
+        });
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        throw new JobEnded(mediaMessages.outputNotWritten(`${job.destinationBucket}/${key}`, error.message));
+      }
       written.keys.push(key);
       outputs.push({
         key,

@@ -349,6 +349,18 @@ describe('encoding with presets (API, worker, s3rver, real ffmpeg)', () => {
     expect(notMedia.job.error).toBe(mediaMessages.notMedia('notes.txt'));
   }, 60_000);
 
+  it('a destination that refuses the output ends the job in Error naming the destination, not the source', async () => {
+    // s3rver refuses a key holding '//' (answering that the bucket does not exist): a stand-in for a destination
+    // whose keys are read-only or whose bucket went away while the job waited.
+    const [refused] = (await encode(owner, [
+      encodeItem('clips/small.mp4', [['MP4', 'MP4 H.264/AAC 480p']], 'renders', 'a//b/'),
+    ])) as [EncodingJob];
+    const failed = await watch(refused.id, ended);
+    expect(failed.job.status).toBe('Error');
+    expect(failed.job.error).toMatch(/^The output could not be written to renders\/a\/\/b\/.+: /);
+    expect(failed.job.error).not.toContain('could not be read');
+  }, 60_000);
+
   it('writes the HLS ladder under a folder with its master playlist, and a sprite sheet with its WebVTT index', async () => {
     const jobs = await encode(owner, [
       encodeItem(
