@@ -48,11 +48,12 @@ export type MediaSearchQueryType = (typeof MEDIA_SEARCH_QUERY_TYPES)[number];
 export const MEDIA_SEARCH_FIELDS = ['name', 'path', 'key', 'bucket', 'account', 'size', 'type'] as const;
 export type MediaSearchField = (typeof MEDIA_SEARCH_FIELDS)[number];
 /**
- * `metadata.` then a lower-case name of letters, digits, '_' and '-', with '.' between parts (at most 4 parts):
- * `metadata.color`, `metadata.video.codec`, `metadata.general.duration`. Nothing that reads as SQL fits.
+ * `metadata.` then a lower-case name of letters, digits, '_', '-' and inner spaces (a label named 'Shot Type'), with
+ * '.' between parts (at most 4 parts): `metadata.color`, `metadata.shot type`, `metadata.video.codec`. Names travel
+ * as parameters, never as SQL text.
  */
 export const MEDIA_SEARCH_METADATA_FIELD =
-  /^metadata\.[a-z0-9][a-z0-9_-]{0,63}(\.[a-z0-9][a-z0-9_-]{0,63}){0,3}$/;
+  /^metadata\.[a-z0-9](?:[a-z0-9 _-]{0,62}[a-z0-9_-])?(\.[a-z0-9](?:[a-z0-9 _-]{0,62}[a-z0-9_-])?){0,3}$/;
 
 export const mediaSearchMessages = {
   /* Texts the spec leaves to us ("not shown"). */

@@ -41,7 +41,8 @@ function fieldOf(field: string): { texts: SQL[]; number: SQL | null } {
   const name = field.slice('metadata.'.length);
   const path = `{${name.split('.').join(',')}}`;
   const texts = [
-    sql`o.custom_metadata ->> ${name}`,
+    // A label is named as its member typed it ('Scene', 'Shot Type'); a field names it in lower case.
+    sql`(select e.value from jsonb_each_text(o.custom_metadata) e where lower(e.key) = ${name} limit 1)`,
     sql`o.user_metadata ->> ${name}`,
     sql`o.media_info #>> ${path}::text[]`,
   ];

@@ -437,6 +437,33 @@ describe('the index kept fresh by probes, custom metadata, transfers and encodes
     expect(await resultsOf(inBucket(SRC, filter('metadata.client', 'contains', 'films')))).toEqual([]);
   });
 
+  it('a label named with capitals or spaces is found by metadata.<its name in lower case>', async () => {
+    const ids: string[] = [];
+    for (const [name, value] of [
+      ['Scene', 'Opening titles'],
+      ['Shot Type', 'Close-up'],
+    ]) {
+      const added = await callApi(server, 'POST', '/api/metadata/add', owner.token, {
+        ...location,
+        name,
+        value,
+      });
+      expect(added.status, added.raw).toBe(201);
+      ids.push((added.body as MetadataEntry).id);
+    }
+    const keys = async (field: string, value: string) =>
+      (await resultsOf(inBucket(SRC, filter(field, 'match', value)))).map((r) => r.key);
+    expect(await keys('metadata.scene', 'Opening titles')).toEqual([CLIP]);
+    expect(await keys('metadata.shot type', 'close-up')).toEqual([CLIP]);
+    expect(await keys('metadata.scene', 'Close-up')).toEqual([]);
+    // The label keeps the name it was given.
+    const [found] = await resultsOf(inBucket(SRC, filter('metadata.scene', 'match', 'Opening titles')));
+    expect(found?.metadata.custom).toMatchObject({ Scene: 'Opening titles', 'Shot Type': 'Close-up' });
+    for (const id of ids) {
+      expect((await callApi(server, 'DELETE', `/api/metadata/${id}`, owner.token)).status).toBe(200);
+    }
+  });
+
   it("a transfer's copies are findable at the destination with their source's type and media info; a move's sources leave", async () => {
     await transferred({
       sourceCloudAccountId: awsId,
