@@ -25,6 +25,8 @@ export const ADMIN_DATE_FORMAT = 'MM/DD/YYYY - hh:mm';
 export const ACCOUNT_DESCRIPTION_MAX = 500;
 
 export const adminMessages = {
+  /** The Detail cell of a Usage Detail total whose account was removed (its direction reads 'Unknown …'). */
+  removedAccountNoDetail: 'Account removed',
   accountCreated: 'Account created successfully.',
   accountNameRequired: 'Please enter the account name.',
   accountExists: 'An account with this name already exists.',

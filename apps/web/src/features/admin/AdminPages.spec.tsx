@@ -73,6 +73,8 @@ const usageFilters: AdminUsageFiltersAnswer = {
 const totals: AdminUsageTotalRow[] = [
   { direction: awsWasabi.key, label: awsWasabi.label, totalTransfer: 5 * 1024 ** 2, totalCost: 0.75 },
   { direction: azureWasabi.key, label: azureWasabi.label, totalTransfer: 1024, totalCost: 0.01 },
+  // The transfers of an account since removed: no direction to open a detail by.
+  { direction: 'unknown:wasabi', label: 'Unknown to Wasabi', totalTransfer: 2048, totalCost: 0.02 },
 ];
 const historyRow: AdminTransferRow = {
   id: 'b-1',
@@ -231,6 +233,9 @@ describe('operator console screens (admin routes stubbed with vi.stubGlobal fetc
       'href',
       `/transferCostDetail?account=${account}&start=2026-11-01&end=2026-11-30&directions=aws%3Awasabi`,
     );
+    const unknownRow = within(totalsTable).getByText('Unknown to Wasabi').closest('tr') as HTMLElement;
+    expect(within(unknownRow).queryByRole('link')).toBeNull();
+    expect(unknownRow).toHaveTextContent(adminMessages.removedAccountNoDetail);
 
     await user.click(screen.getByRole('checkbox', { name: 'Azure to Wasabi' }));
     await user.click(screen.getByRole('button', { name: 'Filter' }));

@@ -17,6 +17,7 @@ import {
   TRANSFER_HISTORY_COLUMNS,
   USAGE_TOTAL_COLUMNS,
   adminMessages,
+  parseDirection,
   type AdminDirection,
   type AdminTransferRow,
   type AdminUsageFiltersAnswer,
@@ -65,14 +66,18 @@ export function UsageDetailPage() {
       {
         title: 'Detail',
         key: 'detail',
-        render: (_, row) => (
-          <Link
-            to={`/transferCostDetail${filterSearch({ ...filter, directions: [row.direction] })}`}
-            aria-label={`Detail of ${row.label}`}
-          >
-            Detail
-          </Link>
-        ),
+        // A row of a removed account ('Unknown to Azure') has no direction the detail can filter by.
+        render: (_, row) =>
+          parseDirection(row.direction) ? (
+            <Link
+              to={`/transferCostDetail${filterSearch({ ...filter, directions: [row.direction] })}`}
+              aria-label={`Detail of ${row.label}`}
+            >
+              Detail
+            </Link>
+          ) : (
+            <Typography.Text type="secondary">{adminMessages.removedAccountNoDetail}</Typography.Text>
+          ),
       },
     ],
     [filter],
