@@ -49,6 +49,12 @@ export const transferBatches = pgTable(
     }),
     destinationBucket: text('destination_bucket').notNull(),
     destinationPath: text('destination_path').notNull().default(''),
+    /**
+     * The providers of the two accounts when the batch was made (a trigger fills them from `cloud_accounts`), so
+     * the operator's reports price and name a past transfer the same after its account is removed.
+     */
+    sourceProvider: text('source_provider'),
+    destinationProvider: text('destination_provider'),
     /** "Skip Existing Files": objects whose size and checksum already match at the destination are skipped. */
     skipExisting: boolean('skip_existing').notNull().default(false),
     status: smallint('status').notNull().default(2),

@@ -17,7 +17,7 @@ export interface UsageScope {
   directions?: readonly { source: string; destination: string }[];
 }
 
-/** One direction's bytes; a provider is null where the batch's account was removed. */
+/** One direction's bytes; a provider is null where the batch's account was removed before batches recorded it. */
 interface DirectionBytes {
   source: string | null;
   destination: string | null;
@@ -188,9 +188,19 @@ export class AdminUsageRepo {
   }
 }
 
+/**
+ * A batch's two sides as `src` and `dst`: the provider recorded on the batch when it was made (so removing an
+ * account leaves its past transfers' prices and directions as they were), else its account's; the account's name.
+ */
+const side = (
+  provider: SQL,
+  accountId: SQL,
+) => sql`(select coalesce(${provider}, a.provider) as provider, a.name
+  from (select 1) one left join ${cloudAccounts} a on a.id = ${accountId})`;
+
 const fromBatches = sql`from ${transferBatches} b
-  left join ${cloudAccounts} src on src.id = b.source_cloud_account_id
-  left join ${cloudAccounts} dst on dst.id = b.destination_cloud_account_id`;
+  cross join lateral ${side(sql`b.source_provider`, sql`b.source_cloud_account_id`)} src
+  cross join lateral ${side(sql`b.destination_provider`, sql`b.destination_cloud_account_id`)} dst`;
 
 /**
  * The scope's bytes per pair of accounts, summed over the batches before any join (the `with` of the grouped
@@ -199,14 +209,14 @@ const fromBatches = sql`from ${transferBatches} b
 function pairsOf(scope: UsageScope): SQL {
   return sql`pairs as (
     select b.source_cloud_account_id as source_id, b.destination_cloud_account_id as destination_id,
-      sum(b.transferred_size) as bytes
+      b.source_provider, b.destination_provider, sum(b.transferred_size) as bytes
     from ${transferBatches} b where ${batchWhere(scope)}
-    group by b.source_cloud_account_id, b.destination_cloud_account_id)`;
+    group by b.source_cloud_account_id, b.destination_cloud_account_id, b.source_provider, b.destination_provider)`;
 }
 
 const fromPairs = sql`from pairs p
-  left join ${cloudAccounts} src on src.id = p.source_id
-  left join ${cloudAccounts} dst on dst.id = p.destination_id`;
+  cross join lateral ${side(sql`p.source_provider`, sql`p.source_id`)} src
+  cross join lateral ${side(sql`p.destination_provider`, sql`p.destination_id`)} dst`;
 
 function costGroups(scope: UsageScope, search: string | undefined): SQL {
   const label = sql`(${providerLabel(sql`src.provider`)} || ' to ' || ${providerLabel(sql`dst.provider`)})`;

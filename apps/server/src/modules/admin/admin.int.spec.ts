@@ -1006,4 +1006,39 @@ describe('a real transfer in the reports (worker role, s3rver as aws and as wasa
       await s3.close();
     }
   });
+
+  it('keeps a past transfer’s direction and price when its source account is removed', async () => {
+    const removing = await signedInMember(server, 'removing');
+    const org = removing.principal.organizationId;
+    const azure = await accountRow(org, 'azure', 'Old Blob');
+    const wasabi = await accountRow(org, 'wasabi', 'Cold Vault');
+    await batchRow({
+      organizationId: org,
+      userId: removing.principal.userId,
+      source: azure,
+      destination: wasabi,
+      bytes: GiB,
+      at: new Date('2026-03-10T12:00:00Z'),
+    });
+    const totals = async () =>
+      (
+        (await call('GET', `/api/admin/usage/totals?account=${org}`, first)).body as {
+          totals: AdminUsageTotalRow[];
+        }
+      ).totals;
+    const costs = async () =>
+      (
+        (await call('GET', `/api/admin/transfer-costs?account=${org}`, first))
+          .body as AdminTransferCostsAnswer
+      ).rows;
+    const totalsBefore = await totals();
+    const costsBefore = await costs();
+    expect(totalsBefore.map((t) => t.direction)).toEqual(['azure:wasabi']);
+    expect(costsBefore).toEqual([expect.objectContaining({ direction: 'azure:wasabi', source: 'Old Blob' })]);
+    // Removing the account sets the batch's account id to null, as removing it on Cloud Providers does. Azure's
+    // egress still prices it (before, a removed source was priced as an S3-compatible one, 'Unknown to Wasabi').
+    await sql('delete from cloud_accounts where id = $1', [azure]);
+    expect(await totals()).toEqual(totalsBefore);
+    expect(await costs()).toEqual([{ ...costsBefore[0], source: 'Unknown' }]);
+  });
 });

@@ -137,12 +137,13 @@ export class AdminRepo {
   async monthTransfersOf(organizationIds: readonly string[], range: MonthRange): Promise<MovedBytes[]> {
     if (organizationIds.length === 0) return [];
     const result = await this.orm.execute<{ owner_id: string; source: string | null; bytes: string }>(sql`
-      select b.organization_id as owner_id, src.provider as source, sum(b.transferred_size)::text as bytes
+      select b.organization_id as owner_id, coalesce(b.source_provider, src.provider) as source,
+        sum(b.transferred_size)::text as bytes
       from ${transferBatches} b
       left join ${cloudAccounts} src on src.id = b.source_cloud_account_id
       where b.organization_id in ${idList(organizationIds)}
         and b.requested_at >= ${range.from.toISOString()} and b.requested_at < ${range.to.toISOString()}
-      group by b.organization_id, src.provider`);
+      group by b.organization_id, coalesce(b.source_provider, src.provider)`);
     return result.rows.map(movedBytes);
   }
 
