@@ -20,3 +20,14 @@ export function formatUsd(amount: number, decimals = 2): string {
     signDisplay: 'negative',
   }).format(amount);
 }
+
+/** 'YYYY-MM' → 'October 2026' (UTC, as months are kept); anything else is returned as given. */
+export function formatMonthName(month: string): string {
+  const [year, number] = month.split('-').map(Number);
+  if (!year || !number) return month;
+  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}

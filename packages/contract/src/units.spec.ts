@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { alertSizeBytes, createAlertBody } from './alerts.ts';
 import { createBucketBody } from './buckets.ts';
 import { bucketNameMessages } from './bucket-name.ts';
-import { formatBytes, formatUsd } from './format.ts';
+import { formatBytes, formatMonthName, formatUsd } from './format.ts';
 
 describe('alert limits (spec 000 §5: bytes = limit × 1024^(index+2))', () => {
   it('converts MB, GB and TB', () => {
@@ -56,5 +56,11 @@ describe('formatters (spec 000 §9)', () => {
     // A tiny negative difference rounds to nothing, without a minus; a real one keeps it.
     expect(formatUsd(-0.001)).toBe('$0.00');
     expect(formatUsd(-3.96)).toBe('-$3.96');
+  });
+
+  it("names a 'YYYY-MM' month in words, in UTC, and leaves anything else as given", () => {
+    expect(formatMonthName('2026-10')).toBe('October 2026');
+    expect(formatMonthName('2027-01')).toBe('January 2027');
+    expect(formatMonthName('soon')).toBe('soon');
   });
 });

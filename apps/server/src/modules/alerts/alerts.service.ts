@@ -2,6 +2,7 @@ import {
   alertMessages,
   estimateMonthlyCost,
   formatBytes,
+  formatMonthName,
   formatUsd,
   type AlertView,
   type CreateAlertBody,
@@ -14,6 +15,7 @@ import type { Logger } from '../../logger.ts';
 import type { MailService } from '../../mail/mail.service.ts';
 import type { BusMessage } from '../../realtime/events.ts';
 import type { BucketRow, CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
+import type { BilledMonths } from '../cloud-accounts/cloud-accounts.service.ts';
 import type { AlertRow, AlertsRepo, MemberNotificationRow } from './alerts.repo.ts';
 import { alertMail } from './alerts.mail.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
@@ -42,11 +44,6 @@ const audiencesOf = (principal: Principal): Array<'members' | 'approvers' | 'own
       : ['members'];
 
 const readMessage = (count: number) => `${count} notification${count === 1 ? '' : 's'} marked as read`;
-
-/** Per account, the newest month its ingested billing reports hold and that month's billed total. */
-export type BilledMonths = (
-  organizationId: string,
-) => Promise<Map<string, { month: string; costNano: bigint }>>;
 
 /** What an alert compares with its limit; `billedMonth` when it is a month's bill rather than an estimate. */
 interface Measured {
@@ -78,14 +75,6 @@ function measure(
   // The same per-bucket estimate the account list shows, so the alert and the screen agree.
   return { value: done.reduce((sum, b) => sum + estimateMonthlyCost(account.provider, b.totalBytes), 0) };
 }
-
-/** "2026-11" as "November 2026". */
-const monthName = (month: string) =>
-  new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-US', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
 
 /** Alerts of spec 000 §2/§3/§7, their scheduled check, and the organisation's bell notifications. */
 export class AlertsService {
@@ -271,7 +260,7 @@ export class AlertsService {
       alert.kind === 'SIZE'
         ? `${scope} now holds ${formatBytes(value)}, above the ${formatBytes(limit)} limit you set.`
         : billedMonth
-          ? `The billed cost of ${scope} for ${monthName(billedMonth)} is now ${formatUsd(value, 5)}, ${above}`
+          ? `The billed cost of ${scope} for ${formatMonthName(billedMonth)} is now ${formatUsd(value, 5)}, ${above}`
           : `The estimated monthly storage cost of ${scope} is now ${formatUsd(value, 5)}, ${above}`;
     const notification = await this.repo.insertNotification({
       organizationId: alert.organizationId,

@@ -32,6 +32,10 @@ import { endpointCheckError, endpointUnreachable, providerError } from './provid
 import type { OutboundPolicy } from '../../net/outbound-policy.ts';
 import { changesOf, recordAudit } from '../audit/audit.writer.ts';
 
+/** Per account, the newest month its ingested billing reports hold and that month's billed total (analytics). */
+export type BilledMonths = (
+  organizationId: string,
+) => Promise<Map<string, { month: string; costNano: bigint }>>;
 /** What a connect form resolves to before the credentials are checked. */
 interface ResolvedAccount {
   provider: ProviderName;
@@ -89,9 +93,7 @@ export class CloudAccountsService {
     /** Queues an ingestion of the account's billing reports (analytics). */
     private readonly enqueueIngest: (job: IngestJob) => Promise<void>,
     /** Per account, the newest month its ingested billing reports hold and that month's billed total. */
-    private readonly billedMonths: (
-      organizationId: string,
-    ) => Promise<Map<string, { month: string; costNano: bigint }>> = async () => new Map(),
+    private readonly billedMonths: BilledMonths = async () => new Map(),
   ) {}
 
   accountTypes() {

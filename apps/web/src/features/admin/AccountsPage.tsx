@@ -2,21 +2,10 @@ import { useMemo, useState } from 'react';
 import { Flex, Table, type TableColumnsType } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { Link } from 'react-router';
-import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, type AdminAccountRow } from '@cumulo/contract';
+import { ACCOUNT_COLUMNS, ADMIN_PAGE_SIZE, formatMonthName, type AdminAccountRow } from '@cumulo/contract';
 import { useDocumentTitle } from '../../ui/useDocumentTitle.ts';
 import { useAdminAccounts } from './admin-api.ts';
 import { AdminListHeader, DownloadReport, LoadFailure, noData, pager, tableColumns } from './admin-ui.tsx';
-
-/** 'YYYY-MM' → 'October 2026'. */
-function monthName(month: string): string {
-  const [year, number] = month.split('-').map(Number);
-  if (!year || !number) return month;
-  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-}
 
 /** /admindaccount — every organisation of this Cumulo with its previous month's usage and cost (spec 002 §2). */
 export function AccountsPage() {
@@ -69,7 +58,8 @@ export function AccountsPage() {
           locale={noData}
           title={
             accounts.data
-              ? () => `Total Usage and Total Cost of the previous month: ${monthName(accounts.data.month)}`
+              ? () =>
+                  `Total Usage and Total Cost of the previous month: ${formatMonthName(accounts.data.month)}`
               : undefined
           }
           pagination={pager(page, accounts.data?.total ?? 0, setPage)}

@@ -1,4 +1,4 @@
-import type { CloudAccountView } from '@cumulo/contract';
+import { formatMonthName, type CloudAccountView } from '@cumulo/contract';
 
 /**
  * What an alert compares its limit with: the stored size and the cost, which for a whole account with ingested
@@ -40,11 +40,5 @@ export function watchedUsage(account: CloudAccountView, bucketName: string | nul
 
 /** "Billed cost, October 2026" for a month's bill, "Estimated monthly cost" for an estimate. */
 export function costTitle(usage: Pick<WatchedUsage, 'costMonth'>): string {
-  if (!usage.costMonth) return 'Estimated monthly cost';
-  const month = new Date(`${usage.costMonth}-01T00:00:00Z`).toLocaleDateString('en-US', {
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-  return `Billed cost, ${month}`;
+  return usage.costMonth ? `Billed cost, ${formatMonthName(usage.costMonth)}` : 'Estimated monthly cost';
 }
