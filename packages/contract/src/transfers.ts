@@ -87,6 +87,12 @@ export const transferMessages = {
   /** A transfer whose source or destination account was removed: the engine's error, and Retry's refusal. */
   sourceAccountGone: 'The source cloud account of this transfer was removed.',
   destinationAccountGone: 'The destination cloud account of this transfer was removed.',
+  /** A transfer's or a sync's bucket that is not there: refused before it is queued, and a sync cycle's fault. */
+  missingBucket: (side: 'source' | 'destination', bucket: string, account: string) =>
+    `The ${side} bucket ${bucket} does not exist in ${account}.`,
+  /** A prefix copy ("Copy Using Prefix") whose prefix names no object: refused before it is queued. */
+  nothingUnderPrefix: (prefix: string, bucket: string) =>
+    `No object in ${bucket} starts with ${prefix}: there is nothing to copy.`,
   enqueued: 'Transfer enqueue successfully',
   enqueueFailed: 'An error occurred while trying to enqueue the transfer, please try again',
   selectFiles: 'Please select files to transfer',

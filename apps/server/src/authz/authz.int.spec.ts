@@ -201,6 +201,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
 
   it('a User acts only on the sync jobs they created; an Admin on any job of the organisation', async () => {
     await s3.createBucket('sync-src');
+    await s3.createBucket('sync-dst');
     const saveSync = {
       frequency: 1,
       source_cloud: awsId,
@@ -271,6 +272,7 @@ describe('authorization of every changing call, as User and as Admin (real API, 
 
   it("a User cancels and retries only their own transfers; an Admin anyone's", async () => {
     await seed('manage-src', ['x.txt']);
+    await s3.createBucket('manage-dst');
     const body = {
       sourceCloudAccountId: awsId,
       sourceBucket: 'manage-src',

@@ -252,7 +252,14 @@ describe('sync job API: s3rver (aws) and Azurite (azure), embedded PostgreSQL, p
         }),
         syncMessages.nestedDestination,
       ],
-      [saveSync({ source_bucket: 'no-such-bucket' }), 'The bucket no-such-bucket does not exist in Lab AWS.'],
+      [
+        saveSync({ source_bucket: 'no-such-bucket' }),
+        'The source bucket no-such-bucket does not exist in Lab AWS.',
+      ],
+      [
+        saveSync({ destination_bucket: 'no-such-bucket' }),
+        'The destination bucket no-such-bucket does not exist in Lab Blob.',
+      ],
     ];
     for (const [body, message] of refusals) {
       const res = await call('POST', '/api/sync/insert', owner.token, body);

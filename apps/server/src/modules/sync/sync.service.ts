@@ -18,7 +18,7 @@ import type { Logger } from '../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from '../transfers/engine/keys.ts';
-import { refuseOverlap, requireBucket, requireChargeConfirmed } from '../transfers/transfer-guards.ts';
+import { refuseOverlap, requireBuckets, requireChargeConfirmed } from '../transfers/transfer-guards.ts';
 import type { TransfersRepo } from '../transfers/transfers.repo.ts';
 import type { SyncCycleControl } from './sync-cycles.port.ts';
 import type { SyncJobKind, SyncJobsRepo } from './sync-jobs.repo.ts';
@@ -103,7 +103,11 @@ export class SyncService {
     ]);
     await requireChargeConfirmed(this.charges, principal.organizationId);
     refuseOverlap(this.stores, source, destination, { ...values, files: null }, syncMessages);
-    await requireBucket(this.stores, source, values.sourceBucket);
+    await requireBuckets(
+      this.stores,
+      { account: source, bucket: values.sourceBucket },
+      { account: destination, bucket: values.destinationBucket },
+    );
 
     const names = { source: source.name, destination: destination.name };
     const job = await this.repo.transaction(async (tx) => {

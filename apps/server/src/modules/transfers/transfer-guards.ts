@@ -63,8 +63,30 @@ export function refuseOverlap(
   }
 }
 
-/** 400 in the provider's words when the source bucket is missing or cannot be read. */
-export async function requireBucket(stores: StoreRegistry, account: CloudAccountRow, bucket: string) {
+/**
+ * 400 when a bucket of the copy is missing (in the screen's words, on the field that names it) or cannot be read (in
+ * the provider's). The destination is checked as the source is: a copy into a bucket that is not there would be
+ * accepted only for every one of its files to fail.
+ */
+export async function requireBuckets(
+  stores: StoreRegistry,
+  source: { account: CloudAccountRow; bucket: string },
+  destination: { account: CloudAccountRow; bucket: string },
+): Promise<void> {
+  // Both asked at once; when both fail, the source's refusal is the one answered.
+  const checks = await Promise.allSettled([
+    requireBucket(stores, source.account, source.bucket, 'source'),
+    requireBucket(stores, destination.account, destination.bucket, 'destination'),
+  ]);
+  for (const check of checks) if (check.status === 'rejected') throw check.reason;
+}
+
+async function requireBucket(
+  stores: StoreRegistry,
+  account: CloudAccountRow,
+  bucket: string,
+  side: 'source' | 'destination',
+) {
   let found: { region: string | null } | null;
   try {
     found = await (await stores.storeFor(account)).headBucket(bucket);
@@ -72,7 +94,29 @@ export async function requireBucket(stores: StoreRegistry, account: CloudAccount
     throw providerError(error);
   }
   if (!found) {
-    const message = `The bucket ${bucket} does not exist in ${account.name}.`;
-    throw badRequest(message, { sourceBucket: [message] });
+    const message = transferMessages.missingBucket(side, bucket, account.name);
+    throw badRequest(message, { [`${side}Bucket`]: [message] });
   }
+}
+
+/**
+ * 400 when a copy of everything under a prefix would copy nothing: rclone's "There was nothing to transfer", said
+ * before a batch is queued rather than as a Completed batch of 0 files. One listing request of one key.
+ */
+export async function requireSomethingUnder(
+  stores: StoreRegistry,
+  account: CloudAccountRow,
+  bucket: string,
+  prefix: string,
+): Promise<void> {
+  try {
+    const store = await stores.storeFor(account);
+    for await (const page of store.list(bucket, { prefix, pageSize: 1 })) {
+      if (page.objects.length > 0) return;
+    }
+  } catch (error) {
+    throw providerError(error);
+  }
+  const message = transferMessages.nothingUnderPrefix(prefix, bucket);
+  throw badRequest(message, { sourcePath: [message] });
 }

@@ -108,6 +108,12 @@ beforeAll(async () => {
   await lab.s3.write('filter-src', 'a.txt', Buffer.from('a'));
   await lab.blob.createBucket('filter-src');
   await lab.blob.write('filter-src', 'b.txt', Buffer.from('b'));
+  // The live batches' destinations (Wasabi's accounts are on the same s3rver as AWS's).
+  await Promise.all([
+    lab.s3.createBucket('live-dst'),
+    lab.s3.createBucket('live-azure-dst'),
+    lab.blob.createBucket('live-dst'),
+  ]);
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [
     owner.principal.organizationId,
   ]);

@@ -12,11 +12,18 @@ import {
   type TransferStarted,
   type UserProfile,
 } from '@cumulo/contract';
-import { S3ObjectStore } from '@cumulo/storage/adapters';
-import { keysOf, startS3rver, type S3rverServer } from '@cumulo/storage/testing';
+import { AzureObjectStore, S3ObjectStore } from '@cumulo/storage/adapters';
+import {
+  keysOf,
+  setAzuriteTier,
+  startAzurite,
+  startS3rver,
+  type S3rverServer,
+  type TestStoreServer,
+} from '@cumulo/storage/testing';
 import {
   callApi,
-  s3rverStore,
+  connectLabAccounts,
   signedInMember,
   startTestServer,
   type TestServer,
@@ -25,7 +32,8 @@ import { syncJobs } from '../../db/schema/index.ts';
 
 /**
  * The c2c quota of an organisation in trial, counted by the transfer engine (README "Quota"): the API queues
- * batches, the worker role in this process plans and copies them between two buckets of s3rver (aws), and the
+ * batches, the worker role in this process plans and copies them between two buckets of s3rver (aws) or from
+ * Azurite (azure, whose archived blobs fail to copy), and the
  * billing tables of embedded PostgreSQL count them. The trial's 10 GiB is brought down to a few hundred KiB by
  * recording usage through the entitlements service, as earlier transfers would have.
  */
@@ -33,9 +41,12 @@ const KiB = 1024;
 const LIMIT = TRIAL_QUOTAS.c2c;
 let server: TestServer;
 let s3rver: S3rverServer;
+let azurite: TestStoreServer;
 let owner: Awaited<ReturnType<typeof signedInMember>>;
 let awsId: string;
+let azureId: string;
 let s3: S3ObjectStore;
+let blob: AzureObjectStore;
 let organizationId: string;
 let recorded = 0;
 
@@ -105,9 +116,9 @@ const copyOf = (sourceBucket: string, sourcePath: string, destinationBucket: str
 });
 
 beforeAll(async () => {
-  s3rver = await startS3rver();
+  [s3rver, azurite] = await Promise.all([startS3rver(), startAzurite()]);
   server = await startTestServer(
-    { PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint }) },
+    { PROVIDER_ENDPOINTS: JSON.stringify({ aws: s3rver.endpoint, azure: azurite.endpoint }) },
     undefined,
     { jobs: true },
   );
@@ -115,21 +126,16 @@ beforeAll(async () => {
   organizationId = owner.principal.organizationId;
   // The charge confirmation is PUT /organizations/_me (another module's call); set as that call does.
   await server.db.pool.query('update organizations set confirmed_c2c = true where id = $1', [organizationId]);
-  const connected = await call('POST', '/api/cloudaccount/insert', {
-    cloudType: 1,
-    name: 'Lab AWS',
-    accessKey: 'S3RVER',
-    secretKey: 'S3RVER',
-  });
-  expect(connected.status, connected.raw).toBe(201);
-  awsId = (connected.body as { id: string }).id;
-  s3 = s3rverStore(s3rver.endpoint);
+  ({ awsId, azureId, s3, blob } = await connectLabAccounts(server, owner.token, {
+    s3rver: s3rver.endpoint,
+    azurite: azurite.endpoint,
+  }));
   await s3.createBucket('backup');
 });
 afterAll(async () => {
-  await s3?.close();
+  await Promise.all([s3?.close(), blob?.close()]);
   await server?.stop();
-  await s3rver?.stop();
+  await Promise.all([s3rver?.stop(), azurite?.stop()]);
 });
 
 describe('c2c quota of transfers in trial: s3rver (aws), worker role in process, embedded PostgreSQL', () => {
@@ -190,10 +196,19 @@ describe('c2c quota of transfers in trial: s3rver (aws), worker role in process,
   });
 
   it('reserves a retry before creating it: past what is left it is refused, and the old batch stays retryable', async () => {
-    await fill('late-src', ['r/1.bin', 'r/2.bin', 'r/3.bin'], 20 * KiB);
-    // The destination bucket does not exist: every copy fails, nothing is counted.
+    const keys = ['r/1.bin', 'r/2.bin', 'r/3.bin'];
+    await blob.createBucket('late-src');
+    for (const key of keys) {
+      await blob.write('late-src', key, randomBytes(20 * KiB), { size: 20 * KiB });
+      // An archived blob cannot be read: every copy fails, nothing is counted.
+      await setAzuriteTier(azurite.endpoint, 'late-src', key, 'Archive');
+    }
+    await s3.createBucket('late-dst');
     const before = await counter();
-    const first = await call('POST', '/api/transfer/transfer', copyOf('late-src', '', 'late-dst'));
+    const first = await call('POST', '/api/transfer/transfer', {
+      ...copyOf('late-src', '', 'late-dst'),
+      sourceCloudAccountId: azureId,
+    });
     expect(first.status, first.raw).toBe(200);
     const failed = await ended((first.body as TransferStarted).batch.id);
     expect(failed).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 3, transferred: 0 });

@@ -560,21 +560,74 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     expect((late.body as { message: string }).message).toBe(transferMessages.notCancelable);
   });
 
-  it('fails items whose destination vanished, lists them as CSV, and retries only those', async () => {
-    await s3.createBucket('retry-src');
-    await blob.createBucket('retry-dst');
+  it('refuses before queueing anything a transfer from or into a missing bucket, or of a prefix naming no object', async () => {
+    await s3.createBucket('missing-dst-src');
+    await blob.createBucket('missing-dst');
+    await fill(s3, 'missing-dst-src', { 'a.txt': randomBytes(1000) });
+    const before = await server.db.pool.query<{ n: number }>(
+      'select count(*)::int as n from transfer_batches',
+    );
+    for (const [body, field, message] of [
+      [
+        { destinationBucket: 'never-made' },
+        'destinationBucket',
+        transferMessages.missingBucket('destination', 'never-made', 'Lab Blob'),
+      ],
+      [
+        { sourceBucket: 'never-made-either' },
+        'sourceBucket',
+        transferMessages.missingBucket('source', 'never-made-either', 'Lab AWS'),
+      ],
+      [
+        { sourcePath: 'a.txt.bak' },
+        'sourcePath',
+        transferMessages.nothingUnderPrefix('a.txt.bak', 'missing-dst-src'),
+      ],
+    ] as const) {
+      const res = await transfer({
+        sourceCloudAccountId: awsId,
+        sourceBucket: 'missing-dst-src',
+        destinationCloudAccountId: azureId,
+        destinationBucket: 'missing-dst',
+        ...body,
+      });
+      expect({ status: res.status, body: res.body }).toMatchObject({
+        status: 400,
+        body: { message, errors: { [field]: [message] } },
+      });
+    }
+    const after = await server.db.pool.query<{ n: number }>(
+      'select count(*)::int as n from transfer_batches',
+    );
+    expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
+    // A prefix naming one object is a copy of that object.
+    const one = await finished({
+      sourceCloudAccountId: awsId,
+      sourceBucket: 'missing-dst-src',
+      sourcePath: 'a.t',
+      destinationCloudAccountId: azureId,
+      destinationBucket: 'missing-dst',
+    });
+    expect(one).toMatchObject({ transferStatus: BATCH_STATUS.completed, transferred: 1 });
+  });
+
+  it('fails the items it cannot read, lists them as CSV, and retries only those', async () => {
+    await blob.createBucket('retry-src');
+    await s3.createBucket('retry-late');
     const files: Record<string, Buffer> = {};
     for (let i = 0; i < 5; i++) files[`r-${i}.txt`] = randomBytes(2000 + i);
-    await fill(s3, 'retry-src', files);
-    // The destination bucket does not exist yet: every copy fails with the store's own message.
+    const live = { 'live-a.txt': randomBytes(1500), 'live-b.txt': randomBytes(1501) };
+    await fill(blob, 'retry-src', { ...files, ...live });
+    // Archived blobs cannot be read until they are rehydrated: each of those copies fails with Azure's words.
+    for (const key of Object.keys(files)) await setAzuriteTier(azurite.endpoint, 'retry-src', key, 'Archive');
     const batch = await started({
-      sourceCloudAccountId: awsId,
+      sourceCloudAccountId: azureId,
       sourceBucket: 'retry-src',
-      destinationCloudAccountId: azureId,
+      destinationCloudAccountId: awsId,
       destinationBucket: 'retry-late',
     });
     const failed = await until(batch.id, [BATCH_STATUS.failed, BATCH_STATUS.completed]);
-    expect(failed).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 5, transferred: 0 });
+    expect(failed).toMatchObject({ transferStatus: BATCH_STATUS.failed, failed: 5, transferred: 2 });
 
     const early = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: batch.id });
     expect(early.status).toBe(200);
@@ -602,7 +655,7 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
     ).toEqual(Object.keys(files).sort());
     expect(lines.slice(1).every((line) => line.split(',').slice(2).join(',').length > 0)).toBe(true);
 
-    await blob.createBucket('retry-late');
+    for (const key of Object.keys(files)) await setAzuriteTier(azurite.endpoint, 'retry-src', key, 'Hot');
     const retry = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: firstRetry.id });
     expect(retry.status).toBe(200);
     expect((retry.body as TransferStarted).message).toBe(transferMessages.retryStarted);
@@ -614,7 +667,7 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       retryOf: firstRetry.id,
     });
     for (const [key, body] of Object.entries(files)) {
-      expect((await readAll(blob, 'retry-late', key)).equals(body)).toBe(true);
+      expect((await readAll(s3, 'retry-late', key)).equals(body)).toBe(true);
     }
     const again = await call('POST', '/api/transfer/retry_transfer', owner.token, { Id: firstRetry.id });
     expect(again.status).toBe(400);
@@ -622,13 +675,15 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
   });
 
   it('refuses Retry Failed Files when the source or destination account was removed, saying which', async () => {
-    await s3.createBucket('gone-src');
-    await fill(s3, 'gone-src', { 'a.txt': randomBytes(1000) });
+    await blob.createBucket('gone-src');
+    await s3.createBucket('gone-dst');
+    await fill(blob, 'gone-src', { 'a.txt': randomBytes(1000) });
+    await setAzuriteTier(azurite.endpoint, 'gone-src', 'a.txt', 'Archive');
     const batch = await started({
-      sourceCloudAccountId: awsId,
+      sourceCloudAccountId: azureId,
       sourceBucket: 'gone-src',
-      destinationCloudAccountId: azureId,
-      destinationBucket: 'gone-never-made',
+      destinationCloudAccountId: awsId,
+      destinationBucket: 'gone-dst',
     });
     await until(batch.id, [BATCH_STATUS.failed]);
     // As removing an account does to its batches (on delete set null), without removing one the file still uses:

@@ -23,7 +23,12 @@ import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud
 import type { SearchIndex } from '../search/search-index.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import { destinationFolder } from './engine/keys.ts';
-import { refuseOverlap, requireBucket, requireChargeConfirmed } from './transfer-guards.ts';
+import {
+  refuseOverlap,
+  requireBuckets,
+  requireChargeConfirmed,
+  requireSomethingUnder,
+} from './transfer-guards.ts';
 import type { TransferQuota } from './transfer-quota.ts';
 import type {
   BatchProviderFilter,
@@ -125,7 +130,14 @@ export class TransfersService {
     const destinationPath = destinationFolder(request.destinationPath ?? '');
     const files = request.files?.length ? request.files.map((file) => file.replace(/^\/+/, '')) : null;
     refuseOverlap(this.stores, source, destination, { ...request, sourcePath, destinationPath, files });
-    await requireBucket(this.stores, source, request.sourceBucket);
+    await requireBuckets(
+      this.stores,
+      { account: source, bucket: request.sourceBucket },
+      { account: destination, bucket: request.destinationBucket },
+    );
+    if (files === null && sourcePath !== '') {
+      await requireSomethingUnder(this.stores, source, request.sourceBucket, sourcePath);
+    }
     const sizeLimit = caller.access?.permissions.max_transfer_size ?? UNLIMITED;
     const knownSize =
       this.quota || sizeLimit !== UNLIMITED

@@ -1,4 +1,4 @@
-import { BATCH_STATUS, SYNC_CYCLE_STATUS, SYNC_DRY_RUN_SAMPLE } from '@cumulo/contract';
+import { BATCH_STATUS, SYNC_CYCLE_STATUS, SYNC_DRY_RUN_SAMPLE, transferMessages } from '@cumulo/contract';
 import { StorageError, type ObjectStore } from '@cumulo/storage';
 import type { Logger } from '../../../logger.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../../cloud-accounts/cloud-accounts.repo.ts';
@@ -21,8 +21,7 @@ const syncErrors = {
   sourceAccountGone: 'The source cloud account of this sync was removed.',
   destinationAccountGone: 'The destination cloud account of this sync was removed.',
   batchGone: 'The transfer of this cycle was removed.',
-  missingBucket: (side: 'source' | 'destination', bucket: string, account: string) =>
-    `The ${side} bucket ${bucket} does not exist in ${account}.`,
+  missingBucket: transferMessages.missingBucket,
   unreachable: (side: 'source' | 'destination', bucket: string, account: string, message: string) =>
     `The ${side} bucket ${bucket} in ${account} could not be read: ${message}`,
   copyFailed: (count: number) =>
