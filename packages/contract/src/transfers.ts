@@ -93,6 +93,8 @@ export const transferMessages = {
   /** A prefix copy ("Copy Using Prefix") whose prefix names no object: refused before it is queued. */
   nothingUnderPrefix: (prefix: string, bucket: string) =>
     `No object in ${bucket} starts with ${prefix}: there is nothing to copy.`,
+  /** The account name a transfer shows for a side whose cloud account was removed since. */
+  removedAccount: 'Removed account',
   enqueued: 'Transfer enqueue successfully',
   enqueueFailed: 'An error occurred while trying to enqueue the transfer, please try again',
   selectFiles: 'Please select files to transfer',

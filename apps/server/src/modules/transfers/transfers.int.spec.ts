@@ -700,6 +700,12 @@ describe('transfer engine: s3rver (aws) ⇄ Azurite (azure), worker role in proc
       });
     }
     expect((await batchOf(batch.id)).Retried).toBe(false);
+    // The history names both sides as removed, not as an empty name before the bucket.
+    expect(await batchOf(batch.id)).toMatchObject({
+      sourceCloudAccount: { id: null, name: transferMessages.removedAccount },
+      destinationCloudAccount: { id: null, name: transferMessages.removedAccount },
+      sourceBucket: 'gone-src',
+    });
   });
 
   it('fails an archived blob at once with what to do, copies the rest, and copies it on retry once rehydrated', async () => {

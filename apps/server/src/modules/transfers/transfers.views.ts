@@ -5,6 +5,7 @@ import {
   type MigrationProgress,
   type MigrationStatus,
   type TransferBatch,
+  transferMessages,
 } from '@cumulo/contract';
 import type { BatchView, ItemRow } from './transfers.repo.ts';
 
@@ -32,10 +33,13 @@ export function toTransferBatch(batch: BatchView): TransferBatch {
     requestDate: batch.requestedAt.toISOString(),
     startedAt: iso(batch.startedAt),
     finishedAt: iso(batch.finishedAt),
-    sourceCloudAccount: { id: batch.sourceCloudAccountId, name: batch.sourceAccountName ?? '' },
+    sourceCloudAccount: {
+      id: batch.sourceCloudAccountId,
+      name: batch.sourceAccountName ?? transferMessages.removedAccount,
+    },
     destinationCloudAccount: {
       id: batch.destinationCloudAccountId,
-      name: batch.destinationAccountName ?? '',
+      name: batch.destinationAccountName ?? transferMessages.removedAccount,
     },
     sourceBucket: batch.sourceBucket,
     destinationBucket: batch.destinationBucket,
@@ -87,7 +91,7 @@ export function toMigrationProgress(
     createdBy: batch.userId,
     percent:
       size > 0 ? Math.min(100, Math.floor((moved / size) * 100)) : batch.phase === 'finished' ? 100 : 0,
-    cloud: batch.destinationAccountName ?? '',
+    cloud: batch.destinationAccountName ?? transferMessages.removedAccount,
     bucket: batch.destinationBucket,
     rate: Math.round(rate),
     transferred: batch.bytesDone,
@@ -109,7 +113,7 @@ export function toMigrationFile(
   now = new Date(),
 ): MigrationFile {
   return {
-    cloud: batch.sourceAccountName ?? '',
+    cloud: batch.sourceAccountName ?? transferMessages.removedAccount,
     bucket: batch.sourceBucket,
     path: item.sourceKey,
     status: item.status,
