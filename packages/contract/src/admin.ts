@@ -129,10 +129,10 @@ export const adminTransferCostsQuery = z.intersection(
 
 /** POST /admin/accounts — "Add New Account" (spec 002 §2: Account Name, Description). */
 export const createAccountBody = z.object({
-  account_name: text({ trim: true, max: NAME_MAX_LENGTH, error: adminMessages.accountNameRequired }).min(
-    1,
-    adminMessages.accountNameRequired,
-  ),
+  // Runs of spaces inside the name are one space: "Case  Org" is the "Case Org" it was meant to be.
+  account_name: text({ trim: true, max: NAME_MAX_LENGTH, error: adminMessages.accountNameRequired })
+    .min(1, adminMessages.accountNameRequired)
+    .transform((name) => name.replace(/\s+/g, ' ')),
   description: text({ trim: true, max: ACCOUNT_DESCRIPTION_MAX }).optional().nullable(),
 });
 export type CreateAccountBody = z.infer<typeof createAccountBody>;

@@ -516,12 +516,22 @@ describe('accounts and users (real data)', () => {
       },
     ]);
 
-    const twice = await call('POST', '/api/admin/accounts', first, { account_name: 'ZEPHYR labs' });
-    expect(twice.status).toBe(400);
-    expect(twice.body).toMatchObject({
-      message: adminMessages.accountExists,
-      errors: { account_name: [adminMessages.accountExists] },
-    });
+    // The same name in another case, or with more white space inside, is the same name.
+    for (const again of ['ZEPHYR labs', 'Zephyr  Labs', 'zephyr \t labs']) {
+      const twice = await call('POST', '/api/admin/accounts', first, { account_name: again });
+      expect({ again, status: twice.status, body: twice.body }).toMatchObject({
+        status: 400,
+        body: {
+          message: adminMessages.accountExists,
+          errors: { account_name: [adminMessages.accountExists] },
+        },
+      });
+    }
+    // An organisation named with two spaces at sign-up is found by its name as read.
+    await sql(`update organizations set name = 'Acme  Films ' where name = 'Acme Films'`);
+    const acme = await call('POST', '/api/admin/accounts', first, { account_name: 'acme films' });
+    expect(acme.status).toBe(400);
+    await sql(`update organizations set name = 'Acme Films' where name = 'Acme  Films '`);
     const blank = await call('POST', '/api/admin/accounts', first, { account_name: '   ' });
     expect(blank.status).toBe(400);
     expect(messageOf(blank)).toBe(adminMessages.accountNameRequired);

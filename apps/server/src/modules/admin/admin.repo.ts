@@ -116,11 +116,15 @@ export class AdminRepo {
    * transaction: the advisory lock on the lower-cased name makes two adds of one name at once see each other.
    */
   async createAccountUnlessNamed(name: string, description: string | null) {
+    // Compared as people read names: any case, runs of white space as one space, none at the ends (an
+    // organisation named at sign-up may hold "Case  Org").
+    const sameName = name.trim().replace(/\s+/g, ' ').toLowerCase();
     await this.orm.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(${`admin-account:${name.toLowerCase()}`}, 0))`,
+      sql`select pg_advisory_xact_lock(hashtextextended(${`admin-account:${sameName}`}, 0))`,
     );
     const taken = await this.orm.execute(
-      sql`select 1 from ${organizations} o where lower(o.name) = lower(${name}) limit 1`,
+      sql`select 1 from ${organizations} o
+          where lower(btrim(regexp_replace(o.name, '\\s+', ' ', 'g'))) = ${sameName} limit 1`,
     );
     if (taken.rows.length > 0) return null;
     const [row] = await this.orm
