@@ -42,8 +42,11 @@ export const adminMessages = {
   badDirection: 'Unknown direction.',
 } as const;
 
-/** An organisation's state in the Account list: Active while one of its members is active. */
-export const ACCOUNT_STATUSES = ['Active', 'Deactivate'] as const;
+/**
+ * An organisation's state in the Account list: Active while one of its members is active, Deactivate once all its
+ * members are, and "No users yet" for one an operator added that nobody has joined (it was never deactivated).
+ */
+export const ACCOUNT_STATUSES = ['Active', 'Deactivate', 'No users yet'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
 /* ---------- queries ---------- */

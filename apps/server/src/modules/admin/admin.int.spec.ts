@@ -498,7 +498,7 @@ describe('accounts and users (real data)', () => {
       .body as AdminAccountsAnswer;
     expect(listed.accounts[0]).toMatchObject({
       users: 0,
-      status: 'Deactivate',
+      status: 'No users yet',
       totalUsage: 0,
       description: 'Animation studio',
     });

@@ -228,7 +228,7 @@ export class AdminService {
         totalUsage: bytesOf(moved) + (uploads.get(row.id) ?? 0),
         totalCost: roundTransferCost(transferCost + billedUsd),
         creationDate: row.createdAt,
-        status: row.active ? 'Active' : 'Deactivate',
+        status: row.users === 0 ? 'No users yet' : row.active ? 'Active' : 'Deactivate',
         users: row.users,
       };
     });
