@@ -187,6 +187,39 @@ export type AddMetadataBody = z.infer<typeof addMetadataBody>;
 /** GET /metadata/all?cloud_account_id&bucket_name&path. */
 export const metadataQuery = mediaLocation;
 
+/** The endings of the files the player offers to play: video, audio, and HLS playlists (`.m3u8`). */
+export const PLAYABLE_EXTENSIONS: ReadonlySet<string> = new Set([
+  ...[
+    'mp4',
+    'm4v',
+    'mov',
+    'webm',
+    'mkv',
+    'ogv',
+    'avi',
+    'wmv',
+    'flv',
+    'mpg',
+    'mpeg',
+    'ts',
+    'm2ts',
+    'mts',
+    'mxf',
+  ],
+  ...['3gp', '3g2', 'm3u8', 'mp3', 'm4a', 'aac', 'wav', 'flac', 'ogg', 'oga', 'opus', 'weba', 'aif', 'aiff'],
+]);
+
+/**
+ * Whether Play is offered on a file (spec 001 §2 "video play"): a media ending, or no ending at all (nothing says
+ * it is not media). A text file, an image or an archive is not offered, since playing it could only fail.
+ */
+export function isPlayable(name: string): boolean {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0) return true;
+  return PLAYABLE_EXTENSIONS.has(base.slice(dot + 1).toLowerCase());
+}
+
 /**
  * GET /media/play?cloud_account_id&bucket_name&path: a short-lived URL and how to play it. `file`: a signed GET of
  * the object. `hls` (a .m3u8): a path of this API (`/api/media/hls/{token}/{name}`) that serves the playlist with

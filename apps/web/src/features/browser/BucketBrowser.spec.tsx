@@ -230,6 +230,11 @@ describe('BucketBrowser (the network is stubbed with vi.stubGlobal fetch)', () =
     });
     await user.click(within(info).getByRole('button', { name: 'Close' }));
 
+    // Play is offered on media only: a text file, which could only fail to play, has none.
+    await user.click(screen.getByRole('button', { name: 'Load more' }));
+    expect(await screen.findByRole('button', { name: 'Media info of zz-last.txt' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: `Play ${LONG_NAME}` })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Play zz-last.txt' })).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Play clip.mp4' }));
     const player = await screen.findByRole('dialog', { name: 'Video player: clip.mp4' });
     expect(player.querySelector('video')).toHaveAttribute(

@@ -30,6 +30,7 @@ import {
   FS_FILE_TYPE,
   SEARCH_DEBOUNCE_MS,
   displayName,
+  isPlayable,
   objectMessages,
   type CloudAccountView,
 } from '@cumulo/contract';
@@ -381,15 +382,17 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
                 onClick={() => setMediaInfoOf(mediaTargetOf(row))}
               />
             </Tooltip>
-            <Tooltip title="Play">
-              <Button
-                type="text"
-                size="small"
-                aria-label={`Play ${row.name}`}
-                icon={<PlayCircleOutlined />}
-                onClick={() => void player.play(mediaTargetOf(row))}
-              />
-            </Tooltip>
+            {isPlayable(row.name) ? (
+              <Tooltip title="Play">
+                <Button
+                  type="text"
+                  size="small"
+                  aria-label={`Play ${row.name}`}
+                  icon={<PlayCircleOutlined />}
+                  onClick={() => void player.play(mediaTargetOf(row))}
+                />
+              </Tooltip>
+            ) : null}
           </Space>
         ) : null,
     },
