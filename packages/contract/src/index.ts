@@ -1,3 +1,5 @@
+// First: the words of every schema's refusals that carry none of their own (zod-words.ts).
+export * from './zod-words.ts';
 export * from './messages.ts';
 export * from './validation.ts';
 export * from './text.ts';
