@@ -172,6 +172,11 @@ export const billingMessages = {
   cardAdded: 'Credit Card Added Successfully',
   cardFailed: 'Could not add Credit Card',
   cardRemoved: 'Credit Card Removed Successfully',
+  /** Not in the spec: "Make default" on a saved card, and a card saved twice. */
+  cardMadeDefault: (masked: string) => `${masked} is now the default card.`,
+  cardAlreadySaved: 'This card is already saved: replace it to change its details.',
+  /** Not in the spec: the Free plan charges nothing, so there is nothing to cancel. */
+  freePlanNotCancelable: 'The Free plan costs nothing and has nothing to cancel.',
   cancelScheduled: (date: string) => `Your subscription ends on ${date}.`,
   reactivated: 'Your subscription continues.',
   noCards: 'No Credit Cards Added',
@@ -267,9 +272,24 @@ export const CARD_BRAND_NAMES: Record<CardBrand, string> = {
   unknown: 'Card',
 };
 
+/**
+ * A brand as a gateway or an older row names it, in the spec's card_type words: Stripe says 'mastercard', 'amex'
+ * and 'diners' where the spec says 'master', 'american_express' and 'diners_club'; a brand the spec has no word
+ * for (UnionPay, Cartes Bancaires) is 'unknown'.
+ */
+export function cardBrandNamed(name: string): CardBrand {
+  const known: Record<string, CardBrand> = {
+    mastercard: 'master',
+    amex: 'american_express',
+    diners: 'diners_club',
+  };
+  const brand = known[name.toLowerCase()] ?? name.toLowerCase();
+  return (CARD_BRANDS as readonly string[]).includes(brand) ? (brand as CardBrand) : 'unknown';
+}
+
 /** A card as the audit trail names it, e.g. 'Visa •••• 4242': never more of its number than the last 4 digits. */
 export const cardLabel = (brand: string, last4: string) =>
-  `${CARD_BRAND_NAMES[brand as CardBrand] ?? CARD_BRAND_NAMES.unknown} •••• ${last4}`;
+  `${CARD_BRAND_NAMES[cardBrandNamed(brand)]} •••• ${last4}`;
 
 /** The card's brand from its number (the card_type of a payment profile, spec 002 §3). */
 export function cardBrand(digits: string): CardBrand {

@@ -8,6 +8,7 @@ import {
   messages,
   type NotificationItem,
   type PaymentProfileView,
+  type BillingInfoView,
   type SubscriptionView,
   type UserProfile,
 } from '@cumulo/contract';
@@ -173,10 +174,13 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
   });
 
   it('adds first cards at once into one free plan and one default card', async () => {
+    // Four different cards: the same number with another expiry is another card.
     const numbers = [VISA, VISA_DEBIT, VISA, VISA_DEBIT];
     const all = await Promise.all(
-      numbers.map((number) =>
-        call('POST', '/api/billing/payment_profiles', stranger, { credit_card_attributes: card(number) }),
+      numbers.map((number, i) =>
+        call('POST', '/api/billing/payment_profiles', stranger, {
+          credit_card_attributes: card(number, { expiration_month: 12 - Math.floor(i / 2) }),
+        }),
       ),
     );
     expect(all.map((res) => res.status)).toEqual(numbers.map(() => 201));
@@ -207,6 +211,68 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       ['XXXX-XXXX-XXXX-5556', true],
     ]);
     cardId = list.billing_payment_profiles[0]?.id ?? '';
+  });
+
+  it('refuses the same card twice, even sent twice at once; makes another card the default; keeps the Free plan', async () => {
+    const twins = await signedInMember(server, 'twins');
+    const cardsOf = async () =>
+      (
+        (await call('GET', '/api/billing/payment_profiles', twins)).body as {
+          billing_payment_profiles: PaymentProfileView[];
+        }
+      ).billing_payment_profiles;
+    const add = (number: string, extra: Record<string, unknown> = {}) =>
+      call('POST', '/api/billing/payment_profiles', twins, { credit_card_attributes: card(number, extra) });
+    const twice = await Promise.all([add(VISA), add(VISA), add(VISA)]);
+    expect(twice.map((res) => res.status).sort()).toEqual([201, 400, 400]);
+    for (const refused of twice.filter((res) => res.status === 400))
+      expect((refused.body as { message: string }).message).toBe(billingMessages.cardAlreadySaved);
+    // Spaces in the number do not make it another card.
+    const spaced = await add(VISA.replace(/(\d{4})/g, '$1 ').trim());
+    expect([spaced.status, (spaced.body as { message: string }).message]).toEqual([
+      400,
+      billingMessages.cardAlreadySaved,
+    ]);
+    expect((await add(VISA_DEBIT)).status).toBe(201);
+    const [visa, debit] = await cardsOf();
+    expect([visa?.masked_card_number, visa?.default, debit?.masked_card_number, debit?.default]).toEqual([
+      'XXXX-XXXX-XXXX-4242',
+      true,
+      'XXXX-XXXX-XXXX-5556',
+      false,
+    ]);
+    // Replacing a card by itself (new billing details) is no duplicate.
+    const same = await call('PUT', `/api/billing/payment_profiles/${visa?.id}`, twins, {
+      credit_card_attributes: card(VISA, { billing_zip: '94105' }),
+    });
+    expect(same.status, same.raw).toBe(200);
+
+    const made = await call('PUT', `/api/billing/payment_profiles/${debit?.id}/default`, twins);
+    expect(made.status, made.raw).toBe(200);
+    expect(made.body).toMatchObject({
+      message: billingMessages.cardMadeDefault('XXXX-XXXX-XXXX-5556'),
+      payment_profile: { id: debit?.id, default: true },
+    });
+    // The default is listed first.
+    expect((await cardsOf()).map((c) => [c.masked_card_number, c.default])).toEqual([
+      ['XXXX-XXXX-XXXX-5556', true],
+      ['XXXX-XXXX-XXXX-4242', false],
+    ]);
+    expect(
+      await rows(
+        `select changes from audits where organization_id = $1 and entity = 'Payment card' and type = 'Modified'`,
+        [twins.principal.organizationId],
+      ),
+    ).toHaveLength(1);
+
+    const info = (await call('GET', '/api/billing/billing_info', twins)).body as BillingInfoView;
+    const cancel = await call('DELETE', `/api/billing/subscriptions/${info.subscription_id}`, twins);
+    expect([cancel.status, (cancel.body as { message: string }).message]).toEqual([
+      400,
+      billingMessages.freePlanNotCancelable,
+    ]);
+    const after = (await call('GET', '/api/billing/billing_info', twins)).body as BillingInfoView;
+    expect(after.subscriptions.map((row) => [row.product_handle, row.state])).toEqual([['free', 'active']]);
   });
 
   it('changes plan upward only: a downgrade, a quote plan and the same plan are refused', async () => {
@@ -327,6 +393,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       ['PUT', `/api/billing/payment_profiles/${cardId}`, { credit_card_attributes: card(VISA) }],
       ['POST', `/api/billing/payment_profiles/${cardId}`, { credit_card_attributes: card(VISA) }],
       ['DELETE', `/api/billing/payment_profiles/${cardId}`],
+      ['PUT', `/api/billing/payment_profiles/${cardId}/default`],
       ['POST', '/api/billing/subscriptions/', { product_handle: 'finance' }],
       ['DELETE', `/api/billing/subscriptions/${String(analytics)}`],
       ['PUT', `/api/billing/subscriptions/${planId}/product_change/professional`],
@@ -355,6 +422,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
       ['PUT', `/api/billing/subscriptions/${planId}/reactivate`],
       ['PUT', `/api/billing/payment_profiles/${cardId}`, { credit_card_attributes: card(VISA) }],
       ['DELETE', `/api/billing/payment_profiles/${cardId}`],
+      ['PUT', `/api/billing/payment_profiles/${cardId}/default`],
     ] as Array<[Method, string, unknown?]>) {
       expect((await call(method, url, stranger, body)).status, `${method} ${url}`).toBe(404);
     }
@@ -515,6 +583,7 @@ describe('billing calls with the manual gateway, on embedded PostgreSQL and an S
         'PUT /api/billing/payment_profiles/{id}',
         'POST /api/billing/payment_profiles/{id}',
         'DELETE /api/billing/payment_profiles/{id}',
+        'PUT /api/billing/payment_profiles/{id}/default',
         'GET /api/billing/coupons/validate/{code}',
         'POST /api/packages/request_quote',
         'POST /api/packages/request_service',

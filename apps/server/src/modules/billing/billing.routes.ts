@@ -175,6 +175,21 @@ export function billingRoutes(
       });
     }
 
+    // Not in the spec: "Make default" on a saved card, as Stripe's billing portal offers.
+    app.put(
+      '/billing/payment_profiles/:id/default',
+      {
+        ...member,
+        schema: {
+          tags,
+          description: 'Makes the card the one the gateway charges; the other cards stay saved.',
+          params: idParams,
+          response: { 200: paymentProfileAnswer },
+        },
+      },
+      async (request) => service.makeDefaultCard(principalOf(request), request.params.id),
+    );
+
     app.delete(
       '/billing/payment_profiles/:id',
       { ...member, schema: { tags, params: idParams, response: { 200: messageAnswer } } },

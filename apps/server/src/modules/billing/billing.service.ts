@@ -5,6 +5,7 @@ import {
   PLANS,
   billingMessages,
   messages,
+  normaliseCardNumber,
   packageByHandle,
   planByHandle,
   type BillingInfoView,
@@ -66,6 +67,21 @@ function refusePlanChange(
   const from = planByHandle(current.productHandle);
   if (target.handle === current.productHandle) throw badRequest(billingMessages.samePlan);
   if (from && target.order < from.order) throw badRequest(billingMessages.downgrade);
+}
+
+/** A saved card that is the card described (last four digits and expiry, as the list shows it), other than `except`. */
+function sameCard(
+  saved: PaymentProfileRow[],
+  card: { last4: string; expMonth: number; expYear: number },
+  except: string | null,
+): PaymentProfileRow | undefined {
+  return saved.find(
+    (row) =>
+      row.id !== except &&
+      row.last4 === card.last4 &&
+      row.expirationMonth === card.expMonth &&
+      row.expirationYear === card.expYear,
+  );
 }
 
 /**
@@ -181,9 +197,20 @@ export class BillingService {
     authorize(principal, 'billing.change');
     const old = await this.repo.liveCard(principal.organizationId, id);
     if (!old) throw notFound();
-    const row = await this.#addCard(principal, card, makeDefault || old.isDefault);
+    const row = await this.#addCard(principal, card, makeDefault || old.isDefault, old.id);
     await this.#removeCard(principal, old);
     return { message: billingMessages.cardAdded, payment_profile: paymentProfileView(row) };
+  }
+
+  /** PUT /billing/payment_profiles/{id}/default: the card the gateway charges from now on ("Make default"). */
+  async makeDefaultCard(principal: Principal, id: string) {
+    authorize(principal, 'billing.change');
+    const card = await this.repo.liveCard(principal.organizationId, id);
+    if (!card) throw notFound();
+    if (!card.isDefault) await this.#makeDefault(principal, card);
+    const row = (await this.repo.liveCard(principal.organizationId, id)) ?? card;
+    const view = paymentProfileView(row);
+    return { message: billingMessages.cardMadeDefault(view.masked_card_number), payment_profile: view };
   }
 
   async removeCard(principal: Principal, id: string) {
@@ -248,6 +275,8 @@ export class BillingService {
     const current = await this.repo.subscription(principal.organizationId, id);
     if (!current) throw notFound();
     if (current.state === 'canceled') throw badRequest(billingMessages.alreadyCanceled);
+    if (current.kind === 'plan' && current.productHandle === FREE_PLAN_HANDLE)
+      throw badRequest(billingMessages.freePlanNotCancelable);
     let row = current;
     if (current.state !== 'pending_cancel') {
       if (current.gatewayRef) await this.gateway.cancelSubscription(current.gatewayRef);
@@ -360,7 +389,22 @@ export class BillingService {
    * Hands the card to the gateway and keeps brand, last 4 and expiry. The first card moves the organisation out
    * of trial onto the free plan (created here when it holds none).
    */
-  async #addCard(actor: Actor, card: CreditCardAttributes, makeDefault: boolean): Promise<PaymentProfileRow> {
+  async #addCard(
+    actor: Actor,
+    card: CreditCardAttributes,
+    makeDefault: boolean,
+    replacing: string | null = null,
+  ): Promise<PaymentProfileRow> {
+    // The same card twice would be listed twice: refused before the gateway sees it, and again under the
+    // organisation's lock for two adds at once (then the gateway's copy is removed). The card being replaced may be
+    // given again, to change its details.
+    const same = {
+      last4: normaliseCardNumber(card.full_number).slice(-4),
+      expMonth: card.expiration_month,
+      expYear: card.expiration_year,
+    };
+    if (sameCard(await this.repo.liveCards(actor.organizationId), same, replacing))
+      throw badRequest(billingMessages.cardAlreadySaved);
     const customerRef = await this.#customerRef(actor);
     const first = !(await this.repo.hasLiveCard(actor.organizationId));
     const stored = await this.gateway
@@ -371,9 +415,10 @@ export class BillingService {
         throw error;
       });
     const now = this.now();
-    return this.repo.transaction(async (tx) => {
+    const added = await this.repo.transaction(async (tx) => {
       // Two first cards at once must not both create the free plan or both become the default.
       await tx.lockOrganization(actor.organizationId);
+      if (sameCard(await tx.liveCards(actor.organizationId), stored, replacing)) return null;
       const isDefault = makeDefault || !(await tx.hasLiveCard(actor.organizationId));
       if (isDefault) await tx.clearDefaultCard(actor.organizationId);
       const row = await tx.insertCard({
@@ -418,23 +463,41 @@ export class BillingService {
       }
       return row;
     });
+    if (added) return added;
+    await this.gateway.removeCard(customerRef, stored.ref);
+    throw badRequest(billingMessages.cardAlreadySaved);
   }
 
   async #removeCard(actor: Actor, card: PaymentProfileRow) {
     const { organizationId } = actor;
     const customer = await this.repo.customer(organizationId);
     if (customer) await this.gateway.removeCard(customer.customerRef, card.gatewayRef);
-    await this.repo.transaction(async (tx) => {
+    const next = await this.repo.transaction(async (tx) => {
       await tx.lockOrganization(organizationId);
+      // Read again under the lock: a card being replaced was the default until its successor took over.
+      const wasDefault = (await tx.liveCard(organizationId, card.id))?.isDefault ?? false;
       await tx.removeCard(organizationId, card.id);
       await recordAudit(tx.orm, actor, cardRemoved(card));
-      if (card.isDefault) {
-        const [next] = await tx.liveCards(organizationId);
-        if (next) {
-          await tx.makeDefaultCard(organizationId, next.id);
-          await recordAudit(tx.orm, actor, cardMadeDefault(next));
-        }
+      if (!wasDefault) return null;
+      const [first] = await tx.liveCards(organizationId);
+      if (first) {
+        await tx.makeDefaultCard(organizationId, first.id);
+        await recordAudit(tx.orm, actor, cardMadeDefault(first));
       }
+      return first ?? null;
+    });
+    // The gateway charges its own default: without this, Stripe would be left with none once the default card was
+    // detached, and the next invoice would find no card although the page shows one as the default.
+    if (next && customer) await this.gateway.setDefaultCard(customer.customerRef, next.gatewayRef);
+  }
+
+  async #makeDefault(actor: Actor, card: PaymentProfileRow) {
+    const customer = await this.repo.customer(actor.organizationId);
+    if (customer) await this.gateway.setDefaultCard(customer.customerRef, card.gatewayRef);
+    await this.repo.transaction(async (tx) => {
+      await tx.lockOrganization(actor.organizationId);
+      await tx.makeDefaultCard(actor.organizationId, card.id);
+      await recordAudit(tx.orm, actor, cardMadeDefault(card));
     });
   }
 

@@ -1,5 +1,6 @@
 import dayjs from 'dayjs';
 import {
+  cardBrandNamed,
   maskCardNumber,
   packageByHandle,
   planByHandle,
@@ -40,7 +41,8 @@ export function subscriptionView(row: SubscriptionRow): SubscriptionView {
 
 /** What an answer shows of a card: the mask and last 4, never more. */
 export function paymentProfileView(row: PaymentProfileRow): PaymentProfileView {
-  const brand = row.cardType as PaymentProfileView['card_type'];
+  // Rows written before Stripe's brand names were mapped ('mastercard') read as the spec's words too.
+  const brand = cardBrandNamed(row.cardType);
   return {
     id: row.id,
     first_name: row.firstName,

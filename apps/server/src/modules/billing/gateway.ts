@@ -6,6 +6,7 @@
  * Adapters hold no business rule and read no env; the billing service decides, the adapter carries it out.
  * The shared suite `gateways/gateway-contract.ts` runs against both.
  */
+import type { CardBrand } from '@cumulo/contract';
 
 type GatewayName = 'manual' | 'stripe';
 
@@ -31,7 +32,8 @@ export interface CardInput {
 export interface StoredCard {
   /** The gateway's id for the payment method. */
   ref: string;
-  brand: string;
+  /** In the spec's card_type words (`cardBrandNamed` maps a gateway's own). */
+  brand: CardBrand;
   last4: string;
   expMonth: number;
   expYear: number;

@@ -80,6 +80,62 @@ describe('/billing (the network is stubbed with vi.stubGlobal fetch)', () => {
     expect(calls.some((call) => call.method === 'DELETE')).toBe(true);
   });
 
+  it('makes another card the default; offers no Cancel on the Free plan, and nothing on an ended subscription', async () => {
+    const second: PaymentProfileView = {
+      ...card,
+      id: 'card-2',
+      masked_card_number: 'XXXX-XXXX-XXXX-5556',
+      default: false,
+    };
+    let cards = [card, second];
+    const free: SubscriptionView = {
+      ...analytics,
+      id: 'sub-free',
+      kind: 'plan',
+      product_handle: 'free',
+      title: 'Free',
+      price: 0,
+    };
+    const ended: SubscriptionView = { ...analytics, id: 'sub-old', title: 'Finance', state: 'canceled' };
+    const calls = stubApi({
+      'GET /api/users/_me': { status: 200, body: buildProfile({ has_billing_info: true }) },
+      'GET /api/billing/payment_profiles': () => ({ status: 200, body: { billing_payment_profiles: cards } }),
+      'GET /api/billing/billing_info': { status: 200, body: info([free, ended]) },
+      'PUT /api/billing/payment_profiles/card-2/default': () => {
+        cards = [
+          { ...second, default: true },
+          { ...card, default: false },
+        ];
+        return {
+          status: 200,
+          body: {
+            message: billingMessages.cardMadeDefault(second.masked_card_number),
+            payment_profile: cards[0],
+          },
+        };
+      },
+    });
+    const { user } = renderAt('/billing');
+    expect(await screen.findByText('XXXX-XXXX-XXXX-5556')).toBeInTheDocument();
+    // The default card has no "Make default".
+    expect(screen.queryByRole('button', { name: 'Make XXXX-XXXX-XXXX-4242 the default card' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Make XXXX-XXXX-XXXX-5556 the default card' }));
+    expect(
+      await screen.findByText(billingMessages.cardMadeDefault('XXXX-XXXX-XXXX-5556')),
+    ).toBeInTheDocument();
+    expect(calls.filter((call) => call.method === 'PUT').map((call) => call.path)).toEqual([
+      '/api/billing/payment_profiles/card-2/default',
+    ]);
+    expect(
+      await screen.findByRole('button', { name: 'Make XXXX-XXXX-XXXX-4242 the default card' }),
+    ).toBeInTheDocument();
+
+    const table = await screen.findByRole('region', { name: 'Subscriptions' });
+    expect(await within(table).findByText('Finance')).toBeInTheDocument();
+    expect(within(table).queryByRole('button', { name: 'Cancel' })).toBeNull();
+    expect(within(table).queryByRole('button', { name: 'Reactivate' })).toBeNull();
+  });
+
   it('cancels a subscription, offers to reactivate it and shows its history', async () => {
     let subscriptions = [analytics];
     const calls = stubApi({

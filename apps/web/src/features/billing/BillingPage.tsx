@@ -17,6 +17,7 @@ import {
 import { Link } from 'react-router';
 import {
   CARD_BRAND_NAMES,
+  FREE_PLAN_HANDLE,
   SEAT_PRICE_MONTHLY,
   billingMessages,
   formatUsd,
@@ -34,6 +35,7 @@ import {
   planTitle,
   useBillingInfo,
   useCancelSubscription,
+  useMakeDefaultCard,
   usePaymentProfiles,
   useReactivateSubscription,
   useRemoveCard,
@@ -82,7 +84,17 @@ function PaymentCards({ owner }: { owner: boolean }) {
   const cards = usePaymentProfiles();
   const remove = useRemoveCard();
   const replace = useReplaceCard();
+  const makeDefault = useMakeDefaultCard();
   const [replacing, setReplacing] = useState<PaymentProfileView | null>(null);
+
+  const makeCardDefault = async (card: PaymentProfileView) => {
+    try {
+      const answer = await makeDefault.mutateAsync(card.id);
+      void message.success(answer.message);
+    } catch (error) {
+      void message.error(billingErrorText(error, describeError(error)));
+    }
+  };
 
   const removeCard = async (card: PaymentProfileView) => {
     try {
@@ -118,6 +130,19 @@ function PaymentCards({ owner }: { owner: boolean }) {
               actions={
                 owner
                   ? [
+                      ...(card.default
+                        ? []
+                        : [
+                            <Button
+                              key="default"
+                              type="link"
+                              aria-label={`Make ${card.masked_card_number} the default card`}
+                              loading={makeDefault.isPending && makeDefault.variables === card.id}
+                              onClick={() => void makeCardDefault(card)}
+                            >
+                              Make default
+                            </Button>,
+                          ]),
                       <Button key="replace" type="link" onClick={() => setReplacing(card)}>
                         Replace
                       </Button>,
@@ -237,8 +262,11 @@ function Subscriptions({ owner }: { owner: boolean }) {
                   {
                     title: '',
                     key: 'actions',
+                    // The Free plan charges nothing, so it has nothing to cancel; an ended subscription has no
+                    // action left (a new one is bought from /plan or /pricings).
                     render: (_: unknown, row: SubscriptionView) =>
-                      row.state === 'active' || row.state === 'past_due' ? (
+                      isFreePlan(row) || row.state === 'canceled' ? null : row.state === 'active' ||
+                        row.state === 'past_due' ? (
                         <Popconfirm
                           title={`Cancel ${row.title}?`}
                           okText="Cancel subscription"
@@ -262,6 +290,8 @@ function Subscriptions({ owner }: { owner: boolean }) {
     </Card>
   );
 }
+
+const isFreePlan = (row: SubscriptionView) => row.kind === 'plan' && row.product_handle === FREE_PLAN_HANDLE;
 
 function SubscriptionHistory({ subscriptionId }: { subscriptionId: string }) {
   const events = useSubscriptionEvents(subscriptionId);

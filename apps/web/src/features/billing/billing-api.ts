@@ -3,6 +3,7 @@ import {
   FREE_PLAN_HANDLE,
   billingInfoView,
   packagesAnswer,
+  paymentProfileAnswer,
   paymentProfilesAnswer,
   planByHandle,
   productsAnswer,
@@ -115,6 +116,18 @@ export function useReplaceCard() {
   return useMutation({
     mutationFn: ({ id, card }: { id: string; card: CardPayload }) =>
       api.put(`/billing/payment_profiles/${id}`, { credit_card_attributes: card }, { silent: true }),
+    onSuccess: refresh,
+  });
+}
+
+/** PUT /billing/payment_profiles/{id}/default: "Make default" (answers the toast). */
+export function useMakeDefaultCard() {
+  const refresh = useRefreshBilling();
+  return useMutation({
+    mutationFn: async (id: string) =>
+      paymentProfileAnswer.parse(
+        await api.put(`/billing/payment_profiles/${id}/default`, undefined, { silent: true }),
+      ),
     onSuccess: refresh,
   });
 }

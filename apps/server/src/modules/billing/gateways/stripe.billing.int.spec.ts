@@ -148,6 +148,50 @@ describe('billing with BILLING_GATEWAY=stripe against stripe-stateful-mock and S
     planId = info.subscription_id;
   });
 
+  it("keeps Stripe's default card in step: made default by hand, and the next one when the default is removed", async () => {
+    const client = new Stripe(SECRET_KEY, {
+      host: '127.0.0.1',
+      port: offline.apiBase.port,
+      protocol: 'http',
+    });
+    const added = await call('POST', '/api/billing/payment_profiles', card('5555555555554444'));
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const second = (added.body as { payment_profile: PaymentProfileView }).payment_profile;
+    const pmOf = (last4: string) =>
+      [...offline.state.paymentMethods.values()].find(
+        (pm) => pm.customer !== null && pm.card?.last4 === last4,
+      )?.id;
+    const customerRef = String(
+      [...offline.state.paymentMethods.values()].find((pm) => pm.customer !== null)?.customer,
+    );
+    const stripeDefault = async () => {
+      const customer = await client.customers.retrieve(customerRef);
+      if (customer.deleted) throw new Error('customer deleted');
+      return customer.invoice_settings.default_payment_method;
+    };
+    expect(await stripeDefault()).toBe(pmOf('4242'));
+
+    expect((await call('PUT', `/api/billing/payment_profiles/${second.id}/default`)).status).toBe(200);
+    expect(await stripeDefault()).toBe(pmOf('4444'));
+
+    // Removing the default card leaves Stripe charging the one the page now shows as the default.
+    const first = (
+      (await call('GET', '/api/billing/payment_profiles')).body as {
+        billing_payment_profiles: PaymentProfileView[];
+      }
+    ).billing_payment_profiles.find((p) => p.masked_card_number.endsWith('4242'));
+    expect((await call('PUT', `/api/billing/payment_profiles/${first?.id}/default`)).status).toBe(200);
+    expect(await stripeDefault()).toBe(pmOf('4242'));
+    expect((await call('DELETE', `/api/billing/payment_profiles/${first?.id}`)).status).toBe(200);
+    const left = (
+      (await call('GET', '/api/billing/payment_profiles')).body as {
+        billing_payment_profiles: PaymentProfileView[];
+      }
+    ).billing_payment_profiles;
+    expect(left.map((p) => [p.masked_card_number, p.default])).toEqual([['XXXX-XXXX-XXXX-4444', true]]);
+    expect(await stripeDefault()).toBe(pmOf('4444'));
+  });
+
   it('upgrades to Professional: a Stripe subscription on the cumulo_professional product at its price', async () => {
     const up = await call('PUT', `/api/billing/subscriptions/${planId}/product_change/professional`);
     expect(up.status).toBe(200);

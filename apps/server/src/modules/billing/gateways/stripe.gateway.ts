@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { cardBrandNamed } from '@cumulo/contract';
 import {
   BadSignature,
   CardDeclined,
@@ -159,7 +160,7 @@ export class StripeGateway implements PaymentGateway {
     if (!details) throw new Error(`Stripe payment method ${paymentMethod.id} is not a card`);
     return {
       ref: paymentMethod.id,
-      brand: details.brand,
+      brand: cardBrandNamed(details.brand),
       last4: details.last4,
       expMonth: details.exp_month,
       expYear: details.exp_year,
