@@ -20,6 +20,8 @@ describe('LocalFolders.list', () => {
     writeFileSync(path.join(docs, 'B.txt'), 'bb');
     writeFileSync(path.join(docs, 'a.txt'), 'a');
     writeFileSync(path.join(docs, '.env'), 'SECRET=1');
+    // A download still being written is not listed (nor uploadable, nor deletable mid-download).
+    writeFileSync(path.join(docs, 'coming.bin.cumulo-part'), 'half');
     symlinkSync(path.join(docs, 'c.txt'), path.join(docs, 'link-to-c'));
     symlinkSync(path.join(docs, 'A-folder'), path.join(docs, 'link-to-folder'));
     writeFileSync(path.join(top, 'outside.txt'), 'outside');
@@ -122,4 +124,57 @@ describe('LocalFolders.list', () => {
     await expect(folders.list('/docs/../outside.txt', 0, 10)).rejects.toMatchObject({ status: 403 });
     await expect(folders.list('/docs/link-outside', 0, 10)).rejects.toMatchObject({ status: 403 });
   });
+});
+
+// POST /mkdir: a new folder in words whatever stands in its way; names as the machine's file system takes them.
+describe('LocalFolders.makeFolder', () => {
+  let top: string;
+  let folders: LocalFolders;
+
+  beforeAll(() => {
+    top = mkdtempSync(path.join(tmpdir(), 'cumulo-make-folder-'));
+    mkdirSync(path.join(top, 'work'));
+    writeFileSync(path.join(top, 'work', 'empty.txt'), '');
+    folders = new LocalFolders(() => [path.join(top, 'work')]);
+  });
+
+  afterAll(() => rmSync(top, { recursive: true, force: true }));
+
+  it('makes a folder and its parents once: the same folder asked twice at once is made by one, refused to the other', async () => {
+    await folders.makeFolder('/work/a/b');
+    expect((await folders.list('/work/a', 0, 10)).items.map((item) => item.name)).toEqual(['b']);
+    const twice = await Promise.allSettled([
+      folders.makeFolder('/work/twice'),
+      folders.makeFolder('/work/twice'),
+    ]);
+    expect(twice.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(twice.find((result) => result.status === 'rejected')).toMatchObject({ reason: { status: 409 } });
+  });
+
+  it('refuses in words a file in the way, a name too long, and a hidden name, never a 500', async () => {
+    await expect(folders.makeFolder('/work/empty.txt/sub')).rejects.toMatchObject({
+      status: 409,
+      message: 'A file of that name is in the way: a folder cannot be made there.',
+    });
+    await expect(folders.makeFolder(`/work/${'n'.repeat(300)}`)).rejects.toMatchObject({
+      status: 400,
+      message: 'This name is too long for the file system.',
+    });
+    await expect(folders.makeFolder('/work/.secret')).rejects.toMatchObject({ status: 400 });
+  });
+
+  it.runIf(process.platform !== 'win32')(
+    'takes a backslash as a character of a name outside Windows',
+    async () => {
+      writeFileSync(path.join(top, 'work', 'back\\slash.txt'), 'x');
+      await folders.makeFolder('/work/with\\back');
+      const names = (await folders.list('/work', 0, 20)).items.map((item) => item.name);
+      expect(names).toEqual(expect.arrayContaining(['with\\back', 'back\\slash.txt']));
+      expect(names).not.toContain('with');
+      await folders.remove('/work/back\\slash.txt');
+      expect((await folders.list('/work', 0, 20)).items.map((item) => item.name)).not.toContain(
+        'back\\slash.txt',
+      );
+    },
+  );
 });

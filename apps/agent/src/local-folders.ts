@@ -24,6 +24,9 @@ const localMessages = {
   notFound: 'No such file or folder among the folders added to the transfer agent.',
   exists: 'A file or folder with this name already exists.',
   notFolder: 'This path is not a folder.',
+  fileInTheWay: 'A file of that name is in the way: a folder cannot be made there.',
+  nameTooLong: 'This name is too long for the file system.',
+  hiddenName: 'A folder name cannot start with a dot: the transfer agent does not show hidden names.',
 } as const;
 
 const refused = () => new LocalRefusal(403, agentMessages.pathOutside);
@@ -37,6 +40,15 @@ export interface RootFolder {
 
 /** Hidden names (a leading dot) are never listed nor sent. */
 export const isHiddenName = (name: string) => name.startsWith('.');
+
+/** What a download writes into before its file is checked and renamed into place (transfers/download.ts). */
+export const PART_SUFFIX = '.cumulo-part';
+
+/**
+ * A local name the panel neither lists nor uploads: a hidden one, or a download still being written (it would be
+ * listed half-written, and could be uploaded or deleted mid-download).
+ */
+export const isUnlistedName = (name: string) => isHiddenName(name) || name.endsWith(PART_SUFFIX);
 
 /** The added folders with unique names: a second 'photos' becomes 'photos (2)'. */
 export function rootsOf(folders: string[]): RootFolder[] {
@@ -53,8 +65,10 @@ export function rootsOf(folders: string[]): RootFolder[] {
 /** A virtual path cut into its names; refused when it holds NUL, '..' or '.'. */
 export function segmentsOf(virtual: string): string[] {
   if (virtual.includes('\u0000')) throw refused();
-  // A backslash separates names on Windows; elsewhere it is refused rather than guessed at.
-  const segments = virtual.split(/[\\/]/).filter((segment) => segment !== '');
+  // A backslash separates names on Windows; elsewhere it is a character a name may hold ('back\\slash.txt').
+  const segments = virtual
+    .split(process.platform === 'win32' ? /[\\/]/ : /\//)
+    .filter((segment) => segment !== '');
   if (segments.some((segment) => segment === '..' || segment === '.')) throw refused();
   return segments;
 }
@@ -147,6 +161,7 @@ export class LocalFolders {
       } catch (error) {
         if (error instanceof LocalRefusal) throw error;
         const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENAMETOOLONG') throw new LocalRefusal(400, localMessages.nameTooLong);
         if ((code !== 'ENOENT' && code !== 'ENOTDIR') || existing.length === 0) throw refused();
         const last = existing.pop();
         if (last !== undefined) missing.unshift(last);
@@ -259,7 +274,7 @@ export class LocalFolders {
     const shown: Candidate[] = [];
     const links: Array<Promise<Candidate | null>> = [];
     for (const entry of entries) {
-      if (isHiddenName(entry.name)) continue;
+      if (isUnlistedName(entry.name)) continue;
       if (entry.isFile() || entry.isDirectory())
         shown.push({ name: entry.name, isDirectory: entry.isDirectory() });
       else if (entry.isSymbolicLink()) links.push(linkCandidate(resolved.osPath, realRoot, entry.name));
@@ -271,10 +286,18 @@ export class LocalFolders {
 
   /** POST /mkdir: a new folder inside an added folder (its parents are made as needed). */
   async makeFolder(virtual: string): Promise<void> {
+    // A new name the panel would hide (a leading dot) would seem never to be made.
+    if (isUnlistedName(virtual.split('/').at(-1) ?? ''))
+      throw new LocalRefusal(400, localMessages.hiddenName);
     const resolved = await this.resolve(virtual);
     if (resolved.inside.length === 0) throw new LocalRefusal(403, agentMessages.readOnlyRoot);
     if (resolved.exists) throw new LocalRefusal(409, localMessages.exists);
-    await mkdir(resolved.osPath, { recursive: true });
+    // The parents as needed, then the folder itself, not recursively: a second request for the same folder, sent
+    // while the first was on its way, finds it made (EEXIST) rather than succeeding twice.
+    await mkdir(path.dirname(resolved.osPath), { recursive: true }).catch(
+      mkdirRefusal(localMessages.fileInTheWay),
+    );
+    await mkdir(resolved.osPath).catch(mkdirRefusal(localMessages.exists));
   }
 
   /** POST /delete: a file, or a folder with everything in it; a symlink is removed itself, never its target. */
@@ -292,6 +315,16 @@ export class LocalFolders {
     await rm(target, { recursive: true, force: true });
   }
 }
+
+/** A folder that cannot be made, in words: `taken` when a name on its way is taken (EEXIST, ENOTDIR). */
+const mkdirRefusal =
+  (taken: string) =>
+  (error: unknown): never => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new LocalRefusal(409, taken);
+    if (code === 'ENAMETOOLONG') throw new LocalRefusal(400, localMessages.nameTooLong);
+    throw error;
+  };
 
 /** A link shown in a listing: only one that leads to a file or folder inside the same added folder. */
 async function linkCandidate(folder: string, realRoot: string, name: string): Promise<Candidate | null> {

@@ -120,7 +120,10 @@ export const agentPairingCode = z.object({
 export type AgentPairingCode = z.infer<typeof agentPairingCode>;
 
 /** A code as typed: letters and digits with an optional dash, any case. */
-export const agentCodeField = text({ max: 16, trim: true }).regex(/^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/);
+export const agentCodeField = text({ max: 16, trim: true }).regex(
+  /^[A-Za-z0-9]{4}-?[A-Za-z0-9]{4}$/,
+  'A pairing code is 8 letters and digits, such as ABCD-1234.',
+);
 
 /** POST /agent/devices (no session: the code is the proof) — the agent redeems a code for its device token. */
 export const redeemAgentCodeBody = z.object({

@@ -10,7 +10,7 @@ import {
   agentMessages,
   type AgentDownloadFile,
 } from '@cumulo/contract';
-import { LocalRefusal, isHiddenName, segmentsOf } from '../local-folders.ts';
+import { LocalRefusal, PART_SUFFIX, isHiddenName, segmentsOf } from '../local-folders.ts';
 import { DeviceUnknown, ServerError } from '../server-client.ts';
 import { MULTIPART_ETAG, PLAIN_MD5, multipartEtag, verifyFile } from './checksums.ts';
 import { httpGet } from '../http-client.ts';
@@ -34,7 +34,7 @@ import { bandwidth } from './bandwidth.ts';
  * `<dest>.cumulo-part`, checked against the object's ETag, then renamed into place.
  */
 
-export const PART_SUFFIX = '.cumulo-part';
+export { PART_SUFFIX };
 /** A signed URL older than this is asked for again before use (the server signs them for longer). */
 const URL_FRESH_MS = 10 * 60_000;
 /**

@@ -20,7 +20,7 @@ import {
   type UploadSession,
 } from '@cumulo/contract';
 import { z } from 'zod';
-import { isHiddenName, LocalRefusal, type LocalFolders, type ResolvedPath } from '../local-folders.ts';
+import { isUnlistedName, LocalRefusal, type LocalFolders, type ResolvedPath } from '../local-folders.ts';
 import { DeviceUnknown } from '../server-client.ts';
 import { HashingStream, MULTIPART_ETAG, PLAIN_MD5, md5OfRange, multipartEtag } from './checksums.ts';
 import { etagOf, httpRequest, type HttpAnswer } from '../http-client.ts';
@@ -74,7 +74,7 @@ export async function chooseUpload(
   for (const virtual of chosen) {
     const resolved = await folders.resolveExisting(virtual);
     const top = resolved.inside.at(-1) ?? resolved.root.name;
-    if (isHiddenName(top)) continue;
+    if (isUnlistedName(top)) continue;
     const base = `/${[resolved.root.name, ...resolved.inside].join('/')}`;
     paths.push({ resolved, top, base, info: await stat(resolved.osPath) });
   }
@@ -168,7 +168,7 @@ export async function planUpload(
         return;
       }
       const entries = listed
-        .filter((entry) => !isHiddenName(entry.name))
+        .filter((entry) => !isUnlistedName(entry.name))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (let from = 0; from < entries.length; from += WALK_STATS) {
         const slice = entries.slice(from, from + WALK_STATS).map((entry) => ({

@@ -303,6 +303,12 @@ function CreateLocalFolderModal({
   };
 
   const submit = async () => {
+    if (saving) return;
+    // '.' and '..' as a part of the name are refused as the cloud side refuses them, before the agent is asked.
+    if (name.split(/[\\/]/).some((part) => part === '.' || part === '..')) {
+      setError(objectMessages.folderNameInvalid);
+      return;
+    }
     const folder = newLocalFolderPath(parent, name);
     if (!folder) {
       setError(objectMessages.folderNameRequired);
@@ -349,7 +355,6 @@ function CreateLocalFolderModal({
               setName(event.target.value);
               setError(null);
             }}
-            onPressEnter={() => void submit()}
           />
         </Form.Item>
       </Form>

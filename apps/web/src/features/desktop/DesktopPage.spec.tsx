@@ -64,7 +64,8 @@ describe('/desktop, public (the API stubbed with vi.stubGlobal fetch; it should 
     expect(download.queryByRole('link', { name: 'macOS' })).toBeNull();
 
     const pair = within(screen.getByRole('region', { name: 'Start and pair' }));
-    expect(pair.getByText('cumulo-agent')).toBeInTheDocument();
+    // Started without --server, the agent would serve http://localhost:8080 and refuse this page's origin.
+    expect(pair.getByText(`cumulo-agent --server ${window.location.origin}`)).toBeInTheDocument();
     expect(pair.getByRole('link', { name: 'sign in' })).toHaveAttribute('href', '/login?returnUrl=%2Fftx');
     expect(pair.getByText(`cumulo-agent pair <code> --server ${window.location.origin}`)).toBeInTheDocument();
     expect(pair.getByRole('link', { name: 'profile page' })).toHaveAttribute('href', '/profile');

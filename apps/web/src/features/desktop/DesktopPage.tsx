@@ -128,8 +128,8 @@ export function DesktopPage() {
           </Section>
 
           <Section title="Start and pair">
-            <p>Unzip the download and start the agent in a terminal:</p>
-            <Command>cumulo-agent</Command>
+            <p>Unzip the download and start the agent in a terminal, naming this Cumulo:</p>
+            <Command>{`cumulo-agent --server ${origin}`}</Command>
             {signedIn ? (
               <p>
                 Then open the <Link to="/ftx">Cumulo Transfer page</Link> and choose Pair. Confirm the code
