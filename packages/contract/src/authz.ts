@@ -41,6 +41,9 @@ export const authzMessages = {
   othersHybrikJob: 'Only an Owner or an Admin can cancel a Hybrik job another member started.',
   bucketConfig: "Only an Owner or an Admin can change a bucket's configuration.",
   objectDelete: 'Only an Owner or an Admin can delete objects.',
+  /** An upload over an existing object replaces it, which deletes what it held: a User may not (issue: overwrite). */
+  replaceNeedsApprover: (names: string[]) =>
+    `${names.length === 1 ? `${names[0]} already exists` : `${names.length} files already exist (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`}: only an Owner or an Admin can replace files. Rename ${names.length === 1 ? 'it' : 'them'} or choose another folder.`,
   othersDevice: 'Only an Owner or an Admin can revoke a transfer agent another member paired.',
 } as const;
 

@@ -64,3 +64,8 @@ export function authorize(actor: Actor, action: Action, target?: Owned): void {
   if (rule.creatorMay && target?.createdBy === actor.userId) return;
   throw forbidden(rule.refusal ?? messages.forbidden);
 }
+
+/** Whether the actor's role may take `action` on anything of the organisation (no creator exception, no throw). */
+export function mayAct(actor: Pick<Actor, 'role'>, action: Action): boolean {
+  return ACTIONS[action].roles.includes(actor.role);
+}

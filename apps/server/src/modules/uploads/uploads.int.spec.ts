@@ -3,6 +3,7 @@ import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-bl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ROLE_ID,
+  authzMessages,
   UPLOAD_BATCH_MAX,
   uploadMessages,
   type CompleteUploadBatchAnswer,
@@ -687,6 +688,63 @@ describe('folder uploads: many small files per call (issue 21)', () => {
       }),
     ]);
     expect(bad.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+  });
+
+  it('refuses a User an upload over an existing object (a replace loses its content), by every call; an Owner may', async () => {
+    const user = await signedInMember(server, 'replacer', {
+      principal: owner.principal,
+      roleId: ROLE_ID.User,
+    });
+    await s3.write('uploads', 'kept/report.txt', Buffer.from('original report'));
+    await s3.write('uploads', 'kept/notes.txt', Buffer.from('original notes'));
+    const refusal = (names: string[]) => ({
+      status: 403,
+      message: authzMessages.replaceNeedsApprover(names),
+    });
+    const outcome = (res: { status: number; body: unknown }) => ({
+      status: res.status,
+      message: (res.body as { message?: string }).message,
+    });
+    const one = await call('POST', '/api/transfers/uploads', user.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      key: 'kept/report.txt',
+      size: 6,
+      fingerprint: 'report:6:1',
+    });
+    expect(outcome(one)).toEqual(refusal(['kept/report.txt']));
+    const batch = await call('POST', '/api/transfers/uploads/batch', user.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      files: ['kept/new.txt', 'kept/report.txt', 'kept/notes.txt'].map((key) => ({
+        key,
+        size: 3,
+        fingerprint: key,
+      })),
+    });
+    expect(outcome(batch)).toEqual(refusal(['kept/notes.txt', 'kept/report.txt']));
+    const signed = await call(
+      'GET',
+      `/api/transfers/s3_url_signer_v4?cloud_account_id=${awsId}&bucket_name=uploads&key=kept%2Freport.txt&method=PUT`,
+      user.token,
+    );
+    expect(outcome(signed)).toEqual(refusal(['kept/report.txt']));
+    expect((await readAll(s3, 'uploads', 'kept/report.txt')).toString()).toBe('original report');
+    // A new name is the User's to upload; the Owner may replace.
+    const fresh = await call('POST', '/api/transfers/uploads/batch', user.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      files: [{ key: 'kept/new.txt', size: 3, fingerprint: 'new' }],
+    });
+    expect(fresh.status).toBe(200);
+    const replace = await call('POST', '/api/transfers/uploads', owner.token, {
+      cloud_account_id: awsId,
+      bucket_name: 'uploads',
+      key: 'kept/report.txt',
+      size: 6,
+      fingerprint: 'report:6:2',
+    });
+    expect(replace.status).toBe(200);
   });
 
   it('tells before the first upload whether the bucket lets this app upload, and who may apply it', async () => {

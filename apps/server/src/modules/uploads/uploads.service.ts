@@ -22,7 +22,7 @@ import {
 } from '@cumulo/contract';
 import type { DirectUploadRef, ObjectStore, Provider } from '@cumulo/storage';
 import type { SecretBox } from '../../crypto/keys.ts';
-import { authorize, requireService, requireWithin } from '../../authz/policy.ts';
+import { authorize, mayAct, requireService, requireWithin } from '../../authz/policy.ts';
 import type { Principal } from '../../authz/principal.ts';
 import { badRequest, forbidden, notFound } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -130,6 +130,28 @@ export class UploadsService {
     }
   }
 
+  /**
+   * An upload over an existing object replaces it, losing what it held: for a member who may not delete objects
+   * (role User, `object.delete`), as much a delete as one. Refused before anything is opened, naming the files;
+   * the keys are asked for with a HEAD each, only for such members.
+   */
+  async #refuseReplacing(principal: Principal, store: ObjectStore, bucket: string, keys: string[]) {
+    if (mayAct(principal, 'object.delete')) return;
+    const taken: string[] = [];
+    const queue = [...new Set(keys)];
+    const next = async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        try {
+          if (await store.stat(bucket, key)) taken.push(key);
+        } catch (error) {
+          throw providerError(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_STAT_CONCURRENCY, queue.length) }, next));
+    if (taken.length > 0) throw forbidden(authzMessages.replaceNeedsApprover(taken.sort()));
+  }
+
   /** The ACL the later calls of a session check: the agent's uploads are ftX's. */
   #requireUploads(principal: Principal) {
     requireService(principal, principal.deviceId ? 'ftx' : 'uploads');
@@ -141,6 +163,7 @@ export class UploadsService {
     requireWithin(principal, 'max_upload_size', body.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
+    await this.#refuseReplacing(principal, store, body.bucket_name, [body.key]);
     const direct = this.#direct(store);
     const partSize = uploadPartSize(body.size);
     const mode = uploadModeOf(account.provider, body.size, partSize);
@@ -260,6 +283,7 @@ export class UploadsService {
     const account = await this.#account(principal, query.cloud_account_id);
     if (!isS3Family(account.provider)) throw badRequest(uploadErrors.notS3);
     const store = await this.registry.storeFor(account);
+    if (query.method === 'PUT') await this.#refuseReplacing(principal, store, query.bucket_name, [query.key]);
     const contentType = query.method === 'PUT' ? query.content_type : undefined;
     try {
       const url = await store.signedUrl(query.bucket_name, query.key, {
@@ -288,6 +312,12 @@ export class UploadsService {
     for (const file of body.files) requireWithin(principal, 'max_upload_size', file.size);
     const account = await this.#account(principal, body.cloud_account_id);
     const store = await this.registry.storeFor(account);
+    await this.#refuseReplacing(
+      principal,
+      store,
+      body.bucket_name,
+      body.files.map((file) => file.key),
+    );
     const direct = this.#direct(store);
     const accelerate = body.s3Acceleration === true && account.provider === 'aws';
     const acl = body.acl && body.acl !== 'private' ? body.acl : undefined;
