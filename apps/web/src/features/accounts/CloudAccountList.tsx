@@ -111,6 +111,9 @@ function useStillCurrent(): boolean {
   return typeof current !== 'string' || current === location.key;
 }
 
+/** The widest an account's name is drawn in the list, in CSS pixels; longer names are cut with an ellipsis. */
+const ACCOUNT_NAME_WIDTH = 320;
+
 /** The Active Cloud Providers list with its filter panel (spec 000 §2), fed by GET /api/cloud_accounts/. */
 export function CloudAccountList({ redirectWhenEmpty = false }: CloudAccountListProps) {
   const accounts = useCloudAccounts();
@@ -195,14 +198,24 @@ function AccountTable({ accounts, canManage }: { accounts: CloudAccountView[]; c
         return (
           <Flex align="center" gap={12}>
             <ProviderLogo provider={provider} />
-            <Flex vertical>
+            <Flex vertical style={{ minWidth: 0 }}>
+              {/* A long name (up to 100 characters) is cut, whole on hover, so the other columns keep their place. */}
               <Button
                 type="link"
                 aria-expanded={expandedId === account.id}
                 onClick={() => toggle(account.id)}
-                style={{ padding: 0, height: 'auto', fontWeight: 600, justifyContent: 'flex-start' }}
+                title={account.name}
+                style={{
+                  padding: 0,
+                  height: 'auto',
+                  fontWeight: 600,
+                  justifyContent: 'flex-start',
+                  maxWidth: ACCOUNT_NAME_WIDTH,
+                }}
               >
-                {account.name}
+                <span style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+                  {account.name}
+                </span>
               </Button>
               <Typography.Text type="secondary">{PROVIDER_TITLES[provider]}</Typography.Text>
             </Flex>
