@@ -23,7 +23,10 @@ import { buildWorkerServices, type ServiceDeps } from './worker-services.ts';
 import { SsoService, type SsoOptions } from './modules/identity/sso.service.ts';
 import { CloudAccountsService } from './modules/cloud-accounts/cloud-accounts.service.ts';
 import { SearchService } from './modules/search/search.service.ts';
-import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
+import {
+  RECOUNT_AFTER_CHANGE_SECONDS,
+  enqueueInventory,
+} from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { AnalyticsCostsService } from './modules/analytics/analytics-costs.service.ts';
 import { enqueueIngest } from './modules/analytics/analytics.jobs.ts';
@@ -214,15 +217,21 @@ export function buildServices(deps: ServiceDeps) {
     new PlaybackTokens(deriveKey(masterKey, 'media-playback-tokens')),
     searchIndex,
   );
+  const recountSoon = enqueueInventory(boss, { delaySeconds: RECOUNT_AFTER_CHANGE_SECONDS });
   const objects = new ObjectsService(
     cloudAccountsRepo,
     stores,
     log,
     (actor, event) => recordAudit(db.orm, actor, event),
-    // A deleted object leaves its custom metadata, its kept probe and the media-search index.
+    // A deleted object leaves its custom metadata, its kept probe and the media-search index; its bucket is
+    // counted again shortly, so the dashboard's sizes follow (uploads do the same, worker-services.ts).
     async (account, bucket, keys) => {
       await mediaRepo.forgetObjects(account.organizationId, account.id, bucket, keys);
       await searchIndex.removeObjects(account.organizationId, account.id, bucket, keys);
+      await recountSoon({ organizationId: account.organizationId, accountId: account.id, bucket }).catch(
+        (error: unknown) =>
+          log.warn({ err: error, bucket }, 'bucket recount after a delete could not be queued'),
+      );
     },
   );
   const bucketConfig = new BucketConfigService(cloudAccountsRepo, stores, log);

@@ -15,7 +15,10 @@ import { CloudAccountsRepo } from './modules/cloud-accounts/cloud-accounts.repo.
 import { StoreRegistry, guardedConnect } from './modules/cloud-accounts/store-registry.ts';
 import { OutboundPolicy, parseAllowList } from './net/outbound-policy.ts';
 import { BucketInventory } from './modules/cloud-accounts/bucket-inventory.ts';
-import { enqueueInventory } from './modules/cloud-accounts/cloud-accounts.jobs.ts';
+import {
+  RECOUNT_AFTER_CHANGE_SECONDS,
+  enqueueInventory,
+} from './modules/cloud-accounts/cloud-accounts.jobs.ts';
 import { SearchIndex } from './modules/search/search-index.ts';
 import { SearchRepo } from './modules/search/search.repo.ts';
 import { AnalyticsRepo } from './modules/analytics/analytics.repo.ts';
@@ -138,6 +141,8 @@ export function buildWorkerServices(deps: ServiceDeps) {
     entitlements,
     searchIndex,
     (organizationId) => agentRepo.ftxConfirmed(organizationId),
+    // A completed upload's bucket is counted again shortly, so the dashboard's sizes follow.
+    enqueueInventory(boss, { delaySeconds: RECOUNT_AFTER_CHANGE_SECONDS }),
   );
   const transfersRepo = new TransfersRepo(db.orm, db.locks);
   const transferQueueRepo = new TransferQueueRepo(db.orm);

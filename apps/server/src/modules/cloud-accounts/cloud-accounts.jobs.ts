@@ -16,12 +16,22 @@ export interface InventoryJob {
  * for the account (or the bucket) absorbs the new request, and a request made while a walk runs gets one later
  * walk. Grouped by organisation, so the six-hourly sweep of a large organisation does not hold every slot.
  */
-export function enqueueInventory(boss: PgBoss) {
+export function enqueueInventory(boss: PgBoss, { delaySeconds = 0 }: { delaySeconds?: number } = {}) {
   return async (job: InventoryJob) => {
     const singletonKey = job.bucket === undefined ? job.accountId : `${job.accountId}/${job.bucket}`;
-    await boss.send(QUEUES.inventoryAccount, job, { singletonKey, group: { id: job.organizationId } });
+    await boss.send(QUEUES.inventoryAccount, job, {
+      singletonKey,
+      group: { id: job.organizationId },
+      ...(delaySeconds > 0 ? { startAfter: delaySeconds } : {}),
+    });
   };
 }
+
+/**
+ * How long a bucket's recount waits after a browser upload or delete changed it: the uploads and deletes of that
+ * while are counted by one walk of the bucket (the waiting job absorbs the later requests), not one walk each.
+ */
+export const RECOUNT_AFTER_CHANGE_SECONDS = 20;
 
 /** Inventory handlers: one per account (on connect, on demand), and a sweep every six hours. */
 export async function registerInventoryJobs(

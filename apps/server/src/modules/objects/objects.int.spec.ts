@@ -295,6 +295,16 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
       body: { deleted: 1032, message: objectMessages.deleted(1032) },
     });
     expect((await keysOf(store, bucket)).sort()).toEqual(['keep/a.txt', 'older.txt']);
+    // The bucket is counted again shortly (one walk for the deletes of that while), so the dashboard follows.
+    const recount = await server.db.pool.query(
+      `select data from pgboss.job where name = 'inventory.account' and singleton_key = $1 and state = 'created'`,
+      [`${accountId}/${bucket}`],
+    );
+    expect(recount.rows).toEqual([
+      {
+        data: expect.objectContaining({ organizationId: owner.principal.organizationId, accountId, bucket }),
+      },
+    ]);
 
     const root = await call('DELETE', '/api/transfers/delete_object', owner.token, {
       cloud_account_id: accountId,

@@ -581,6 +581,20 @@ describe('folder uploads: many small files per call (issue 21)', () => {
     expect(results).toHaveLength(UPLOAD_BATCH_MAX);
     expect(results.every((r) => r.error === null)).toBe(true);
     expect((await readAll(s3, 'uploads', 'batch/f42.txt')).toString()).toBe('file42');
+    // The bucket is counted again shortly (one walk for the uploads of that while), so the dashboard follows.
+    const recount = await server.db.pool.query(
+      `select data from pgboss.job where name = 'inventory.account' and singleton_key = $1 and state = 'created'`,
+      [`${awsId}/uploads`],
+    );
+    expect(recount.rows).toEqual([
+      {
+        data: expect.objectContaining({
+          organizationId: owner.principal.organizationId,
+          accountId: awsId,
+          bucket: 'uploads',
+        }),
+      },
+    ]);
     // The sessions are complete: completing one again through the one-file call is refused.
     const again = await call(
       'POST',

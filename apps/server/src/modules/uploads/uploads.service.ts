@@ -29,6 +29,7 @@ import type { Logger } from '../../logger.ts';
 import type { Entitlements } from '../billing/entitlements.ts';
 import type { CloudAccountRow, CloudAccountsRepo } from '../cloud-accounts/cloud-accounts.repo.ts';
 import { providerError } from '../cloud-accounts/provider-error.ts';
+import type { InventoryJob } from '../cloud-accounts/cloud-accounts.jobs.ts';
 import type { StoreRegistry } from '../cloud-accounts/store-registry.ts';
 import type { UploadSessionRow, UploadsRepo } from './uploads.repo.ts';
 import type { SearchIndex } from '../search/search-index.ts';
@@ -113,6 +114,8 @@ export class UploadsService {
     private readonly searchIndex?: Pick<SearchIndex, 'upsertObjects'>,
     /** Whether an organisation confirmed the ftX charge, which a transfer agent's uploads need (README "ftX"). */
     private readonly ftxConfirmed?: (organizationId: string) => Promise<boolean>,
+    /** Counts a bucket again after uploads completed into it (the cloud-accounts inventory, one bucket). */
+    private readonly recount: (job: InventoryJob) => Promise<void> = async () => undefined,
   ) {}
 
   /**
@@ -150,6 +153,18 @@ export class UploadsService {
     };
     await Promise.all(Array.from({ length: Math.min(BATCH_STAT_CONCURRENCY, queue.length) }, next));
     if (taken.length > 0) throw forbidden(authzMessages.replaceNeedsApprover(taken.sort()));
+  }
+
+  /** Asks for the bucket's recount; the upload is done whatever happens to that request. */
+  async #recount(principal: Principal, accountId: string, bucket: string) {
+    await this.recount({ organizationId: principal.organizationId, accountId, bucket }).catch(
+      (error: unknown) => {
+        this.log.warn(
+          { err: error, accountId, bucket },
+          'bucket recount after an upload could not be queued',
+        );
+      },
+    );
   }
 
   /** The ACL the later calls of a session check: the agent's uploads are ftX's. */
@@ -449,6 +464,13 @@ export class UploadsService {
     }
     await this.repo.finishMany(completed, 'complete');
     const ended = new Set(completed);
+    const buckets = new Map(
+      sessions
+        .filter((session) => ended.has(session.id))
+        .map((session) => [`${session.cloudAccountId}/${session.bucketName}`, session] as const),
+    );
+    for (const session of buckets.values())
+      await this.#recount(principal, session.cloudAccountId, session.bucketName);
     await this.#settleEnded(sessions.filter((session) => ended.has(session.id)));
     for (const session of sessions.filter((s) => ended.has(s.id))) {
       await this.searchIndex?.upsertObjects(
@@ -610,8 +632,10 @@ export class UploadsService {
       await this.#discard(store, session, handle);
       throw badRequest(uploadErrors.sizeMismatch(object.size, session.size));
     }
-    if (await this.repo.finish(session.id, 'complete'))
+    if (await this.repo.finish(session.id, 'complete')) {
       await this.#settleSession(session, handle, object.size);
+      await this.#recount(principal, session.cloudAccountId, session.bucketName);
+    }
     await this.searchIndex?.upsertObjects(
       principal.organizationId,
       session.cloudAccountId,
