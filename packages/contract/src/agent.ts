@@ -92,6 +92,9 @@ export const agentMessages = {
   notPaired: 'The transfer agent is not paired with your account. Pair it to use it.',
   deviceRevoked: 'Device revoked. Its agent can no longer act for you.',
   pairCodeInvalid: 'This pairing code is not valid or has expired. Create a new one.',
+  /** Not in the spec: the agent on this machine acts for another member of the organisation. */
+  pairedWithOther: (email: string) =>
+    `The transfer agent on this computer is paired with ${email}. Sign in as ${email}, or pair it with your own account: run "cumulo-agent unpair" in its terminal, restart it, then choose Pair.`,
   ticketInvalid: 'This connection ticket is not valid or has expired.',
   deviceUnknown: 'This device is not paired, or it was revoked. Pair it again.',
   hostRefused: 'Requests to the transfer agent must be addressed to 127.0.0.1, localhost or [::1].',

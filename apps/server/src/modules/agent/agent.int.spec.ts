@@ -303,11 +303,18 @@ describe('transfer agent pairing and device tokens (embedded PostgreSQL)', () =>
     await server.db.pool.query(`update agent_tickets set expires_at = now() - interval '1 second'`);
     expect((await agentCall(mine.token, 'POST', '/api/agent/tickets/redeem', late)).status).toBe(400);
 
-    // Another member's device, a revoked one, another organisation's: 404.
+    // Another member's device: 403 naming that member, so the page can say what to do; no ticket is made.
     const admins = await pair(admin, 'admin-tower');
-    expect((await call(owner, 'POST', '/api/agent/tickets', { device_id: admins.device_id })).status).toBe(
-      404,
+    const tickets = await server.db.pool.query('select count(*)::int as n from agent_tickets');
+    const colleague = await call(owner, 'POST', '/api/agent/tickets', { device_id: admins.device_id });
+    expect({ status: colleague.status, body: colleague.body }).toMatchObject({
+      status: 403,
+      body: { message: agentMessages.pairedWithOther(admin.email) },
+    });
+    expect((await server.db.pool.query('select count(*)::int as n from agent_tickets')).rows).toEqual(
+      tickets.rows,
     );
+    // A revoked one, another organisation's: 404.
     await call(owner, 'DELETE', `/api/agent/devices/${other.device_id}`);
     expect((await call(owner, 'POST', '/api/agent/tickets', { device_id: other.device_id })).status).toBe(
       404,

@@ -233,11 +233,20 @@ export class AgentService implements DeviceAuthenticator {
     return { message: agentMessages.deviceRevoked };
   }
 
-  /** POST /agent/tickets: a one-time ticket for one of the caller's own live devices (any other: 404). */
+  /**
+   * POST /agent/tickets: a one-time ticket for one of the caller's own live devices. Another member's device (the
+   * agent on this machine acts for them) answers 403 naming that member, so the page can say what to do; a device
+   * of another organisation, revoked or unknown, 404.
+   */
   async createTicket(principal: Principal, deviceId: string, now = new Date()) {
     this.#requireFtx(principal);
     const device = await this.repo.liveDevice(principal.organizationId, deviceId);
-    if (!device || device.userId !== principal.userId) throw notFound();
+    if (!device) throw notFound();
+    if (device.userId !== principal.userId) {
+      const listed = await this.repo.listDevices(principal.organizationId, device.userId);
+      const email = listed.find((row) => row.id === device.id)?.userEmail ?? 'another member';
+      throw forbidden(agentMessages.pairedWithOther(email), 'AGENT_PAIRED_WITH_OTHER');
+    }
     const ticket = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + AGENT_TICKET_TTL_SECONDS * 1000);
     await this.repo.insertTicket({

@@ -447,6 +447,23 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     ]);
   });
 
+  it("refuses an upload at once with the spec's words when the member's ftX access is off", async () => {
+    const agent = fakeAgent();
+    const profile = confirmedProfile();
+    stubWorld(
+      agent,
+      {},
+      { ...profile, acl: { ...profile.acl, services: { ...profile.acl.services, ftx: false } } },
+    );
+    const { user } = renderAt('/ftx');
+    await pickPhotos(user);
+    await openProjects(user);
+
+    await user.click(within(localPanel()).getByRole('button', { name: 'Upload report.pdf' }));
+    expect(await screen.findByText(agentMessages.notActivated)).toBeInTheDocument();
+    expect(agentCalls(agent, 'POST /upload')).toHaveLength(0);
+  });
+
   it('opens the "Ftx Transfer" charge modal instead of uploading while confirmed_ftx is false', async () => {
     const agent = fakeAgent();
     const calls = stubWorld(

@@ -18,7 +18,7 @@ import type { PanelFile, PanelLocation } from '../migration/transfer-screen-stat
 import { useProfile } from '../profile/useProfile.ts';
 import { AgentError, agentClient } from './agent-client.ts';
 import { agentKeys } from './agent-api.ts';
-import { costPerMbText, costText, ftxChargeConfirmed } from './agent-format.ts';
+import { costPerMbText, costText, ftxActivated, ftxChargeConfirmed } from './agent-format.ts';
 import { AgentBanner } from './AgentBanner.tsx';
 import { AgentHistoryTab } from './AgentHistoryTab.tsx';
 import { AgentTransfersPanel } from './AgentTransfersPanel.tsx';
@@ -136,6 +136,11 @@ function TransferTab() {
 
   /** The checks every agent transfer passes first (spec 001 §5, §4 charge confirmation): the key, or null. */
   const readyKey = (launchText: string): string | null => {
+    if (!ftxActivated(profile)) {
+      void message.error(agentMessages.notActivated);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.profile });
+      return null;
+    }
     if (!agent.running || agent.serverError || !agent.key) {
       void message.warning(launchText);
       return null;
@@ -167,12 +172,13 @@ function TransferTab() {
       void message.warning(transferMessages.selectFiles);
       return;
     }
-    const key = readyKey(agentMessages.launchBeforeUpload);
-    if (!key) return;
+    // The bucket first: choosing one is the user's next step whatever else stands in the way.
     if (!cloud.accountId || !cloud.bucket) {
       void message.warning(uploadMessages.selectBucket);
       return;
     }
+    const key = readyKey(agentMessages.launchBeforeUpload);
+    if (!key) return;
     try {
       await agentClient.upload(
         key,

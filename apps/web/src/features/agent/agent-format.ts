@@ -85,6 +85,14 @@ export function newLocalFolderPath(parent: string, name: string): string | null 
   return agentPath(`${parent.replace(/\/+$/, '')}/${folder}`);
 }
 
+/**
+ * Whether the member's ftX access is on (an Owner or an Admin may turn it off on /users/{id}); unknown until the
+ * profile is read. Off, no agent transfer starts: spec 001 §8 'Files transfers are not activated for this user'.
+ */
+export function ftxActivated(profile: UserProfile | undefined): boolean {
+  return profile?.acl.services.ftx !== false;
+}
+
 /** Spec 001 §4/§6: ftX transfers need the organisation's confirmation of the charge, unless it is flagged is_cbs. */
 export function ftxChargeConfirmed(profile: UserProfile | undefined): boolean {
   return profile !== undefined && (profile.organization.confirmed_ftx || profile.organization.is_cbs);

@@ -1,6 +1,7 @@
 import { App } from 'antd';
 import { agentMessages, type AgentDirection, type UserProfile } from '@cumulo/contract';
 import { AgentError } from '../agent/agent-client.ts';
+import { ftxActivated } from '../agent/agent-format.ts';
 import type { AgentState } from '../agent/use-agent.ts';
 import { chargeConfirmed } from './migration-api.ts';
 
@@ -25,6 +26,10 @@ export function useFtxTransfer({ agent, profile, quotaCheck, onChargeNeeded }: F
 
   /** The connection key when the agent runs, is paired and connected without a server error; else a warning. */
   const agentReady = (direction: AgentDirection): string | null => {
+    if (!ftxActivated(profile)) {
+      void message.error(agentMessages.notActivated);
+      return null;
+    }
     if (agent.needsPairing) {
       void message.warning(agentMessages.notPaired);
       return null;
