@@ -6,6 +6,7 @@ export function formatBytes(bytes: number, decimals = 2): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
   const i = Math.min(SIZE_UNITS.length - 1, Math.floor(Math.log(bytes) / Math.log(1024)));
   const value = bytes / 1024 ** i;
+  if (i === 0 && value === 1) return '1 Byte';
   return `${i === 0 ? value : Number(value.toFixed(decimals))} ${SIZE_UNITS[i]}`;
 }
 

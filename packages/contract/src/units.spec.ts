@@ -45,6 +45,7 @@ describe('formatters (spec 000 §9)', () => {
   it('shows sizes in 1024-based units', () => {
     expect(formatBytes(0)).toBe('0 Bytes');
     expect(formatBytes(512)).toBe('512 Bytes');
+    expect(formatBytes(1)).toBe('1 Byte');
     expect(formatBytes(1536)).toBe('1.5 kB');
     expect(formatBytes(5368709120)).toBe('5 GB');
     expect(formatBytes(1024 ** 4 * 2.25)).toBe('2.25 TB');

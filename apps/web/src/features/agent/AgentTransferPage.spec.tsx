@@ -501,6 +501,7 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
           listedWhole: false,
           transferErrors: [{ file: 'video.mov', error: agentMessages.diskFull('video.mov') }],
         }),
+        buildTransfer({ transferID: 'tr-3', status: 'queued', currentFilename: 'later.zip', percent: 0 }),
       ],
     });
     stubWorld(agent);
@@ -514,6 +515,12 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     expect(within(running).getByText('3m 20s')).toBeInTheDocument();
     expect(within(running).getByText('42%')).toBeInTheDocument();
     expect(within(running).getByText('0 of 2 files')).toBeInTheDocument();
+    // A queued transfer says so, with no speed or time left, and may be cancelled.
+    const queued = within(transfers).getByText('later.zip').closest('tr');
+    if (!queued) throw new Error('no row');
+    expect(within(queued).getByText('Queued')).toBeInTheDocument();
+    expect(within(queued).getAllByText('—')).toHaveLength(2);
+    expect(within(queued).getByRole('button', { name: 'Cancel later.zip' })).toBeInTheDocument();
     const failed = within(transfers).getByText('video.mov').closest('tr');
     if (!failed) throw new Error('no row');
     expect(within(failed).getByText('Failed')).toBeInTheDocument();

@@ -17,6 +17,8 @@ import { agentEtaText, agentFilesText, agentSpeedText } from './agent-format.ts'
 import type { AgentState } from './use-agent.ts';
 
 const STATUS_TAGS: Partial<Record<AgentTransferStatus, { color: string; text: string }>> = {
+  // Waiting for the agent's transfers before it (no speed or files yet): said, not shown as a stalled 0 B/s.
+  queued: { color: 'default', text: 'Queued' },
   completed: { color: 'success', text: 'Completed' },
   failed: { color: 'error', text: 'Failed' },
   cancelled: { color: 'default', text: 'Cancelled' },
@@ -100,13 +102,14 @@ export function AgentTransfersPanel({ agent }: { agent: AgentState }) {
       title: 'Speed',
       key: 'speed',
       width: 120,
-      render: (_, transfer) => (active(transfer) ? agentSpeedText(transfer.rateAverageInKBperSecond) : '—'),
+      render: (_, transfer) =>
+        transfer.status === 'running' ? agentSpeedText(transfer.rateAverageInKBperSecond) : '—',
     },
     {
       title: 'ETA',
       key: 'eta',
       width: 100,
-      render: (_, transfer) => (active(transfer) ? agentEtaText(transfer.timeRemaining) : '—'),
+      render: (_, transfer) => (transfer.status === 'running' ? agentEtaText(transfer.timeRemaining) : '—'),
     },
     {
       title: 'Progress',

@@ -124,7 +124,7 @@ function HeadlessPairing({ pairing }: { pairing: AgentPairingCode }) {
             {command}
           </Typography.Text>
           <Typography.Text type="secondary">
-            Then confirm the code in that terminal. The code works once and expires at{' '}
+            The agent pairs at once; restart it if it was already running. The code works once and expires at{' '}
             {dayjs(pairing.expires_at).format('HH:mm')} ({dayjs(pairing.expires_at).format('MM/DD/YYYY')}).
           </Typography.Text>
         </Space>
