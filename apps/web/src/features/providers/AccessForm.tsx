@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Alert, Button, Collapse, Form, Input, Radio, Select, Typography, Upload } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
-import { FILEBASE_ENDPOINT, WASABI_REGIONS, type ProviderName } from '@cumulo/contract';
+import { FILEBASE_ENDPOINT, NAME_MAX_LENGTH, WASABI_REGIONS, type ProviderName } from '@cumulo/contract';
 import {
   PROVIDER_FIELDS,
   SIGNATURE_V2_REFUSED,
@@ -97,6 +97,9 @@ export function AccessForm({ provider, values, touched, onChange, onTouch }: Acc
           <Input
             {...common}
             autoComplete="off"
+            // The name is stored with at most NAME_MAX_LENGTH characters: the field stops there, not the server.
+            maxLength={field === 'name' ? NAME_MAX_LENGTH : undefined}
+            showCount={field === 'name'}
             placeholder={PLACEHOLDERS[field]}
             value={values[field]}
             onChange={(event) => onChange({ [field]: event.target.value })}

@@ -188,6 +188,13 @@ describe('Direct upload page /S3Direct and /wasabi (fetch and XMLHttpRequest stu
     ]);
     expect(screen.getByText('Total files').closest('.ant-statistic')).toHaveTextContent('2');
     expect(screen.getByText('Total size').closest('.ant-statistic')).toHaveTextContent('8 Bytes');
+    // The same file picked again is listed once; a new one beside it is added.
+    await user.upload(screen.getByLabelText('Files to upload'), [
+      textFile('a.txt'),
+      new File(['abc'], 'c.txt', { lastModified: 1_700_000_000_001 }),
+    ]);
+    expect(screen.getByText('Total files').closest('.ant-statistic')).toHaveTextContent('3');
+    expect(screen.getByText('Total size').closest('.ant-statistic')).toHaveTextContent('11 Bytes');
     await user.click(screen.getByRole('button', { name: 'Upload' }));
     expect(await screen.findByText(uploadMessages.selectBucket)).toBeInTheDocument();
   });

@@ -8,7 +8,7 @@ import { SharedBucketBrowser } from '../sharing/SharedBucketBrowser.tsx';
 import { uploadQuotaKey } from '../billing/quota-refusal.ts';
 import { useQuotaGate } from '../billing/useQuotaGate.tsx';
 import { useProfile } from '../profile/useProfile.ts';
-import { topFolder, type LocalFile } from './local-files.ts';
+import { localFileKey, topFolder, type LocalFile } from './local-files.ts';
 import { LocalUploadPane } from './LocalUploadPane.tsx';
 import type { UploadFileView } from './upload-engine.ts';
 import { applyBucketCors, bucketCors } from './upload-transport.ts';
@@ -162,7 +162,11 @@ export function DirectUploadPage({ variant }: { variant: DirectUploadVariant }) 
             chosen={chosen}
             hiddenSkipped={hiddenChosen}
             onChoose={({ files, hiddenSkipped }) => {
-              setChosen((current) => [...current, ...files]);
+              // The same file picked again (same path, size and date) is listed once.
+              setChosen((current) => {
+                const known = new Set(current.map(localFileKey));
+                return [...current, ...files.filter((file) => !known.has(localFileKey(file)))];
+              });
               setHiddenChosen((current) => current + hiddenSkipped);
             }}
             onClear={() => {

@@ -10,6 +10,10 @@ export function isHiddenPath(relativePath: string): boolean {
   return relativePath.split('/').some((segment) => segment.startsWith('.'));
 }
 
+/** What tells two picks of one local file apart from two files: its path in the pick, size and date. */
+export const localFileKey = (local: LocalFile) =>
+  `${local.relativePath}\u0000${local.file.size}\u0000${local.file.lastModified}`;
+
 /** The top folder of a file picked within a folder, or null for a loose file. */
 export function topFolder(relativePath: string): string | null {
   const slash = relativePath.indexOf('/');
