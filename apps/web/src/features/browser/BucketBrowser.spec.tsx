@@ -173,6 +173,18 @@ describe('BucketBrowser (the network is stubbed with vi.stubGlobal fetch)', () =
     expect(await screen.findByText('clip.mp4')).toBeInTheDocument();
   });
 
+  it('says why a listing failed, and not also that the folder is empty', async () => {
+    stubBrowserApi({
+      [`GET ${contentPath}`]: {
+        status: 404,
+        body: { message: 'The bucket photos does not exist in this account.' },
+      },
+    });
+    renderBrowser();
+    expect(await screen.findByText('The bucket photos does not exist in this account.')).toBeInTheDocument();
+    expect(screen.queryByText('This folder is empty')).toBeNull();
+  });
+
   it("copies a file's signed link with the two toasts, and shares it through onShare", async () => {
     const calls = stubBrowserApi();
     const { user } = renderBrowser();

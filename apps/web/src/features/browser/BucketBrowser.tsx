@@ -483,7 +483,8 @@ function FolderView({ location, onLocationChange, refreshToken, onShare }: Folde
           // The virtual table's rows carry no row role: name each checkbox after its file or folder.
           getCheckboxProps: (row) => ({ 'aria-label': `Select ${row.name}` }),
         }}
-        locale={{ emptyText: keyword ? 'No matching files' : 'This folder is empty' }}
+        // A listing that failed says why in the alert above, not also that the folder is empty.
+        locale={{ emptyText: active.isError ? ' ' : keyword ? 'No matching files' : 'This folder is empty' }}
       />
       <Space>
         {active.hasNextPage ? (
