@@ -46,12 +46,13 @@ async function login(email: string) {
   });
 }
 
-const addCard = (member: Member) =>
+/** Adds a card; the same card twice is refused (billing), so each call names its expiry month. */
+const addCard = (member: Member, expirationMonth = 12) =>
   call('POST', '/api/billing/payment_profiles', member, {
     credit_card_attributes: {
       full_number: '4242424242424242',
       cvv: '123',
-      expiration_month: 12,
+      expiration_month: expirationMonth,
       expiration_year: new Date().getUTCFullYear() + 1,
       first_name: 'Ada',
       last_name: 'Lovelace',
@@ -403,7 +404,7 @@ describe('members and invitations (real API, embedded PostgreSQL, SMTP sink)', (
         )
       ).rows;
     const email = invitee('audited');
-    expect((await addCard(owner)).status).toBe(201);
+    expect((await addCard(owner, 11)).status).toBe(201);
     const invited = await call('POST', '/api/users/invite', admin, [
       { first_name: 'Aud', last_name: 'Ited', email, role_id: ROLE_ID.User },
     ]);

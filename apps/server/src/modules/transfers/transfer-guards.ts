@@ -64,9 +64,9 @@ export function refuseOverlap(
 }
 
 /**
- * 400 when a bucket of the copy is missing (in the screen's words, on the field that names it) or cannot be read (in
- * the provider's). The destination is checked as the source is: a copy into a bucket that is not there would be
- * accepted only for every one of its files to fail.
+ * 400 when a bucket of the copy is missing (in the screen's words, on the field that names it); a source that cannot
+ * be read is refused in the provider's words. The destination is checked too: a copy into a bucket that is not
+ * there would be accepted only for every one of its files to fail.
  */
 export async function requireBuckets(
   stores: StoreRegistry,
@@ -91,6 +91,10 @@ async function requireBucket(
   try {
     found = await (await stores.storeFor(account)).headBucket(bucket);
   } catch (error) {
+    // A destination that cannot be asked now (an outage) is the engine's to wait for: the batch pauses until it
+    // is back (README "When a store cannot be reached"). Only a destination that answers "no such bucket" is
+    // refused here.
+    if (side === 'destination') return;
     throw providerError(error);
   }
   if (!found) {
