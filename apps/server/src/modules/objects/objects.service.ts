@@ -19,7 +19,7 @@ import {
   type SearchBody,
   type SearchResult,
 } from '@cumulo/contract';
-import { StorageError, type ObjectInfo } from '@cumulo/storage';
+import { StorageError, type ObjectInfo, type ObjectStore } from '@cumulo/storage';
 import { authorize } from '../../authz/policy.ts';
 import type { Principal } from '../../authz/principal.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
@@ -48,6 +48,14 @@ type RecordAudit = (actor: AuditActor, event: AuditEvent) => Promise<void>;
 type Stores = Pick<StoreRegistry, 'storeFor'>;
 /** Forgets what Cumulo keeps of deleted keys (media info's kept probe, custom metadata: MediaRepo.forgetObjects). */
 type ForgetObjects = (account: CloudAccountRow, bucket: string, keys: string[]) => Promise<void>;
+
+/** Whether any object's key starts with `prefix` (one listing request of one key, as a rule). */
+async function holdsAny(store: ObjectStore, bucket: string, prefix: string): Promise<boolean> {
+  for await (const page of store.list(bucket, { prefix, pageSize: 1 })) {
+    if (page.objects.length > 0) return true;
+  }
+  return false;
+}
 
 /** A folder path as listed: '' for the root, otherwise ending with '/' (keys may hold '//', so no collapsing). */
 function folderPrefix(path: string): string {
@@ -213,7 +221,15 @@ export class ObjectsService {
     const bucket = body.bucket_name;
     const name = baseNameOf(body.path);
     try {
-      if (await store.stat(bucket, body.path)) throw badRequest(objectMessages.folderExists(name));
+      // A folder exists as its marker, or as the objects under it (most tools write no marker); a file of its name
+      // beside it would show as two entries of one name.
+      const [marker, file, inside] = await Promise.all([
+        store.stat(bucket, body.path),
+        store.stat(bucket, body.path.replace(/\/$/, '')),
+        holdsAny(store, bucket, body.path),
+      ]);
+      if (marker || inside) throw badRequest(objectMessages.folderExists(name));
+      if (file) throw badRequest(objectMessages.fileNamedLikeFolder(name));
       await store.write(bucket, body.path, Buffer.alloc(0), { size: 0 });
     } catch (error) {
       throw this.#providerFailure(error, bucket);

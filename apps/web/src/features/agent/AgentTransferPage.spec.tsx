@@ -365,6 +365,8 @@ describe('/ftx, the Cumulo Transfer agent screen (API and local agent stubbed wi
     expect(within(indicators).getByRole('combobox', { name: 'Access control' })).toBeDisabled();
 
     await user.click(within(localPanel()).getByRole('checkbox', { name: 'Select raw' }));
+    // A checked folder's size is known once the upload lists it: said, not counted as 0.
+    expect(within(indicators).getByText('2 MB + 1 folder')).toBeInTheDocument();
     const upload = uploadButton();
     if (!upload) throw new Error('no Upload button with two files checked');
 

@@ -55,20 +55,32 @@ export function AgentTransferPage() {
 /** Grow from this width, wrapping below it. */
 const STATISTIC_WIDTH = '1 0 140px';
 
-function Indicators({ title, bytes, extra }: { title: string; bytes: number; extra?: ReactNode }) {
+function Indicators({
+  title,
+  bytes,
+  folders = 0,
+  extra,
+}: {
+  title: string;
+  bytes: number;
+  /** Checked folders, whose size is known only once the transfer lists them: said, not counted as 0. */
+  folders?: number;
+  extra?: ReactNode;
+}) {
+  const plusFolders = folders > 0 ? ` + ${folders} folder${folders === 1 ? '' : 's'}` : '';
   return (
     <Card size="small" title={title} role="group" aria-label={title}>
       {/* Each figure keeps the width its value needs and they wrap in a narrow card ("$0.0000488" ran into the
           next figure at 1280 px when four shared the card). */}
       <Row gutter={[16, 8]}>
         <Col flex={STATISTIC_WIDTH}>
-          <Statistic title="Size" value={formatBytes(bytes)} />
+          <Statistic title="Size" value={`${formatBytes(bytes)}${plusFolders}`} />
         </Col>
         <Col flex={STATISTIC_WIDTH}>
           <Statistic title="Cost per MB" value={costPerMbText()} />
         </Col>
         <Col flex={STATISTIC_WIDTH}>
-          <Statistic title="Total cost" value={costText(bytes)} />
+          <Statistic title="Total cost" value={`${costText(bytes)}${plusFolders}`} />
         </Col>
         {extra ? <Col flex={STATISTIC_WIDTH}>{extra}</Col> : null}
       </Row>
@@ -133,6 +145,8 @@ function TransferTab() {
     () => cloudChecked.reduce((sum, file) => sum + Math.max(0, file.size), 0),
     [cloudChecked],
   );
+  const localFolders = localChecked.filter((file) => file.size < 0).length;
+  const cloudFolders = cloudChecked.filter((file) => file.key.endsWith('/')).length;
 
   /** The checks every agent transfer passes first (spec 001 §5, §4 charge confirmation): the key, or null. */
   const readyKey = (launchText: string): string | null => {
@@ -228,6 +242,7 @@ function TransferTab() {
           <Indicators
             title="Upload"
             bytes={localBytes}
+            folders={localFolders}
             extra={
               <Space orientation="vertical" size={4} style={{ width: '100%' }}>
                 <Typography.Text type="secondary">Access control</Typography.Text>
@@ -244,7 +259,7 @@ function TransferTab() {
           />
         </Col>
         <Col xs={24} xl={12}>
-          <Indicators title="Download" bytes={cloudBytes} />
+          <Indicators title="Download" bytes={cloudBytes} folders={cloudFolders} />
         </Col>
       </Row>
       <Row gutter={[16, 16]}>

@@ -98,11 +98,14 @@ describe('/desktop, public (the API stubbed with vi.stubGlobal fetch; it should 
     const port = await screen.findByRole('textbox', { name: 'Agent port' });
     expect(port).toHaveValue(String(AGENT_DEFAULT_PORT));
 
-    await user.clear(port);
-    await user.type(port, '70000');
-    await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(screen.getByRole('status')).toHaveTextContent(desktopTexts.portInvalid);
-    expect(agentBaseUrl()).toBe(`http://127.0.0.1:${AGENT_DEFAULT_PORT}`);
+    // Out of range, or a number written otherwise than in digits ('1e3' would have been port 1000).
+    for (const typed of ['70000', '1e3', '0x1F90']) {
+      await user.clear(port);
+      await user.type(port, typed);
+      await user.click(screen.getByRole('button', { name: 'Save' }));
+      expect(screen.getByRole('status')).toHaveTextContent(desktopTexts.portInvalid);
+      expect(agentBaseUrl()).toBe(`http://127.0.0.1:${AGENT_DEFAULT_PORT}`);
+    }
 
     await user.clear(port);
     await user.type(port, '48000');

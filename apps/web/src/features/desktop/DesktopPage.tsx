@@ -177,7 +177,8 @@ function AgentPortField() {
   const [value, setValue] = useState(String(agentPort()));
   const [note, setNote] = useState<string | null>(null);
   const save = () => {
-    const port = Number(value.trim());
+    // Digits only: Number() would also take '1e3' or '0x1F90' and save another port than the one typed.
+    const port = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : NaN;
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       setNote(desktopTexts.portInvalid);
       return;
