@@ -118,13 +118,28 @@ describe('notification bell in the header (fetch stubbed with vi.stubGlobal, hub
     expect(calls.filter((call) => call.method === 'PUT').map((call) => call.path)).toEqual([
       '/api/notifications/read_all',
     ]);
-    // Read again after the call, the server's count stays at none.
-    await waitFor(() =>
+    // Read again after the call: the server's count stays at none.
+    await waitFor(() => {
+      const put = calls.findIndex((call) => call.method === 'PUT');
       expect(
-        calls.filter((call) => call.method === 'GET' && call.path === '/api/notifications/unread_count'),
-      ).toHaveLength(2),
-    );
+        calls
+          .slice(put + 1)
+          .filter((call) => call.method === 'GET' && call.path === '/api/notifications/unread_count'),
+      ).not.toHaveLength(0);
+    });
     expect(screen.getByLabelText('Notifications')).toBeInTheDocument();
+  });
+
+  it('reads the list again when the bell opens, so a notice that came without a hub message is shown', async () => {
+    const { calls, push } = stubBellApi([]);
+    const { user } = renderAt(HOST_PAGE);
+    await waitFor(() => expect(listCalls(calls)).toBe(1));
+    push(OVER_LIMIT);
+
+    await user.click(await screen.findByLabelText('Notifications'));
+    expect(await screen.findByText(OVER_LIMIT.title)).toBeInTheDocument();
+    expect(screen.queryByText('No notification found')).toBeNull();
+    expect(await screen.findByLabelText('Notifications (1 unread)')).toBeInTheDocument();
   });
 
   it('opening an unread item marks that one read', async () => {

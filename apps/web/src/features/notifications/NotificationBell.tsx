@@ -203,6 +203,14 @@ export function NotificationBell() {
     <Popover
       trigger="click"
       placement="bottomRight"
+      // Opening the bell reads the list and the count again: the badge's count (GET unread_count) and the list are
+      // two answers, and a notice the hub's message did not bring (a page opened meanwhile, a lost message) would
+      // otherwise show as a badge over "No notification found".
+      onOpenChange={(open) => {
+        if (!open) return;
+        void readAgain(queryClient, queryKeys.notifications);
+        void queryClient.invalidateQueries({ queryKey: queryKeys.unreadNotifications });
+      }}
       title={
         <Flex justify="space-between" align="center" gap={16}>
           <Typography.Text strong>Notifications</Typography.Text>
